@@ -1,0 +1,701 @@
+// Gives a parsed statement its meaning: resolves registers, immediates, suffixes and ALU
+// slots, and fills in every field of one instruction. Needs: a statement from parse.ts and the
+// labels of the program. Guarantees: an instruction whose fields say exactly what the line
+// says, or a BuildError naming the column and what would be right. Hardware hazards between
+// instructions are not errors here; the validator (validate.ts) reports them.
+
+import type { AluInstr, BranchInstr, Instr, LoadImmInstr, SemaInstr } from '../instr.ts';
+import { decodeHiLo } from '../codec.ts';
+import { nopInstr, semaInstr } from '../instr.ts';
+import type { RegFile } from '../registers.ts';
+import {
+  ADD_OP_BY_NAME,
+  BRANCH_CONDITION_ALIASES,
+  BRANCH_CONDITIONS,
+  CONDITION_ALIASES,
+  CONDITIONS,
+  LDI_MODE_SIGNED,
+  LDI_MODE_UNSIGNED,
+  MUL_OP_BY_NAME,
+  MUX_A,
+  MUX_B,
+  MUX_R4,
+  type OpInfo,
+  PACK_A_MODES,
+  PACK_MUL_MODES,
+  perElementImmediate,
+  SIGNAL_ALIASES,
+  SIGNALS,
+  smallImmForFloat,
+  smallImmForInt,
+  smallImmValue,
+  UNPACK_MODES,
+} from '../tables.ts';
+import type { Operand, OpPart, Statement, Suffix } from './parse.ts';
+import {
+  allDestNames,
+  allSourceNames,
+  type DestReg,
+  isRegisterName,
+  lookupDest,
+  lookupSource,
+  READ_ONLY_DEST_HINTS,
+  suggest,
+} from './names.ts';
+
+export class BuildError extends Error {
+  constructor(
+    message: string,
+    readonly col: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface BuildContext {
+  /** Instruction index of each label. */
+  readonly labels: ReadonlyMap<string, number>;
+  /** Index of the instruction being built. */
+  readonly pc: number;
+}
+
+/** The signal number of a signal name or alias (not the format-selecting 13-15). */
+export function signalNumber(name: string): number | undefined {
+  const i = (SIGNALS as readonly string[]).indexOf(name);
+  if (i >= 0 && i <= 12 && i !== 1) return i;
+  return SIGNAL_ALIASES[name];
+}
+
+function conditionNumber(name: string): number | undefined {
+  const i = (CONDITIONS as readonly string[]).indexOf(name);
+  return i >= 0 ? i : CONDITION_ALIASES[name];
+}
+
+export function buildStatement(st: Statement, ctx: BuildContext): Instr {
+  switch (st.kind) {
+    case 'alu':
+      return buildAlu(st.parts, st.col);
+    case 'ldi':
+      return buildLdi(st.suffixes, st.operands, st.col);
+    case 'branch':
+      return buildBranch(st.relative, st.suffixes, st.operands, st.col, ctx);
+    case 'sema':
+      return buildSema(st.mnemonic, st.suffixes, st.operands, st.col);
+    case 'dword':
+      return decodeHiLo(st.hi, st.lo);
+  }
+}
+
+// ---------------------------------------------------------------- destinations
+
+type FileReq = RegFile | 'either';
+
+interface Dest {
+  reg: DestReg;
+  /** Regfile-A pack mode (pm = 0) or mul colour pack (pm = 1). */
+  pack?: { pm: number; mode: number; col: number; text: string };
+  col: number;
+}
+
+function resolveDest(op: Operand): Dest {
+  if (op.kind !== 'name') throw new BuildError('a destination must be a register, not a number', op.col);
+  const reg = lookupDest(op.name);
+  if (!reg) {
+    const lower = op.name.toLowerCase();
+    if (lower in READ_ONLY_DEST_HINTS) throw new BuildError(`cannot write ${op.name}: ${READ_ONLY_DEST_HINTS[lower]}`, op.col);
+    if (lookupSource(op.name))
+      throw new BuildError(`${op.name} is read-only: it can be read but not written`, op.col);
+    throw new BuildError(unknownRegister(op.name, allDestNames()), op.col);
+  }
+  if (op.rot) throw new BuildError('a destination cannot be rotated; put the rotation on a mul ALU source', op.rot.col);
+  const d: Dest = { reg, col: op.col };
+  for (const s of op.suffixes) {
+    if (d.pack) throw new BuildError(`only one pack mode fits in an instruction (already .${d.pack.text})`, s.col);
+    const a = (PACK_A_MODES as readonly string[]).indexOf(s.text);
+    if (a > 0) d.pack = { pm: 0, mode: a, col: s.col, text: s.text };
+    else if (s.text.endsWith('c') && (PACK_MUL_MODES.indexOf(s.text.slice(0, -1)) ?? -1) > 0)
+      d.pack = { pm: 1, mode: PACK_MUL_MODES.indexOf(s.text.slice(0, -1)), col: s.col, text: s.text };
+    else
+      throw new BuildError(
+        `unknown pack mode .${s.text}: regfile-A packs are ${PACK_A_MODES.slice(1).map((m) => '.' + m).join(' ')}; ` +
+          `mul colour packs are .8888c .8ac .8bc .8cc .8dc`,
+        s.col,
+      );
+  }
+  return d;
+}
+
+function unknownRegister(name: string, candidates: string[]): string {
+  const s = suggest(name, candidates);
+  return `unknown register '${name}'${s ? ` (did you mean ${s}?)` : ''}`;
+}
+
+const fits = (req: FileReq, file: RegFile) => req === 'either' || req === file;
+
+/** The file a destination must be in, counting a regfile-A pack as needing file A. */
+function destReq(d: Dest | undefined): FileReq {
+  if (!d) return 'either';
+  if (d.pack?.pm === 0) {
+    if (d.reg.file === 'b') throw new BuildError('a regfile-A pack mode needs a destination in regfile A', d.pack.col);
+    return 'a';
+  }
+  return d.reg.file;
+}
+
+/** Chooses the write swap bit so that the add and mul destinations land in their files. */
+function chooseWs(add: Dest | undefined, mul: Dest | undefined, force: Suffix | undefined, col: number): number {
+  const ra = destReq(add);
+  const rm = destReq(mul);
+  const ok = (ws: number) => fits(ra, ws ? 'b' : 'a') && fits(rm, ws ? 'a' : 'b');
+  if (force) {
+    if (!ok(1)) throw new BuildError('.ws (add writes regfile B, mul writes regfile A) does not fit these destinations', force.col);
+    return 1;
+  }
+  if (ok(0)) return 0;
+  if (ok(1)) return 1;
+  const where = (r: FileReq) => (r === 'a' ? 'regfile A' : 'regfile B');
+  throw new BuildError(
+    `the add ALU's destination is in ${where(ra)} and the mul ALU's is in ${where(rm)} too; ` +
+      `one instruction writes one register of each file (swap the operations between the ALUs, or use another instruction)`,
+    mul?.col ?? col,
+  );
+}
+
+// ---------------------------------------------------------------- sources
+
+/** Collects the regfile reads and the small immediate of one instruction. */
+class ReadPorts {
+  a?: { addr: number; col: number; name: string };
+  b?: { addr: number; col: number; name: string };
+  imm?: { code: number; col: number; text: string };
+
+  claimA(addr: number, col: number, name: string): void {
+    if (this.a && this.a.addr !== addr)
+      throw new BuildError(
+        `two different regfile-A reads in one instruction (${this.a.name} and ${name}); regfile A has one read port`,
+        col,
+      );
+    this.a = { addr, col, name };
+  }
+  claimB(addr: number, col: number, name: string): void {
+    if (this.imm)
+      throw new BuildError(
+        `${name} (a regfile-B read) clashes with the small immediate ${this.imm.text}: both use the regfile-B read address`,
+        col,
+      );
+    if (this.b && this.b.addr !== addr)
+      throw new BuildError(
+        `two different regfile-B reads in one instruction (${this.b.name} and ${name}); regfile B has one read port`,
+        col,
+      );
+    this.b = { addr, col, name };
+  }
+  claimImm(code: number, col: number, text: string): void {
+    if (this.b)
+      throw new BuildError(
+        `the small immediate ${text} clashes with ${this.b.name}: both use the regfile-B read address`,
+        col,
+      );
+    if (this.imm && this.imm.code !== code)
+      throw new BuildError(`two different small immediates (${this.imm.text} and ${text}); only one fits`, col);
+    this.imm = { code, col, text };
+  }
+}
+
+interface Source {
+  op: Operand;
+  /** The mux value once resolved (0-7). */
+  mux: number;
+  /** Reads that name a register in either file wait until fixed ones are placed. */
+  either?: number;
+  unpack?: { mode: number; col: number; text: string };
+}
+
+function smallImmCode(op: Extract<Operand, { kind: 'number' }>): number {
+  const v = op.value;
+  const code = v.isFloat ? smallImmForFloat(v.value) : smallImmForInt(v.value);
+  if (code === undefined)
+    throw new BuildError(
+      `${op.text} is not a small immediate: they are the integers -16 to 15, the floats 1.0, 2.0, ... 128.0 and ` +
+        `1/256 (0.00390625) ... 1/2 (0.5); load other constants with ldi`,
+      op.col,
+    );
+  return code;
+}
+
+/** Resolves one source operand's register or immediate, claiming read ports (except 'either'). */
+function resolveSource(op: Operand, ports: ReadPorts): Source {
+  if (op.kind === 'vector') throw new BuildError('a per-element list [..] is only for ldi', op.col);
+  if (op.kind === 'number') {
+    ports.claimImm(smallImmCode(op), op.col, op.text);
+    return { op, mux: MUX_B };
+  }
+  const reg = lookupSource(op.name);
+  if (!reg) {
+    if (lookupDest(op.name)) throw new BuildError(`${op.name} is write-only: it can be written but not read`, op.col);
+    throw new BuildError(unknownRegister(op.name, allSourceNames()), op.col);
+  }
+  const src: Source = { op, mux: 0 };
+  for (const s of op.suffixes) {
+    const m = (UNPACK_MODES as readonly string[]).indexOf(s.text);
+    if (m <= 0)
+      throw new BuildError(
+        `unknown unpack mode .${s.text}: the unpack modes are ${UNPACK_MODES.slice(1).map((u) => '.' + u).join(' ')}`,
+        s.col,
+      );
+    if (src.unpack) throw new BuildError('only one unpack mode fits in an instruction', s.col);
+    src.unpack = { mode: m, col: s.col, text: s.text };
+  }
+  if (reg.kind === 'acc') {
+    src.mux = reg.acc;
+    if (src.unpack && reg.acc !== 4)
+      throw new BuildError(`only regfile-A reads and r4 can be unpacked, not ${op.name}`, src.unpack.col);
+  } else if (reg.file === 'a') {
+    ports.claimA(reg.addr, op.col, op.name);
+    src.mux = MUX_A;
+  } else {
+    if (src.unpack) throw new BuildError(`only regfile-A reads and r4 can be unpacked, not ${op.name}`, src.unpack.col);
+    if (reg.file === 'b') {
+      ports.claimB(reg.addr, op.col, op.name);
+      src.mux = MUX_B;
+    } else src.either = reg.addr;
+  }
+  return src;
+}
+
+/** Places a read that either file can serve: reuse a port reading it, else A, else B. */
+function placeEither(src: Source, ports: ReadPorts): void {
+  const addr = src.either!;
+  const name = (src.op as { name: string }).name;
+  if (ports.a?.addr === addr) src.mux = MUX_A;
+  else if (ports.b?.addr === addr) src.mux = MUX_B;
+  else if (!ports.a) {
+    ports.claimA(addr, src.op.col, name);
+    src.mux = MUX_A;
+  } else if (!ports.b && !ports.imm) {
+    ports.claimB(addr, src.op.col, name);
+    src.mux = MUX_B;
+  } else
+    throw new BuildError(
+      `no read port left for ${name}: this instruction already reads ${ports.a.name} from regfile A and ` +
+        `${ports.b?.name ?? 'a small immediate'} through regfile B`,
+      src.op.col,
+    );
+  if (src.unpack && src.mux !== MUX_A)
+    throw new BuildError(`only regfile-A reads and r4 can be unpacked; ${name} ended up in regfile B`, src.unpack.col);
+}
+
+// ---------------------------------------------------------------- ALU instructions
+
+interface Slot {
+  part: OpPart;
+  info: OpInfo;
+  cond: number;
+  dst?: Dest;
+  srcs: Source[];
+}
+
+function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): AluInstr {
+  const ins = nopInstr();
+  let sig: { n: number; col: number; name: string } | undefined;
+  let setf = false;
+  let forceWs: Suffix | undefined;
+  const slots: { add?: Slot; mul?: Slot } = {};
+  const reads: Operand[] = [];
+  const ports = new ReadPorts();
+
+  const setSignal = (name: string, col: number) => {
+    const n = signalNumber(name)!;
+    if (sig && sig.n !== n) throw new BuildError(`two signals in one instruction (.${sig.name} and .${name})`, col);
+    sig = { n, col, name };
+  };
+
+  for (const part of parts) {
+    if (part.kind === 'signal') setSignal(part.name, part.col);
+    else if (part.kind === 'read') {
+      if (part.operand.kind === 'name' && part.operand.suffixes.length > 0)
+        throw new BuildError('read takes a plain register: unpacking only affects values an ALU uses', part.operand.suffixes[0]!.col);
+      if (part.operand.kind !== 'vector' && part.operand.rot) throw new BuildError('read cannot rotate', part.operand.rot.col);
+      reads.push(part.operand);
+    } else {
+      let cond: number | undefined;
+      for (const s of part.suffixes) {
+        const c = conditionNumber(s.text);
+        if (c !== undefined) {
+          if (cond !== undefined) throw new BuildError(`two conditions on ${part.name}`, s.col);
+          cond = c;
+        } else if (s.text === 'setf') setf = true;
+        else if (s.text === 'ws') forceWs = s;
+        else if (signalNumber(s.text) !== undefined) setSignal(s.text, s.col);
+        else
+          throw new BuildError(
+            `unknown suffix .${s.text} on ${part.name}: conditions are ${CONDITIONS.map((x) => '.' + x).join(' ')}; ` +
+              `also .setf, .ws and the signals (.tend, .ldtmu0, .thrsw, ...)`,
+            s.col,
+          );
+      }
+      placeSlot(slots, part, cond);
+    }
+  }
+
+  // Destinations and the write swap.
+  const ws = chooseWs(slots.add?.dst, slots.mul?.dst, forceWs, col);
+
+  // Sources: fixed-file reads and immediates first, then reads either file can serve.
+  const all: Source[] = [];
+  for (const slot of [slots.add, slots.mul]) {
+    if (!slot) continue;
+    for (const op of (slot.part.operands as Operand[]).slice(slot.dst ? 1 : 0)) {
+      const s = resolveSource(op, ports);
+      slot.srcs.push(s);
+      all.push(s);
+    }
+  }
+  const readSrcs = reads.map((op) => resolveSource(op, ports));
+  for (const s of [...all, ...readSrcs]) if (s.either !== undefined) placeEither(s, ports);
+
+  // Rotation of the mul result: only written on mul sources, all the same.
+  let rotCode: number | undefined;
+  for (const slot of [slots.add, slots.mul]) {
+    for (const s of slot?.srcs ?? []) {
+      const rot = s.op.kind !== 'vector' ? s.op.rot : undefined;
+      if (!rot) continue;
+      if (slot === slots.add) throw new BuildError('only the mul ALU can rotate its result', rot.col);
+      const code = rot.by === 'r5' ? 48 : rot.by === 0 ? -1 : 48 + rot.by;
+      if (rotCode !== undefined && rotCode !== code)
+        throw new BuildError('two different rotations in one instruction; the rotation applies to the whole mul result', rot.col);
+      rotCode = code;
+    }
+  }
+  if (rotCode !== undefined && rotCode >= 48) {
+    if (ports.b)
+      throw new BuildError(
+        `a rotation uses the small-immediate field, which clashes with the regfile-B read ${ports.b.name}`,
+        ports.b.col,
+      );
+    if (ports.imm && smallImmValue(ports.imm.code) !== smallImmValue(rotCode))
+      throw new BuildError(
+        `with a rotation the small-immediate field holds the rotation, so the only immediate available is ` +
+          `${smallImmValue(rotCode) | 0}, not ${ports.imm.text}`,
+        ports.imm.col,
+      );
+    ports.imm = { code: rotCode, col: 0, text: '' };
+  }
+
+  // Signals and small immediates share the signal field.
+  if (ports.imm) {
+    if (sig)
+      throw new BuildError(
+        `the signal .${sig.name} clashes with the small immediate${ports.imm.text ? ' ' + ports.imm.text : ' of the rotation'}: ` +
+          `both use the signal field; load the constant into a register in an earlier instruction`,
+        sig.col,
+      );
+    ins.sig = 13;
+    ins.raddrB = ports.imm.code;
+  } else {
+    ins.sig = sig?.n ?? 1;
+    ins.raddrB = ports.b?.addr ?? 39;
+  }
+  ins.raddrA = ports.a?.addr ?? 39;
+  ins.sf = setf ? 1 : 0;
+  ins.ws = ws;
+
+  // Pack and unpack: pm = 0 programs regfile A, pm = 1 programs r4 and the mul colour pack.
+  const pmUses: { pm: number; col: number }[] = [];
+  const unpackOf = (mux: number) => {
+    const withMux = [...all].filter((s) => s.mux === mux);
+    const marked = withMux.filter((s) => s.unpack);
+    if (marked.length === 0) return 0;
+    const first = marked[0]!.unpack!;
+    for (const s of withMux)
+      if (!s.unpack || s.unpack.mode !== first.mode)
+        throw new BuildError(
+          `unpacking applies to every ${mux === MUX_A ? 'regfile-A' : 'r4'} input of the instruction: write .${first.text} on each`,
+          s.unpack?.col ?? s.op.col,
+        );
+    pmUses.push({ pm: mux === MUX_A ? 0 : 1, col: first.col });
+    return first.mode;
+  };
+  const aUnpack = unpackOf(MUX_A);
+  const r4Unpack = unpackOf(MUX_R4);
+  ins.unpack = aUnpack || r4Unpack;
+  for (const [slot, isMul] of [
+    [slots.add, false],
+    [slots.mul, true],
+  ] as const) {
+    const p = slot?.dst?.pack;
+    if (!p) continue;
+    if (p.pm === 1 && !isMul) throw new BuildError(`the colour pack .${p.text} converts the mul ALU's result only`, p.col);
+    if (ins.pack) throw new BuildError('only one pack mode fits in an instruction', p.col);
+    ins.pack = p.mode;
+    pmUses.push({ pm: p.pm, col: p.col });
+  }
+  if (aUnpack && r4Unpack) throw new BuildError('one instruction can unpack regfile A or r4, not both', pmUses[1]!.col);
+  const pm = pmUses[0]?.pm ?? 0;
+  const clash = pmUses.find((u) => u.pm !== pm);
+  if (clash)
+    throw new BuildError(
+      'regfile-A pack/unpack (pm = 0) and r4 unpack/mul colour pack (pm = 1) cannot be mixed in one instruction',
+      clash.col,
+    );
+  ins.pm = pm;
+
+  // Ops, conditions, destinations and input muxes.
+  for (const [slot, isMul] of [
+    [slots.add, false],
+    [slots.mul, true],
+  ] as const) {
+    if (!slot) continue;
+    const muxA = slot.srcs[0]?.mux ?? 0;
+    const muxB = slot.srcs[1]?.mux ?? (slot.info.arity === 1 || slot.part.name === 'mov' ? muxA : 0);
+    const waddr = slot.dst?.reg.addr ?? 39;
+    if (isMul) {
+      ins.opMul = slot.info.code;
+      ins.condMul = slot.cond;
+      ins.waddrMul = waddr;
+      ins.mulA = muxA;
+      ins.mulB = muxB;
+    } else {
+      ins.opAdd = slot.info.code;
+      ins.condAdd = slot.cond;
+      ins.waddrAdd = waddr;
+      ins.addA = muxA;
+      ins.addB = muxB;
+    }
+  }
+  return ins;
+}
+
+/** Puts an operation on the add ALU if it can go there and it is free, else on the mul ALU. */
+function placeSlot(slots: { add?: Slot; mul?: Slot }, part: OpPart, cond: number | undefined): void {
+  const name = part.name;
+  const rotates = part.operands.some((o) => o.kind !== 'vector' && o.rot);
+  const isMov = name === 'mov';
+  const addInfo = isMov ? ADD_OP_BY_NAME.get('or') : ADD_OP_BY_NAME.get(name);
+  const mulInfo = isMov ? MUL_OP_BY_NAME.get('v8min') : MUL_OP_BY_NAME.get(name);
+  if (!addInfo && !mulInfo) {
+    const s = suggest(name, [...ADD_OP_BY_NAME.keys(), ...MUL_OP_BY_NAME.keys(), 'mov', 'ldi', 'bra', 'brr', 'sema', 'read']);
+    throw new BuildError(`unknown operation '${name}'${s ? ` (did you mean ${s}?)` : ''}`, part.col);
+  }
+  let slotName: 'add' | 'mul';
+  if (addInfo && !slots.add && !rotates) slotName = 'add';
+  else if (mulInfo && !slots.mul) slotName = 'mul';
+  else
+    throw new BuildError(
+      slots.add && slots.mul
+        ? 'an instruction has two ALU operations at most (add ALU; mul ALU)'
+        : `${name} cannot go on the ${slots.add ? 'mul' : 'add'} ALU, and the ${slots.add ? 'add' : 'mul'} ALU is taken`,
+      part.col,
+    );
+  const info = (slotName === 'add' ? addInfo : mulInfo)!;
+  const n = part.operands.length;
+  if (info.arity === 0) {
+    if (n > 3) throw new BuildError('nop takes at most three operands (destination, a, b)', part.operands[3]!.col);
+  } else if (isMov) {
+    if (n !== 2) throw new BuildError(`mov takes two operands (destination, source), not ${n}`, part.col);
+  } else if (info.arity === 1) {
+    if (n !== 2 && n !== 3) throw new BuildError(`${name} takes a destination and one source (or two)`, part.col);
+  } else if (n !== 3) throw new BuildError(`${name} takes three operands (destination, a, b), not ${n}`, part.col);
+  const slot: Slot = {
+    part,
+    info,
+    cond: cond ?? (info.arity === 0 ? 0 : 1),
+    srcs: [],
+  };
+  if (n > 0) slot.dst = resolveDest(part.operands[0]!);
+  slots[slotName] = slot;
+}
+
+// ---------------------------------------------------------------- load immediate
+
+function buildLdi(suffixes: Suffix[], operands: Operand[], col: number): LoadImmInstr {
+  let cond = 1;
+  let setf = 0;
+  let mode: number | undefined;
+  let forceWs: Suffix | undefined;
+  for (const s of suffixes) {
+    const c = conditionNumber(s.text);
+    if (c !== undefined) cond = c;
+    else if (s.text === 'setf') setf = 1;
+    else if (s.text === 'ws') forceWs = s;
+    else if (s.text === 'i2') mode = LDI_MODE_SIGNED;
+    else if (s.text === 'u2') mode = LDI_MODE_UNSIGNED;
+    else throw new BuildError(`unknown suffix .${s.text} on ldi: conditions, .setf, .ws, .i2 and .u2 fit here`, s.col);
+  }
+  if (operands.length < 2 || operands.length > 3)
+    throw new BuildError('ldi takes one or two destinations and a value: ldi dst, value', col);
+  const value = operands[operands.length - 1]!;
+  let imm: number;
+  if (value.kind === 'number') {
+    if (mode !== undefined) throw new BuildError('.i2/.u2 load one 2-bit value per element: write them as [v0, ..., v15]', value.col);
+    if (value.rot) throw new BuildError('ldi cannot rotate', value.rot.col);
+    imm = value.value.bits;
+    mode = 0;
+  } else if (value.kind === 'vector') {
+    if (value.values.length !== 16)
+      throw new BuildError(`a per-element value lists 16 elements, not ${value.values.length}`, value.col);
+    const ints = value.values.map((v) => (v.isFloat ? NaN : v.value));
+    const inRange = (lo: number, hi: number) => ints.every((v) => Number.isInteger(v) && v >= lo && v <= hi);
+    if (mode === undefined) mode = inRange(0, 3) ? LDI_MODE_UNSIGNED : LDI_MODE_SIGNED;
+    if (mode === LDI_MODE_UNSIGNED && !inRange(0, 3))
+      throw new BuildError('unsigned per-element values are 0 to 3', value.col);
+    if (mode === LDI_MODE_SIGNED && !inRange(-2, 1))
+      throw new BuildError('per-element values are 0 to 3 (unsigned) or -2 to 1 (signed)', value.col);
+    imm = perElementImmediate(ints);
+  } else throw new BuildError(`ldi loads a number or a [per-element] list, not a register`, value.col);
+
+  const dests = operands.slice(0, -1).map(resolveDest);
+  const [add, mul, ws] = placeTwoDests(dests, forceWs);
+  const pack = add?.pack ?? mul?.pack;
+  if (add?.pack && mul?.pack) throw new BuildError('only one pack mode fits in an instruction', mul.pack.col);
+  if (pack?.pm === 1 && !mul?.pack) throw new BuildError(`the colour pack .${pack.text} needs the mul ALU's destination`, pack.col);
+  return {
+    kind: 'ldi',
+    mode,
+    pm: pack?.pm ?? 0,
+    pack: pack?.mode ?? 0,
+    condAdd: cond,
+    condMul: cond,
+    sf: setf,
+    ws,
+    waddrAdd: add?.reg.addr ?? 39,
+    waddrMul: mul?.reg.addr ?? 39,
+    imm,
+  };
+}
+
+/** Places one or two destinations written by the add and mul ALUs (ldi, branch links). */
+function placeTwoDests(
+  dests: Dest[],
+  forceWs: Suffix | undefined,
+): [Dest | undefined, Dest | undefined, number] {
+  const tries: [Dest | undefined, Dest | undefined][] =
+    dests.length === 1
+      ? [
+          [dests[0], undefined],
+          [undefined, dests[0]],
+        ]
+      : [
+          [dests[0], dests[1]],
+          [dests[1], dests[0]],
+        ];
+  for (const ws of forceWs ? [1] : [0, 1])
+    for (const [add, mul] of tries) {
+      const ok = fits(destReq(add), ws ? 'b' : 'a') && fits(destReq(mul), ws ? 'a' : 'b');
+      if (ok) return [add, mul, ws];
+    }
+  throw new BuildError(
+    dests.length === 1
+      ? 'this destination does not fit'
+      : 'these two destinations are in the same register file; the two ALU outputs go to one register of each file',
+    dests[dests.length - 1]!.col,
+  );
+}
+
+// ---------------------------------------------------------------- branches
+
+function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[], col: number, ctx: BuildContext): BranchInstr {
+  let cond = 15;
+  let setf = false;
+  let forceWs: Suffix | undefined;
+  for (const s of suffixes) {
+    const i = BRANCH_CONDITIONS.indexOf(s.text);
+    const c = i >= 0 ? i : BRANCH_CONDITION_ALIASES[s.text];
+    if (c !== undefined) cond = c;
+    else if (s.text === 'setf') setf = true;
+    else if (s.text === 'ws') forceWs = s;
+    else
+      throw new BuildError(
+        `unknown branch condition .${s.text}: they are ${BRANCH_CONDITIONS.filter(Boolean).map((x) => '.' + x).join(' ')}`,
+        s.col,
+      );
+  }
+  const isTarget = (o: Operand) => o.kind === 'number' || (o.kind === 'name' && !isRegisterName(o.name));
+  let t = ops.findIndex(isTarget);
+  let regOp: Operand | undefined;
+  let imm = 0;
+  if (t < 0) {
+    if (ops.length < 2) throw new BuildError('expected a branch target: a label, a number, ZERO, or a regfile-A register', col);
+    regOp = ops[ops.length - 1];
+    t = ops.length - 1;
+  } else {
+    const target = ops[t]!;
+    if (ops.length > t + 2) throw new BuildError('too many operands after the branch target', ops[t + 2]!.col);
+    regOp = ops[t + 1];
+    if (target.kind === 'number') {
+      if (target.value.isFloat) throw new BuildError('a branch offset is a whole number of bytes', target.col);
+      imm = target.value.bits | 0;
+    } else if (target.kind === 'name' && target.name === 'ZERO') {
+      imm = 0;
+    } else if (target.kind === 'name') {
+      const idx = ctx.labels.get(target.name);
+      if (idx === undefined) {
+        const s = suggest(target.name, ctx.labels.keys());
+        throw new BuildError(`unknown label '${target.name}'${s ? ` (did you mean ${s}?)` : ''}`, target.col);
+      }
+      if (!relative)
+        throw new BuildError(
+          `bra is an absolute branch, but a label's address is only known once the program is loaded; use brr ${target.name}`,
+          target.col,
+        );
+      imm = (idx - (ctx.pc + 4)) * 8;
+    }
+  }
+  let raddrA = 0;
+  let reg = 0;
+  if (regOp) {
+    const r = regOp.kind === 'name' ? lookupSource(regOp.name) : undefined;
+    if (!r || r.kind !== 'reg' || r.file !== 'a' || r.addr > 31)
+      throw new BuildError('a branch adds a regfile-A register ra0-ra31 to its target, nothing else', regOp.col);
+    raddrA = r.addr;
+    reg = 1;
+  }
+  if (setf) {
+    if (reg && raddrA % 2 === 0)
+      throw new BuildError(
+        `.setf on a branch is bit 0 of raddr_a (vc4asm's addendum); with ${(regOp as { name: string }).name} it would be 0`,
+        col,
+      );
+    raddrA |= 1;
+  }
+  const links = ops.slice(0, t).map(resolveDest);
+  if (links.length > 2) throw new BuildError('a branch writes its link address to two registers at most', links[2]!.col);
+  const [add, mul, ws] = links.length ? placeTwoDests(links, forceWs) : [undefined, undefined, forceWs ? 1 : 0];
+  for (const l of links) if (l.pack) throw new BuildError('a branch link cannot be packed', l.pack.col);
+  return {
+    kind: 'branch',
+    unused: 0,
+    cond,
+    rel: relative ? 1 : 0,
+    reg,
+    raddrA,
+    ws,
+    waddrAdd: add?.reg.addr ?? 39,
+    waddrMul: mul?.reg.addr ?? 39,
+    imm,
+  };
+}
+
+// ---------------------------------------------------------------- semaphores
+
+function buildSema(mnemonic: string, suffixes: Suffix[], ops: Operand[], col: number): SemaInstr {
+  if (suffixes.length) throw new BuildError(`${mnemonic} takes no suffix`, suffixes[0]!.col);
+  let down: boolean;
+  let numOp: Operand | undefined;
+  if (mnemonic === 'sema') {
+    const dir = ops[0];
+    const word = dir?.kind === 'name' ? dir.name.toLowerCase() : '';
+    if (word === 'up' || word === 'release') down = false;
+    else if (word === 'down' || word === 'acquire') down = true;
+    else throw new BuildError('sema takes up or down, then the semaphore number: sema down, 3', dir?.col ?? col);
+    numOp = ops[1];
+    if (ops.length !== 2) throw new BuildError('sema takes two operands: sema up|down, n', col);
+  } else {
+    down = mnemonic === 'sacq';
+    numOp = ops[0];
+    if (ops.length !== 1) throw new BuildError(`${mnemonic} takes one operand, the semaphore number`, col);
+  }
+  if (numOp?.kind !== 'number' || numOp.value.isFloat || numOp.value.value < 0 || numOp.value.value > 15)
+    throw new BuildError('there are 16 semaphores, numbered 0 to 15', numOp?.col ?? col);
+  return semaInstr(down, numOp.value.value);
+}

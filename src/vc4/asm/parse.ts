@@ -1,0 +1,222 @@
+// Parses the tokens of one line into a statement: labels, then an ALU line, a load immediate,
+// a branch, a semaphore or a directive. Only the shape is checked here; build.ts gives the
+// statement its meaning (registers, immediates, which ALU, which fields).
+
+import { lex, LexError, type NumberValue, parseNumber, type Token } from './lexer.ts';
+
+export class SyntaxError_ extends Error {
+  constructor(
+    message: string,
+    readonly col: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface Suffix {
+  readonly text: string;
+  readonly col: number;
+}
+
+export interface Rotation {
+  /** Rotation towards higher element numbers (element 0 moves to element `by`), or by r5. */
+  readonly by: number | 'r5';
+  readonly col: number;
+}
+
+export type Operand =
+  | { kind: 'name'; name: string; col: number; suffixes: Suffix[]; rot?: Rotation }
+  | { kind: 'number'; value: NumberValue; text: string; col: number; rot?: Rotation }
+  | { kind: 'vector'; values: NumberValue[]; col: number };
+
+export interface OpPart {
+  kind: 'op';
+  name: string;
+  col: number;
+  suffixes: Suffix[];
+  operands: Operand[];
+}
+
+export type Part = OpPart | { kind: 'read'; col: number; operand: Operand } | { kind: 'signal'; name: string; col: number };
+
+export type Statement =
+  | { kind: 'alu'; parts: Part[]; col: number }
+  | { kind: 'ldi'; col: number; suffixes: Suffix[]; operands: Operand[] }
+  | { kind: 'branch'; relative: boolean; col: number; suffixes: Suffix[]; operands: Operand[] }
+  | { kind: 'sema'; col: number; suffixes: Suffix[]; operands: Operand[]; mnemonic: string }
+  | { kind: 'dword'; col: number; hi: number; lo: number };
+
+export interface ParsedLine {
+  labels: { name: string; col: number }[];
+  statement?: Statement;
+}
+
+/** Mnemonics of the signals that may stand alone as a part (vc4asm style): `ldtmu0`, `thrend`. */
+export type SignalLookup = (name: string) => number | undefined;
+
+class Cursor {
+  i = 0;
+  constructor(
+    readonly toks: Token[],
+    readonly lineLength: number,
+  ) {}
+  peek(k = 0): Token | undefined {
+    return this.toks[this.i + k];
+  }
+  next(): Token | undefined {
+    return this.toks[this.i++];
+  }
+  atEnd(): boolean {
+    return this.i >= this.toks.length;
+  }
+  /** Column for "something expected here" at the current position. */
+  col(): number {
+    return this.peek()?.col ?? this.lineLength + 1;
+  }
+  isPunct(text: string, k = 0): boolean {
+    const t = this.peek(k);
+    return t !== undefined && t.kind === 'punct' && t.text === text;
+  }
+}
+
+export function parseLine(line: string, isSignal: SignalLookup): ParsedLine {
+  let toks: Token[];
+  try {
+    toks = lex(line);
+  } catch (e) {
+    if (e instanceof LexError) throw new SyntaxError_(e.message, e.col);
+    throw e;
+  }
+  const c = new Cursor(toks, line.replace(/\s+$/, '').length);
+  const labels: { name: string; col: number }[] = [];
+  while (c.peek()?.kind === 'word' && c.isPunct(':', 1)) {
+    const t = c.next()!;
+    c.next();
+    labels.push({ name: t.text, col: t.col });
+  }
+  if (c.atEnd()) return { labels };
+  return { labels, statement: parseStatement(c, isSignal) };
+}
+
+function parseStatement(c: Cursor, isSignal: SignalLookup): Statement {
+  const first = c.peek()!;
+  if (first.kind === 'directive') return parseDirective(c);
+  if (first.kind !== 'word')
+    throw new SyntaxError_(`expected an instruction (an ALU op, ldi, bra, brr, sema or a label), found '${first.text}'`, first.col);
+  const mnemonic = first.text.toLowerCase();
+  if (mnemonic === 'ldi' || mnemonic === 'bra' || mnemonic === 'brr' || mnemonic === 'sema' || mnemonic === 'sacq' || mnemonic === 'srel') {
+    c.next();
+    const suffixes = parseSuffixes(c);
+    const operands = parseOperands(c);
+    if (!c.atEnd()) throw new SyntaxError_(`unexpected '${c.peek()!.text}' after the operands of ${mnemonic}`, c.col());
+    if (mnemonic === 'ldi') return { kind: 'ldi', col: first.col, suffixes, operands };
+    if (mnemonic === 'bra' || mnemonic === 'brr')
+      return { kind: 'branch', relative: mnemonic === 'brr', col: first.col, suffixes, operands };
+    return { kind: 'sema', col: first.col, suffixes, operands, mnemonic };
+  }
+  const parts: Part[] = [];
+  for (;;) {
+    if (c.atEnd()) break;
+    if (c.isPunct(';')) {
+      c.next();
+      continue;
+    }
+    parts.push(parsePart(c, isSignal));
+    if (!c.atEnd() && !c.isPunct(';'))
+      throw new SyntaxError_(`expected ';' between the parts of an instruction, found '${c.peek()!.text}'`, c.col());
+  }
+  return { kind: 'alu', parts, col: first.col };
+}
+
+function parsePart(c: Cursor, isSignal: SignalLookup): Part {
+  const t = c.next()!;
+  if (t.kind !== 'word') throw new SyntaxError_(`expected an operation, found '${t.text}'`, t.col);
+  const name = t.text.toLowerCase();
+  if (name === 'read') {
+    const operand = parseOperand(c);
+    return { kind: 'read', col: t.col, operand };
+  }
+  if (isSignal(name) !== undefined && (c.atEnd() || c.isPunct(';')))
+    return { kind: 'signal', name, col: t.col };
+  const suffixes = parseSuffixes(c);
+  const operands = c.atEnd() || c.isPunct(';') ? [] : parseOperands(c);
+  return { kind: 'op', name, col: t.col, suffixes, operands };
+}
+
+function parseSuffixes(c: Cursor): Suffix[] {
+  const out: Suffix[] = [];
+  while (c.peek()?.kind === 'suffix') {
+    const t = c.next()!;
+    out.push({ text: t.text.toLowerCase(), col: t.col });
+  }
+  return out;
+}
+
+function parseOperands(c: Cursor): Operand[] {
+  const out: Operand[] = [parseOperand(c)];
+  while (c.isPunct(',')) {
+    c.next();
+    out.push(parseOperand(c));
+  }
+  return out;
+}
+
+function parseOperand(c: Cursor): Operand {
+  const t = c.next();
+  if (!t) throw new SyntaxError_('expected an operand', c.col());
+  let op: Operand;
+  if (t.kind === 'word' || (t.kind === 'punct' && t.text === '-')) {
+    op = { kind: 'name', name: t.text, col: t.col, suffixes: t.kind === 'word' ? parseSuffixes(c) : [] };
+  } else if (t.kind === 'number') {
+    op = { kind: 'number', value: num(t), text: t.text, col: t.col };
+  } else if (t.kind === 'punct' && t.text === '[') {
+    const values: NumberValue[] = [];
+    for (;;) {
+      const v = c.next();
+      if (!v || v.kind !== 'number') throw new SyntaxError_('expected a number in the per-element list', v?.col ?? c.col());
+      values.push(num(v));
+      const sep = c.next();
+      if (sep?.kind === 'punct' && sep.text === ']') break;
+      if (!(sep?.kind === 'punct' && sep.text === ','))
+        throw new SyntaxError_("expected ',' or ']' in the per-element list", sep?.col ?? c.col());
+    }
+    return { kind: 'vector', values, col: t.col };
+  } else throw new SyntaxError_(`expected an operand, found '${t.text}'`, t.col);
+  if (c.isPunct('>>') || c.isPunct('<<')) {
+    const dir = c.next()!;
+    const amount = c.next();
+    let by: number | 'r5';
+    if (amount?.kind === 'word' && amount.text.toLowerCase() === 'r5') {
+      if (dir.text === '<<') throw new SyntaxError_('a rotation by r5 is written >> r5 (towards higher elements)', dir.col);
+      by = 'r5';
+    } else if (amount?.kind === 'number') {
+      const v = num(amount);
+      if (v.isFloat || v.value < 0 || v.value > 15)
+        throw new SyntaxError_(`a rotation is by 0 to 15 elements, not ${amount.text}`, amount.col);
+      by = dir.text === '>>' ? v.value : (16 - v.value) % 16;
+    } else throw new SyntaxError_(`expected a rotation amount (1-15 or r5) after '${dir.text}'`, amount?.col ?? c.col());
+    op.rot = { by, col: dir.col };
+  }
+  return op;
+}
+
+function num(t: Token): NumberValue {
+  const v = parseNumber(t.text);
+  if (typeof v === 'string') throw new SyntaxError_(v, t.col);
+  return v;
+}
+
+function parseDirective(c: Cursor): Statement {
+  const d = c.next()!;
+  const name = d.text.toLowerCase();
+  if (name !== 'dword')
+    throw new SyntaxError_(`unknown directive .${d.text} (the only directive is .dword 0xHHHHHHHH_LLLLLLLL)`, d.col);
+  const t = c.next();
+  if (!t || t.kind !== 'number' || !/^0x[0-9a-f_]+$/i.test(t.text))
+    throw new SyntaxError_('.dword takes one 64-bit hex number, like 0x100009E7_009E7000', t?.col ?? c.col());
+  const hex = t.text.slice(2).replace(/_/g, '');
+  if (hex.length > 16) throw new SyntaxError_(`${t.text} has more than 64 bits`, t.col);
+  const padded = hex.padStart(16, '0');
+  if (!c.atEnd()) throw new SyntaxError_(`unexpected '${c.peek()!.text}' after .dword`, c.col());
+  return { kind: 'dword', col: d.col, hi: Number.parseInt(padded.slice(0, 8), 16), lo: Number.parseInt(padded.slice(8), 16) };
+}

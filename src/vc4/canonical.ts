@@ -1,0 +1,76 @@
+// Which instructions are canonical: the ones the assembly language can spell, so that the
+// disassembler prints them as text that assembles back to the same word. Every other word still
+// decodes (the model is lossless); these functions say why it is not canonical, and the
+// disassembler prints it as `.dword` with that reason.
+
+import { dontCareBits } from './codec.ts';
+import type { AluInstr, Instr } from './instr.ts';
+import { ADD_OPS, BRANCH_CONDITIONS, LDI_MODE_NAMES, MUX_A, MUX_R4, PACK_MUL_MODES } from './tables.ts';
+
+/** True when the mul ALU's output is rotated (small immediate 48-63). */
+export function hasRotation(i: AluInstr): boolean {
+  return i.sig === 13 && i.raddrB >= 48;
+}
+
+/** An ALU slot that is a plain `nop`: no op, never, no destination, inputs r0. */
+export function addIsDefault(i: AluInstr): boolean {
+  return i.opAdd === 0 && i.condAdd === 0 && i.waddrAdd === 39 && i.addA === 0 && i.addB === 0 && !packOnAdd(i);
+}
+export function mulIsDefault(i: AluInstr): boolean {
+  return (
+    i.opMul === 0 && i.condMul === 0 && i.waddrMul === 39 && i.mulA === 0 && i.mulB === 0 && !packOnMul(i) && !hasRotation(i)
+  );
+}
+
+/** The pack mode is written on the add destination (regfile-A pack with the add ALU on A). */
+export function packOnAdd(i: { pm: number; pack: number; ws: number }): boolean {
+  return i.pm === 0 && i.pack !== 0 && i.ws === 0;
+}
+export function packOnMul(i: { pm: number; pack: number; ws: number }): boolean {
+  return i.pack !== 0 && (i.pm === 1 || i.ws === 1);
+}
+
+/** The input muxes that the assembly text shows (those of slots that are not a plain nop). */
+export function shownMuxes(i: AluInstr): number[] {
+  const out: number[] = [];
+  if (!addIsDefault(i)) out.push(i.addA, i.addB);
+  if (!mulIsDefault(i)) out.push(i.mulA, i.mulB);
+  return out;
+}
+
+/** Reasons why an instruction is not canonical; empty when it is. */
+export function nonCanonicalReasons(i: Instr): string[] {
+  const out = dontCareBits(i).map((b) => `ignored bits set: ${b}`);
+  switch (i.kind) {
+    case 'alu': {
+      if (!ADD_OPS[i.opAdd]) out.push(`add opcode ${i.opAdd} is reserved`);
+      if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) out.push(`mul pack mode ${i.pack} is reserved`);
+      if (i.pm === 1 && i.pack === 0 && i.unpack === 0) out.push('pm is set but there is no pack or unpack for it to select');
+      if (i.unpack !== 0) {
+        const consumer = i.pm ? MUX_R4 : MUX_A;
+        if (!shownMuxes(i).includes(consumer))
+          out.push(`unpack mode ${i.unpack} has no effect: no ALU input reads ${i.pm ? 'r4' : 'regfile A'}`);
+      }
+      break;
+    }
+    case 'ldi':
+      if (!(i.mode in LDI_MODE_NAMES)) out.push(`load-immediate mode ${i.mode} is not defined`);
+      if (i.condAdd !== i.condMul) out.push('the two ALUs load the immediate under different conditions');
+      if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) out.push(`mul pack mode ${i.pack} is reserved`);
+      if (i.pm === 1 && i.pack === 0) out.push('pm is set but there is no pack for it to select');
+      break;
+    case 'sema':
+      if (i.pm || i.pack || i.condAdd || i.condMul || i.sf || i.ws || i.waddrAdd !== 39 || i.waddrMul !== 39)
+        out.push('a semaphore instruction that also writes a register or sets flags');
+      break;
+    case 'branch':
+      if (BRANCH_CONDITIONS[i.cond] === undefined) out.push(`branch condition ${i.cond} is reserved`);
+      if (!i.reg && i.raddrA > 1) out.push(`raddr_a = ${i.raddrA} is not added to the target (reg = 0)`);
+      break;
+  }
+  return out;
+}
+
+export function isCanonical(i: Instr): boolean {
+  return nonCanonicalReasons(i).length === 0;
+}

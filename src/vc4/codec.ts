@@ -1,0 +1,137 @@
+// Encode and decode 64-bit QPU words, driven by the layouts in fields.ts. Decoding is total and
+// lossless: every word decodes to an instruction that encodes back to the same word.
+//
+// Words are handled as two unsigned 32-bit halves (fast, no BigInt) or as a bigint for the
+// public API. In memory and in files a word is little-endian: the low 32 bits first.
+
+import {
+  ALU_LAYOUT,
+  BRANCH_LAYOUT,
+  type Field,
+  LDI_LAYOUT,
+  LDI_MODE_SEMAPHORE,
+  SEMA_LAYOUT,
+  SIG_BRANCH,
+  SIG_LOAD_IMM,
+} from './fields.ts';
+import type { Instr, InstrKind } from './instr.ts';
+
+export const LAYOUTS: Readonly<Record<InstrKind, readonly Field[]>> = {
+  alu: ALU_LAYOUT,
+  ldi: LDI_LAYOUT,
+  sema: SEMA_LAYOUT,
+  branch: BRANCH_LAYOUT,
+};
+
+function mask(width: number): number {
+  return width === 32 ? 0xffffffff : (1 << width) - 1;
+}
+
+function getField(hi: number, lo: number, fd: Field): number {
+  const word = fd.lo >= 32 ? hi : lo;
+  const shift = fd.lo >= 32 ? fd.lo - 32 : fd.lo;
+  const v = fd.width === 32 ? word >>> 0 : (word >>> shift) & mask(fd.width);
+  return fd.signed ? v | 0 : v;
+}
+
+/** The kind of instruction a word holds, from its signal and load-immediate mode bits. */
+export function kindOf(hi: number): InstrKind {
+  const sig = hi >>> 28;
+  if (sig === SIG_BRANCH) return 'branch';
+  if (sig === SIG_LOAD_IMM) return ((hi >>> 25) & 7) === LDI_MODE_SEMAPHORE ? 'sema' : 'ldi';
+  return 'alu';
+}
+
+/** Decode a word given as its high and low 32-bit halves. */
+export function decodeHiLo(hi: number, lo: number): Instr {
+  const kind = kindOf(hi);
+  const out: Record<string, unknown> = { kind };
+  for (const fd of LAYOUTS[kind]) if (fd.fixed === undefined) out[fd.name] = getField(hi, lo, fd);
+  return out as unknown as Instr;
+}
+
+export class EncodeError extends Error {}
+
+/** Encode to [high, low] 32-bit halves. Throws EncodeError when a field is out of range. */
+export function encodeHiLo(instr: Instr): [number, number] {
+  let hi = 0;
+  let lo = 0;
+  const rec = instr as unknown as Record<string, number>;
+  for (const fd of LAYOUTS[instr.kind]) {
+    let v = fd.fixed ?? rec[fd.name];
+    if (typeof v !== 'number' || !Number.isInteger(v))
+      throw new EncodeError(`${instr.kind} instruction: field ${fd.name} is ${String(v)}, not an integer`);
+    if (fd.signed ? v < -(2 ** (fd.width - 1)) || v >= 2 ** (fd.width - 1) : v < 0 || v > mask(fd.width) >>> 0)
+      throw new EncodeError(
+        `${instr.kind} instruction: field ${fd.name} = ${v} does not fit in ${fd.width} bit${fd.width > 1 ? 's' : ''}`,
+      );
+    v = fd.width === 32 ? v >>> 0 : v & mask(fd.width);
+    if (fd.lo >= 32) hi |= v << (fd.lo - 32);
+    else if (fd.width === 32) lo = v;
+    else lo |= v << fd.lo;
+  }
+  return [hi >>> 0, lo >>> 0];
+}
+
+export function encode(instr: Instr): bigint {
+  const [hi, lo] = encodeHiLo(instr);
+  return (BigInt(hi) << 32n) | BigInt(lo);
+}
+
+export function decode(word: bigint): Instr {
+  return decodeHiLo(Number((word >> 32n) & 0xffffffffn), Number(word & 0xffffffffn));
+}
+
+/** Fields of the model that the hardware ignores and that are set in this instruction. */
+export function dontCareBits(instr: Instr): string[] {
+  const rec = instr as unknown as Record<string, number>;
+  return LAYOUTS[instr.kind]
+    .filter((fd) => fd.dontCare && rec[fd.name] !== 0)
+    .map((fd) => `${fd.name} (bits ${fd.lo + fd.width - 1}:${fd.lo}) = 0x${rec[fd.name]!.toString(16)}`);
+}
+
+// ---- Programs: sequences of words ----
+
+/** Words of a program as (low, high) pairs, the order they have in memory. */
+export function encodeProgram(instrs: readonly Instr[]): Uint32Array {
+  const out = new Uint32Array(instrs.length * 2);
+  instrs.forEach((ins, i) => {
+    const [hi, lo] = encodeHiLo(ins);
+    out[2 * i] = lo;
+    out[2 * i + 1] = hi;
+  });
+  return out;
+}
+
+export function decodeProgram(words: Uint32Array): Instr[] {
+  const out: Instr[] = [];
+  for (let i = 0; i + 1 < words.length; i += 2) out.push(decodeHiLo(words[i + 1]!, words[i]!));
+  return out;
+}
+
+/** Little-endian bytes of a program (low word first), as written by `qpu asm`. */
+export function programToBytes(words: Uint32Array): Uint8Array {
+  const bytes = new Uint8Array(words.length * 4);
+  const dv = new DataView(bytes.buffer);
+  words.forEach((w, i) => dv.setUint32(4 * i, w, true));
+  return bytes;
+}
+
+export class ProgramBytesError extends Error {}
+
+export function bytesToProgram(bytes: Uint8Array): Uint32Array {
+  if (bytes.length % 8 !== 0)
+    throw new ProgramBytesError(
+      `a QPU program is a sequence of 8-byte instructions, but this one has ${bytes.length} bytes (${bytes.length % 8} left over)`,
+    );
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const words = new Uint32Array(bytes.length / 4);
+  for (let i = 0; i < words.length; i++) words[i] = dv.getUint32(4 * i, true);
+  return words;
+}
+
+/** `0xHHHHHHHH_LLLLLLLL`, the form Mesa's comments and our --hex output use. */
+export function formatWord(hi: number, lo: number): string {
+  const h = (n: number) => (n >>> 0).toString(16).toUpperCase().padStart(8, '0');
+  return `0x${h(hi)}_${h(lo)}`;
+}
