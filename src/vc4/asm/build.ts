@@ -480,13 +480,13 @@ function placeSlot(slots: { add?: Slot; mul?: Slot }, part: OpPart, cond: number
   let slotName: 'add' | 'mul';
   if (addInfo && !slots.add && !rotates) slotName = 'add';
   else if (mulInfo && !slots.mul) slotName = 'mul';
-  else
-    throw new BuildError(
-      slots.add && slots.mul
-        ? 'an instruction has two ALU operations at most (add ALU; mul ALU)'
-        : `${name} cannot go on the ${slots.add ? 'mul' : 'add'} ALU, and the ${slots.add ? 'add' : 'mul'} ALU is taken`,
-      part.col,
-    );
+  else if (rotates && !mulInfo) throw new BuildError(`only the mul ALU can rotate its result, and ${name} is an add ALU operation`, part.col);
+  else if (slots.add && slots.mul) throw new BuildError('an instruction has two ALU operations at most (add ALU; mul ALU)', part.col);
+  else {
+    const unit = mulInfo ? 'mul' : 'add';
+    const taken = slots[unit]!.part.name;
+    throw new BuildError(`${name} is ${unit === 'add' ? 'an' : 'a'} ${unit} ALU operation, and the ${unit} ALU already does ${taken} in this instruction`, part.col);
+  }
   const info = (slotName === 'add' ? addInfo : mulInfo)!;
   const n = part.operands.length;
   if (info.arity === 0) {

@@ -1,0 +1,57 @@
+// `qpu asm`: assemble a .qasm file to machine code.
+
+import { AsmError, assemble } from '../vc4/asm/assembler.ts';
+import { decodeProgram, formatWord, programToBytes } from '../vc4/codec.ts';
+import { type Command, CliError, onePositional, parse, readInput } from './io.ts';
+
+export const asmCommand: Command = {
+  name: 'asm',
+  summary: 'assemble QPU assembly to machine code',
+  help: `usage: qpu asm IN.qasm -o OUT.bin
+       qpu asm IN.qasm --hex
+
+Assembles IN.qasm (syntax: docs/asm.md). With -o, writes the 64-bit instructions to OUT.bin,
+each little-endian with the low 32-bit word first, the layout a Raspberry Pi loads. With --hex,
+prints one instruction a line as 0xHIGHWORD_LOWWORD instead.
+
+Errors are printed as file:line:col and no output file is written. Exit status: 0 on success,
+1 when the source has errors, 2 for a bad command line or an unreadable file.
+
+options:
+  -o, --output FILE   write the machine code to FILE
+      --hex           print the words instead of writing a file
+  -h, --help          this text
+`,
+  run(args, io) {
+    const { values, positionals } = parse(args, {
+      output: { type: 'string', short: 'o' },
+      hex: { type: 'boolean' },
+    });
+    const input = onePositional(positionals, 'assembly file');
+    if (!values.output && !values.hex) throw new CliError('say where the code goes: -o OUT.bin, or --hex to print it');
+    const text = new TextDecoder().decode(readInput(io, input));
+    let words: Uint32Array;
+    try {
+      words = assemble(text, { file: input }).words;
+    } catch (e) {
+      if (e instanceof AsmError) {
+        io.err(e.message + '\n');
+        io.err(`qpu asm: ${e.diagnostics.length} error${e.diagnostics.length > 1 ? 's' : ''}; no output written\n`);
+        return 1;
+      }
+      throw e;
+    }
+    if (values.hex) {
+      const lines = decodeProgram(words).map((_, i) => formatWord(words[2 * i + 1]!, words[2 * i]!));
+      io.out(lines.join('\n') + (lines.length ? '\n' : ''));
+    }
+    if (values.output) {
+      try {
+        io.writeFile(values.output, programToBytes(words));
+      } catch (e) {
+        throw new CliError(`cannot write ${values.output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+    }
+    return 0;
+  },
+};

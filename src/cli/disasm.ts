@@ -1,0 +1,42 @@
+// `qpu disasm`: machine code back to assembly.
+
+import { disassemble } from '../vc4/asm/disasm.ts';
+import { bytesToProgram, ProgramBytesError } from '../vc4/codec.ts';
+import { type Command, CliError, type Io, onePositional, parse, readInput } from './io.ts';
+
+export const disasmCommand: Command = {
+  name: 'disasm',
+  summary: 'disassemble machine code to QPU assembly',
+  help: `usage: qpu disasm IN.bin [--numeric] [--addresses]
+
+Prints IN.bin (64-bit instructions, little-endian, low word first) as assembly, one
+instruction a line, with labels at the targets of relative branches. The output assembles
+back to the same words (qpu asm). A word the language cannot spell is printed as
+.dword 0xHIGH_LOW with the reason in a comment.
+
+options:
+      --numeric     registers by number (ra32, rb48, ...) as the SHA-256 series writes them,
+                    instead of readable names (unif, vpm, ...)
+      --addresses   append each instruction's index and word as a comment
+  -h, --help        this text
+`,
+  run(args, io) {
+    const { values, positionals } = parse(args, {
+      numeric: { type: 'boolean' },
+      addresses: { type: 'boolean' },
+    });
+    const words = readProgram(io, onePositional(positionals, 'machine-code file'));
+    io.out(disassemble(words, { numeric: values.numeric ?? false, addresses: values.addresses ?? false }));
+    return 0;
+  },
+};
+
+/** Reads a machine-code file, with a clear error when its size is not a whole number of instructions. */
+export function readProgram(io: Io, path: string): Uint32Array {
+  try {
+    return bytesToProgram(readInput(io, path));
+  } catch (e) {
+    if (e instanceof ProgramBytesError) throw new CliError(`${path}: ${e.message}`, 1);
+    throw e;
+  }
+}

@@ -1,0 +1,62 @@
+// `qpu validate`: check a program against the hardware's instruction rules.
+
+import { AsmError, assemble } from '../vc4/asm/assembler.ts';
+import { disassembleInstr } from '../vc4/asm/disasm.ts';
+import type { Instr } from '../vc4/instr.ts';
+import { decodeProgram } from '../vc4/codec.ts';
+import { RULES } from '../vc4/rules.ts';
+import { validate } from '../vc4/validate.ts';
+import { type Command, onePositional, parse, readInput } from './io.ts';
+import { readProgram } from './disasm.ts';
+
+export const validateCommand: Command = {
+  name: 'validate',
+  summary: "check a program against the hardware's instruction rules",
+  help: `usage: qpu validate IN.bin
+       qpu validate IN.qasm
+       qpu validate --rules
+
+Reports every violation of the VideoCore IV instruction restrictions (Broadcom's reference
+guide, "Summary of Instruction Restrictions", and rules found on real chips) with the
+instruction index, the rule's name and the instruction. A .qasm file is assembled first and
+findings also name its file:line. Exit status: 1 when a rule is broken (an error), 0
+otherwise (warnings do not fail).
+
+options:
+      --rules       list the rules with their sources
+  -h, --help        this text
+`,
+  run(args, io) {
+    const { values, positionals } = parse(args, { rules: { type: 'boolean' } });
+    if (values.rules) {
+      for (const [name, r] of Object.entries(RULES)) io.out(`${name.padEnd(26)} ${r.severity.padEnd(8)}${r.summary}  [${r.source}]\n`);
+      return 0;
+    }
+    const path = onePositional(positionals, 'program');
+    let instrs: Instr[];
+    let lines: readonly number[] | undefined;
+    if (/\.(qasm|asm|s)$/i.test(path)) {
+      try {
+        const p = assemble(new TextDecoder().decode(readInput(io, path)), { file: path });
+        instrs = p.instrs;
+        lines = p.lines;
+      } catch (e) {
+        if (e instanceof AsmError) {
+          io.err(e.message + '\n');
+          return 1;
+        }
+        throw e;
+      }
+    } else instrs = decodeProgram(readProgram(io, path));
+    const findings = validate(instrs);
+    for (const f of findings) {
+      const where = lines ? `${path}:${lines[f.index]}: ` : `${path}: `;
+      io.out(`${where}instruction ${f.index}: ${f.severity} [${f.rule}] ${f.message}\n    ${disassembleInstr(instrs[f.index]!)}\n`);
+    }
+    const errors = findings.filter((f) => f.severity === 'error').length;
+    io.out(
+      `${path}: ${instrs.length} instructions, ${errors} error${errors === 1 ? '' : 's'}, ${findings.length - errors} warning${findings.length - errors === 1 ? '' : 's'}\n`,
+    );
+    return errors > 0 ? 1 : 0;
+  },
+};
