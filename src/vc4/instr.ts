@@ -70,20 +70,16 @@ export interface BranchInstr {
 export type Instr = AluInstr | LoadImmInstr | SemaInstr | BranchInstr;
 export type InstrKind = Instr['kind'];
 
+/** Write fields that write nothing: no pack, condition never, no flags, both addresses 39. */
+const NO_WRITES: WriteFields = { pm: 0, pack: 0, condAdd: 0, condMul: 0, sf: 0, ws: 0, waddrAdd: 39, waddrMul: 39 };
+
 /** Mesa's canonical NOP, 0x100009E7_009E7000: no signal, both ALUs nop, no reads, no writes. */
 export function nopInstr(sig = 1): AluInstr {
   return {
     kind: 'alu',
     sig,
     unpack: 0,
-    pm: 0,
-    pack: 0,
-    condAdd: 0,
-    condMul: 0,
-    sf: 0,
-    ws: 0,
-    waddrAdd: 39,
-    waddrMul: 39,
+    ...NO_WRITES,
     opMul: 0,
     opAdd: 0,
     raddrA: 39,
@@ -95,38 +91,14 @@ export function nopInstr(sig = 1): AluInstr {
   };
 }
 
+/** A load immediate (32-bit mode unless `fields` says otherwise); both conditions always. */
 export function ldiInstr(imm: number, fields: Partial<Omit<LoadImmInstr, 'kind'>> = {}): LoadImmInstr {
-  return {
-    kind: 'ldi',
-    mode: 0,
-    pm: 0,
-    pack: 0,
-    condAdd: 1,
-    condMul: 1,
-    sf: 0,
-    ws: 0,
-    waddrAdd: 39,
-    waddrMul: 39,
-    ...fields,
-    imm: imm >>> 0,
-  };
+  return { kind: 'ldi', mode: 0, ...NO_WRITES, condAdd: 1, condMul: 1, ...fields, imm: imm >>> 0 };
 }
 
+/** `sema up|down, n` as the assembler writes it: nothing else written. */
 export function semaInstr(down: boolean, sema: number): SemaInstr {
-  return {
-    kind: 'sema',
-    pm: 0,
-    pack: 0,
-    condAdd: 0,
-    condMul: 0,
-    sf: 0,
-    ws: 0,
-    waddrAdd: 39,
-    waddrMul: 39,
-    rest: 0,
-    down: down ? 1 : 0,
-    sema,
-  };
+  return { kind: 'sema', ...NO_WRITES, rest: 0, down: down ? 1 : 0, sema };
 }
 
 export function branchInstr(fields: Partial<Omit<BranchInstr, 'kind'>> = {}): BranchInstr {
