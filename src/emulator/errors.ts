@@ -1,0 +1,32 @@
+// Errors the emulator raises. Each says where: the QPU, the instruction index (pc) and its
+// disassembly, and for memory faults the lane and address. None of them is ever a crash of the
+// host process or a hang: a run either finishes or ends with one of these.
+
+export type EmulatorErrorKind =
+  | 'rule' // a hardware rule broken (strict mode)
+  | 'fault' // memory access outside the allocations, or a branch outside the program
+  | 'deadlock' // every live QPU waits on another
+  | 'budget' // the step budget ran out
+  | 'unsupported' // a word or feature the emulator does not run (tile buffer, texture setup, ...)
+  | 'invalid'; // a reserved encoding
+
+export interface ErrorLocation {
+  readonly qpu: number;
+  /** Instruction index; the byte offset in the program is 8 times this. */
+  readonly pc: number;
+  /** The instruction as assembly. */
+  readonly instruction: string;
+}
+
+export class EmulatorError extends Error {
+  constructor(
+    readonly kind: EmulatorErrorKind,
+    message: string,
+    readonly where?: ErrorLocation,
+    /** The rule's name (rules.ts) when kind is 'rule'. */
+    readonly rule?: string,
+  ) {
+    super(where ? `QPU ${where.qpu}, pc ${where.pc} (${where.instruction}): ${message}` : message);
+    this.name = 'EmulatorError';
+  }
+}

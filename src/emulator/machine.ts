@@ -1,0 +1,318 @@
+// The machine: 1 to 12 QPUs (3 slices of 4) sharing GPU memory, the VPM, the DMA engines, 16
+// semaphores and a mutex, advancing together in time. Each QPU has its own clock; instructions
+// that touch what other QPUs can see run in time order, so contention (one DMA at a time, the
+// mutex, a slice's TMU) shows in the cycle counts, and results do not depend on how the host
+// interleaves the QPUs. A run ends when every QPU has ended its program, or with an
+// EmulatorError: a broken rule (strict mode), a fault, a deadlock, or the step budget.
+
+import { disassembleInstr } from '../vc4/asm/disasm.ts';
+import { decodeProgram, encodeProgram } from '../vc4/codec.ts';
+import { type Effects, effectsOf } from '../vc4/effects.ts';
+import type { Instr } from '../vc4/instr.ts';
+import { instrViolations, RULES, sequenceViolations, type Violation } from '../vc4/rules.ts';
+import { compileInstr, type Exec } from './compile.ts';
+import { EmulatorError } from './errors.ts';
+import { type Allocation, GpuMemory, hex } from './memory.ts';
+import { newStats, Qpu, type QpuStats, STALL_CAUSES } from './qpu.ts';
+import { PI_TIMING, type Timing } from './timing.ts';
+import { forEachVdrWord, forEachVdwWord, type VdrSetup, type VdwSetup, VPM_WORDS, VpmFormatError } from './vpm.ts';
+
+export const MAX_QPUS = 12;
+
+interface Step {
+  readonly instr: Instr;
+  readonly exec: Exec;
+  readonly effects: Effects;
+  /** Touches state other QPUs see: runs only when this QPU is the earliest. */
+  readonly shared: boolean;
+  readonly nop: boolean;
+  /** Rules broken by the instruction alone, and along the fall-through from the two before it. */
+  readonly alone: Violation[];
+  readonly fallThrough: Violation[];
+}
+
+export interface RunOptions {
+  /** Stop at the first broken hardware rule (default true). */
+  readonly strict?: boolean;
+  /** Instructions all QPUs may execute in total before the run stops (default 200 million). */
+  readonly maxSteps?: number;
+  /** Called for every executed instruction. */
+  readonly trace?: (qpu: number, pc: number, instr: Instr) => void;
+}
+
+export interface RunResult {
+  /** One entry per QPU. */
+  readonly qpus: readonly QpuStats[];
+  readonly total: QpuStats;
+  /** The run's length: the cycle the last QPU finished. */
+  readonly cycles: number;
+  readonly seconds: number;
+}
+
+/** A program ready to run: its words in GPU memory and its instructions translated. */
+export interface LoadedProgram {
+  readonly code: Allocation;
+  readonly instrs: readonly Instr[];
+  readonly steps: readonly Step[];
+}
+
+export class Machine {
+  readonly vpm = new Int32Array(VPM_WORDS);
+  readonly semaphores = new Uint8Array(16);
+  mutexHolder = -1;
+  codeBase = 0;
+  private qpus: Qpu[] = [];
+  private program: LoadedProgram | undefined;
+  private vdrFree = 0;
+  private vdwFree = 0;
+  private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
+
+  constructor(
+    readonly memory: GpuMemory = new GpuMemory(),
+    readonly timing: Timing = PI_TIMING,
+  ) {}
+
+  /** Copies a program into GPU memory and translates its instructions. */
+  load(program: Uint32Array | readonly Instr[], name = 'code'): LoadedProgram {
+    const words = program instanceof Uint32Array ? program : encodeProgram(program);
+    const instrs: Instr[] = program instanceof Uint32Array ? decodeProgram(program) : [...program];
+    const code = this.memory.alloc(Math.max(8, instrs.length * 8), name);
+    this.memory.words.set(new Int32Array(words.buffer, words.byteOffset, words.length), this.memory.index(code.address));
+    const effects = instrs.map(effectsOf);
+    const steps = instrs.map((instr, pc): Step => {
+      const e = effects[pc]!;
+      return {
+        instr,
+        exec: compileInstr(instr, pc),
+        effects: e,
+        shared: isShared(instr, e),
+        nop: isNop(instr),
+        alone: instrViolations(e),
+        fallThrough: sequenceViolations(e, [effects[pc - 1], effects[pc - 2]]),
+      };
+    });
+    return { code, instrs, steps };
+  }
+
+  /**
+   * Runs `program` on one QPU per entry of `uniforms` (the bus address of each QPU's uniform
+   * stream), all starting at the first instruction, until every one has ended.
+   */
+  run(program: LoadedProgram, uniforms: readonly number[], opts: RunOptions = {}): RunResult {
+    const n = uniforms.length;
+    if (n < 1 || n > MAX_QPUS) throw new RangeError(`a run uses 1 to ${MAX_QPUS} QPUs, not ${n}`);
+    this.program = program;
+    this.codeBase = program.code.address;
+    this.semaphores.fill(0);
+    this.mutexHolder = -1;
+    this.vdrFree = this.vdwFree = 0;
+    this.tmuFree.fill(0);
+    this.qpus = uniforms.map((u, id) => {
+      const q = new Qpu(id, this);
+      q.reset(0, u);
+      return q;
+    });
+    const strict = opts.strict ?? true;
+    const budget = { left: opts.maxSteps ?? 200_000_000 };
+    for (;;) {
+      let q: Qpu | undefined;
+      let horizon = Infinity;
+      for (const x of this.qpus) {
+        if (x.state !== 'running') continue;
+        if (!q || x.time < q.time) {
+          if (q) horizon = Math.min(horizon, q.time);
+          q = x;
+        } else horizon = Math.min(horizon, x.time);
+      }
+      if (!q) {
+        if (this.qpus.every((x) => x.state === 'done')) break;
+        throw this.deadlock();
+      }
+      this.runQpu(q, horizon, strict, budget, opts.trace);
+    }
+    const qpus = this.qpus.map((x) => x.stats);
+    const total = newStats();
+    for (const s of qpus) {
+      for (const k of ['instructions', 'nops', 'tmuRequests', 'tmuLoads', 'dmaLoadBytes', 'dmaStoreBytes', 'sfuOps', 'uniforms', 'hostInterrupts'] as const)
+        total[k] += s[k];
+      for (const c of STALL_CAUSES) total.stalls[c] += s.stalls[c];
+      total.cycles = Math.max(total.cycles, s.cycles);
+    }
+    return { qpus, total, cycles: total.cycles, seconds: total.cycles / this.timing.clockHz };
+  }
+
+  /** Runs one QPU until it ends, blocks, or reaches a shared instruction later than `horizon`. */
+  private runQpu(q: Qpu, horizon: number, strict: boolean, budget: { left: number }, trace: RunOptions['trace']): void {
+    const steps = this.program!.steps;
+    const cpi = this.timing.cyclesPerInstr;
+    for (;;) {
+      const pc = q.pc;
+      const step = steps[pc];
+      if (!step) throw this.at(q, pc, new EmulatorError('fault', `the program counter left the program (${steps.length} instructions)`));
+      if (step.shared && q.time > horizon) return;
+      if (--budget.left < 0)
+        throw this.at(q, pc, new EmulatorError('budget', 'the step budget ran out (an endless loop? raise it with maxSteps / --max-steps)'));
+      if (strict) {
+        const seq = q.prev0 === pc - 1 && q.prev1 === pc - 2 ? step.fallThrough : this.dynamicSequence(q, pc);
+        const bad = step.alone.find(isError) ?? seq.find(isError);
+        if (bad) throw this.at(q, pc, new EmulatorError('rule', `[${bad.rule}] ${bad.message}`, undefined, bad.rule));
+      }
+      if (trace) trace(q.id, pc, step.instr);
+      let done: boolean;
+      try {
+        done = step.exec(q);
+      } catch (e) {
+        throw this.at(q, pc, e);
+      }
+      if (!done) {
+        q.state = 'blocked';
+        return;
+      }
+      q.time += cpi;
+      q.count++;
+      if (step.nop) q.stats.nops++;
+      q.prev1 = q.prev0;
+      q.prev0 = pc;
+      if (q.endCountdown > 0 && --q.endCountdown === 0) {
+        q.state = 'done';
+        q.stats.instructions = q.count;
+        q.stats.cycles = q.time;
+        return;
+      }
+      if (q.branchCountdown > 0 && --q.branchCountdown === 0) q.pc = q.branchTarget;
+      else q.pc = pc + 1;
+    }
+  }
+
+  /** Rules between this instruction and the two this QPU actually executed before it. */
+  private dynamicSequence(q: Qpu, pc: number): Violation[] {
+    const steps = this.program!.steps;
+    return sequenceViolations(steps[pc]!.effects, [steps[q.prev0]?.effects, steps[q.prev1]?.effects]);
+  }
+
+  /** Adds the QPU, pc and instruction to an error raised while executing. */
+  private at(q: Qpu, pc: number, e: unknown): EmulatorError {
+    const instr = this.program!.instrs[pc];
+    const where = { qpu: q.id, pc, instruction: instr ? disassembleInstr(instr) : '(outside the program)' };
+    if (e instanceof EmulatorError) return new EmulatorError(e.kind, e.message, e.where ?? where, e.rule);
+    if (e instanceof VpmFormatError) return new EmulatorError('unsupported', e.message, where);
+    throw e;
+  }
+
+  private deadlock(): EmulatorError {
+    const waits = this.qpus
+      .filter((x) => x.state === 'blocked')
+      .map((x) => `QPU ${x.id} at pc ${x.pc} waits for ${x.waitingFor}`);
+    return new EmulatorError('deadlock', `deadlock: every QPU still running waits on another. ${waits.join('; ')}`);
+  }
+
+  // ---- shared units
+
+  /** The cycle at which a TMU request from `q` at `time` has its data (Guide pp. 39-40). */
+  tmuSchedule(q: Qpu, time: number): number {
+    // Two TMUs per slice; QPUs 2 and 3 of a slice use the other one unless tmu_noswap is set.
+    const unit = Math.floor(q.id / 4) * 2 + (q.noSwap ? 0 : (q.id % 4) >> 1);
+    const start = Math.max(time, this.tmuFree[unit]!);
+    this.tmuFree[unit] = start + this.timing.tmuCyclesPerRequest;
+    return start + this.timing.tmuLatency;
+  }
+
+  dmaLoad(q: Qpu, s: VdrSetup, pitch: number, addr: number): { done: number; bytes: number } {
+    const mem = this.memory;
+    let words = 0;
+    forEachVdrWord(s, pitch, (vpmWord, off) => {
+      this.vpm[vpmWord] = mem.words[mem.check((addr + off) >>> 0, 'DMA load')]!;
+      words++;
+    });
+    const start = Math.max(q.time, this.vdrFree);
+    this.vdrFree = start + this.timing.dmaBaseCycles + words * this.timing.dmaCyclesPerWord;
+    return { done: this.vdrFree, bytes: words * 4 };
+  }
+
+  dmaStore(q: Qpu, s: VdwSetup, stride: number, addr: number): { done: number; bytes: number } {
+    const mem = this.memory;
+    let words = 0;
+    forEachVdwWord(s, stride, (vpmWord, off) => {
+      mem.words[mem.check((addr + off) >>> 0, 'DMA store')] = this.vpm[vpmWord]!;
+      words++;
+    });
+    const start = Math.max(q.time, this.vdwFree);
+    this.vdwFree = start + this.timing.dmaBaseCycles + words * this.timing.dmaCyclesPerWord;
+    return { done: this.vdwFree, bytes: words * 4 };
+  }
+
+  /** A semaphore instruction: false (and the QPU blocks) when it must wait (Guide p. 33). */
+  semaphore(q: Qpu, n: number, down: boolean): boolean {
+    const v = this.semaphores[n]!;
+    if (down ? v === 0 : v === 15) {
+      q.waitingFor = `semaphore ${n} to ${down ? 'be above 0' : 'be below 15'} (it is ${v})`;
+      q.blockedAt = q.time;
+      return false;
+    }
+    this.semaphores[n] = down ? v - 1 : v + 1;
+    this.wake(q, 'semaphore');
+    return true;
+  }
+
+  /** Reading the mutex register: false when another QPU holds it (Guide p. 24). */
+  mutexAcquire(q: Qpu): boolean {
+    if (this.mutexHolder !== -1 && this.mutexHolder !== q.id) {
+      q.waitingFor = `the mutex, held by QPU ${this.mutexHolder}`;
+      q.blockedAt = q.time;
+      return false;
+    }
+    this.mutexHolder = q.id;
+    return true;
+  }
+
+  mutexRelease(q: Qpu): void {
+    if (this.mutexHolder === q.id) {
+      this.mutexHolder = -1;
+      this.wake(q, 'mutex');
+    }
+  }
+
+  /** Lets every QPU blocked on a semaphore or the mutex try again, from `by`'s current time. */
+  private wake(by: Qpu, cause: 'semaphore' | 'mutex'): void {
+    for (const x of this.qpus) {
+      if (x.state !== 'blocked') continue;
+      x.state = 'running';
+      if (by.time > x.time) {
+        x.stats.stalls[x.waitingFor.startsWith('the mutex') ? 'mutex' : cause] += by.time - x.time;
+        x.time = by.time;
+      }
+    }
+  }
+
+  /** The instruction index of an absolute branch target, or a fault. */
+  branchIndex(q: Qpu, addr: number): number {
+    const off = addr - this.codeBase;
+    const n = this.program!.steps.length;
+    if (off % 8 !== 0 || off < 0 || off / 8 >= n)
+      throw new EmulatorError('fault', `branch to ${hex(addr)}, which is not an instruction of the program (${hex(this.codeBase)}, ${n} instructions)`);
+    void q;
+    return off / 8;
+  }
+
+  all(flags: Uint8Array, v: number): boolean {
+    for (let l = 0; l < 16; l++) if (flags[l] !== v) return false;
+    return true;
+  }
+  any(flags: Uint8Array, v: number): boolean {
+    for (let l = 0; l < 16; l++) if (flags[l] === v) return true;
+    return false;
+  }
+}
+
+const isError = (v: Violation) => RULES[v.rule].severity === 'error';
+
+/** Instructions whose effects other QPUs can see or that depend on shared units. */
+function isShared(i: Instr, e: Effects): boolean {
+  if (i.kind === 'sema') return true;
+  if (e.vpmAny || e.peripherals.length > 0 || e.tmuLoads[0] + e.tmuLoads[1] > 0) return true;
+  return e.waddrs.some((w) => w.addr === 38 || w.addr === 51) || e.raddrs.includes(51);
+}
+
+function isNop(i: Instr): boolean {
+  return i.kind === 'alu' && i.opAdd === 0 && i.opMul === 0 && (i.sig === 1 || i.sig === 13) && i.raddrA === 39 && (i.sig === 13 || i.raddrB === 39);
+}

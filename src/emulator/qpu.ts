@@ -1,0 +1,328 @@
+// One QPU: its registers, flags, program counter, clock, FIFOs, and what its register-mapped
+// I/O does. Compiled instructions (compile.ts) call the methods here for everything beyond
+// lane arithmetic. Facts are from Broadcom's reference guide (pages cited) unless noted.
+
+import { fromF, toF } from '../vc4/arith.ts';
+import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import { EmulatorError } from './errors.ts';
+import type { Machine } from './machine.ts';
+import { hex } from './memory.ts';
+import { blockWord, decodeBlockSetup, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock } from './vpm.ts';
+
+// Layout of the register array R (16 lanes a register).
+export const REG_A = 0;
+export const REG_B = 512;
+export const ACC = 1024; // r0-r5 at ACC + 16 * n
+/** Scratch vectors the compiled code uses: the A and B inputs, the two ALU results, a temp. */
+export const SA = 1120;
+export const SB = 1136;
+export const SADD = 1152;
+export const SMUL = 1168;
+export const STMP = 1184; // 32 words: the mul inputs, for flags of a rotated result
+export const SROT = 1216;
+export const R_WORDS = 1232;
+
+export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
+export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex'];
+
+export interface QpuStats {
+  instructions: number;
+  /** Instructions that do nothing: both ALUs nop, no signal, no write. */
+  nops: number;
+  /** Cycles from start to program end. */
+  cycles: number;
+  stalls: Record<StallCause, number>;
+  tmuRequests: number;
+  tmuLoads: number;
+  dmaLoadBytes: number;
+  dmaStoreBytes: number;
+  sfuOps: number;
+  uniforms: number;
+  hostInterrupts: number;
+}
+
+export function newStats(): QpuStats {
+  return {
+    instructions: 0,
+    nops: 0,
+    cycles: 0,
+    stalls: { tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0 },
+    tmuRequests: 0,
+    tmuLoads: 0,
+    dmaLoadBytes: 0,
+    dmaStoreBytes: 0,
+    sfuOps: 0,
+    uniforms: 0,
+    hostInterrupts: 0,
+  };
+}
+
+interface TmuResult {
+  readonly data: Int32Array;
+  readonly readyAt: number;
+}
+
+/** An I/O error without a location; the run loop adds QPU, pc and the instruction. */
+export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', message: string, rule?: string): EmulatorError {
+  return new EmulatorError(kind, message, undefined, rule);
+}
+
+export class Qpu {
+  readonly R = new Int32Array(R_WORDS);
+  readonly F = new Float32Array(this.R.buffer);
+  readonly Z = new Uint8Array(16);
+  readonly N = new Uint8Array(16);
+  readonly C = new Uint8Array(16);
+  /** What reading the nop register returns: the last regfile-A/B read of lanes 12-15 (vc4asm's addendum). */
+  readonly lastA = new Int32Array(4);
+  readonly lastB = new Int32Array(4);
+
+  pc = 0;
+  /** Cycles since the run started. */
+  time = 0;
+  state: 'idle' | 'running' | 'blocked' | 'done' = 'idle';
+  /** What a blocked QPU waits for, for deadlock reports. */
+  waitingFor = '';
+  /** Index to jump to when branchCountdown reaches 0; -1 for none. */
+  branchTarget = -1;
+  branchCountdown = 0;
+  /** Instructions left after a program end (its two delay slots). */
+  endCountdown = -1;
+  /** The last two instructions executed (for the rules between instructions); -1 at the start. */
+  prev0 = -1;
+  prev1 = -1;
+  /** When the QPU blocked on a semaphore or the mutex. */
+  blockedAt = 0;
+  /** Instructions executed; the SFU's result lands in r4 three instructions after the write. */
+  count = 0;
+  stats: QpuStats = newStats();
+
+  unifAddr = 0;
+  noSwap = false;
+  private readonly tmu: TmuResult[][] = [[], []];
+  private sfuResult: Int32Array | undefined;
+  private sfuDueAt = 0;
+  private vpmWriteBlock: VpmBlock | undefined;
+  private readonly vpmReads: VpmBlock[] = [];
+  private vdr: VdrSetup | undefined;
+  private vdrPitch = 0;
+  private vdw: VdwSetup | undefined;
+  private vdwStride = 0;
+  /** Cycle at which this QPU's last DMA load / store completes. */
+  dmaLoadDone = 0;
+  dmaStoreDone = 0;
+
+  constructor(
+    readonly id: number,
+    readonly m: Machine,
+  ) {}
+
+  reset(pc: number, uniforms: number): void {
+    this.R.fill(0);
+    for (const f of [this.Z, this.N, this.C]) f.fill(0);
+    this.lastA.fill(0);
+    this.lastB.fill(0);
+    Object.assign(this, { pc, time: 0, state: 'running', waitingFor: '', branchTarget: -1, branchCountdown: 0 });
+    Object.assign(this, { endCountdown: -1, count: 0, stats: newStats(), unifAddr: uniforms, noSwap: false, prev0: -1, prev1: -1 });
+    this.tmu[0]!.length = 0;
+    this.tmu[1]!.length = 0;
+    this.sfuResult = undefined;
+    this.vpmWriteBlock = undefined;
+    this.vpmReads.length = 0;
+    this.vdr = this.vdw = undefined;
+    this.vdrPitch = this.vdwStride = this.dmaLoadDone = this.dmaStoreDone = 0;
+  }
+
+  stall(until: number, cause: StallCause): void {
+    if (until > this.time) {
+      this.stats.stalls[cause] += until - this.time;
+      this.time = until;
+    }
+  }
+
+  // ---- uniforms (Guide p. 22)
+
+  readUniform(): number {
+    const i = this.m.memory.index(this.unifAddr);
+    if (i < 0) throw ioError('fault', `uniform read at ${hex(this.unifAddr)}: ${this.m.memory.describe(this.unifAddr)}`);
+    this.unifAddr = (this.unifAddr + 4) >>> 0;
+    this.stats.uniforms++;
+    return this.m.memory.words[i]!;
+  }
+
+  /** Writing unif_addr restarts the uniform stream at element 0's value. */
+  setUniformAddress(v: number): void {
+    this.unifAddr = v >>> 0;
+  }
+
+  // ---- SFU (Guide p. 23): the result is in r4 for the third instruction after the write.
+
+  sfu(fn: number, src: number, mask: number): void {
+    const out = new Int32Array(16);
+    const R = this.R;
+    for (let l = 0; l < 16; l++) out[l] = mask & (1 << l) ? sfuLane(fn, R[src + l]!) : R[ACC + 64 + l]!;
+    this.syncR4();
+    this.sfuResult = out;
+    this.sfuDueAt = this.count + 3;
+    this.stats.sfuOps++;
+  }
+
+  /** Moves a due SFU result into r4. Called before anything reads or replaces r4. */
+  syncR4(): void {
+    if (this.sfuResult && this.count >= this.sfuDueAt) {
+      this.R.set(this.sfuResult, ACC + 64);
+      this.sfuResult = undefined;
+    }
+  }
+
+  // ---- TMU general-memory lookups (Guide pp. 39-41)
+
+  tmuRequest(t: number, src: number, mask: number): void {
+    const fifo = this.tmu[t]!;
+    if (fifo.length >= TMU_FIFO_DEPTH)
+      throw ioError('rule', `a TMU${t} request with ${fifo.length} already outstanding (the limit is ${TMU_FIFO_DEPTH})`, 'tmu-fifo-overrun');
+    const mem = this.m.memory;
+    const data = new Int32Array(16);
+    for (let l = 0; l < 16; l++) {
+      if (!(mask & (1 << l))) continue;
+      const addr = this.R[src + l]! >>> 0;
+      const i = mem.index(addr);
+      if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
+      data[l] = mem.words[i]!;
+    }
+    const readyAt = this.m.tmuSchedule(this, this.time);
+    fifo.push({ data, readyAt });
+    this.stats.tmuRequests++;
+  }
+
+  /** The ldtmu signal: the oldest result goes to r4 at the end of the instruction. */
+  tmuLoad(t: number): void {
+    const r = this.tmu[t]!.shift();
+    if (!r) throw ioError('rule', `ldtmu${t} with no TMU${t} request outstanding: the QPU would wait forever`, 'tmu-read-empty');
+    this.stall(r.readyAt, 'tmu');
+    this.syncR4();
+    this.R.set(r.data, ACC + 64);
+    this.stats.tmuLoads++;
+  }
+
+  tmuOutstanding(t: number): number {
+    return this.tmu[t]!.length;
+  }
+
+  // ---- VPM (Guide pp. 53-56)
+
+  vpmReadSetup(v: number): void {
+    // Queued setups: vc4asm's addendum found a second setup is only accepted once the first has
+    // at most one vector left, so qpu-ts queues them in order.
+    this.vpmReads.push(decodeBlockSetup(v, true) as VpmBlock & { left?: number });
+    (this.vpmReads[this.vpmReads.length - 1] as { left?: number }).left = this.vpmReads[this.vpmReads.length - 1]!.count;
+  }
+
+  /** Reads the next vector of the oldest read setup into R[dst..dst+15]. */
+  vpmRead(dst: number): void {
+    const b = this.vpmReads[0] as (VpmBlock & { left: number }) | undefined;
+    if (!b) throw ioError('rule', 'a VPM read with no VPM read setup outstanding: the QPU would wait forever', 'vpm-read-empty');
+    const vpm = this.m.vpm;
+    for (let e = 0; e < 16; e++) this.R[dst + e] = vpm[blockWord(b, e)]!;
+    b.addr = (b.addr + b.stride) & 0xff;
+    if (--b.left === 0) this.vpmReads.shift();
+  }
+
+  vpmReadsLeft(): number {
+    return this.vpmReads.reduce((n, b) => n + (b as { left?: number }).left!, 0);
+  }
+
+  vpmWriteSetup(v: number): void {
+    this.vpmWriteBlock = decodeBlockSetup(v, false);
+  }
+
+  vpmWrite(src: number): void {
+    const b = this.vpmWriteBlock;
+    if (!b) throw ioError('rule', 'a VPM write before any VPM write setup', 'vpm-write-no-setup');
+    const vpm = this.m.vpm;
+    for (let e = 0; e < 16; e++) vpm[blockWord(b, e)] = this.R[src + e]!;
+    b.addr = (b.addr + b.stride) & 0xff;
+  }
+
+  // ---- DMA between the VPM and memory (Guide pp. 56-59)
+
+  /** A write to vr_setup: a VPM read setup, a DMA load setup or the load's extended pitch. */
+  readSetup(v: number): void {
+    if (v >>> 28 === 9) this.vdrPitch = v & 0x1fff;
+    else if (v >>> 31) this.vdr = decodeVdrSetup(v);
+    else if (v >>> 30 === 0) this.vpmReadSetup(v);
+    else throw ioError('unsupported', `vr_setup value ${hex(v)} is no setup format the guide defines (Tables 33, 36, 37)`);
+  }
+
+  /** A write to vw_setup: a VPM write setup, a DMA store setup or the store's stride. */
+  writeSetup(v: number): void {
+    const id = v >>> 30;
+    if (id === 0) this.vpmWriteSetup(v);
+    else if (id === 2) this.vdw = decodeVdwSetup(v);
+    else if (id === 3) this.vdwStride = v & 0xffff; // 16 bits wide (vc4asm's addendum)
+    else throw ioError('unsupported', `vw_setup value ${hex(v)} (ID 1) is not a format the emulator runs`);
+  }
+
+  dmaLoad(addr: number): void {
+    if (!this.vdr) throw ioError('rule', 'a DMA load (vr_addr write) before any DMA load setup', 'dma-no-setup');
+    this.stall(this.dmaLoadDone, 'dma');
+    const { done, bytes } = this.m.dmaLoad(this, this.vdr, this.vdrPitch, addr >>> 0);
+    this.dmaLoadDone = done;
+    this.stats.dmaLoadBytes += bytes;
+  }
+
+  dmaStore(addr: number): void {
+    if (!this.vdw) throw ioError('rule', 'a DMA store (vw_addr write) before any DMA store setup', 'dma-no-setup');
+    this.stall(this.dmaStoreDone, 'dma');
+    const { done, bytes } = this.m.dmaStore(this, this.vdw, this.vdwStride, addr >>> 0);
+    this.dmaStoreDone = done;
+    this.stats.dmaStoreBytes += bytes;
+  }
+
+  /** Reading vr_wait / vw_wait stalls until this QPU's DMA completes. */
+  dmaWait(store: boolean): number {
+    this.stall(store ? this.dmaStoreDone : this.dmaLoadDone, 'dma');
+    return 0;
+  }
+
+  dmaBusy(store: boolean): number {
+    return (store ? this.dmaStoreDone : this.dmaLoadDone) > this.time ? 1 : 0;
+  }
+
+  // ---- r5, host interrupt, tmu_noswap
+
+  /** r5 from regfile A's address replicates element 0 of each quad; from B's, element 0 (addendum). */
+  writeR5(src: number, mask: number, perQuad: boolean): void {
+    const R = this.R;
+    for (let q = 0; q < 4; q++) {
+      const from = perQuad ? q * 4 : 0;
+      if (!(mask & (1 << from))) continue;
+      const v = R[src + from]!;
+      for (let j = 0; j < 4; j++) R[ACC + 80 + q * 4 + j] = v;
+    }
+  }
+
+  /** Writing host_int interrupts the host when the value is non-zero (vc4asm's addendum). */
+  hostInterrupt(src: number, mask: number): void {
+    if (mask & 1 && this.R[src] !== 0) this.stats.hostInterrupts++;
+  }
+
+  setNoSwap(src: number, mask: number): void {
+    if (mask & 1) this.noSwap = this.R[src] !== 0;
+  }
+}
+
+/** The special functions (Guide p. 23), correctly rounded to single precision (docs/emulator.md). */
+export function sfuLane(fn: number, bits: number): number {
+  const x = toF(bits);
+  switch (fn) {
+    case 0:
+      return fromF(1 / x);
+    case 1:
+      return fromF(1 / Math.sqrt(x));
+    case 2:
+      return fromF(2 ** x);
+    default:
+      return fromF(Math.log2(x));
+  }
+}

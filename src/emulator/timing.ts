@@ -1,0 +1,30 @@
+// The cycle model's parameters. Every figure is in GPU clock cycles (250 MHz on a Pi 1/2/3's
+// default configuration). docs/timing.md explains each one, where it comes from and how the
+// estimates were checked against published Pi timings (../shared/anchors.md).
+
+export interface Timing {
+  /** Clock frequency used to turn cycles into seconds. */
+  readonly clockHz: number;
+  /** A QPU issues one instruction every 4 clocks (Guide p. 16: "instruction cycle time of four system clocks"). */
+  readonly cyclesPerInstr: number;
+  /** Cycles from a TMU request (write to tmuN_s) to its data being ready for ldtmu. */
+  readonly tmuLatency: number;
+  /** Cycles a slice's TMU spends on one 16-lane request before it can start the next. */
+  readonly tmuCyclesPerRequest: number;
+  /** Fixed cost of a DMA transfer (VPM to memory or back), set up to first word. */
+  readonly dmaBaseCycles: number;
+  /** Cycles per 32-bit word a DMA transfer moves. */
+  readonly dmaCyclesPerWord: number;
+  /** Cycles a semaphore or mutex access takes to arbitrate (on top of any wait). */
+  readonly syncCycles: number;
+}
+
+export const PI_TIMING: Timing = {
+  clockHz: 250e6,
+  cyclesPerInstr: 4,
+  tmuLatency: 48,
+  tmuCyclesPerRequest: 16,
+  dmaBaseCycles: 140,
+  dmaCyclesPerWord: 1,
+  syncCycles: 0,
+};

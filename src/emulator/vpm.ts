@@ -1,0 +1,127 @@
+// The Vertex Pipeline Memory (VPM) and its DMA engines, as general-purpose programs use them:
+// the setup formats and the address each access reaches. Source: Broadcom, "VideoCore IV 3D
+// Architecture Reference Guide" (2013), section 7, Tables 32-37 (pp. 55-60); vc4asm's addendum
+// for the 16-bit VDW stride. Choices where the guide is unclear are in docs/emulator.md.
+
+/** 64 rows of 16 32-bit words: the 4 KiB general-purpose programs share (Guide p. 53). */
+export const VPM_ROWS = 64;
+export const VPM_WORDS = VPM_ROWS * 16;
+
+export class VpmFormatError extends Error {}
+
+/** A generic block read or write setup (Tables 32 and 33). */
+export interface VpmBlock {
+  /** 8, 16 or 32-bit elements. */
+  readonly size: 8 | 16 | 32;
+  readonly horizontal: boolean;
+  readonly laned: boolean;
+  /** Added to the address after each vector (0 means 64). */
+  readonly stride: number;
+  /** For reads: how many vectors (0 means 16). */
+  readonly count: number;
+  /** The address register, advanced by `stride` after each vector. */
+  addr: number;
+}
+
+export function decodeBlockSetup(v: number, read: boolean): VpmBlock {
+  const size = [8, 16, 32, 0][(v >>> 8) & 3]!;
+  if (size === 0) throw new VpmFormatError(`VPM setup 0x${(v >>> 0).toString(16)} has the reserved size 3`);
+  if (size !== 32)
+    throw new VpmFormatError(`VPM setup 0x${(v >>> 0).toString(16)} uses ${size}-bit vectors; the emulator supports 32-bit VPM access`);
+  return {
+    size: size as 32,
+    horizontal: ((v >>> 11) & 1) === 1,
+    laned: ((v >>> 10) & 1) === 1,
+    stride: ((v >>> 12) & 63) || 64,
+    count: read ? ((v >>> 20) & 15) || 16 : 0,
+    addr: v & 0xff,
+  };
+}
+
+/** VPM word index of element `e` of the vector at the block's current address (32-bit). */
+export function blockWord(b: VpmBlock, e: number): number {
+  const a = b.addr & 63;
+  if (b.horizontal) return a * 16 + e; // ADDR[5:0] = Y: row Y, columns 0-15
+  return ((((a >> 4) & 3) * 16 + e) * 16 + (a & 15)) % VPM_WORDS; // {Y[5:4], X[3:0]}: column X, 16 rows
+}
+
+/** A DMA store (VDW) from the VPM to memory: Table 34 with the stride of Table 35. */
+export interface VdwSetup {
+  readonly units: number;
+  readonly depth: number;
+  readonly horizontal: boolean;
+  readonly vpmBase: number;
+  readonly modew: number;
+}
+
+export function decodeVdwSetup(v: number): VdwSetup {
+  return {
+    units: ((v >>> 23) & 0x7f) || 128,
+    depth: ((v >>> 16) & 0x7f) || 128,
+    horizontal: ((v >>> 14) & 1) === 1,
+    vpmBase: (v >>> 3) & 0x7ff,
+    modew: v & 7,
+  };
+}
+
+/**
+ * The words of a DMA store, in memory order: for each of `units` memory rows, `depth` words.
+ * Horizontal: row r is VPM row Y+r from column X on. Vertical: row r is VPM column X+r from
+ * row Y down. `stride` bytes separate the end of one memory row from the start of the next.
+ * Calls `move(vpmWord, memoryByteOffset)` for each word.
+ */
+export function forEachVdwWord(s: VdwSetup, stride: number, move: (vpmWord: number, byteOffset: number) => void): void {
+  if (s.modew !== 0) throw new VpmFormatError(`DMA store mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
+  const y = s.vpmBase >> 4;
+  const x = s.vpmBase & 15;
+  const rowBytes = s.depth * 4 + stride;
+  for (let r = 0; r < s.units; r++)
+    for (let d = 0; d < s.depth; d++) {
+      const word = s.horizontal ? (y + r) * 16 + x + d : vertical(y + d, x + r);
+      move(word % VPM_WORDS, r * rowBytes + d * 4);
+    }
+}
+
+/** Column `col` (16 and above continue in the next block of 16 rows), row `row`. */
+function vertical(row: number, col: number): number {
+  return ((row + ((col >> 4) << 4)) & 63) * 16 + (col & 15);
+}
+
+/** A DMA load (VDR) from memory to the VPM: Table 36, with Table 37's pitch when MPITCH is 0. */
+export interface VdrSetup {
+  readonly modew: number;
+  readonly mpitch: number;
+  readonly rowLength: number;
+  readonly rows: number;
+  readonly vpitch: number;
+  readonly vertical: boolean;
+  readonly x: number;
+  readonly y: number;
+}
+
+export function decodeVdrSetup(v: number): VdrSetup {
+  return {
+    modew: (v >>> 28) & 7,
+    mpitch: (v >>> 24) & 15,
+    rowLength: ((v >>> 20) & 15) || 16,
+    rows: ((v >>> 16) & 15) || 16,
+    vpitch: ((v >>> 12) & 15) || 16,
+    vertical: ((v >>> 11) & 1) === 1,
+    y: (v >>> 4) & 63,
+    x: v & 15,
+  };
+}
+
+/**
+ * The words of a DMA load: memory row r (at r * pitch bytes), element c goes to VPM row
+ * Y + r * VPITCH, column X + c when horizontal; to row Y + c, column X + r * VPITCH when vertical.
+ */
+export function forEachVdrWord(s: VdrSetup, pitchB: number, move: (vpmWord: number, byteOffset: number) => void): void {
+  if (s.modew !== 0) throw new VpmFormatError(`DMA load mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
+  const pitch = s.mpitch ? 8 << s.mpitch : pitchB;
+  for (let r = 0; r < s.rows; r++)
+    for (let c = 0; c < s.rowLength; c++) {
+      const word = s.vertical ? vertical(s.y + c, s.x + r * s.vpitch) : (s.y + r * s.vpitch) * 16 + s.x + c;
+      move(word % VPM_WORDS, r * pitch + c * 4);
+    }
+}
