@@ -4,10 +4,11 @@
 
 import { asmCommand } from './asm.ts';
 import { disasmCommand } from './disasm.ts';
+import { emuCommand } from './emu.ts';
 import { type Command, CliError, type Io, nodeIo } from './io.ts';
 import { validateCommand } from './validate.ts';
 
-export const COMMANDS: readonly Command[] = [asmCommand, disasmCommand, validateCommand];
+export const COMMANDS: readonly Command[] = [asmCommand, disasmCommand, validateCommand, emuCommand];
 
 const HELP = `qpu: program the Raspberry Pi's VideoCore IV QPUs
 
