@@ -8,9 +8,10 @@
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { decodeProgram, encodeProgram } from '../vc4/codec.ts';
 import { type Effects, effectsOf } from '../vc4/effects.ts';
-import type { Instr } from '../vc4/instr.ts';
+import type { AluInstr, Instr } from '../vc4/instr.ts';
 import { instrViolations, RULES, sequenceViolations, type Violation } from '../vc4/rules.ts';
-import { compileInstr, type Exec } from './compile.ts';
+import { BLOCK, blockEnd, type BlockFn, compileBlock, compileUnit, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
+import type { TranslateOptions } from './compile.ts';
 import { EmulatorError } from './errors.ts';
 import { type Allocation, GpuMemory, hex } from './memory.ts';
 import { newStats, Qpu, type QpuStats, STALL_CAUSES } from './qpu.ts';
@@ -19,9 +20,8 @@ import { forEachVdrWord, forEachVdwWord, type VdrSetup, type VdwSetup, VPM_WORDS
 
 export const MAX_QPUS = 12;
 
-interface Step {
+export interface Step {
   readonly instr: Instr;
-  readonly exec: Exec;
   readonly effects: Effects;
   /** Touches state other QPUs see: runs only when this QPU is the earliest. */
   readonly shared: boolean;
@@ -54,6 +54,13 @@ export interface LoadedProgram {
   readonly code: Allocation;
   readonly instrs: readonly Instr[];
   readonly steps: readonly Step[];
+  /** Translated blocks by first instruction, for strict and non-strict runs; units by pc. */
+  readonly blocks: { strict: (BlockFn | undefined)[]; loose: (BlockFn | undefined)[]; units: (BlockFn | undefined)[] };
+  /** Rules checked on entry to a block, by instruction and the two executed before it. */
+  readonly entryChecks: Map<number, Violation | null>;
+  /** The last instruction of the block starting at each instruction. */
+  readonly blockEnds: Int32Array;
+  readonly translate: TranslateOptions;
 }
 
 export class Machine {
@@ -83,7 +90,6 @@ export class Machine {
       const e = effects[pc]!;
       return {
         instr,
-        exec: compileInstr(instr, pc),
         effects: e,
         shared: isShared(instr, e),
         nop: isNop(instr),
@@ -91,7 +97,10 @@ export class Machine {
         fallThrough: sequenceViolations(e, [effects[pc - 1], effects[pc - 2]]),
       };
     });
-    return { code, instrs, steps };
+    const blockEnds = Int32Array.from(steps, (_, pc) => blockEnd(steps, pc));
+    // Reads of the nop register return earlier reads (vc4asm's addendum); remember them only if needed.
+    const lastReads = instrs.some((i) => i.kind === 'alu' && readsNopRegister(i));
+    return { code, instrs, steps, blocks: { strict: [], loose: [], units: [] }, entryChecks: new Map(), blockEnds, translate: { lastReads } };
   }
 
   /**
@@ -143,58 +152,69 @@ export class Machine {
 
   /** Runs one QPU until it ends, blocks, or reaches a shared instruction later than `horizon`. */
   private runQpu(q: Qpu, horizon: number, strict: boolean, budget: { left: number }, trace: RunOptions['trace']): void {
-    const steps = this.program!.steps;
-    const cpi = this.timing.cyclesPerInstr;
+    const p = this.program!;
+    const steps = p.steps;
+    const blocks = strict ? p.blocks.strict : p.blocks.loose;
     for (;;) {
       const pc = q.pc;
-      const step = steps[pc];
-      if (!step) throw this.at(q, pc, new EmulatorError('fault', `the program counter left the program (${steps.length} instructions)`));
-      if (step.shared && q.time > horizon) return;
-      if (--budget.left < 0)
-        throw this.at(q, pc, new EmulatorError('budget', 'the step budget ran out (an endless loop? raise it with maxSteps / --max-steps)'));
-      if (strict) {
-        const seq = q.prev0 === pc - 1 && q.prev1 === pc - 2 ? step.fallThrough : this.dynamicSequence(q, pc);
-        const bad = step.alone.find(isError) ?? seq.find(isError);
-        if (bad) throw this.at(q, pc, new EmulatorError('rule', `[${bad.rule}] ${bad.message}`, undefined, bad.rule));
+      if (pc < 0 || pc >= steps.length)
+        throw this.locate(q, pc, new EmulatorError('fault', `the program counter left the program (${steps.length} instructions)`));
+      let fn: BlockFn;
+      // Blocks need no branch or program end pending; units handle everything one at a time.
+      if (trace || q.branchCountdown > 0 || q.endCountdown > 0 || budget.left < MAX_BLOCK) {
+        if (budget.left <= 0)
+          throw this.locate(q, pc, new EmulatorError('budget', 'the step budget ran out (an endless loop? raise it with maxSteps / --max-steps)'));
+        if (strict) this.checkEntry(q, pc, q.prev0, q.prev1);
+        if (trace) trace(q.id, pc, steps[pc]!.instr);
+        fn = p.blocks.units[pc] ??= compileUnit(steps, pc, p.translate);
+      } else {
+        if (strict) {
+          this.checkEntry(q, pc, q.prev0, q.prev1);
+          if (p.blockEnds[pc]! > pc) this.checkEntry(q, pc + 1, pc, q.prev0);
+        }
+        fn = blocks[pc] ??= compileBlock(steps, pc, strict, p.translate);
       }
-      if (trace) trace(q.id, pc, step.instr);
-      let done: boolean;
-      try {
-        done = step.exec(q);
-      } catch (e) {
-        throw this.at(q, pc, e);
-      }
-      if (!done) {
+      const before = q.count;
+      const status = fn(q, horizon);
+      budget.left -= q.count - before;
+      if (status === CONTINUE) continue;
+      if (status === YIELD) return;
+      if (status === BLOCK) {
         q.state = 'blocked';
         return;
       }
-      q.time += cpi;
-      q.count++;
-      if (step.nop) q.stats.nops++;
-      q.prev1 = q.prev0;
-      q.prev0 = pc;
-      if (q.endCountdown > 0 && --q.endCountdown === 0) {
-        q.state = 'done';
-        q.stats.instructions = q.count;
-        q.stats.cycles = q.time;
-        return;
-      }
-      if (q.branchCountdown > 0 && --q.branchCountdown === 0) q.pc = q.branchTarget;
-      else q.pc = pc + 1;
+      q.state = 'done';
+      q.stats.instructions = q.count;
+      q.stats.cycles = q.time;
+      return;
     }
   }
 
-  /** Rules between this instruction and the two this QPU actually executed before it. */
-  private dynamicSequence(q: Qpu, pc: number): Violation[] {
+  /** Strict mode: the rules between instruction pc and the two executed before it. */
+  private checkEntry(q: Qpu, pc: number, p0: number, p1: number): void {
     const steps = this.program!.steps;
-    return sequenceViolations(steps[pc]!.effects, [steps[q.prev0]?.effects, steps[q.prev1]?.effects]);
+    const key = pc * 4194304 + (p0 + 1) * 2048 + (p1 + 1);
+    const cache = this.program!.entryChecks;
+    let bad = cache.get(key);
+    if (bad === undefined) {
+      const step = steps[pc]!;
+      const seq = sequenceViolations(step.effects, [steps[p0]?.effects, steps[p1]?.effects]);
+      bad = step.alone.find(isError) ?? seq.find(isError) ?? null;
+      cache.set(key, bad);
+    }
+    if (bad) this.ruleBroken(q, pc, bad);
+  }
+
+  /** Strict mode: stops the run at a broken rule. */
+  ruleBroken(q: Qpu, pc: number, v: Violation): never {
+    throw this.locate(q, pc, new EmulatorError('rule', `[${v.rule}] ${v.message}`, undefined, v.rule));
   }
 
   /** Adds the QPU, pc and instruction to an error raised while executing. */
-  private at(q: Qpu, pc: number, e: unknown): EmulatorError {
+  locate(q: Qpu, pc: number, e: unknown): EmulatorError {
     const instr = this.program!.instrs[pc];
     const where = { qpu: q.id, pc, instruction: instr ? disassembleInstr(instr) : '(outside the program)' };
-    if (e instanceof EmulatorError) return new EmulatorError(e.kind, e.message, e.where ?? where, e.rule);
+    if (e instanceof EmulatorError) return e.where ? e : new EmulatorError(e.kind, e.message, where, e.rule);
     if (e instanceof VpmFormatError) return new EmulatorError('unsupported', e.message, where);
     throw e;
   }
@@ -315,4 +335,9 @@ function isShared(i: Instr, e: Effects): boolean {
 
 function isNop(i: Instr): boolean {
   return i.kind === 'alu' && i.opAdd === 0 && i.opMul === 0 && (i.sig === 1 || i.sig === 13) && i.raddrA === 39 && (i.sig === 13 || i.raddrB === 39);
+}
+
+function readsNopRegister(i: AluInstr): boolean {
+  const muxes = [...(i.opAdd ? [i.addA, i.addB] : []), ...(i.opMul ? [i.mulA, i.mulB] : [])];
+  return (muxes.includes(6) && i.raddrA === 39) || (muxes.includes(7) && i.sig !== 13 && i.raddrB === 39);
 }

@@ -20,7 +20,9 @@ export const SADD = 1152;
 export const SMUL = 1168;
 export const STMP = 1184; // 32 words: the mul inputs, for flags of a rotated result
 export const SROT = 1216;
-export const R_WORDS = 1232;
+/** One word where generated code stores a float to read its rounded pattern back. */
+export const FSCR = 1232;
+export const R_WORDS = 1236;
 
 export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
 export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex'];
@@ -86,6 +88,9 @@ export class Qpu {
   /** Index to jump to when branchCountdown reaches 0; -1 for none. */
   branchTarget = -1;
   branchCountdown = 0;
+  /** A second branch, taken in the last delay slot of the first. */
+  branchTarget2 = -1;
+  branchCountdown2 = 0;
   /** Instructions left after a program end (its two delay slots). */
   endCountdown = -1;
   /** The last two instructions executed (for the rules between instructions); -1 at the start. */
@@ -122,7 +127,7 @@ export class Qpu {
     for (const f of [this.Z, this.N, this.C]) f.fill(0);
     this.lastA.fill(0);
     this.lastB.fill(0);
-    Object.assign(this, { pc, time: 0, state: 'running', waitingFor: '', branchTarget: -1, branchCountdown: 0 });
+    Object.assign(this, { pc, time: 0, state: 'running', waitingFor: '', branchTarget: -1, branchCountdown: 0, branchTarget2: -1, branchCountdown2: 0 });
     Object.assign(this, { endCountdown: -1, count: 0, stats: newStats(), unifAddr: uniforms, noSwap: false, prev0: -1, prev1: -1 });
     this.tmu[0]!.length = 0;
     this.tmu[1]!.length = 0;
@@ -167,9 +172,12 @@ export class Qpu {
     this.stats.sfuOps++;
   }
 
-  /** Moves a due SFU result into r4. Called before anything reads or replaces r4. */
-  syncR4(): void {
-    if (this.sfuResult && this.count >= this.sfuDueAt) {
+  /**
+   * Moves a due SFU result into r4. Called before anything reads or replaces r4, `ahead`
+   * instructions after the last count update (a fused run of instructions counts at its end).
+   */
+  syncR4(ahead = 0): void {
+    if (this.sfuResult && this.count + ahead >= this.sfuDueAt) {
       this.R.set(this.sfuResult, ACC + 64);
       this.sfuResult = undefined;
     }

@@ -22,8 +22,9 @@ export function toF(bits: number): number {
   return f32[0]!;
 }
 
-/** The pattern of a number rounded to single precision, flushed. */
+/** The pattern of a number rounded to single precision, flushed; NaN is always 0x7FC00000. */
 export function fromF(v: number): number {
+  if (v !== v) return 0x7fc00000;
   f32[0] = v;
   return ftz(i32[0]!);
 }
@@ -37,13 +38,14 @@ export const fsub = (a: number, b: number) => fromF(toF(a) - toF(b));
 export function fmin(a: number, b: number): number {
   const fa = toF(a);
   const fb = toF(b);
-  return fb < fa ? ftz(b) : ftz(a);
+  return fromF(fb < fa ? fb : fa);
 }
 export function fmax(a: number, b: number): number {
   const fa = toF(a);
   const fb = toF(b);
-  return fb > fa ? ftz(b) : ftz(a);
+  return fromF(fb > fa ? fb : fa);
 }
+/** The smaller (larger) absolute value, as a positive number. */
 export const fminabs = (a: number, b: number) => fmin(a & 0x7fffffff, b & 0x7fffffff);
 export const fmaxabs = (a: number, b: number) => fmax(a & 0x7fffffff, b & 0x7fffffff);
 

@@ -1,0 +1,145 @@
+// Puts translated instructions together into functions that each run a straight stretch of the
+// program: a block. A block runs from its first instruction to the first of: the third delay
+// slot of a branch in it, the second delay slot of a program end in it, the end of the program,
+// or MAX_BLOCK instructions. Consecutive instructions that only do lane arithmetic share one lane
+// loop. Blocks are made lazily, one per starting instruction, and cached.
+// Needs: the program's steps, and for a block, a QPU with no branch or program end pending.
+// Guarantees: the QPU's pc, clock, counts, pending branch and program end afterwards are
+// exactly as if its instructions had run one at a time; strict-mode rule checks along the
+// block's own fall-through are resolved when the block is made.
+//
+// A "unit" is a block of one instruction that handles pending branches and program ends in
+// general; the machine uses units for tracing, near the step budget, and inside delay slots.
+
+import { RULES, type Violation } from '../vc4/rules.ts';
+import { BLOCKED, HELPERS, type InstrCode, instrCode, joinCode, SYNC_R4, type TranslateOptions } from './compile.ts';
+import type { Step } from './machine.ts';
+import type { Qpu } from './qpu.ts';
+
+export const CONTINUE = 0;
+export const YIELD = 1;
+export const BLOCK = 2;
+export const DONE = 3;
+
+export type BlockFn = (q: Qpu, horizon: number) => number;
+
+export const MAX_BLOCK = 64;
+
+const HELPER_NAMES = Object.keys(HELPERS);
+const HELPER_VALUES = HELPER_NAMES.map((n) => HELPERS[n]);
+
+function make(name: string, body: string): BlockFn {
+  const src = `return function ${name}(q, horizon) {\nconst R = q.R, F = q.F, Z = q.Z, N = q.N, C = q.C;\nlet at = q.pc;\ntry {\n${body}\n} catch (e) { throw q.m.locate(q, at, e); }\n}`;
+  return (new Function(...HELPER_NAMES, src) as (...h: unknown[]) => BlockFn)(...HELPER_VALUES);
+}
+
+const isError = (v: Violation) => RULES[v.rule].severity === 'error';
+
+/** After a jump: the branch queued in its last delay slot becomes the pending one. */
+const PROMOTE =
+  'if (q.branchCountdown2 > 0) { q.branchTarget = q.branchTarget2; q.branchCountdown = q.branchCountdown2 - 1; q.branchCountdown2 = 0; } else q.branchCountdown = 0;';
+
+const isEnd = (s: Step) => s.instr.kind === 'alu' && (s.instr.sig === 3 || s.instr.sig === 9);
+
+/** The last instruction of the block that starts at `start`. */
+export function blockEnd(steps: readonly Step[], start: number): number {
+  let k = start;
+  for (;;) {
+    for (let j = Math.max(start, k - 3); j <= k; j++) {
+      if (steps[j]!.instr.kind === 'branch' && j + 3 === k) return k;
+      if (isEnd(steps[j]!) && j + 2 === k) return k;
+    }
+    if (k + 1 >= steps.length || k + 1 - start >= MAX_BLOCK) return k;
+    k++;
+  }
+}
+
+export function compileBlock(steps: readonly Step[], start: number, strict: boolean, opts: TranslateOptions): BlockFn {
+  const end = blockEnd(steps, start);
+  const lines: string[] = ['const p0 = q.prev0;'];
+  let branchAt = -1;
+  let endAt = -1;
+  let nops = 0;
+
+  /** Leaves the block before instruction k, as if it had run one instruction at a time. */
+  const leaveBefore = (k: number): string => {
+    const out = [`q.pc = ${k};`];
+    if (k - 1 >= start) out.push(`q.prev0 = ${k - 1};`, `q.prev1 = ${k - 2 >= start ? k - 2 : 'p0'};`);
+    if (nops) out.push(`q.stats.nops += ${nops};`);
+    if (branchAt >= 0 && k <= branchAt + 3) out.push(`if (q.branchCountdown > 0) q.branchCountdown = ${branchAt + 4 - k};`);
+    if (endAt >= 0 && k <= endAt + 2) out.push(`q.endCountdown = ${endAt + 3 - k};`);
+    return out.join(' ');
+  };
+
+  // Runs of lane-only instructions become one group with one lane loop.
+  const groups: { first: number; codes: InstrCode[] }[] = [];
+  for (let k = start; k <= end; k++) {
+    const code = instrCode(steps[k]!.instr, k, opts);
+    const g = groups[groups.length - 1];
+    if (g && code.fusable && g.codes[g.codes.length - 1]!.fusable) g.codes.push(code);
+    else groups.push({ first: k, codes: [code] });
+  }
+
+  for (const g of groups) {
+    const len = g.codes.length;
+    lines.push(`// ${g.first}${len > 1 ? `-${g.first + len - 1}` : ''}`, `at = ${g.first};`);
+    if (strict)
+      for (let k = Math.max(g.first, start + 2); k < g.first + len; k++) {
+        const bad = steps[k]!.alone.find(isError) ?? steps[k]!.fallThrough.find(isError);
+        if (bad) {
+          if (k > g.first) lines.push(`at = ${k};`);
+          lines.push(`q.m.ruleBroken(q, ${k}, ${JSON.stringify(bad)});`);
+          break;
+        }
+      }
+    if (len === 1) {
+      const k = g.first;
+      if (steps[k]!.shared) lines.push(`if (q.time > horizon) { ${leaveBefore(k)} return ${YIELD}; }`);
+      const body = joinCode(g.codes[0]!).replaceAll(BLOCKED, `{ ${leaveBefore(k)} return ${BLOCK}; }`).replaceAll(SYNC_R4, 'q.syncR4(0);');
+      lines.push(`{\n${body}\n}`, 'q.time += 4; q.count++;');
+    } else {
+      g.codes.forEach((c, j) => lines.push(...c.pre.map((s) => s.replaceAll(SYNC_R4, `q.syncR4(${j});`))));
+      lines.push('for (let l = 0; l < 16; l++) {', ...g.codes.map((c) => `{\n${c.loop.join('\n')}\n}`), '}');
+      lines.push(`q.time += ${4 * len}; q.count += ${len};`);
+    }
+    for (let k = g.first; k < g.first + len; k++) {
+      if (steps[k]!.nop) nops++;
+      if (steps[k]!.instr.kind === 'branch') {
+        if (k + 3 === end) lines.push('const took = q.branchCountdown > 0;');
+        branchAt = k;
+      }
+      if (isEnd(steps[k]!)) endAt = k;
+    }
+  }
+  if (endAt >= 0 && endAt + 2 === end) {
+    lines.push(`q.prev0 = ${end}; q.prev1 = ${end - 1 >= start ? end - 1 : 'p0'};`, nops ? `q.stats.nops += ${nops};` : '', `return ${DONE};`);
+  } else if (end - 3 >= start && steps[end - 3]!.instr.kind === 'branch') {
+    lines.push(
+      `q.prev0 = ${end}; q.prev1 = ${end - 1 >= start ? end - 1 : 'p0'};`,
+      nops ? `q.stats.nops += ${nops};` : '',
+      endAt >= 0 ? `q.endCountdown = ${endAt + 3 - (end + 1)};` : '',
+      // The branch whose last delay slot this is jumps now; one taken in that slot waits 3 more.
+      `if (took) { q.pc = q.branchTarget; ${PROMOTE} }`,
+      `else { q.pc = ${end + 1}; if (q.branchCountdown > 0) q.branchCountdown = 3; }`,
+      `return ${CONTINUE};`,
+    );
+  } else lines.push(leaveBefore(end + 1), `return ${CONTINUE};`);
+  return make(`block_${start}_${end}`, lines.join('\n'));
+}
+
+/** One instruction, handling pending branches and program ends in general. */
+export function compileUnit(steps: readonly Step[], pc: number, opts: TranslateOptions): BlockFn {
+  const step = steps[pc]!;
+  const body = joinCode(instrCode(step.instr, pc, opts)).replaceAll(BLOCKED, `return ${BLOCK};`).replaceAll(SYNC_R4, 'q.syncR4(0);');
+  const lines = [
+    step.shared ? `if (q.time > horizon) return ${YIELD};` : '',
+    `{\n${body}\n}`,
+    'q.time += 4; q.count++;',
+    step.nop ? 'q.stats.nops++;' : '',
+    `q.prev1 = q.prev0; q.prev0 = ${pc};`,
+    `if (q.endCountdown > 0 && --q.endCountdown === 0) return ${DONE};`,
+    `if (q.branchCountdown > 0 && --q.branchCountdown === 0) { q.pc = q.branchTarget; ${PROMOTE} } else q.pc = ${pc + 1};`,
+    `return ${CONTINUE};`,
+  ];
+  return make(`unit_${pc}`, lines.join('\n'));
+}
