@@ -99,7 +99,8 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
       lines.push(`{\n${body}\n}`, 'q.time += 4; q.count++;');
     } else {
       g.codes.forEach((c, j) => lines.push(...c.pre.map((s) => s.replaceAll(SYNC_R4, `q.syncR4(${j});`))));
-      lines.push('for (let l = 0; l < 16; l++) {', ...g.codes.map((c) => `{\n${c.loop.join('\n')}\n}`), '}');
+      const bodies = g.codes.filter((c) => c.loop.length).map((c) => `{\n${c.loop.join('\n')}\n}`);
+      if (bodies.length) lines.push('for (let l = 0; l < 16; l++) {', ...bodies, '}');
       lines.push(`q.time += ${4 * len}; q.count += ${len};`);
     }
     for (let k = g.first; k < g.first + len; k++) {

@@ -32,6 +32,8 @@ export interface InstrCode {
   readonly post: string[];
   /** Only lane arithmetic: its loop can run fused with its neighbours' (no I/O, signals, cross-lane writes). */
   fusable: boolean;
+  /** Reads values other lanes produce. */
+  crossLane?: boolean;
 }
 
 export interface TranslateOptions {
@@ -88,6 +90,7 @@ function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, opts: Tr
       case 35:
         throw new Unsupported('unsupported', 'reads varyings, which only fragment shaders have');
       case 39:
+        c.crossLane = true; // lanes 12-15 of an earlier read: no fusing with the instructions before
         return exprVal(`${last}[l & 3]`);
       case 41:
       case 42:
@@ -247,7 +250,8 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
       if (flagsFrom === 'mul') c.loop.push(...flagCode('rm', cm, i.opMul === 1, mulCarryExpr(i.opMul)));
     }
   }
-  c.fusable = c.post.length === 0 && !c.pre.some((s) => s.includes(BLOCKED) || s.startsWith('q.vpmRead') || s.startsWith('q.dma'));
+  c.fusable =
+    !c.crossLane && c.post.length === 0 && !c.pre.some((s) => s.includes(BLOCKED) || s.startsWith('q.vpmRead') || s.startsWith('q.dma'));
 }
 
 /**

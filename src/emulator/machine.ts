@@ -9,14 +9,14 @@ import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { decodeProgram, encodeProgram } from '../vc4/codec.ts';
 import { type Effects, effectsOf } from '../vc4/effects.ts';
 import type { AluInstr, Instr } from '../vc4/instr.ts';
-import { instrViolations, RULES, sequenceViolations, type Violation } from '../vc4/rules.ts';
+import { instrViolations, RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
 import { BLOCK, blockEnd, type BlockFn, compileBlock, compileUnit, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import type { TranslateOptions } from './compile.ts';
 import { EmulatorError } from './errors.ts';
 import { type Allocation, GpuMemory, hex } from './memory.ts';
-import { newStats, Qpu, type QpuStats, STALL_CAUSES } from './qpu.ts';
+import { newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
-import { forEachVdrWord, forEachVdwWord, type VdrSetup, type VdwSetup, VPM_WORDS, VpmFormatError } from './vpm.ts';
+import { forEachVdrRow, forEachVdwRow, type VdrSetup, type VdwSetup, VPM_WORDS, VpmFormatError } from './vpm.ts';
 
 export const MAX_QPUS = 12;
 
@@ -36,8 +36,10 @@ export interface RunOptions {
   readonly strict?: boolean;
   /** Instructions all QPUs may execute in total before the run stops (default 200 million). */
   readonly maxSteps?: number;
-  /** Called for every executed instruction. */
+  /** Called for every executed instruction (runs one instruction at a time). */
   readonly trace?: (qpu: number, pc: number, instr: Instr) => void;
+  /** Called with each QPU after reset, before it runs (tests set registers here). */
+  readonly init?: (q: Qpu) => void;
 }
 
 export interface RunResult {
@@ -79,6 +81,11 @@ export class Machine {
     readonly timing: Timing = PI_TIMING,
   ) {}
 
+  /** The QPUs of the last run, with their registers as the run left them. */
+  get lastRun(): readonly Qpu[] {
+    return this.qpus;
+  }
+
   /** Copies a program into GPU memory and translates its instructions. */
   load(program: Uint32Array | readonly Instr[], name = 'code'): LoadedProgram {
     const words = program instanceof Uint32Array ? program : encodeProgram(program);
@@ -116,12 +123,14 @@ export class Machine {
     this.mutexHolder = -1;
     this.vdrFree = this.vdwFree = 0;
     this.tmuFree.fill(0);
+    const strict = opts.strict ?? true;
     this.qpus = uniforms.map((u, id) => {
       const q = new Qpu(id, this);
       q.reset(0, u);
+      q.tmuLimit = strict ? TMU_FIFO_DEPTH : TMU_SLOTS;
+      opts.init?.(q);
       return q;
     });
-    const strict = opts.strict ?? true;
     const budget = { left: opts.maxSteps ?? 200_000_000 };
     for (;;) {
       let q: Qpu | undefined;
@@ -239,10 +248,15 @@ export class Machine {
 
   dmaLoad(q: Qpu, s: VdrSetup, pitch: number, addr: number): { done: number; bytes: number } {
     const mem = this.memory;
+    const vpm = this.vpm;
     let words = 0;
-    forEachVdrWord(s, pitch, (vpmWord, off) => {
-      this.vpm[vpmWord] = mem.words[mem.check((addr + off) >>> 0, 'DMA load')]!;
-      words++;
+    forEachVdrRow(s, pitch, (vpmWords, off) => {
+      const n = vpmWords.length;
+      const i0 = mem.index((addr + off) >>> 0);
+      if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
+        for (let d = 0; d < n; d++) vpm[vpmWords[d]!] = mem.words[i0 + d]!;
+      } else for (let d = 0; d < n; d++) vpm[vpmWords[d]!] = mem.words[mem.check((addr + off + 4 * d) >>> 0, 'DMA load')]!;
+      words += n;
     });
     const start = Math.max(q.time, this.vdrFree);
     this.vdrFree = start + this.timing.dmaBaseCycles + words * this.timing.dmaCyclesPerWord;
@@ -251,10 +265,15 @@ export class Machine {
 
   dmaStore(q: Qpu, s: VdwSetup, stride: number, addr: number): { done: number; bytes: number } {
     const mem = this.memory;
+    const vpm = this.vpm;
     let words = 0;
-    forEachVdwWord(s, stride, (vpmWord, off) => {
-      mem.words[mem.check((addr + off) >>> 0, 'DMA store')] = this.vpm[vpmWord]!;
-      words++;
+    forEachVdwRow(s, stride, (vpmWords, off) => {
+      const n = vpmWords.length;
+      const i0 = mem.index((addr + off) >>> 0);
+      if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
+        for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[vpmWords[d]!]!;
+      } else for (let d = 0; d < n; d++) mem.words[mem.check((addr + off + 4 * d) >>> 0, 'DMA store')] = vpm[vpmWords[d]!]!;
+      words += n;
     });
     const start = Math.max(q.time, this.vdwFree);
     this.vdwFree = start + this.timing.dmaBaseCycles + words * this.timing.dmaCyclesPerWord;

@@ -59,9 +59,18 @@ export function newStats(): QpuStats {
   };
 }
 
-interface TmuResult {
-  readonly data: Int32Array;
-  readonly readyAt: number;
+/**
+ * Results a QPU can have outstanding on one TMU: the guide's request FIFO holds 8 direct lookups
+ * (p. 39). Strict runs stop at TMU_FIFO_DEPTH (rules.ts); others may use all 8.
+ */
+export const TMU_SLOTS = 8;
+
+/** One TMU's requests in flight for one QPU: a ring of TMU_SLOTS 16-lane results. */
+class TmuFifo {
+  readonly data = new Int32Array(16 * TMU_SLOTS);
+  readonly readyAt = new Float64Array(TMU_SLOTS);
+  head = 0;
+  count = 0;
 }
 
 /** An I/O error without a location; the run loop adds QPU, pc and the instruction. */
@@ -104,7 +113,9 @@ export class Qpu {
 
   unifAddr = 0;
   noSwap = false;
-  private readonly tmu: TmuResult[][] = [[], []];
+  private readonly tmu = [new TmuFifo(), new TmuFifo()];
+  /** Strict runs stop at the rules' TMU depth; other runs at the hardware's. */
+  tmuLimit = TMU_FIFO_DEPTH;
   private sfuResult: Int32Array | undefined;
   private sfuDueAt = 0;
   private vpmWriteBlock: VpmBlock | undefined;
@@ -129,8 +140,8 @@ export class Qpu {
     this.lastB.fill(0);
     Object.assign(this, { pc, time: 0, state: 'running', waitingFor: '', branchTarget: -1, branchCountdown: 0, branchTarget2: -1, branchCountdown2: 0 });
     Object.assign(this, { endCountdown: -1, count: 0, stats: newStats(), unifAddr: uniforms, noSwap: false, prev0: -1, prev1: -1 });
-    this.tmu[0]!.length = 0;
-    this.tmu[1]!.length = 0;
+    this.tmu[0]!.head = this.tmu[0]!.count = 0;
+    this.tmu[1]!.head = this.tmu[1]!.count = 0;
     this.sfuResult = undefined;
     this.vpmWriteBlock = undefined;
     this.vpmReads.length = 0;
@@ -187,34 +198,46 @@ export class Qpu {
 
   tmuRequest(t: number, src: number, mask: number): void {
     const fifo = this.tmu[t]!;
-    if (fifo.length >= TMU_FIFO_DEPTH)
-      throw ioError('rule', `a TMU${t} request with ${fifo.length} already outstanding (the limit is ${TMU_FIFO_DEPTH})`, 'tmu-fifo-overrun');
+    if (fifo.count >= this.tmuLimit)
+      throw fifo.count >= TMU_SLOTS
+        ? ioError('fault', `a TMU${t} request with ${fifo.count} outstanding: the FIFO is full and the QPU would wait forever`)
+        : ioError('rule', `a TMU${t} request with ${fifo.count} already outstanding (the limit is ${TMU_FIFO_DEPTH})`, 'tmu-fifo-overrun');
+    const slot = (fifo.head + fifo.count) % TMU_SLOTS;
     const mem = this.m.memory;
-    const data = new Int32Array(16);
+    const words = mem.words;
+    const R = this.R;
+    const data = fifo.data;
+    const base = 16 * slot;
     for (let l = 0; l < 16; l++) {
-      if (!(mask & (1 << l))) continue;
-      const addr = this.R[src + l]! >>> 0;
+      if (!(mask & (1 << l))) {
+        data[base + l] = 0;
+        continue;
+      }
+      const addr = R[src + l]! >>> 0;
       const i = mem.index(addr);
       if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
-      data[l] = mem.words[i]!;
+      data[base + l] = words[i]!;
     }
-    const readyAt = this.m.tmuSchedule(this, this.time);
-    fifo.push({ data, readyAt });
+    fifo.readyAt[slot] = this.m.tmuSchedule(this, this.time);
+    fifo.count++;
     this.stats.tmuRequests++;
   }
 
   /** The ldtmu signal: the oldest result goes to r4 at the end of the instruction. */
   tmuLoad(t: number): void {
-    const r = this.tmu[t]!.shift();
-    if (!r) throw ioError('rule', `ldtmu${t} with no TMU${t} request outstanding: the QPU would wait forever`, 'tmu-read-empty');
-    this.stall(r.readyAt, 'tmu');
+    const fifo = this.tmu[t]!;
+    if (fifo.count === 0) throw ioError('rule', `ldtmu${t} with no TMU${t} request outstanding: the QPU would wait forever`, 'tmu-read-empty');
+    const slot = fifo.head;
+    this.stall(fifo.readyAt[slot]!, 'tmu');
     this.syncR4();
-    this.R.set(r.data, ACC + 64);
+    this.R.set(fifo.data.subarray(16 * slot, 16 * slot + 16), ACC + 64);
+    fifo.head = (slot + 1) % TMU_SLOTS;
+    fifo.count--;
     this.stats.tmuLoads++;
   }
 
   tmuOutstanding(t: number): number {
-    return this.tmu[t]!.length;
+    return this.tmu[t]!.count;
   }
 
   // ---- VPM (Guide pp. 53-56)

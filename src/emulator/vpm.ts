@@ -65,21 +65,21 @@ export function decodeVdwSetup(v: number): VdwSetup {
 }
 
 /**
- * The words of a DMA store, in memory order: for each of `units` memory rows, `depth` words.
- * Horizontal: row r is VPM row Y+r from column X on. Vertical: row r is VPM column X+r from
- * row Y down. `stride` bytes separate the end of one memory row from the start of the next.
- * Calls `move(vpmWord, memoryByteOffset)` for each word.
+ * A DMA store's memory rows, in order: for each of `units` rows, the VPM words of its `depth`
+ * 32-bit words and the row's byte offset in memory. Horizontal: row r is VPM row Y+r from
+ * column X on. Vertical: row r is VPM column X+r from row Y down. `stride` bytes separate the
+ * end of one memory row from the start of the next.
  */
-export function forEachVdwWord(s: VdwSetup, stride: number, move: (vpmWord: number, byteOffset: number) => void): void {
+export function forEachVdwRow(s: VdwSetup, stride: number, row: (vpmWords: Int32Array, byteOffset: number) => void): void {
   if (s.modew !== 0) throw new VpmFormatError(`DMA store mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
   const y = s.vpmBase >> 4;
   const x = s.vpmBase & 15;
   const rowBytes = s.depth * 4 + stride;
-  for (let r = 0; r < s.units; r++)
-    for (let d = 0; d < s.depth; d++) {
-      const word = s.horizontal ? (y + r) * 16 + x + d : vertical(y + d, x + r);
-      move(word % VPM_WORDS, r * rowBytes + d * 4);
-    }
+  const words = new Int32Array(s.depth);
+  for (let r = 0; r < s.units; r++) {
+    for (let d = 0; d < s.depth; d++) words[d] = (s.horizontal ? (y + r) * 16 + x + d : vertical(y + d, x + r)) % VPM_WORDS;
+    row(words, r * rowBytes);
+  }
 }
 
 /** Column `col` (16 and above continue in the next block of 16 rows), row `row`. */
@@ -113,15 +113,16 @@ export function decodeVdrSetup(v: number): VdrSetup {
 }
 
 /**
- * The words of a DMA load: memory row r (at r * pitch bytes), element c goes to VPM row
+ * A DMA load's memory rows: memory row r (at r * pitch bytes), element c goes to VPM row
  * Y + r * VPITCH, column X + c when horizontal; to row Y + c, column X + r * VPITCH when vertical.
  */
-export function forEachVdrWord(s: VdrSetup, pitchB: number, move: (vpmWord: number, byteOffset: number) => void): void {
+export function forEachVdrRow(s: VdrSetup, pitchB: number, row: (vpmWords: Int32Array, byteOffset: number) => void): void {
   if (s.modew !== 0) throw new VpmFormatError(`DMA load mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
   const pitch = s.mpitch ? 8 << s.mpitch : pitchB;
-  for (let r = 0; r < s.rows; r++)
-    for (let c = 0; c < s.rowLength; c++) {
-      const word = s.vertical ? vertical(s.y + c, s.x + r * s.vpitch) : (s.y + r * s.vpitch) * 16 + s.x + c;
-      move(word % VPM_WORDS, r * pitch + c * 4);
-    }
+  const words = new Int32Array(s.rowLength);
+  for (let r = 0; r < s.rows; r++) {
+    for (let c = 0; c < s.rowLength; c++)
+      words[c] = (s.vertical ? vertical(s.y + c, s.x + r * s.vpitch) : (s.y + r * s.vpitch) * 16 + s.x + c) % VPM_WORDS;
+    row(words, r * pitch);
+  }
 }
