@@ -120,8 +120,8 @@ interface PackInfo {
   mode: number;
   isMul: boolean;
   isFloat: boolean;
-  /** For add and sub: the unwrapped result, which the saturating 32-bit pack clamps. */
-  exact?: string;
+  /** For add and sub: expressions of the signed overflow and the carry, which the packs use. */
+  overflow?: string;
 }
 
 /** Code that writes `v` (a local of the lane loop) to `addr` of `file`, under condition `cond`. */
@@ -133,7 +133,7 @@ function genWrite(c: InstrCode, v: string, file: RegFile, addr: number, cond: st
     let value = v;
     if (pack.pm === 1 && pack.isMul && pack.mode) value = `packMul(${pack.mode}, R[${target}+${l}], ${v})`;
     else if (pack.pm === 0 && pack.mode && file === 'a' && addr < 32)
-      value = `packA(${pack.mode}, R[${target}+${l}], ${v}, ${pack.isFloat}, ${pack.exact ?? 'undefined'})`;
+      value = `packA(${pack.mode}, R[${target}+${l}], ${v}, ${pack.isFloat}${pack.overflow ?? ''})`;
     guard(`R[${target}+${l}] = ${value};`);
     return;
   }
@@ -173,10 +173,9 @@ function signalCode(sig: number, c: InstrCode): void {
   if (sig === 10 || sig === 11) c.post.push(`q.tmuLoad(${sig - 10});`);
 }
 
-/** Flag updates from result `r`; `carry` is the C expression. */
-function flagCode(r: string, cond: string, isFloat: boolean, carry: string, l = 'l'): string[] {
-  const z = isFloat ? `(${r} & 0x7fffffff)` : r;
-  const set = `{ Z[${l}] = ${z} === 0 ? 1 : 0; N[${l}] = ${r} >>> 31; C[${l}] = ${carry}; }`;
+/** Flag updates from result `r` (Z: all bits zero; N: bit 31); `carry` is the C expression. */
+function flagCode(r: string, cond: string, carry: string, l = 'l'): string[] {
+  const set = `{ Z[${l}] = ${r} === 0 ? 1 : 0; N[${l}] = ${r} >>> 31; C[${l}] = ${carry}; }`;
   return [cond === 'true' ? set : `if (${cond}) ${set}`];
 }
 
@@ -185,7 +184,7 @@ function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, floa
   const same = a.int === b.int;
   c.loop.push(`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
   if (!float) return;
-  const f = (name: string, v: Val) => (v.findex ? `(${name} & 0x7f800000) ? F[${v.findex}] : (${name} < 0 ? -0 : 0)` : v.float);
+  const f = (name: string, v: Val) => (v.findex ? `((${name} & 0x7f800000) ? F[${v.findex}] : 0)` : v.float);
   c.loop.push(`const ${fx} = ${f(x!, a)}, ${fy} = ${same ? fx : f(y!, b)};`);
 }
 
@@ -204,6 +203,9 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   if (smallImm) {
     bVal = constVal(smallImmValue(i.raddrB));
     if (opts.lastReads) c.loop.push(`if (l >= 12) q.lastB[l - 12] = ${bVal.int};`);
+  } else if (i.raddrA === 32 && i.raddrB === 32) {
+    bVal = aVal; // both ports reading uniforms take one uniform (Mesa's and the kernel's validators)
+    if (opts.lastReads) c.loop.push(`if (l >= 12) q.lastB[l - 12] = ${aVal.int};`);
   } else bVal = genRead('b', i.raddrB, pc, c, opts);
 
   const usesR4 = (i.opAdd !== 0 && (i.addA === 4 || i.addB === 4)) || (i.opMul !== 0 && (i.mulA === 4 || i.mulB === 4));
@@ -234,10 +236,10 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   }
   // Writes come after every input of the lane has been read.
   if (i.opAdd !== 0) {
-    const exact = add.name === 'add' ? '(aa + ab)' : add.name === 'sub' ? '(aa - ab)' : undefined;
-    const pack = { pm: i.pm, mode: i.pack, isMul: false, isFloat: arith.ADD_FLOAT_RESULT.has(i.opAdd), exact };
+    const overflow = i.opAdd === 12 || i.opAdd === 13 ? `, addOverflow(${i.opAdd}, aa, ab) ? 1 : 0, ${addCarryExpr(i.opAdd, 'ra')}` : undefined;
+    const pack = { pm: i.pm, mode: i.pack, isMul: false, isFloat: arith.ADD_FLOAT_RESULT.has(i.opAdd), overflow };
     genWrite(c, 'ra', addWriteFile(i.ws), i.waddrAdd, ca, pack, SADD, `a${pc}`);
-    if (flagsFrom === 'add') c.loop.push(...flagCode('ra', ca, arith.ADD_FLOAT_RESULT.has(i.opAdd), addCarryExpr(i.opAdd, 'ra')));
+    if (flagsFrom === 'add') c.loop.push(...flagCode('ra', ca, addCarryExpr(i.opAdd, 'ra')));
   }
   if (i.opMul !== 0) {
     if (rotates) {
@@ -247,7 +249,7 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
       rotateCode(i, pc, c, flagsFrom === 'mul');
     } else {
       genWrite(c, 'rm', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: i.opMul === 1 }, SMUL, `m${pc}`);
-      if (flagsFrom === 'mul') c.loop.push(...flagCode('rm', cm, i.opMul === 1, mulCarryExpr(i.opMul)));
+      if (flagsFrom === 'mul') c.loop.push(...flagCode('rm', cm, mulCarryExpr(i.opMul)));
     }
   }
   c.fusable =
@@ -266,7 +268,7 @@ function rotateCode(i: AluInstr, pc: number, c: InstrCode, flagsFromMul: boolean
   const pack = { pm: i.pm, mode: i.pack, isMul: true, isFloat: i.opMul === 1 };
   genWrite(inner, 'rd', mulWriteFile(i.ws), i.waddrMul, 'cd', pack, SROT, `r${pc}`, 'd');
   if (flagsFromMul)
-    inner.loop.push(...flagCode('rd', 'cd', i.opMul === 1, `mulCarry(${i.opMul}, R[${STMP}+s], R[${STMP + 16}+s])`, 'd'));
+    inner.loop.push(...flagCode('rd', 'cd', `mulCarry(${i.opMul}, R[${STMP}+s], R[${STMP + 16}+s])`, 'd'));
   c.pre.push(...inner.pre);
   c.post.push(
     `const rot${pc} = ${rot};`,
@@ -298,7 +300,7 @@ function genImm(i: LoadImmInstr | SemaInstr, pc: number, values: number[], c: In
   const before = c.loop.length;
   genWrite(c, 'v', addWriteFile(i.ws), i.waddrAdd, ca, { pm: i.pm, mode: i.pack, isMul: false, isFloat: false }, SADD, `a${pc}`);
   genWrite(c, 'v', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: false }, SMUL, `m${pc}`);
-  if (i.sf) c.loop.push(...flagCode('v', ca, false, '0'));
+  if (i.sf) c.loop.push(...flagCode('v', ca, '0'));
   if (c.loop.length === before) c.loop.length = 0;
   c.fusable = i.kind === 'ldi' && c.post.length === 0;
 }

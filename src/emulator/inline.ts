@@ -1,13 +1,11 @@
 // The ALU operations as inline JavaScript, for the translated lane loops: the same results as
 // the functions of src/vc4/arith.ts (a test checks them against each other on random inputs),
-// written out so that the JIT compiles a lane's arithmetic without calls. Floats are read
-// through the Float32Array view F over the registers and converted back through the scratch
-// word FSCR, which is how single-precision rounding happens.
+// written out so that the JIT compiles a lane's arithmetic with few calls. Floats are read
+// through the Float32Array view F over the registers; rare cases (NaN inputs) call arith.
 
-import { ftz, toF } from '../vc4/arith.ts';
-import { FSCR } from './qpu.ts';
+import { toF } from '../vc4/arith.ts';
 
-/** An ALU input: its 32-bit pattern as an expression, and its float value (denormals flushed). */
+/** An ALU input: its 32-bit pattern as an expression, and its float value (zero and denormals read as +0). */
 export interface Val {
   readonly int: string;
   readonly float: string;
@@ -17,13 +15,13 @@ export interface Val {
 
 /** A register word R[index]. */
 export function regVal(index: string): Val {
-  return { int: `R[${index}]`, float: `((R[${index}] & 0x7f800000) ? F[${index}] : (R[${index}] < 0 ? -0 : 0))`, findex: index };
+  return { int: `R[${index}]`, float: `((R[${index}] & 0x7f800000) ? F[${index}] : 0)`, findex: index };
 }
 
 /** A constant pattern. */
 export function constVal(bits: number): Val {
   const f = toF(bits | 0);
-  return { int: String(bits | 0), float: Object.is(f, -0) ? '-0' : Number.isNaN(f) ? 'NaN' : String(f) };
+  return { int: String(bits | 0), float: Number.isNaN(f) ? 'NaN' : String(f) };
 }
 
 /** Any other pattern: the float through toF (for rare inputs: unpacked values, lane numbers). */
@@ -31,13 +29,11 @@ export function exprVal(int: string): Val {
   return { int, float: `toF(${int})` };
 }
 
-/** The float result `fexpr` rounded to single precision, flushed, NaN made canonical, into `out`. */
-function floatResult(out: string, fexpr: string): string[] {
-  return [
-    `F[${FSCR}] = ${fexpr};`,
-    `let ${out} = R[${FSCR}];`,
-    `if ((${out} & 0x7f800000) === 0) ${out} &= 0x80000000; else if ((${out} & 0x7fffffff) > 0x7f800000) ${out} = 0x7fc00000;`,
-  ];
+const NAN = (x: string) => `(${x} & 0x7fffffff) > 0x7f800000`;
+
+/** a + b rounded toward zero (arith.fadd without its NaN cases), into `out`. */
+function sumToZero(out: string, a: string, b: string): string {
+  return `{ const s = ${a} + ${b}, t = s - ${a}; ${out} = roundToZero(s, (${a} - (s - t)) + (${b} - t)); }`;
 }
 
 /**
@@ -45,53 +41,54 @@ function floatResult(out: string, fexpr: string): string[] {
  * patterns, `fa`/`fb` their float values when the op reads floats) into `out`.
  */
 export function addOpCode(op: number, out: string): string[] {
+  const c = (expr: string) => [`const ${out} = ${expr};`];
   switch (op) {
     case 1:
-      return floatResult(out, 'fa + fb');
+      return [`let ${out};`, `if (${NAN('aa')} || ${NAN('ab')}) ${out} = fadd(aa, ab); else ${sumToZero(out, 'fa', 'fb')}`];
     case 2:
-      return floatResult(out, 'fa - fb');
+      return [`let ${out};`, `if (${NAN('aa')} || ${NAN('ab')}) ${out} = fsub(aa, ab); else ${sumToZero(out, 'fa', '-fb')}`];
     case 3:
-      return floatResult(out, 'fb < fa ? fb : fa');
+      return c('(aa < 0 ? -(aa & 0x7fffffff) : aa) > (ab < 0 ? -(ab & 0x7fffffff) : ab) ? ab : aa');
     case 4:
-      return floatResult(out, 'fb > fa ? fb : fa');
+      return c('(aa < 0 ? -(aa & 0x7fffffff) : aa) > (ab < 0 ? -(ab & 0x7fffffff) : ab) ? aa : ab');
     case 5:
-      return floatResult(out, 'Math.abs(fb) < Math.abs(fa) ? Math.abs(fb) : Math.abs(fa)');
+      return c('(aa & 0x7fffffff) > (ab & 0x7fffffff) ? ab & 0x7fffffff : aa & 0x7fffffff');
     case 6:
-      return floatResult(out, 'Math.abs(fb) > Math.abs(fa) ? Math.abs(fb) : Math.abs(fa)');
+      return c('(aa & 0x7fffffff) > (ab & 0x7fffffff) ? aa & 0x7fffffff : ab & 0x7fffffff');
     case 7:
-      return [`const ${out} = fa > -2147483649 && fa < 2147483648 ? fa | 0 : 0;`];
+      return c('fa > -2147483649 && fa < 2147483648 ? fa | 0 : 0');
     case 8:
-      return [`F[${FSCR}] = aa;`, `const ${out} = R[${FSCR}];`];
+      return c('roundToZero(aa, 0)');
     case 12:
-      return [`const ${out} = (aa + ab) | 0;`];
+      return c('(aa + ab) | 0');
     case 13:
-      return [`const ${out} = (aa - ab) | 0;`];
+      return c('(aa - ab) | 0');
     case 14:
-      return [`const ${out} = (aa >>> (ab & 31)) | 0;`];
+      return c('(aa >>> (ab & 31)) | 0');
     case 15:
-      return [`const ${out} = aa >> (ab & 31);`];
+      return c('aa >> (ab & 31)');
     case 16:
-      return [`const ${out} = ((aa >>> (ab & 31)) | (aa << (32 - (ab & 31)))) | 0;`];
+      return c('((aa >>> (ab & 31)) | (aa << (32 - (ab & 31)))) | 0');
     case 17:
-      return [`const ${out} = aa << (ab & 31);`];
+      return c('aa << (ab & 31)');
     case 18:
-      return [`const ${out} = aa < ab ? aa : ab;`];
+      return c('aa < ab ? aa : ab');
     case 19:
-      return [`const ${out} = aa > ab ? aa : ab;`];
+      return c('aa > ab ? aa : ab');
     case 20:
-      return [`const ${out} = aa & ab;`];
+      return c('aa & ab');
     case 21:
-      return [`const ${out} = aa | ab;`];
+      return c('aa | ab');
     case 22:
-      return [`const ${out} = aa ^ ab;`];
+      return c('aa ^ ab');
     case 23:
-      return [`const ${out} = ~aa;`];
+      return c('~aa');
     case 24:
-      return [`const ${out} = Math.clz32(aa);`];
+      return c('Math.clz32(aa)');
     case 30:
-      return [`const ${out} = v8adds(aa, ab);`];
+      return c('v8adds(aa, ab)');
     case 31:
-      return [`const ${out} = v8subs(aa, ab);`];
+      return c('v8subs(aa, ab)');
     default:
       throw new Error(`no add opcode ${op}`);
   }
@@ -99,28 +96,34 @@ export function addOpCode(op: number, out: string): string[] {
 
 /** The same for the mul ALU, with inputs `ma`/`mb` (`fma`/`fmb`). */
 export function mulOpCode(op: number, out: string): string[] {
+  const c = (expr: string) => [`const ${out} = ${expr};`];
   switch (op) {
     case 1:
-      return floatResult(out, 'fma * fmb');
+      return [
+        `let ${out};`,
+        `if (!(ma & 0x7f800000) || !(mb & 0x7f800000)) ${out} = 0;`,
+        `else if (${NAN('ma')} || ${NAN('mb')}) ${out} = fmul(ma, mb);`,
+        `else ${out} = roundToZero(fma * fmb, 0);`,
+      ];
     case 2:
-      return [`const ${out} = Math.imul(ma & 0xffffff, mb & 0xffffff);`];
+      return c('Math.imul(ma & 0xffffff, mb & 0xffffff)');
     case 3:
-      return [`const ${out} = v8muld(ma, mb);`];
+      return c('v8muld(ma, mb)');
     case 4:
-      return [`const ${out} = v8min(ma, mb);`];
+      return c('v8min(ma, mb)');
     case 5:
-      return [`const ${out} = v8max(ma, mb);`];
+      return c('v8max(ma, mb)');
     case 6:
-      return [`const ${out} = v8adds(ma, mb);`];
+      return c('v8adds(ma, mb)');
     case 7:
-      return [`const ${out} = v8subs(ma, mb);`];
+      return c('v8subs(ma, mb)');
     default:
       throw new Error(`no mul opcode ${op}`);
   }
 }
 
 /** Which inputs an opcode reads as floats and which as patterns. */
-export const ADD_READS_FLOAT: ReadonlySet<number> = new Set([1, 2, 3, 4, 5, 6, 7]);
+export const ADD_READS_FLOAT: ReadonlySet<number> = new Set([1, 2, 7]);
 export const MUL_READS_FLOAT: ReadonlySet<number> = new Set([1]);
 
 /** The carry flag of an add opcode as an expression (arith.addCarry inline). */
@@ -128,13 +131,14 @@ export function addCarryExpr(op: number, r: string): string {
   switch (op) {
     case 1:
     case 2:
+    case 8:
       return `(${r} > 0 ? 1 : 0)`;
     case 3:
     case 4:
-      return '(fa > fb ? 1 : 0)';
+      return '((aa < 0 ? -(aa & 0x7fffffff) : aa) > (ab < 0 ? -(ab & 0x7fffffff) : ab) ? 1 : 0)';
     case 5:
     case 6:
-      return '(Math.abs(fa) > Math.abs(fb) ? 1 : 0)';
+      return '((aa & 0x7fffffff) > (ab & 0x7fffffff) ? 1 : 0)';
     case 12:
       return '((aa >>> 0) + (ab >>> 0) > 0xffffffff ? 1 : 0)';
     case 13:
@@ -155,5 +159,3 @@ export function addCarryExpr(op: number, r: string): string {
 export function mulCarryExpr(op: number): string {
   return op === 2 ? '((ma & 0xffffff) * (mb & 0xffffff) > 0xffffff ? 1 : 0)' : '0';
 }
-
-export { ftz };

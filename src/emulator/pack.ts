@@ -3,39 +3,45 @@
 // Source: Broadcom, "VideoCore IV 3D Architecture Reference Guide" (2013), Tables 6-9 (pp. 31-32).
 // A pack into a 16-bit or 8-bit field leaves the rest of the destination register as it was.
 
-import { fromF, toF } from '../vc4/arith.ts';
+import { roundToZero, toF } from '../vc4/arith.ts';
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
-/** IEEE half-precision bits to a float32 pattern (exact). */
+/**
+ * Half-precision bits as a float32 pattern, as the unpack unit makes it: normal values exactly;
+ * a half denormal keeps its mantissa with a zero exponent, not normalised (VC4C's hardware
+ * tables: 0x0001 unpacks to 0x00002000).
+ */
 export function halfToFloatBits(h: number): number {
   const sign = (h & 0x8000) << 16;
   const exp = (h >>> 10) & 31;
   const frac = h & 0x3ff;
   if (exp === 31) return sign | 0x7f800000 | (frac << 13);
-  if (exp === 0) return fromF((sign ? -1 : 1) * frac * 2 ** -24);
+  if (exp === 0) return sign | (frac << 13);
   return sign | ((exp - 15 + 127) << 23) | (frac << 13);
 }
 
-/** A float32 pattern to half-precision bits, rounded to nearest even, overflowing to infinity. */
+/**
+ * A float32 pattern to half precision, as the regfile-A pack makes it: zero, denormals and
+ * values below the half range give +0; values beyond it and NaN give an infinity of their sign;
+ * others round to nearest even (the hardware tables fit this and rounding away from zero).
+ */
 export function floatBitsToHalf(bits: number): number {
+  const neg = bits < 0;
+  if ((bits & 0x7fffffff) >= 0x7f800000) return neg ? 0xfc00 : 0x7c00;
   u32[0] = bits;
-  const f = f32[0]!;
-  const sign = (bits >>> 16) & 0x8000;
-  if (Number.isNaN(f)) return sign | 0x7e00;
-  const a = Math.abs(f);
-  if (a >= 65520) return sign | 0x7c00;
-  if (a < 2 ** -25) return sign;
-  if (a < 2 ** -14) return sign | roundEven(a / 2 ** -24); // half denormal
-  const e = Math.floor(Math.log2(a));
-  let m = roundEven((a / 2 ** e - 1) * 1024);
-  let exp = e + 15;
-  if (m === 1024) {
-    m = 0;
-    exp++;
+  const a = Math.abs(f32[0]!);
+  if (a < 2 ** -24) return 0;
+  let h: number;
+  if (a < 2 ** -14) h = roundEven(a / 2 ** -24); // a half denormal
+  else {
+    const e = Math.floor(Math.log2(a));
+    const m = roundEven((a / 2 ** e - 1) * 1024);
+    h = m === 1024 ? (e + 16) << 10 : ((e + 15) << 10) | m;
   }
-  return sign | (exp << 10) | m;
+  if (h >= 0x7c00) return neg ? 0xfc00 : 0x7c00;
+  return h === 0 ? 0 : (neg ? 0x8000 : 0) | h;
 }
 
 function roundEven(x: number): number {
@@ -44,6 +50,11 @@ function roundEven(x: number): number {
 }
 
 const clamp = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi : v);
+
+/** An 8-bit colour as a float: byte / 255 rounded toward zero (measured: 1 gives 0x3b808080). */
+export function colourToFloatBits(b: number): number {
+  return roundToZero(b / 255);
+}
 
 /** Regfile-A unpack (pm = 0, Table 6). `float`: some ALU reading it does a float operation. */
 export function unpackA(mode: number, v: number, float: boolean): number {
@@ -59,7 +70,7 @@ export function unpackA(mode: number, v: number, float: boolean): number {
     case 6:
     case 7: {
       const b = (v >>> (8 * (mode - 4))) & 255;
-      return float ? fromF(b / 255) : b;
+      return float ? colourToFloatBits(b) : b;
     }
     default:
       return v;
@@ -68,36 +79,45 @@ export function unpackA(mode: number, v: number, float: boolean): number {
 
 /** r4 unpack (pm = 1, Table 8): the same fields, always as floats. */
 export function unpackR4(mode: number, v: number): number {
-  return mode === 3 ? unpackA(3, v, true) : unpackA(mode, v, true);
+  return unpackA(mode, v, true);
 }
 
 /**
- * Regfile-A pack (pm = 0, Table 7). `isFloat`: the value is a float result; `exact`: for add
- * and sub, the unwrapped sum, which the saturating 32-bit pack clamps.
+ * Regfile-A pack (pm = 0, Table 7). `isFloat`: the value is a float result. `overflow` and
+ * `carry`: the signed overflow and the C flag of an add or sub (0 for other ops). The rules
+ * reproduce VC4C's hardware pack tables: on overflow the saturating and truncating packs give
+ * the value the carry points to, and sub's saturation comes out inverted.
  */
-export function packA(mode: number, old: number, v: number, isFloat: boolean, exact?: number): number {
+export function packA(mode: number, old: number, v: number, isFloat: boolean, overflow = 0, carry = 0): number {
   const half = (x: number, high: boolean) => (high ? (old & 0xffff) | (x << 16) : (old & ~0xffff) | (x & 0xffff));
   const byte = (x: number, k: number) => (old & ~(255 << (8 * k))) | ((x & 255) << (8 * k));
+  /** Saturate to [lo, hi]; on overflow, the end the carry picks, or 0 when the value disagrees. */
+  const sat = (lo: number, hi: number) => {
+    if (!overflow) return clamp(v, lo, hi);
+    const sv = carry ? lo : hi;
+    if (v >= lo && v <= hi) return sv;
+    return sv === (v < 0 ? lo : hi) ? sv : 0;
+  };
   switch (mode) {
     case 1:
     case 2:
-      return half(isFloat ? floatBitsToHalf(v) : v, mode === 2);
+      return half(isFloat ? floatBitsToHalf(v) : overflow ? (carry ? 0x8000 : 0x7fff) : v, mode === 2);
     case 3:
-      return Math.imul(v & 255, 0x01010101);
+      return Math.imul(overflow ? (carry ? 0 : 255) : v & 255, 0x01010101);
     case 4:
     case 5:
     case 6:
     case 7:
-      return byte(v, mode - 4);
+      return byte(overflow ? (carry ? 0 : 255) : v, mode - 4);
     case 8:
-      return exact === undefined ? v : clamp(exact, -2147483648, 2147483647) | 0;
+      return isFloat || !overflow ? v : carry ? 0x80000000 | 0 : 0x7fffffff;
     case 9:
     case 10:
-      return half(isFloat ? floatBitsToHalf(v) : clamp(v, -32768, 32767), mode === 10);
+      return half(isFloat ? floatBitsToHalf(v) : sat(-32768, 32767), mode === 10);
     case 11:
-      return Math.imul(clamp(v, 0, 255), 0x01010101);
+      return Math.imul(sat(0, 255), 0x01010101);
     default:
-      return byte(clamp(v, 0, 255), mode - 12);
+      return byte(sat(0, 255), mode - 12);
   }
 }
 

@@ -2,7 +2,7 @@
 // I/O does. Compiled instructions (compile.ts) call the methods here for everything beyond
 // lane arithmetic. Facts are from Broadcom's reference guide (pages cited) unless noted.
 
-import { fromF, toF } from '../vc4/arith.ts';
+import { sfu } from '../vc4/arith.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
@@ -176,7 +176,8 @@ export class Qpu {
   sfu(fn: number, src: number, mask: number): void {
     const out = new Int32Array(16);
     const R = this.R;
-    for (let l = 0; l < 16; l++) out[l] = mask & (1 << l) ? sfuLane(fn, R[src + l]!) : R[ACC + 64 + l]!;
+    void mask; // the SFU computes every lane, as the FIFOs do for conditional writes (addendum)
+    for (let l = 0; l < 16; l++) out[l] = sfu(fn, R[src + l]!);
     this.syncR4();
     this.sfuResult = out;
     this.sfuDueAt = this.count + 3;
@@ -340,20 +341,5 @@ export class Qpu {
 
   setNoSwap(src: number, mask: number): void {
     if (mask & 1) this.noSwap = this.R[src] !== 0;
-  }
-}
-
-/** The special functions (Guide p. 23), correctly rounded to single precision (docs/emulator.md). */
-export function sfuLane(fn: number, bits: number): number {
-  const x = toF(bits);
-  switch (fn) {
-    case 0:
-      return fromF(1 / x);
-    case 1:
-      return fromF(1 / Math.sqrt(x));
-    case 2:
-      return fromF(2 ** x);
-    default:
-      return fromF(Math.log2(x));
   }
 }

@@ -67,8 +67,9 @@ export function decodeVdwSetup(v: number): VdwSetup {
 /**
  * A DMA store's memory rows, in order: for each of `units` rows, the VPM words of its `depth`
  * 32-bit words and the row's byte offset in memory. Horizontal: row r is VPM row Y+r from
- * column X on. Vertical: row r is VPM column X+r from row Y down. `stride` bytes separate the
- * end of one memory row from the start of the next.
+ * column X on, wrapping within the row (V3DLib's emulator; vc4asm issue 27 saw the wrap on a
+ * chip). Vertical: row r is VPM column X+r from row Y down (py-videocore's tests on a Pi).
+ * `stride` bytes separate the end of one memory row from the start of the next.
  */
 export function forEachVdwRow(s: VdwSetup, stride: number, row: (vpmWords: Int32Array, byteOffset: number) => void): void {
   if (s.modew !== 0) throw new VpmFormatError(`DMA store mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
@@ -77,7 +78,7 @@ export function forEachVdwRow(s: VdwSetup, stride: number, row: (vpmWords: Int32
   const rowBytes = s.depth * 4 + stride;
   const words = new Int32Array(s.depth);
   for (let r = 0; r < s.units; r++) {
-    for (let d = 0; d < s.depth; d++) words[d] = (s.horizontal ? (y + r) * 16 + x + d : vertical(y + d, x + r)) % VPM_WORDS;
+    for (let d = 0; d < s.depth; d++) words[d] = (s.horizontal ? (y + r) * 16 + ((x + d) & 15) : vertical(y + d, x + r)) % VPM_WORDS;
     row(words, r * rowBytes);
   }
 }
@@ -114,7 +115,9 @@ export function decodeVdrSetup(v: number): VdrSetup {
 
 /**
  * A DMA load's memory rows: memory row r (at r * pitch bytes), element c goes to VPM row
- * Y + r * VPITCH, column X + c when horizontal; to row Y + c, column X + r * VPITCH when vertical.
+ * Y + r * VPITCH, column X + c when horizontal; when vertical, down the one column X, to row
+ * Y + r * VPITCH + c (the guide: loads and stores are not symmetric; py-videocore's and QPULib's
+ * programs on a Pi rely on it).
  */
 export function forEachVdrRow(s: VdrSetup, pitchB: number, row: (vpmWords: Int32Array, byteOffset: number) => void): void {
   if (s.modew !== 0) throw new VpmFormatError(`DMA load mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
@@ -122,7 +125,7 @@ export function forEachVdrRow(s: VdrSetup, pitchB: number, row: (vpmWords: Int32
   const words = new Int32Array(s.rowLength);
   for (let r = 0; r < s.rows; r++) {
     for (let c = 0; c < s.rowLength; c++)
-      words[c] = (s.vertical ? vertical(s.y + c, s.x + r * s.vpitch) : (s.y + r * s.vpitch) * 16 + s.x + c) % VPM_WORDS;
+      words[c] = (s.vertical ? vertical(s.y + r * s.vpitch + c, s.x) : (s.y + r * s.vpitch) * 16 + s.x + c) % VPM_WORDS;
     row(words, r * pitch);
   }
 }

@@ -1,66 +1,112 @@
 // The QPU's arithmetic, lane by lane, on 32-bit patterns: what each ALU operation computes and
-// how it sets the flags. The emulator executes these, and the language's reference interpreter
-// uses the same functions, so the two agree bit for bit by construction. Choices where the
-// hardware is not documented are explained in docs/emulator.md.
+// how it sets the flags. The emulator executes these (its translated code is checked against
+// them), and the language's reference interpreter calls them, so the two agree bit for bit.
 //
-// Values are int32 patterns (JavaScript numbers in int32 range). Floats are IEEE single
-// precision without denormals: a denormal input reads as zero of the same sign and a denormal
-// result is flushed to zero of the same sign (vc4asm's addendum, "no inf, nan, denormal
-// support"; V3DLib's notes).
+// The float rules were measured on real chips: doe300/VC4C's test tables "auto generated from
+// code run on the actual hardware" (test/opcode_test.h, opcode_pack_test.h, unpack_test.h;
+// every rule below reproduces every row), vc4asm's addendum and V3DLib's FAQ. In short:
+// - fadd, fsub, fmul and itof round toward zero (V3DLib FAQ, VC4CL: "values are always rounded
+//   to zero"; fmul's rounding is the one the tables cannot show).
+// - Zero and denormal inputs read as +0; results that are zero or below the smallest normal
+//   are +0: the sign of zero is dropped.
+// - There is no NaN result: a NaN input gives an infinity (the addendum: "0.0 + NaN = +Inf").
+// - fmin/fmax compare the patterns as sign-magnitude integers and pass them through unchanged.
+// docs/emulator.md lists these rules, their sources and the few cases no measurement covers.
+//
+// Values are int32 patterns (JavaScript numbers in int32 range).
 
 const f32 = new Float32Array(2);
 const i32 = new Int32Array(f32.buffer);
 
-/** A float pattern with denormals flushed to a signed zero. */
-export function ftz(bits: number): number {
-  return (bits & 0x7f800000) === 0 ? bits & 0x80000000 : bits;
-}
+/** True when a pattern is a NaN (exponent all ones, mantissa not zero). */
+export const isNaNBits = (bits: number) => (bits & 0x7fffffff) > 0x7f800000;
 
-/** The float value of a pattern (denormals read as zero). */
+/** The value an arithmetic float op reads: zero and denormal patterns read as +0. */
 export function toF(bits: number): number {
-  i32[0] = ftz(bits);
+  if ((bits & 0x7f800000) === 0) return 0;
+  i32[0] = bits;
   return f32[0]!;
 }
 
-/** The pattern of a number rounded to single precision, flushed; NaN is always 0x7FC00000. */
-export function fromF(v: number): number {
-  if (v !== v) return 0x7fc00000;
-  f32[0] = v;
-  return ftz(i32[0]!);
+/** A float pattern with denormals flushed to +0 (what fadd and friends produce). */
+export function ftz(bits: number): number {
+  return (bits & 0x7f800000) === 0 ? 0 : bits;
 }
+
+/** The pattern of the float nearest `v` (IEEE rounding), for values known to be exact floats. */
+export function fromF(v: number): number {
+  f32[0] = v;
+  return i32[0]!;
+}
+
+/**
+ * `exact`, the value of `hi + lo` (two doubles, |lo| tiny beside |hi|), rounded toward zero to
+ * single precision; below the smallest normal it is +0, from 2^128 on it is an infinity.
+ */
+export function roundToZero(hi: number, lo = 0): number {
+  if (hi !== hi) return 0x7fc00000; // infinity minus infinity: not measured
+  if (Math.abs(hi) >= 2 ** 128) return hi > 0 ? 0x7f800000 : 0xff800000 | 0;
+  f32[0] = hi;
+  let r = i32[0]!;
+  const f = f32[0]!;
+  // Step toward zero when rounding to nearest went away from it.
+  const beyond = f - hi - lo;
+  if (f > 0 ? beyond > 0 : f < 0 && beyond < 0) r -= 1;
+  return (r & 0x7f800000) === 0 ? 0 : r;
+}
+
+/** The exact sum a + b as hi + lo (Knuth's TwoSum). */
+function twoSum(a: number, b: number): [number, number] {
+  const s = a + b;
+  const bv = s - a;
+  const av = s - bv;
+  return [s, a - av + (b - bv)];
+}
+
+const INF = 0x7f800000;
+const NEG_INF = 0xff800000 | 0;
+const infWithSign = (neg: boolean) => (neg ? NEG_INF : INF);
 
 // ---- add ALU
 
-export const fadd = (a: number, b: number) => fromF(toF(a) + toF(b));
-export const fsub = (a: number, b: number) => fromF(toF(a) - toF(b));
+/** Float add: a NaN input gives an infinity with its sign (b's NaN first); else a + b toward zero. */
+export function fadd(a: number, b: number): number {
+  if (isNaNBits(b)) return infWithSign(b < 0);
+  if (isNaNBits(a)) return infWithSign(a < 0);
+  const [hi, lo] = twoSum(toF(a), toF(b));
+  return roundToZero(hi, lo);
+}
 
-/** fmin/fmax compare as floats; on a tie (including +0 and -0) they return a. */
-export function fmin(a: number, b: number): number {
-  const fa = toF(a);
-  const fb = toF(b);
-  return fromF(fb < fa ? fb : fa);
+/** Float subtract: as fadd with b negated (a NaN b gives the infinity of the other sign). */
+export function fsub(a: number, b: number): number {
+  if (isNaNBits(b)) return infWithSign(b >= 0);
+  if (isNaNBits(a)) return infWithSign(a < 0);
+  const [hi, lo] = twoSum(toF(a), -toF(b));
+  return roundToZero(hi, lo);
 }
-export function fmax(a: number, b: number): number {
-  const fa = toF(a);
-  const fb = toF(b);
-  return fromF(fb > fa ? fb : fa);
-}
-/** The smaller (larger) absolute value, as a positive number. */
+
+/** The order fmin and fmax use: the pattern as a sign-magnitude integer (+0 equals -0). */
+export const fkey = (bits: number) => (bits < 0 ? -(bits & 0x7fffffff) : bits);
+
+/** fmin, fmax: one of the operands, unchanged; on a tie, a for fmin and b for fmax. */
+export const fmin = (a: number, b: number) => (fkey(a) > fkey(b) ? b : a);
+export const fmax = (a: number, b: number) => (fkey(a) > fkey(b) ? a : b);
+/** fminabs, fmaxabs: the same on the operands with their sign bits cleared. */
 export const fminabs = (a: number, b: number) => fmin(a & 0x7fffffff, b & 0x7fffffff);
 export const fmaxabs = (a: number, b: number) => fmax(a & 0x7fffffff, b & 0x7fffffff);
 
 /**
- * Float to signed integer, truncating toward zero. Values outside the int32 range, infinities
- * and NaN give 0 (docs/emulator.md: the choice and its source).
+ * Float to signed integer, truncating toward zero. NaN, infinities and values outside the
+ * int32 range give 0 (measured for NaN and +-1.58e29; infinities are not measured).
  */
 export function ftoi(a: number): number {
   const f = toF(a);
   if (!(f > -2147483649 && f < 2147483648)) return 0;
-  return Math.trunc(f) | 0;
+  return f | 0;
 }
 
-/** Signed integer to float, rounded to nearest even. */
-export const itof = (a: number) => fromF(a | 0);
+/** Signed integer to float, rounded toward zero: itof(0x7fffffff) = 0x4effffff (measured). */
+export const itof = (a: number) => roundToZero(a | 0);
 
 export const add = (a: number, b: number) => (a + b) | 0;
 export const sub = (a: number, b: number) => (a - b) | 0;
@@ -91,7 +137,16 @@ export function v8subs(a: number, b: number): number {
 
 // ---- mul ALU
 
-export const fmul = (a: number, b: number) => fromF(toF(a) * toF(b));
+/**
+ * Float multiply: a zero or denormal input gives +0 (even beside a NaN); else a NaN input gives
+ * an infinity with the product's sign; else the product toward zero. A product of two singles
+ * is exact in double precision, so rounding it once is exact rounding.
+ */
+export function fmul(a: number, b: number): number {
+  if ((a & 0x7f800000) === 0 || (b & 0x7f800000) === 0) return 0;
+  if (isNaNBits(a) || isNaNBits(b)) return infWithSign((a ^ b) < 0);
+  return roundToZero(toF(a) * toF(b));
+}
 
 /** The low 24 bits of each operand, unsigned, multiplied; the low 32 bits of the product. */
 export const mul24 = (a: number, b: number) => Math.imul(a & 0xffffff, b & 0xffffff);
@@ -147,12 +202,10 @@ export const MUL_FNS: readonly ((a: number, b: number) => number)[] = [];
   Object.assign(MUL_FNS as ((a: number, b: number) => number)[], { 1: fmul, 2: mul24, 3: v8muld, 4: v8min, 5: v8max, 6: v8adds, 7: v8subs });
 }
 
-// ---- flags (vc4asm's doc/instructions.html, measured on chips; see docs/emulator.md)
+// ---- flags (measured on chips: VC4C's hardware tables; see docs/emulator.md)
 
-/** Z: the result is zero; for float results +0 and -0 both count. */
-export function zeroFlag(r: number, isFloat: boolean): number {
-  return (isFloat ? r & 0x7fffffff : r) === 0 ? 1 : 0;
-}
+/** Z: all 32 bits are zero (so -0.0 does not set Z). */
+export const zeroFlag = (r: number) => (r === 0 ? 1 : 0);
 
 /** N: bit 31 of the result. */
 export const negFlag = (r: number) => r >>> 31;
@@ -160,15 +213,16 @@ export const negFlag = (r: number) => r >>> 31;
 /** C for an add ALU opcode, given the inputs (after unpack) and the result. */
 export function addCarry(op: number, a: number, b: number, r: number): number {
   switch (op) {
-    case 1: // fadd
-    case 2: // fsub: C = the result is positive and not zero (a positive NaN counts)
+    case 1: // fadd, fsub, itof: the result is above zero (+infinity counts)
+    case 2:
+    case 8:
       return (r | 0) > 0 ? 1 : 0;
-    case 3: // fmin, fmax: C = a > b
+    case 3: // fmin, fmax: a > b in their order
     case 4:
-      return toF(a) > toF(b) ? 1 : 0;
+      return fkey(a) > fkey(b) ? 1 : 0;
     case 5:
     case 6:
-      return Math.abs(toF(a)) > Math.abs(toF(b)) ? 1 : 0;
+      return (a & 0x7fffffff) > (b & 0x7fffffff) ? 1 : 0;
     case 12: // add: unsigned carry out
       return (a >>> 0) + (b >>> 0) > 0xffffffff ? 1 : 0;
     case 13: // sub: unsigned borrow
@@ -190,12 +244,38 @@ export function addCarry(op: number, a: number, b: number, r: number): number {
   }
 }
 
-/** C for a mul ALU opcode: mul24 sets it when the product needs more than 24 bits. */
+/** Signed overflow of add and sub (the saturating packs use it with C). */
+export function addOverflow(op: number, a: number, b: number): boolean {
+  if (op === 12) return (a | 0) + (b | 0) !== (((a | 0) + (b | 0)) | 0);
+  if (op === 13) return (a | 0) - (b | 0) !== (((a | 0) - (b | 0)) | 0);
+  return false;
+}
+
+/**
+ * C for a mul ALU opcode. Not measured (VC4C's tables note their mul-ALU flags are wrong):
+ * vc4asm's table gives mul24 a carry when the product needs more than 24 bits, 0 otherwise.
+ */
 export function mulCarry(op: number, a: number, b: number): number {
   if (op !== 2) return 0;
   return (a & 0xffffff) * (b & 0xffffff) > 0xffffff ? 1 : 0;
 }
 
-/** Whether an add opcode's result is a float (for Z and for packing). */
+// ---- special functions (Guide p. 23)
+
+/**
+ * The SFU's functions: 0 recip, 1 recipsqrt, 2 exp2, 3 log2. Real chips are accurate to about
+ * 11-13 bits (VC4C's doc/sfu_accuracy.txt, measured); no bit-exact description is published, so
+ * qpu-ts returns the correctly rounded result, with the measured special cases: recipsqrt and
+ * log2 ignore the sign (py-videocore's APPENDIX), recip(0) and recipsqrt(0) are +infinity,
+ * log2(0) is -infinity. Denormal results are +0 and a NaN result is 0x7FC00000.
+ */
+export function sfu(fn: number, bits: number): number {
+  const x = toF(bits);
+  const r = fn === 0 ? 1 / x : fn === 1 ? 1 / Math.sqrt(Math.abs(x)) : fn === 2 ? 2 ** x : Math.log2(Math.abs(x));
+  if (r !== r) return 0x7fc00000;
+  return ftz(fromF(r));
+}
+
+/** Whether an opcode's result is a float (for packing). */
 export const ADD_FLOAT_RESULT: ReadonlySet<number> = new Set([1, 2, 3, 4, 5, 6, 8]);
 export const MUL_FLOAT_RESULT: ReadonlySet<number> = new Set([1]);

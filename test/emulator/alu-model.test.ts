@@ -43,15 +43,16 @@ function model(i: AluInstr, s: State): State {
     if (i.opAdd) ra[l] = arith.ADD_FNS[i.opAdd]!(input(i.addA, l), input(i.addB, l));
     if (i.opMul) rm[l] = arith.MUL_FNS[i.opMul]!(input(i.mulA, l), input(i.mulB, l));
   }
-  const write = (file: 'a' | 'b', addr: number, v: number, l: number, isMul: boolean, isFloat: boolean, exact?: number) => {
+  const write = (file: 'a' | 'b', addr: number, v: number, l: number, isMul: boolean, isFloat: boolean, ov = 0, carry = 0) => {
     if (addr === 39) return;
     const t = addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr + l : ACC + 16 * (addr - 32) + l;
     if (i.pm === 1 && isMul && i.pack) v = packMul(i.pack, out.R[t]!, v);
-    else if (i.pm === 0 && i.pack && file === 'a' && addr < 32) v = packA(i.pack, out.R[t]!, v, isFloat, exact);
+    else if (i.pm === 0 && i.pack && file === 'a' && addr < 32) v = packA(i.pack, out.R[t]!, v, isFloat, ov, carry);
     out.R[t] = v;
   };
   const flags = (l: number, r: number, isFloat: boolean, c: number) => {
-    out.Z[l] = arith.zeroFlag(r, isFloat);
+    void isFloat;
+    out.Z[l] = arith.zeroFlag(r);
     out.N[l] = r >>> 31;
     out.C[l] = c;
   };
@@ -59,8 +60,8 @@ function model(i: AluInstr, s: State): State {
     if (i.opAdd && cond(i.condAdd, l)) {
       const a = input(i.addA, l);
       const b = input(i.addB, l);
-      const exact = i.opAdd === 12 ? a + b : i.opAdd === 13 ? a - b : undefined;
-      write(i.ws ? 'b' : 'a', i.waddrAdd, ra[l]!, l, false, arith.ADD_FLOAT_RESULT.has(i.opAdd), exact);
+      const ov = arith.addOverflow(i.opAdd, a, b) ? 1 : 0;
+      write(i.ws ? 'b' : 'a', i.waddrAdd, ra[l]!, l, false, arith.ADD_FLOAT_RESULT.has(i.opAdd), ov, arith.addCarry(i.opAdd, a, b, ra[l]!));
       if (i.sf) flags(l, ra[l]!, arith.ADD_FLOAT_RESULT.has(i.opAdd), arith.addCarry(i.opAdd, a, b, ra[l]!));
     }
   }
