@@ -13,7 +13,7 @@ import { instrViolations, RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violat
 import { BLOCK, blockEnd, type BlockFn, compileBlock, compileUnit, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import type { TranslateOptions } from './compile.ts';
 import { EmulatorError } from './errors.ts';
-import { type Allocation, GpuMemory, hex } from './memory.ts';
+import { type Allocation, GpuMemory, hex, MemoryFault } from './memory.ts';
 import { newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
 import { forEachVdrRow, forEachVdwRow, type VdrSetup, type VdwSetup, VPM_WORDS, VpmFormatError } from './vpm.ts';
@@ -225,6 +225,7 @@ export class Machine {
     const where = { qpu: q.id, pc, instruction: instr ? disassembleInstr(instr) : '(outside the program)' };
     if (e instanceof EmulatorError) return e.where ? e : new EmulatorError(e.kind, e.message, where, e.rule);
     if (e instanceof VpmFormatError) return new EmulatorError('unsupported', e.message, where);
+    if (e instanceof MemoryFault) return new EmulatorError('fault', e.message, where);
     throw e;
   }
 
