@@ -46,7 +46,7 @@ test('every rule between instructions is checked as executed, including across t
   assert.match(across.message, /pc 1 \(add r1, ra2, 1\)/);
   // Program end: a uniform read in a delay slot, a regfile write by the end instruction.
   assert.equal(fails('nop.tend\nmov r0, unif\nnop').rule, 'end-io');
-  assert.equal(fails('mov.tend ra1, 1\nnop\nnop').rule, 'end-writes-regfile');
+  assert.equal(fails('mov.tend ra1, r0\nnop\nnop').rule, 'end-writes-regfile');
 });
 
 test('the TMU FIFO: a fifth outstanding request, and ldtmu with none', () => {
