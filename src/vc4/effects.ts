@@ -65,6 +65,8 @@ export interface Effects {
   readonly isBranch: boolean;
   /** Both ALUs write the same accumulator or I/O register. */
   readonly doubleWrite?: string;
+  /** A conditional write to the VPM or a TMU request register (names it). */
+  readonly conditionalFifoWrite?: string;
   readonly signal: number;
 }
 
@@ -86,11 +88,13 @@ export function effectsOf(i: Instr): Effects {
   let rotationMuxes: number[] = [];
   let signal = 1;
   let doubleWrite: string | undefined;
+  let conditionalFifoWrite: string | undefined;
 
   // Writes: the add ALU to waddrAdd, the mul ALU to waddrMul, files chosen by ws.
   const write = (file: 'a' | 'b', addr: number, cond: number) => {
     if (addr === 39) return;
     waddrs.push({ file, addr });
+    if (cond !== 1 && (addr === 48 || addr === 56 || addr === 60)) conditionalFifoWrite = addr === 48 ? 'vpm' : `tmu${addr === 60 ? 1 : 0}_s`;
     if (addr < 32) {
       if (cond !== 0) (file === 'a' ? writesA : writesB).push(addr);
       return;
@@ -186,6 +190,7 @@ export function effectsOf(i: Instr): Effects {
     programEnd: i.kind === 'alu' && PROGRAM_END_SIGNALS.has(i.sig),
     isBranch: i.kind === 'branch',
     doubleWrite,
+    conditionalFifoWrite,
     signal,
   };
 }

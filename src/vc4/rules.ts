@@ -45,6 +45,11 @@ export const RULES = {
     summary: 'both ALUs write the same accumulator or I/O register (undefined)',
     source: 'Guide p. 19',
   },
+  'conditional-fifo-write': {
+    severity: 'error',
+    summary: 'a conditional write to the VPM or a TMU request register (the FIFO takes the write on every lane anyway)',
+    source: "vc4asm's addendum, \"No conditional write to peripheral registers\"",
+  },
   'rotate-after-r5-write': {
     severity: 'error',
     summary: 'a rotation by r5 immediately follows a write to r5',
@@ -167,6 +172,8 @@ export function instrViolations(e: Effects): Violation[] {
   if (e.peripherals.length > 1)
     out.push(v('one-peripheral', `one instruction makes ${e.peripherals.length} peripheral accesses: ${e.peripherals.join(', ')}`));
   if (e.doubleWrite) out.push(v('double-write', e.doubleWrite));
+  if (e.conditionalFifoWrite)
+    out.push(v('conditional-fifo-write', `a conditional write to ${e.conditionalFifoWrite}: the FIFO takes it on every lane, with undefined data where the condition fails`));
   if (e.programEnd && e.waddrs.some((w) => w.addr < 32))
     out.push(v('end-writes-regfile', 'the program-end instruction writes a physical register, the slot the next thread\'s W and Z take'));
   if (e.rotation !== 0 && e.rotationMuxes.some((m) => m > 3))

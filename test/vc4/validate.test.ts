@@ -42,6 +42,8 @@ test('one-peripheral and double-write', () => {
   has('mov r0, r1; mov r0, r2', 'double-write', 0);
   clean('mov r0, r1; mov r2, r3');
   clean('mov vr_setup, r0; mov vw_setup, r1'); // address 49 differs between the files
+  has('mov.zs tmu0_s, r0\nldtmu0', 'conditional-fifo-write', 0);
+  has('mov.never vpm, r0', 'conditional-fifo-write', 0);
 });
 
 test('rotation rules', () => {
