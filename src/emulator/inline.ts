@@ -4,6 +4,7 @@
 // through the Float32Array view F over the registers; rare cases (NaN inputs) call arith.
 
 import { toF } from '../vc4/arith.ts';
+import { FSCR } from './qpu.ts';
 
 /** An ALU input: its 32-bit pattern as an expression, and its float value (zero and denormals read as +0). */
 export interface Val {
@@ -29,11 +30,26 @@ export function exprVal(int: string): Val {
   return { int, float: `toF(${int})` };
 }
 
-const NAN = (x: string) => `(${x} & 0x7fffffff) > 0x7f800000`;
+/**
+ * Rounds the double `s` toward zero to a single, into `out` (arith.roundToZero written out for
+ * the common case). `exactLo` defines `lo`, the tiny part of an inexact double sum; without it `s`
+ * is exact. Zero, denormal, infinite and NaN results take `slow`, the arith function.
+ */
+function toZero(out: string, s: string, slow: string, exactLo?: string): string {
+  return (
+    `F[${FSCR}] = ${s}; let ${out} = R[${FSCR}]; { const e = ${out} & 0x7f800000; ` +
+    `if (e === 0 || e === 0x7f800000) ${out} = ${slow}; else { const f = F[${FSCR}]; ` +
+    (exactLo
+      ? `if (f !== ${s}) { if (f > 0 ? f > ${s} : f < ${s}) ${out} -= 1; } else { ${exactLo} if (lo !== 0 && (f > 0) === (lo < 0)) ${out} -= 1; } `
+      : `if (f > 0 ? f > ${s} : f < ${s}) ${out} -= 1; `) +
+    `if ((${out} & 0x7f800000) === 0) ${out} = 0; } }`
+  );
+}
 
-/** a + b rounded toward zero (arith.fadd without its NaN cases), into `out`. */
-function sumToZero(out: string, a: string, b: string): string {
-  return `{ const s = ${a} + ${b}, t = s - ${a}; ${out} = roundToZero(s, (${a} - (s - t)) + (${b} - t)); }`;
+/** a + b rounded toward zero (arith.fadd, with `slow` for the special cases), into `out`. */
+function sumToZero(out: string, a: string, b: string, slow: string): string {
+  const lo = `const t = s${out} - ${a}, lo = (${a} - (s${out} - t)) + (${b} - t);`;
+  return `const s${out} = ${a} + ${b}; ${toZero(out, `s${out}`, slow, lo)}`;
 }
 
 /**
@@ -44,9 +60,9 @@ export function addOpCode(op: number, out: string): string[] {
   const c = (expr: string) => [`const ${out} = ${expr};`];
   switch (op) {
     case 1:
-      return [`let ${out};`, `if (${NAN('aa')} || ${NAN('ab')}) ${out} = fadd(aa, ab); else ${sumToZero(out, 'fa', 'fb')}`];
+      return [sumToZero(out, 'fa', 'fb', 'fadd(aa, ab)')];
     case 2:
-      return [`let ${out};`, `if (${NAN('aa')} || ${NAN('ab')}) ${out} = fsub(aa, ab); else ${sumToZero(out, 'fa', '-fb')}`];
+      return [sumToZero(out, 'fa', '-fb', 'fsub(aa, ab)')];
     case 3:
       return c('(aa < 0 ? -(aa & 0x7fffffff) : aa) > (ab < 0 ? -(ab & 0x7fffffff) : ab) ? ab : aa');
     case 4:
@@ -58,7 +74,7 @@ export function addOpCode(op: number, out: string): string[] {
     case 7:
       return c('fa > -2147483649 && fa < 2147483648 ? fa | 0 : 0');
     case 8:
-      return c('roundToZero(aa, 0)');
+      return [toZero(out, 'aa', 'itof(aa)')];
     case 12:
       return c('(aa + ab) | 0');
     case 13:
@@ -99,12 +115,7 @@ export function mulOpCode(op: number, out: string): string[] {
   const c = (expr: string) => [`const ${out} = ${expr};`];
   switch (op) {
     case 1:
-      return [
-        `let ${out};`,
-        `if (!(ma & 0x7f800000) || !(mb & 0x7f800000)) ${out} = 0;`,
-        `else if (${NAN('ma')} || ${NAN('mb')}) ${out} = fmul(ma, mb);`,
-        `else ${out} = roundToZero(fma * fmb, 0);`,
-      ];
+      return [`const s${out} = fma * fmb;`, toZero(out, `s${out}`, 'fmul(ma, mb)')];
     case 2:
       return c('Math.imul(ma & 0xffffff, mb & 0xffffff)');
     case 3:

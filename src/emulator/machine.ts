@@ -260,7 +260,7 @@ export class Machine {
       words += n;
     });
     const start = Math.max(q.time, this.vdrFree);
-    this.vdrFree = start + this.timing.dmaBaseCycles + words * this.timing.dmaCyclesPerWord;
+    this.vdrFree = start + Math.ceil(this.timing.dmaLoadBaseCycles + words * this.timing.dmaLoadCyclesPerWord);
     return { done: this.vdrFree, bytes: words * 4 };
   }
 
@@ -277,7 +277,7 @@ export class Machine {
       words += n;
     });
     const start = Math.max(q.time, this.vdwFree);
-    this.vdwFree = start + this.timing.dmaBaseCycles + words * this.timing.dmaCyclesPerWord;
+    this.vdwFree = start + Math.ceil(this.timing.dmaStoreBaseCycles + words * this.timing.dmaStoreCyclesPerWord);
     return { done: this.vdwFree, bytes: words * 4 };
   }
 

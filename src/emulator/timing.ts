@@ -11,10 +11,13 @@ export interface Timing {
   readonly tmuLatency: number;
   /** Cycles a slice's TMU spends on one 16-lane request before it can start the next. */
   readonly tmuCyclesPerRequest: number;
-  /** Fixed cost of a DMA transfer (VPM to memory or back), set up to first word. */
-  readonly dmaBaseCycles: number;
-  /** Cycles per 32-bit word a DMA transfer moves. */
-  readonly dmaCyclesPerWord: number;
+  /** Fixed cost of a DMA load (memory to VPM), from the address write to the first word. */
+  readonly dmaLoadBaseCycles: number;
+  /** Cycles per 32-bit word a DMA load moves (about 690 MB/s measured on a Pi 2). */
+  readonly dmaLoadCyclesPerWord: number;
+  /** The same for DMA stores (VPM to memory; about 1120 MB/s). */
+  readonly dmaStoreBaseCycles: number;
+  readonly dmaStoreCyclesPerWord: number;
   /** Cycles a semaphore or mutex access takes to arbitrate (on top of any wait). */
   readonly syncCycles: number;
 }
@@ -22,9 +25,11 @@ export interface Timing {
 export const PI_TIMING: Timing = {
   clockHz: 250e6,
   cyclesPerInstr: 4,
-  tmuLatency: 48,
+  tmuLatency: 100,
   tmuCyclesPerRequest: 16,
-  dmaBaseCycles: 140,
-  dmaCyclesPerWord: 1,
+  dmaLoadBaseCycles: 200,
+  dmaLoadCyclesPerWord: 1.45,
+  dmaStoreBaseCycles: 100,
+  dmaStoreCyclesPerWord: 0.9,
   syncCycles: 0,
 };
