@@ -13,7 +13,7 @@
 
 import { RULES, type Violation } from '../vc4/rules.ts';
 import { BLOCKED, HELPERS, type InstrCode, instrCode, joinCode, SYNC_R4, type TranslateOptions } from './compile.ts';
-import type { Step } from './machine.ts';
+import type { Step } from './program.ts';
 import type { Qpu } from './qpu.ts';
 
 export const CONTINUE = 0;
@@ -100,7 +100,7 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
     } else {
       g.codes.forEach((c, j) => lines.push(...c.pre.map((s) => s.replaceAll(SYNC_R4, `q.syncR4(${j});`))));
       const bodies = g.codes.filter((c) => c.loop.length).map((c) => `{\n${c.loop.join('\n')}\n}`);
-      if (bodies.length) lines.push('for (let l = 0; l < 16; l++) {', ...bodies, '}');
+      if (bodies.length) lines.push('for (let l = 0; l < 16; l++) {', ...promoteRegisters(bodies), '}');
       lines.push(`q.time += ${4 * len}; q.count += ${len};`);
     }
     for (let k = g.first; k < g.first + len; k++) {
@@ -143,4 +143,28 @@ export function compileUnit(steps: readonly Step[], pc: number, opts: TranslateO
     `return ${CONTINUE};`,
   ];
   return make(`unit_${pc}`, lines.join('\n'));
+}
+
+/**
+ * Keeps the register words a fused lane loop uses only as integers in locals: each is loaded
+ * once at the top of the lane's iteration and, if written, stored once at the bottom. Words the
+ * loop reads or writes as floats (through the F view) stay in the array, so that both views see
+ * one value.
+ */
+function promoteRegisters(bodies: string[]): string[] {
+  const asFloat = new Set<string>();
+  for (const b of bodies) for (const m of b.matchAll(/F\[(\d+)\+l\]/g)) asFloat.add(m[1]!);
+  const used = new Set<string>();
+  const written = new Set<string>();
+  const out = bodies.map((body) =>
+    body.replace(/R\[(\d+)\+l\](\s*=(?!=))?/g, (m: string, n: string, assign: string | undefined) => {
+      if (asFloat.has(n)) return m;
+      used.add(n);
+      if (assign) written.add(n);
+      return assign ? `i${n} =` : `i${n}`;
+    }),
+  );
+  const loads = [...used].map((n) => `let i${n} = R[${n}+l];`);
+  const stores = [...written].map((n) => `R[${n}+l] = i${n};`);
+  return [...loads, ...out, ...stores];
 }

@@ -13,7 +13,22 @@ import * as arith from '../vc4/arith.ts';
 import type { AluInstr, BranchInstr, Instr, LoadImmInstr, SemaInstr } from '../vc4/instr.ts';
 import { addWriteFile, mulWriteFile, type RegFile } from '../vc4/registers.ts';
 import { ADD_OPS, MUL_OPS, perElementValues, smallImmValue } from '../vc4/tables.ts';
-import { ADD_READS_FLOAT, addCarryExpr, addOpCode, constVal, exprVal, MUL_READS_FLOAT, mulCarryExpr, mulOpCode, regVal, type Val } from './inline.ts';
+import {
+  ADD_FLOAT_OUT,
+  ADD_READS_FLOAT,
+  addCarryExpr,
+  addOpCode,
+  constVal,
+  exprVal,
+  intOfFloat,
+  loadFloat,
+  MUL_FLOAT_OUT,
+  MUL_READS_FLOAT,
+  mulCarryExpr,
+  mulOpCode,
+  regVal,
+  type Val,
+} from './inline.ts';
 import { packA, packMul, unpackA, unpackR4 } from './pack.ts';
 import { ACC, ioError, REG_A, REG_B, SA, SADD, SB, SMUL, SROT, STMP } from './qpu.ts';
 
@@ -90,8 +105,8 @@ function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, opts: Tr
       case 35:
         throw new Unsupported('unsupported', 'reads varyings, which only fragment shaders have');
       case 39:
-        c.crossLane = true; // lanes 12-15 of an earlier read: no fusing with the instructions before
-        return exprVal(`${last}[l & 3]`);
+        // Lanes 12-15 of an earlier read: an instruction using it is not fused with those before.
+        return { ...exprVal(`${last}[l & 3]`), crossLane: true };
       case 41:
       case 42:
         throw new Unsupported('unsupported', `reads ${file === 'a' ? 'ra' : 'rb'}${addr}, a fragment-shader register`);
@@ -125,10 +140,28 @@ interface PackInfo {
 }
 
 /** Code that writes `v` (a local of the lane loop) to `addr` of `file`, under condition `cond`. */
-function genWrite(c: InstrCode, v: string, file: RegFile, addr: number, cond: string, pack: PackInfo, scratch: number, tag: string, l = 'l'): void {
+function genWrite(
+  c: InstrCode,
+  v: string,
+  file: RegFile,
+  addr: number,
+  cond: string,
+  pack: PackInfo,
+  scratch: number,
+  tag: string,
+  l = 'l',
+  /** A float result kept as a double (fr/sl/rb locals), and the set of those made into ints. */
+  floatOut?: { defined: Set<string> },
+): void {
   if (addr === 39 || cond === 'false') return;
   const guard = (stmt: string) => c.loop.push(cond === 'true' ? stmt : `if (${cond}) ${stmt}`);
   const target = addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : addr <= 35 ? ACC + 16 * (addr - 32) : -1;
+  const plain = !(pack.pm === 1 && pack.isMul && pack.mode) && !(pack.pm === 0 && pack.mode && file === 'a' && addr < 32);
+  if (target >= 0 && plain && floatOut) {
+    guard(`{ if (sl${v}) R[${target}+${l}] = rb${v}; else F[${target}+${l}] = fr${v}; }`);
+    return;
+  }
+  if (floatOut) needInt(c, v, floatOut.defined);
   if (target >= 0) {
     let value = v;
     if (pack.pm === 1 && pack.isMul && pack.mode) value = `packMul(${pack.mode}, R[${target}+${l}], ${v})`;
@@ -179,13 +212,20 @@ function flagCode(r: string, cond: string, carry: string, l = 'l'): string[] {
   return [cond === 'true' ? set : `if (${cond}) ${set}`];
 }
 
-/** Loads two inputs into locals `x`, `y` and, when `fx` is given, their floats `fx`, `fy`. */
+/** Loads two inputs into locals `x`, `y` and, for float ops, their floats `fx`, `fy`. */
 function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, float: boolean): void {
   const same = a.int === b.int;
   c.loop.push(`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
   if (!float) return;
-  const f = (name: string, v: Val) => (v.findex ? `((${name} & 0x7f800000) ? F[${v.findex}] : 0)` : v.float);
-  c.loop.push(`const ${fx} = ${f(x!, a)}, ${fy} = ${same ? fx : f(y!, b)};`);
+  const load = (name: string, v: Val) => (v.findex ? loadFloat(name, v.findex) : `const ${name} = ${v.float};`);
+  c.loop.push(load(fx!, a), same ? `const ${fy} = ${fx};` : load(fy!, b));
+}
+
+/** Makes sure the int pattern of a float result `out` is defined (once) before it is used. */
+function needInt(c: InstrCode, out: string, defined: Set<string>): void {
+  if (defined.has(out)) return;
+  defined.add(out);
+  c.loop.push(intOfFloat(out));
 }
 
 function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): void {
@@ -214,6 +254,7 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   const readsA = (op: { input: string }, a: number, b: number) => op.input === 'float' && (a === 6 || b === 6);
   const aFloat = readsA(add, i.addA, i.addB) || readsA(mul, i.mulA, i.mulB);
   const mux = (m: number): Val => {
+    if ((m === 6 && aVal.crossLane) || (m === 7 && bVal.crossLane)) c.crossLane = true;
     if (m === 6) return i.pm === 0 && i.unpack ? exprVal(`unpackA(${i.unpack}, ${aVal.int}, ${aFloat})`) : aVal;
     if (m === 7) return bVal;
     if (m === 4 && i.pm === 1 && i.unpack) return exprVal(`unpackR4(${i.unpack}, R[${ACC + 64}+l])`);
@@ -226,6 +267,9 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   // Conditions use the flags from before this instruction.
   if (ca === 'ca' && i.opAdd !== 0) c.loop.push(`const ca = ${COND_EXPR[i.condAdd]};`);
   if (cm === 'cm' && i.opMul !== 0) c.loop.push(`const cm = ${COND_EXPR[i.condMul]};`);
+  const ints = new Set<string>();
+  const addF = ADD_FLOAT_OUT.has(i.opAdd) ? { defined: ints } : undefined;
+  const mulF = MUL_FLOAT_OUT.has(i.opMul) ? { defined: ints } : undefined;
   if (i.opAdd !== 0) {
     loadInputs(c, ['aa', 'ab', 'fa', 'fb'], mux(i.addA), mux(i.addB), ADD_READS_FLOAT.has(i.opAdd));
     c.loop.push(...addOpCode(i.opAdd, 'ra'));
@@ -238,18 +282,25 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   if (i.opAdd !== 0) {
     const overflow = i.opAdd === 12 || i.opAdd === 13 ? `, addOverflow(${i.opAdd}, aa, ab) ? 1 : 0, ${addCarryExpr(i.opAdd, 'ra')}` : undefined;
     const pack = { pm: i.pm, mode: i.pack, isMul: false, isFloat: arith.ADD_FLOAT_RESULT.has(i.opAdd), overflow };
-    genWrite(c, 'ra', addWriteFile(i.ws), i.waddrAdd, ca, pack, SADD, `a${pc}`);
-    if (flagsFrom === 'add') c.loop.push(...flagCode('ra', ca, addCarryExpr(i.opAdd, 'ra')));
+    genWrite(c, 'ra', addWriteFile(i.ws), i.waddrAdd, ca, pack, SADD, `a${pc}`, 'l', addF);
+    if (flagsFrom === 'add') {
+      if (addF) needInt(c, 'ra', ints);
+      c.loop.push(...flagCode('ra', ca, addCarryExpr(i.opAdd, 'ra')));
+    }
   }
   if (i.opMul !== 0) {
     if (rotates) {
       c.pre.push(`let cmask${pc} = 0;`);
+      if (mulF) needInt(c, 'rm', ints);
       c.loop.push(`R[${SMUL}+l] = rm; if (${cm}) cmask${pc} |= 1 << l;`);
       if (flagsFrom === 'mul') c.loop.push(`R[${STMP}+l] = ma; R[${STMP + 16}+l] = mb;`);
       rotateCode(i, pc, c, flagsFrom === 'mul');
     } else {
-      genWrite(c, 'rm', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: i.opMul === 1 }, SMUL, `m${pc}`);
-      if (flagsFrom === 'mul') c.loop.push(...flagCode('rm', cm, mulCarryExpr(i.opMul)));
+      genWrite(c, 'rm', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: i.opMul === 1 }, SMUL, `m${pc}`, 'l', mulF);
+      if (flagsFrom === 'mul') {
+        if (mulF) needInt(c, 'rm', ints);
+        c.loop.push(...flagCode('rm', cm, mulCarryExpr(i.opMul)));
+      }
     }
   }
   c.fusable =

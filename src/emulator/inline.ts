@@ -12,11 +12,18 @@ export interface Val {
   readonly float: string;
   /** For a register word: its index, so the float can come straight from the F view. */
   readonly findex?: string;
+  /** The value comes from other lanes (the nop register). */
+  readonly crossLane?: boolean;
 }
 
 /** A register word R[index]. */
 export function regVal(index: string): Val {
-  return { int: `R[${index}]`, float: `((R[${index}] & 0x7f800000) ? F[${index}] : 0)`, findex: index };
+  return { int: `R[${index}]`, float: `flushF(F[${index}])`, findex: index };
+}
+
+/** Statements loading float input `name` from F[index], zero and denormals as +0. */
+export function loadFloat(name: string, index: string): string {
+  return `let ${name} = F[${index}]; if (${name} < ${MIN_NORMAL} && ${name} > -${MIN_NORMAL}) ${name} = 0;`;
 }
 
 /** A constant pattern. */
@@ -30,27 +37,39 @@ export function exprVal(int: string): Val {
   return { int, float: `toF(${int})` };
 }
 
+/** The smallest normal single; magnitudes below it read (and are written) as +0. */
+const MIN_NORMAL = '1.1754943508222875e-38';
+/** 2^128: sums and products from here on are infinities. */
+const OVERFLOW = '3.402823669209385e38';
+
 /**
- * Rounds the double `s` toward zero to a single, into `out` (arith.roundToZero written out for
- * the common case). `exactLo` defines `lo`, the tiny part of an inexact double sum; without it `s`
- * is exact. Zero, denormal, infinite and NaN results take `slow`, the arith function.
+ * Rounds the double `fr${out}` (an exact sum or product, or a sum whose tiny remainder `lo` the
+ * statements in `lo` compute) toward zero to a single, as arith.roundToZero does: Math.fround
+ * rounds to nearest; when that went away from zero, the single one unit nearer zero is
+ * fround(f - f * 2^-24) (f * 2^-24 lies strictly between a half and a whole unit, or is exactly
+ * the unit below a power of two). +0 below the smallest normal. NaN, infinities and 2^128 and
+ * beyond take `slow` (the arith function), whose pattern goes to `rb${out}`.
  */
-function toZero(out: string, s: string, slow: string, exactLo?: string): string {
+function toZero(out: string, slow: string, lo?: string): string {
+  const fr = `fr${out}`;
   return (
-    `F[${FSCR}] = ${s}; let ${out} = R[${FSCR}]; { const e = ${out} & 0x7f800000; ` +
-    `if (e === 0 || e === 0x7f800000) ${out} = ${slow}; else { const f = F[${FSCR}]; ` +
-    (exactLo
-      ? `if (f !== ${s}) { if (f > 0 ? f > ${s} : f < ${s}) ${out} -= 1; } else { ${exactLo} if (lo !== 0 && (f > 0) === (lo < 0)) ${out} -= 1; } `
-      : `if (f > 0 ? f > ${s} : f < ${s}) ${out} -= 1; `) +
-    `if ((${out} & 0x7f800000) === 0) ${out} = 0; } }`
+    `let sl${out} = false, rb${out} = 0; ` +
+    `if (${fr} < ${OVERFLOW} && ${fr} > -${OVERFLOW}) { let f = Math.fround(${fr}); ` +
+    `if (f !== ${fr}) { if (f > 0 ? f > ${fr} : f < ${fr}) f = f === Infinity ? 3.4028234663852886e38 : f === -Infinity ? -3.4028234663852886e38 : Math.fround(f - f * 5.960464477539063e-8); } ` +
+    (lo ? `else if (f !== 0) { ${lo} if (lo !== 0 && (f > 0) === (lo < 0)) f = Math.fround(f - f * 5.960464477539063e-8); } ` : '') +
+    `${fr} = f < ${MIN_NORMAL} && f > -${MIN_NORMAL} ? 0 : f; } ` +
+    `else { rb${out} = ${slow}; sl${out} = true; }`
   );
 }
 
-/** a + b rounded toward zero (arith.fadd, with `slow` for the special cases), into `out`. */
-function sumToZero(out: string, a: string, b: string, slow: string): string {
-  const lo = `const t = s${out} - ${a}, lo = (${a} - (s${out} - t)) + (${b} - t);`;
-  return `const s${out} = ${a} + ${b}; ${toZero(out, `s${out}`, slow, lo)}`;
+/** Defines `out` as the pattern of a float result (from the F view, or the slow path's). */
+export function intOfFloat(out: string): string {
+  return `const ${out} = sl${out} ? rb${out} : (F[${FSCR}] = fr${out}, R[${FSCR}]);`;
 }
+
+/** The ops whose result is a float kept as a double (fr/sl/rb locals): fadd, fsub, itof; fmul. */
+export const ADD_FLOAT_OUT: ReadonlySet<number> = new Set([1, 2, 8]);
+export const MUL_FLOAT_OUT: ReadonlySet<number> = new Set([1]);
 
 /**
  * Statements computing add-ALU opcode `op` of inputs `a` and `b` (locals `aa`/`ab` hold their
@@ -60,9 +79,11 @@ export function addOpCode(op: number, out: string): string[] {
   const c = (expr: string) => [`const ${out} = ${expr};`];
   switch (op) {
     case 1:
-      return [sumToZero(out, 'fa', 'fb', 'fadd(aa, ab)')];
-    case 2:
-      return [sumToZero(out, 'fa', '-fb', 'fsub(aa, ab)')];
+    case 2: {
+      const b = op === 1 ? 'fb' : '-fb';
+      const lo = `const t = fr${out} - fa, lo = (fa - (fr${out} - t)) + (${b} - t);`;
+      return [`let fr${out} = fa + ${b};`, toZero(out, `${op === 1 ? 'fadd' : 'fsub'}(aa, ab)`, lo)];
+    }
     case 3:
       return c('(aa < 0 ? -(aa & 0x7fffffff) : aa) > (ab < 0 ? -(ab & 0x7fffffff) : ab) ? ab : aa');
     case 4:
@@ -74,7 +95,7 @@ export function addOpCode(op: number, out: string): string[] {
     case 7:
       return c('fa > -2147483649 && fa < 2147483648 ? fa | 0 : 0');
     case 8:
-      return [toZero(out, 'aa', 'itof(aa)')];
+      return [`let fr${out} = aa;`, toZero(out, 'itof(aa)')];
     case 12:
       return c('(aa + ab) | 0');
     case 13:
@@ -115,7 +136,7 @@ export function mulOpCode(op: number, out: string): string[] {
   const c = (expr: string) => [`const ${out} = ${expr};`];
   switch (op) {
     case 1:
-      return [`const s${out} = fma * fmb;`, toZero(out, `s${out}`, 'fmul(ma, mb)')];
+      return [`let fr${out} = fma * fmb;`, toZero(out, 'fmul(ma, mb)')];
     case 2:
       return c('Math.imul(ma & 0xffffff, mb & 0xffffff)');
     case 3:

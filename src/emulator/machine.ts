@@ -6,12 +6,11 @@
 // EmulatorError: a broken rule (strict mode), a fault, a deadlock, or the step budget.
 
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
-import { decodeProgram, encodeProgram } from '../vc4/codec.ts';
-import { type Effects, effectsOf } from '../vc4/effects.ts';
-import type { AluInstr, Instr } from '../vc4/instr.ts';
-import { instrViolations, RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
-import { BLOCK, blockEnd, type BlockFn, compileBlock, compileUnit, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
-import type { TranslateOptions } from './compile.ts';
+import { encodeProgram } from '../vc4/codec.ts';
+import type { Instr } from '../vc4/instr.ts';
+import { RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
+import { BLOCK, type BlockFn, compileBlock, compileUnit, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
+import { type Translation, translation } from './program.ts';
 import { EmulatorError } from './errors.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault } from './memory.ts';
 import { newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
@@ -20,16 +19,6 @@ import { forEachVdrRow, forEachVdwRow, type VdrSetup, type VdwSetup, VPM_WORDS, 
 
 export const MAX_QPUS = 12;
 
-export interface Step {
-  readonly instr: Instr;
-  readonly effects: Effects;
-  /** Touches state other QPUs see: runs only when this QPU is the earliest. */
-  readonly shared: boolean;
-  readonly nop: boolean;
-  /** Rules broken by the instruction alone, and along the fall-through from the two before it. */
-  readonly alone: Violation[];
-  readonly fallThrough: Violation[];
-}
 
 export interface RunOptions {
   /** Stop at the first broken hardware rule (default true). */
@@ -51,18 +40,9 @@ export interface RunResult {
   readonly seconds: number;
 }
 
-/** A program ready to run: its words in GPU memory and its instructions translated. */
-export interface LoadedProgram {
+/** A program ready to run: its words in GPU memory and its translation. */
+export interface LoadedProgram extends Translation {
   readonly code: Allocation;
-  readonly instrs: readonly Instr[];
-  readonly steps: readonly Step[];
-  /** Translated blocks by first instruction, for strict and non-strict runs; units by pc. */
-  readonly blocks: { strict: (BlockFn | undefined)[]; loose: (BlockFn | undefined)[]; units: (BlockFn | undefined)[] };
-  /** Rules checked on entry to a block, by instruction and the two executed before it. */
-  readonly entryChecks: Map<number, Violation | null>;
-  /** The last instruction of the block starting at each instruction. */
-  readonly blockEnds: Int32Array;
-  readonly translate: TranslateOptions;
 }
 
 export class Machine {
@@ -86,28 +66,13 @@ export class Machine {
     return this.qpus;
   }
 
-  /** Copies a program into GPU memory and translates its instructions. */
+  /** Copies a program into GPU memory; its translation is shared by every machine that loads it. */
   load(program: Uint32Array | readonly Instr[], name = 'code'): LoadedProgram {
     const words = program instanceof Uint32Array ? program : encodeProgram(program);
-    const instrs: Instr[] = program instanceof Uint32Array ? decodeProgram(program) : [...program];
-    const code = this.memory.alloc(Math.max(8, instrs.length * 8), name);
+    const t = translation(words);
+    const code = this.memory.alloc(Math.max(8, t.instrs.length * 8), name);
     this.memory.words.set(new Int32Array(words.buffer, words.byteOffset, words.length), this.memory.index(code.address));
-    const effects = instrs.map(effectsOf);
-    const steps = instrs.map((instr, pc): Step => {
-      const e = effects[pc]!;
-      return {
-        instr,
-        effects: e,
-        shared: isShared(instr, e),
-        nop: isNop(instr),
-        alone: instrViolations(e),
-        fallThrough: sequenceViolations(e, [effects[pc - 1], effects[pc - 2]]),
-      };
-    });
-    const blockEnds = Int32Array.from(steps, (_, pc) => blockEnd(steps, pc));
-    // Reads of the nop register return earlier reads (vc4asm's addendum); remember them only if needed.
-    const lastReads = instrs.some((i) => i.kind === 'alu' && readsNopRegister(i));
-    return { code, instrs, steps, blocks: { strict: [], loose: [], units: [] }, entryChecks: new Map(), blockEnds, translate: { lastReads } };
+    return { code, ...t };
   }
 
   /**
@@ -345,19 +310,3 @@ export class Machine {
 }
 
 const isError = (v: Violation) => RULES[v.rule].severity === 'error';
-
-/** Instructions whose effects other QPUs can see or that depend on shared units. */
-function isShared(i: Instr, e: Effects): boolean {
-  if (i.kind === 'sema') return true;
-  if (e.vpmAny || e.peripherals.length > 0 || e.tmuLoads[0] + e.tmuLoads[1] > 0) return true;
-  return e.waddrs.some((w) => w.addr === 38 || w.addr === 51) || e.raddrs.includes(51);
-}
-
-function isNop(i: Instr): boolean {
-  return i.kind === 'alu' && i.opAdd === 0 && i.opMul === 0 && (i.sig === 1 || i.sig === 13) && i.raddrA === 39 && (i.sig === 13 || i.raddrB === 39);
-}
-
-function readsNopRegister(i: AluInstr): boolean {
-  const muxes = [...(i.opAdd ? [i.addA, i.addB] : []), ...(i.opMul ? [i.mulA, i.mulB] : [])];
-  return (muxes.includes(6) && i.raddrA === 39) || (muxes.includes(7) && i.sig !== 13 && i.raddrB === 39);
-}

@@ -28,6 +28,9 @@ export function toF(bits: number): number {
   return f32[0]!;
 }
 
+/** A float value with denormal magnitudes read as +0. */
+export const flushF = (x: number) => (x < 1.1754943508222875e-38 && x > -1.1754943508222875e-38 ? 0 : x);
+
 /** A float pattern with denormals flushed to +0 (what fadd and friends produce). */
 export function ftz(bits: number): number {
   return (bits & 0x7f800000) === 0 ? 0 : bits;
