@@ -19,6 +19,14 @@ import { forEachVdrRow, forEachVdwRow, type VdrSetup, type VdwSetup, VPM_WORDS, 
 
 export const MAX_QPUS = 12;
 
+/**
+ * How far (in cycles) a QPU may run past the earliest other QPU before it yields at an
+ * instruction that uses a shared unit. Shared-unit operations are ordered in time to within this
+ * much; results of programs that synchronise through semaphores or the mutex do not depend on it,
+ * only the cycle counts' fine grain of contention does. A few instructions' worth.
+ */
+export const SLACK = 32;
+
 
 export interface RunOptions {
   /** Stop at the first broken hardware rule (default true). */
@@ -111,7 +119,7 @@ export class Machine {
         if (this.qpus.every((x) => x.state === 'done')) break;
         throw this.deadlock();
       }
-      this.runQpu(q, horizon, strict, budget, opts.trace);
+      this.runQpu(q, horizon + SLACK, strict, budget, opts.trace);
     }
     const qpus = this.qpus.map((x) => x.stats);
     const total = newStats();
@@ -216,8 +224,7 @@ export class Machine {
     const mem = this.memory;
     const vpm = this.vpm;
     let words = 0;
-    forEachVdrRow(s, pitch, (vpmWords, off) => {
-      const n = vpmWords.length;
+    forEachVdrRow(s, pitch, (vpmWords, n, off) => {
       const i0 = mem.index((addr + off) >>> 0);
       if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
         for (let d = 0; d < n; d++) vpm[vpmWords[d]!] = mem.words[i0 + d]!;
@@ -233,8 +240,7 @@ export class Machine {
     const mem = this.memory;
     const vpm = this.vpm;
     let words = 0;
-    forEachVdwRow(s, stride, (vpmWords, off) => {
-      const n = vpmWords.length;
+    forEachVdwRow(s, stride, (vpmWords, n, off) => {
       const i0 = mem.index((addr + off) >>> 0);
       if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
         for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[vpmWords[d]!]!;

@@ -71,17 +71,20 @@ export function decodeVdwSetup(v: number): VdwSetup {
  * chip). Vertical: row r is VPM column X+r from row Y down (py-videocore's tests on a Pi).
  * `stride` bytes separate the end of one memory row from the start of the next.
  */
-export function forEachVdwRow(s: VdwSetup, stride: number, row: (vpmWords: Int32Array, byteOffset: number) => void): void {
+export function forEachVdwRow(s: VdwSetup, stride: number, row: (vpmWords: Int32Array, n: number, byteOffset: number) => void): void {
   if (s.modew !== 0) throw new VpmFormatError(`DMA store mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
   const y = s.vpmBase >> 4;
   const x = s.vpmBase & 15;
   const rowBytes = s.depth * 4 + stride;
-  const words = new Int32Array(s.depth);
+  const words = ROW;
   for (let r = 0; r < s.units; r++) {
     for (let d = 0; d < s.depth; d++) words[d] = (s.horizontal ? (y + r) * 16 + ((x + d) & 15) : vertical(y + d, x + r)) % VPM_WORDS;
-    row(words, r * rowBytes);
+    row(words, s.depth, r * rowBytes);
   }
 }
+
+/** The VPM words of one memory row (at most 128), reused by every transfer. */
+const ROW = new Int32Array(128);
 
 /** Column `col` (16 and above continue in the next block of 16 rows), row `row`. */
 function vertical(row: number, col: number): number {
@@ -119,13 +122,13 @@ export function decodeVdrSetup(v: number): VdrSetup {
  * Y + r * VPITCH + c (the guide: loads and stores are not symmetric; py-videocore's and QPULib's
  * programs on a Pi rely on it).
  */
-export function forEachVdrRow(s: VdrSetup, pitchB: number, row: (vpmWords: Int32Array, byteOffset: number) => void): void {
+export function forEachVdrRow(s: VdrSetup, pitchB: number, row: (vpmWords: Int32Array, n: number, byteOffset: number) => void): void {
   if (s.modew !== 0) throw new VpmFormatError(`DMA load mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
   const pitch = s.mpitch ? 8 << s.mpitch : pitchB;
-  const words = new Int32Array(s.rowLength);
+  const words = ROW;
   for (let r = 0; r < s.rows; r++) {
     for (let c = 0; c < s.rowLength; c++)
       words[c] = (s.vertical ? vertical(s.y + r * s.vpitch + c, s.x) : (s.y + r * s.vpitch) * 16 + s.x + c) % VPM_WORDS;
-    row(words, r * pitch);
+    row(words, s.rowLength, r * pitch);
   }
 }
