@@ -213,9 +213,9 @@ function flagCode(r: string, cond: string, carry: string, l = 'l'): string[] {
 }
 
 /** Loads two inputs into locals `x`, `y` and, for float ops, their floats `fx`, `fy`. */
-function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, float: boolean): void {
+function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, float: boolean, ints = true): void {
   const same = a.int === b.int;
-  c.loop.push(`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
+  if (ints) c.loop.push(`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
   if (!float) return;
   const load = (name: string, v: Val) => (v.findex ? loadFloat(name, v.findex) : `const ${name} = ${v.float};`);
   c.loop.push(load(fx!, a), same ? `const ${fy} = ${fx};` : load(fy!, b));
@@ -268,15 +268,21 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   if (ca === 'ca' && i.opAdd !== 0) c.loop.push(`const ca = ${COND_EXPR[i.condAdd]};`);
   if (cm === 'cm' && i.opMul !== 0) c.loop.push(`const cm = ${COND_EXPR[i.condMul]};`);
   const ints = new Set<string>();
+  const rotatesMul = smallImm && i.raddrB >= 48 && i.opMul !== 0;
   const addF = ADD_FLOAT_OUT.has(i.opAdd) ? { defined: ints } : undefined;
   const mulF = MUL_FLOAT_OUT.has(i.opMul) ? { defined: ints } : undefined;
   if (i.opAdd !== 0) {
-    loadInputs(c, ['aa', 'ab', 'fa', 'fb'], mux(i.addA), mux(i.addB), ADD_READS_FLOAT.has(i.opAdd));
-    c.loop.push(...addOpCode(i.opAdd, 'ra'));
+    // fadd and fsub need their inputs' patterns only on the slow path: read them there.
+    const [x, y] = [mux(i.addA), mux(i.addB)];
+    const lazy = (i.opAdd === 1 || i.opAdd === 2) && !(i.pm === 0 && i.pack);
+    loadInputs(c, ['aa', 'ab', 'fa', 'fb'], x, y, ADD_READS_FLOAT.has(i.opAdd), !lazy);
+    c.loop.push(...addOpCode(i.opAdd, 'ra', lazy ? [x.int, y.int] : undefined));
   }
   if (i.opMul !== 0) {
-    loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], mux(i.mulA), mux(i.mulB), MUL_READS_FLOAT.has(i.opMul));
-    c.loop.push(...mulOpCode(i.opMul, 'rm'));
+    const [x, y] = [mux(i.mulA), mux(i.mulB)];
+    const lazy = i.opMul === 1 && !(i.sf && i.opAdd === 0) && !rotatesMul;
+    loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], x, y, MUL_READS_FLOAT.has(i.opMul), !lazy);
+    c.loop.push(...mulOpCode(i.opMul, 'rm', lazy ? [x.int, y.int] : undefined));
   }
   // Writes come after every input of the lane has been read.
   if (i.opAdd !== 0) {

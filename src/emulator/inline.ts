@@ -75,14 +75,14 @@ export const MUL_FLOAT_OUT: ReadonlySet<number> = new Set([1]);
  * Statements computing add-ALU opcode `op` of inputs `a` and `b` (locals `aa`/`ab` hold their
  * patterns, `fa`/`fb` their float values when the op reads floats) into `out`.
  */
-export function addOpCode(op: number, out: string): string[] {
+export function addOpCode(op: number, out: string, [ia, ib]: string[] = ['aa', 'ab']): string[] {
   const c = (expr: string) => [`const ${out} = ${expr};`];
   switch (op) {
     case 1:
     case 2: {
       const b = op === 1 ? 'fb' : '-fb';
       const lo = `const t = fr${out} - fa, lo = (fa - (fr${out} - t)) + (${b} - t);`;
-      return [`let fr${out} = fa + ${b};`, toZero(out, `${op === 1 ? 'fadd' : 'fsub'}(aa, ab)`, lo)];
+      return [`let fr${out} = fa + ${b};`, toZero(out, `${op === 1 ? 'fadd' : 'fsub'}(${ia}, ${ib})`, lo)];
     }
     case 3:
       return c('(aa < 0 ? -(aa & 0x7fffffff) : aa) > (ab < 0 ? -(ab & 0x7fffffff) : ab) ? ab : aa');
@@ -132,11 +132,11 @@ export function addOpCode(op: number, out: string): string[] {
 }
 
 /** The same for the mul ALU, with inputs `ma`/`mb` (`fma`/`fmb`). */
-export function mulOpCode(op: number, out: string): string[] {
+export function mulOpCode(op: number, out: string, [ia, ib]: string[] = ['ma', 'mb']): string[] {
   const c = (expr: string) => [`const ${out} = ${expr};`];
   switch (op) {
     case 1:
-      return [`let fr${out} = fma * fmb;`, toZero(out, 'fmul(ma, mb)')];
+      return [`let fr${out} = fma * fmb;`, toZero(out, `fmul(${ia}, ${ib})`)];
     case 2:
       return c('Math.imul(ma & 0xffffff, mb & 0xffffff)');
     case 3:

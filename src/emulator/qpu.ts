@@ -7,7 +7,7 @@ import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
 import { hex } from './memory.ts';
-import { blockWord, decodeBlockSetup, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock } from './vpm.ts';
+import { blockField, decodeBlockSetup, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock } from './vpm.ts';
 
 // Layout of the register array R (16 lanes a register).
 export const REG_A = 0;
@@ -119,7 +119,8 @@ export class Qpu {
   private sfuResult: Int32Array | undefined;
   private sfuDueAt = 0;
   private vpmWriteBlock: VpmBlock | undefined;
-  private readonly vpmReads: VpmBlock[] = [];
+  /** Queued VPM read setups with the vectors each still has to deliver. */
+  private readonly vpmReads: (VpmBlock & { left: number })[] = [];
   private vdr: VdrSetup | undefined;
   private vdrPitch = 0;
   private vdw: VdwSetup | undefined;
@@ -246,22 +247,30 @@ export class Qpu {
   vpmReadSetup(v: number): void {
     // Queued setups: vc4asm's addendum found a second setup is only accepted once the first has
     // at most one vector left, so qpu-ts queues them in order.
-    this.vpmReads.push(decodeBlockSetup(v, true) as VpmBlock & { left?: number });
-    (this.vpmReads[this.vpmReads.length - 1] as { left?: number }).left = this.vpmReads[this.vpmReads.length - 1]!.count;
+    const b = decodeBlockSetup(v, true);
+    this.vpmReads.push({ ...b, left: b.count });
   }
 
   /** Reads the next vector of the oldest read setup into R[dst..dst+15]. */
   vpmRead(dst: number): void {
-    const b = this.vpmReads[0] as (VpmBlock & { left: number }) | undefined;
+    const b = this.vpmReads[0];
     if (!b) throw ioError('rule', 'a VPM read with no VPM read setup outstanding: the QPU would wait forever', 'vpm-read-empty');
     const vpm = this.m.vpm;
-    for (let e = 0; e < 16; e++) this.R[dst + e] = vpm[blockWord(b, e)]!;
+    if (b.size === 32) for (let e = 0; e < 16; e++) this.R[dst + e] = vpm[blockField(b, e).word]!;
+    else {
+      // 8- and 16-bit elements read zero-extended (VC4C's emulator; unpack converts further).
+      const mask = b.size === 16 ? 0xffff : 0xff;
+      for (let e = 0; e < 16; e++) {
+        const f = blockField(b, e);
+        this.R[dst + e] = (vpm[f.word]! >>> f.shift) & mask;
+      }
+    }
     b.addr = (b.addr + b.stride) & 0xff;
     if (--b.left === 0) this.vpmReads.shift();
   }
 
   vpmReadsLeft(): number {
-    return this.vpmReads.reduce((n, b) => n + (b as { left?: number }).left!, 0);
+    return this.vpmReads.reduce((n, b) => n + b.left, 0);
   }
 
   vpmWriteSetup(v: number): void {
@@ -272,7 +281,15 @@ export class Qpu {
     const b = this.vpmWriteBlock;
     if (!b) throw ioError('rule', 'a VPM write before any VPM write setup', 'vpm-write-no-setup');
     const vpm = this.m.vpm;
-    for (let e = 0; e < 16; e++) vpm[blockWord(b, e)] = this.R[src + e]!;
+    if (b.size === 32) for (let e = 0; e < 16; e++) vpm[blockField(b, e).word] = this.R[src + e]!;
+    else {
+      // An 8- or 16-bit write stores the low bits of each element and keeps the rest of the word.
+      const mask = b.size === 16 ? 0xffff : 0xff;
+      for (let e = 0; e < 16; e++) {
+        const f = blockField(b, e);
+        vpm[f.word] = (vpm[f.word]! & ~(mask << f.shift)) | ((this.R[src + e]! & mask) << f.shift);
+      }
+    }
     b.addr = (b.addr + b.stride) & 0xff;
   }
 

@@ -26,10 +26,8 @@ export interface VpmBlock {
 export function decodeBlockSetup(v: number, read: boolean): VpmBlock {
   const size = [8, 16, 32, 0][(v >>> 8) & 3]!;
   if (size === 0) throw new VpmFormatError(`VPM setup 0x${(v >>> 0).toString(16)} has the reserved size 3`);
-  if (size !== 32)
-    throw new VpmFormatError(`VPM setup 0x${(v >>> 0).toString(16)} uses ${size}-bit vectors; the emulator supports 32-bit VPM access`);
   return {
-    size: size as 32,
+    size: size as 8 | 16 | 32,
     horizontal: ((v >>> 11) & 1) === 1,
     laned: ((v >>> 10) & 1) === 1,
     stride: ((v >>> 12) & 63) || 64,
@@ -38,11 +36,26 @@ export function decodeBlockSetup(v: number, read: boolean): VpmBlock {
   };
 }
 
-/** VPM word index of element `e` of the vector at the block's current address (32-bit). */
-export function blockWord(b: VpmBlock, e: number): number {
-  const a = b.addr & 63;
-  if (b.horizontal) return a * 16 + e; // ADDR[5:0] = Y: row Y, columns 0-15
-  return ((((a >> 4) & 3) * 16 + e) * 16 + (a & 15)) % VPM_WORDS; // {Y[5:4], X[3:0]}: column X, 16 rows
+/**
+ * Where element `e` (0-15) of the vector at the block's current address lives: the VPM word and
+ * the bit offset and width of its field (Guide pp. 53-57, Figures 8 and 9, Tables 32 and 33).
+ * 32-bit: ADDR is Y (horizontal: row Y) or {Y[5:4], X} (vertical: column X of a block of 16
+ * rows). 16-bit adds the half H and 8-bit the byte B as the low address bits. "Laned" vectors
+ * take that half or byte of 16 words; "packed" ones fill 8 (16-bit) or 4 (8-bit) whole words,
+ * the half or byte selecting which.
+ */
+export function blockField(b: VpmBlock, e: number): { word: number; shift: number } {
+  const sub = b.size === 32 ? 0 : b.size === 16 ? 1 : 2; // address bits below Y or X
+  const a = b.addr;
+  const part = a & ((1 << sub) - 1); // H or B
+  const hi = a >> sub; // Y (horizontal) or {Y[5:4], X} (vertical)
+  const laned = b.size === 32 || b.laned;
+  // The element's position along the vector's 16 words, and which field of that word.
+  const along = laned ? e : (b.size === 16 ? 8 : 4) * part + (b.size === 16 ? e >> 1 : e >> 2);
+  const field = laned ? part : b.size === 16 ? e & 1 : e & 3;
+  const shift = field * b.size;
+  if (b.horizontal) return { word: ((hi & 63) * 16 + along) % VPM_WORDS, shift };
+  return { word: ((((hi >> 4) & 3) * 16 + along) * 16 + (hi & 15)) % VPM_WORDS, shift };
 }
 
 /** A DMA store (VDW) from the VPM to memory: Table 34 with the stride of Table 35. */

@@ -47,6 +47,8 @@ test('every rule between instructions is checked as executed, including across t
   // Program end: a uniform read in a delay slot, a regfile write by the end instruction.
   assert.equal(fails('nop.tend\nmov r0, unif\nnop').rule, 'end-io');
   assert.equal(fails('mov.tend ra1, r0\nnop\nnop').rule, 'end-writes-regfile');
+  assert.equal(fails('nop.tend\nnop\nmov r0, ra14').rule, 'end-reg14');
+  assert.equal(fails(`mov r1, unif\nmov.zs tmu0_s, r1\nldtmu0${END}`, { buffers: { a: 16 }, uniforms: ['@a'] }).rule, 'conditional-fifo-write');
 });
 
 test('the TMU FIFO: a fifth outstanding request, and ldtmu with none', () => {

@@ -205,3 +205,26 @@ test('cycle model: 4 cycles an instruction, QPUs in parallel, one DMA engine sha
   assert.ok(Math.abs(two.result.seconds - two.result.cycles / 250e6) < 1e-12);
   void bits;
 });
+
+test('VPM: 16- and 8-bit vectors, laned and packed (Guide Figures 8 and 9)', () => {
+  const src = `
+    ldi vw_setup, 0xa00         # 32-bit horizontal, row 0: clear it
+    mov vpm, 0
+    ldi vw_setup, 0x901         # 16-bit horizontal packed, row 0, half 1: words 8-15
+    add vpm, elem_num, 1
+    ldi vw_setup, 0xc06         # 8-bit laned horizontal (0x800 | 0x400), row 1, byte 2
+    add vpm, elem_num, 7
+    ldi vr_setup, 0x100a00      # read row 0 as 32-bit
+    ldi vr_setup, 0x100c06      # read row 1, byte 2, laned 8-bit
+    nop
+    nop
+    mov r0, vpm
+    mov r1, vpm
+    ${END}`;
+  const r = runAsm(src);
+  // Packed 16-bit, half 1: element e in word 8 + e/2, half e % 2.
+  assert.deepEqual(r.reg(0, 'r0'), lanes((w) => (w < 8 ? 0 : ((2 * (w - 8) + 2) << 16) | (2 * (w - 8) + 1))));
+  assert.deepEqual(r.reg(0, 'r1'), lanes((l) => l + 7));
+  const vpm = r.machine.vpm;
+  assert.equal(vpm[16 + 3], (3 + 7) << 16, 'byte 2 of row 1, the rest zero');
+});
