@@ -26,19 +26,21 @@ export interface Allocation {
 }
 
 export class GpuMemory {
-  private buffer: ArrayBuffer;
+  /** Resizable, so that views the host holds (SharedArrays) stay valid as memory grows. */
+  private readonly buffer: ArrayBuffer;
   /** The words of every allocation; index = (busAddress - BUS_BASE) / 4. */
-  words: Int32Array;
-  floats: Float32Array;
+  readonly words: Int32Array;
+  readonly floats: Float32Array;
   /** Per page: 1 + index of the allocation owning it, or 0 when unmapped. */
   private pageOwner: Int32Array;
   private readonly allocs: Allocation[] = [];
+  private readonly freed = new Set<Allocation>();
   private nextPage = 0;
   readonly maxBytes: number;
 
   constructor(maxBytes = 256 * 1024 * 1024) {
     this.maxBytes = maxBytes;
-    this.buffer = new ArrayBuffer(1 << 20);
+    this.buffer = new ArrayBuffer(1 << 20, { maxByteLength: maxBytes });
     this.words = new Int32Array(this.buffer);
     this.floats = new Float32Array(this.buffer);
     this.pageOwner = new Int32Array(this.buffer.byteLength / PAGE);
@@ -64,14 +66,24 @@ export class GpuMemory {
     if (bytes <= this.buffer.byteLength) return;
     let size = this.buffer.byteLength;
     while (size < bytes) size *= 2;
-    const next = new ArrayBuffer(size);
-    new Uint8Array(next).set(new Uint8Array(this.buffer));
-    const owners = new Int32Array(size / PAGE);
+    this.buffer.resize(Math.min(size, this.maxBytes));
+    const owners = new Int32Array(this.buffer.byteLength / PAGE);
     owners.set(this.pageOwner);
-    this.buffer = next;
-    this.words = new Int32Array(next);
-    this.floats = new Float32Array(next);
     this.pageOwner = owners;
+  }
+
+  /** An Int32Array or Float32Array over an allocation, for the host to read and write. */
+  view<T extends Int32ArrayConstructor | Float32ArrayConstructor>(a: Allocation, type: T): InstanceType<T> {
+    return new type(this.buffer, a.address - BUS_BASE, a.bytes / 4) as InstanceType<T>;
+  }
+
+  /** Unmaps an allocation: accesses to it fault from now on. Its pages are not reused. */
+  free(a: Allocation): void {
+    const i = this.allocs.indexOf(a);
+    if (i < 0) return;
+    const first = (a.address - BUS_BASE) / PAGE;
+    for (let p = first; p < first + Math.ceil(a.bytes / PAGE); p++) if (this.pageOwner[p] === i + 1) this.pageOwner[p] = 0;
+    this.freed.add(a);
   }
 
   get allocations(): readonly Allocation[] {
@@ -106,7 +118,7 @@ export class GpuMemory {
     for (const x of this.allocs) if (x.address <= a && (!best || x.address > best.address)) best = x;
     if (!best) return 'no GPU memory is allocated there';
     const off = a - best.address;
-    if (off < best.bytes) return `inside ${best.name}`;
+    if (off < best.bytes) return `inside ${best.name}${this.freed.has(best) ? ', which was freed' : ''}`;
     const past = off - best.bytes;
     return `${past === 0 ? 'just' : `${past} bytes`} past the end of ${best.name} (${hex(best.address)}, ${best.bytes} bytes)`;
   }

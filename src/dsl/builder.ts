@@ -1,0 +1,116 @@
+// Building a kernel: the record of statements a kernel's TypeScript function makes when it runs
+// once, at kernel() time. Language values and statements exist only while a kernel is being
+// built; using one outside (or in another kernel) is an error that says so. Every statement
+// remembers where in the user's source it was written, so errors can point at it.
+
+import type { Stmt, Ty, VarInfo, VarRef } from '../source/ast.ts';
+
+/** A mistake in a kernel, found while building it: names the kernel and the statement. */
+export class DslError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DslError';
+  }
+}
+
+export class KernelBuilder {
+  readonly vars: VarInfo[] = [];
+  /** The statement lists being filled, innermost last. */
+  private readonly blocks: Stmt[][] = [[]];
+  /** Inside Where: only assignments and nested Where. */
+  whereDepth = 0;
+  loopDepth = 0;
+  finished = false;
+
+  constructor(readonly name: string) {}
+
+  get body(): Stmt[] {
+    return this.blocks[0]!;
+  }
+
+  newVar(ty: Ty, name?: string): VarRef {
+    const id = this.vars.length;
+    this.vars.push({ id, ty, name: name ?? `v${id}` });
+    return { k: 'var', id, ty };
+  }
+
+  /** Appends a statement to the innermost block, with where it was written. */
+  emit<S extends Stmt>(s: S): S {
+    const loc = callerLocation();
+    const withLoc = (loc ? { ...s, loc } : s) as S;
+    this.blocks[this.blocks.length - 1]!.push(withLoc);
+    return withLoc;
+  }
+
+  /** The last statement of the innermost block (for Else). */
+  last(): Stmt | undefined {
+    const b = this.blocks[this.blocks.length - 1]!;
+    return b[b.length - 1];
+  }
+
+  /** Runs `fn` collecting the statements it makes into a new list. */
+  collect(fn: () => void): Stmt[] {
+    this.blocks.push([]);
+    try {
+      fn();
+    } catch (e) {
+      this.blocks.pop();
+      throw e;
+    }
+    return this.blocks.pop()!;
+  }
+
+  /** An error about the statement being made now, naming the kernel and the source line. */
+  error(what: string): DslError {
+    const loc = callerLocation();
+    return new DslError(`kernel ${this.name}${loc ? ` (${loc})` : ''}: ${what}`);
+  }
+}
+
+let current: KernelBuilder | undefined;
+
+/** The kernel being built, or an error naming the construct used outside one. */
+export function builder(what: string): KernelBuilder {
+  if (!current) throw new DslError(`${what} can only be used inside a kernel's function, while kernel() builds it`);
+  return current;
+}
+
+/** Builds a kernel: runs `fn` with `b` as the current builder. */
+export function withBuilder<T>(b: KernelBuilder, fn: () => T): T {
+  if (current) throw new DslError(`kernel ${b.name} is defined inside kernel ${current.name}'s function; define kernels separately`);
+  current = b;
+  try {
+    return fn();
+  } finally {
+    current = undefined;
+    b.finished = true;
+  }
+}
+
+/** Throws if `owner` is not the kernel being built: a value used outside its kernel. */
+export function checkOwner(owner: KernelBuilder, what: string): KernelBuilder {
+  const b = builder(what);
+  if (b !== owner)
+    throw b.error(`${what} uses a value of kernel ${owner.name}; values belong to the kernel whose function made them`);
+  return b;
+}
+
+const DSL_DIR = new URL('.', import.meta.url).pathname;
+
+/** "file:line:col" of the first stack frame outside the language's own files. */
+export function callerLocation(): string | undefined {
+  const stack = new Error().stack?.split('\n').slice(1) ?? [];
+  for (const line of stack) {
+    const m = /\(?((?:file:\/\/)?[^()\s]+):(\d+):(\d+)\)?\s*$/.exec(line);
+    if (!m) continue;
+    const file = m[1]!.replace(/^file:\/\//, '');
+    if (file.startsWith(DSL_DIR) || file.startsWith('node:') || file.includes('/node_modules/')) continue;
+    return `${relative(file)}:${m[2]}:${m[3]}`;
+  }
+  return undefined;
+}
+
+function relative(file: string): string {
+  const cwd = process.cwd() + '/';
+  return file.startsWith(cwd) ? file.slice(cwd.length) : file;
+}

@@ -1,0 +1,225 @@
+// Statements and built-in functions of the language: If/Else, While, For, Where/Else, Break,
+// any/all, index(), me(), numQPUs(), rotate, gather/receive/store, the special functions,
+// semaphores and the mutex. Each records a statement in the kernel being built.
+
+import type { Cond, Expr, Stmt } from '../source/ast.ts';
+import { builder, checkOwner, type KernelBuilder } from './builder.ts';
+import {
+  BoolValue,
+  CondValue,
+  type Elem,
+  type ElemLike,
+  exprOf,
+  FloatExpr,
+  floatExpr,
+  type FloatVar,
+  IntExpr,
+  intExpr,
+  type IntLike,
+  type IntVar,
+  PtrExpr,
+} from './values.ts';
+
+/** True in the lanes where b holds: for If, While and For, a plain vector condition means any(b). */
+export function any(b: BoolValue): CondValue {
+  checkOwner(b.owner, 'any');
+  return new CondValue('any', b);
+}
+export function all(b: BoolValue): CondValue {
+  checkOwner(b.owner, 'all');
+  return new CondValue('all', b);
+}
+
+function condOf(c: CondValue | BoolValue, what: string): Cond {
+  const x = c instanceof BoolValue ? new CondValue('any', c) : c;
+  if (!(x instanceof CondValue)) throw builder(what).error(`${what} needs a condition: any(...), all(...) or a comparison`);
+  checkOwner(x.b.owner, what);
+  return { k: x.k, b: x.b.node };
+}
+
+function notInWhere(b: KernelBuilder, what: string): void {
+  if (b.whereDepth > 0) throw b.error(`${what} inside Where: only assignments and nested Where may appear there (as in QPULib)`);
+}
+
+export interface ElseChain {
+  /** The statements to run when the condition does not hold. */
+  Else(body: () => void): void;
+}
+
+function elseOf(b: KernelBuilder, s: Extract<Stmt, { else: Stmt[] }>, what: string, where: boolean): ElseChain {
+  let used = false;
+  return {
+    Else(body: () => void) {
+      if (used) throw b.error(`${what} already has an Else`);
+      if (b.last() !== s) throw b.error(`Else must come right after its ${what}`);
+      used = true;
+      if (where) b.whereDepth++;
+      try {
+        s.else.push(...b.collect(body));
+      } finally {
+        if (where) b.whereDepth--;
+      }
+    },
+  };
+}
+
+/** Runs `then` when the condition holds: any(c) for a vector condition. */
+export function If(c: CondValue | BoolValue, then: () => void): ElseChain {
+  const b = builder('If');
+  notInWhere(b, 'If');
+  const cond = condOf(c, 'If');
+  const s = b.emit({ k: 'if', c: cond, then: b.collect(then), else: [] });
+  return elseOf(b, s, 'If', false);
+}
+
+export function While(c: CondValue | BoolValue, body: () => void): void {
+  const b = builder('While');
+  notInWhere(b, 'While');
+  const cond = condOf(c, 'While');
+  b.loopDepth++;
+  try {
+    b.emit({ k: 'while', c: cond, body: b.collect(body) });
+  } finally {
+    b.loopDepth--;
+  }
+}
+
+/**
+ * A loop: while the condition holds, run `body`, then `step`. As QPULib's
+ * `For (Int i = 0, i < n, i = i + 16)` is written
+ * `const i = Int(0); For(i.lt(n), () => i.set(i.add(16)), () => { ... })`.
+ */
+export function For(c: CondValue | BoolValue, step: () => void, body: () => void): void {
+  const b = builder('For');
+  notInWhere(b, 'For');
+  const cond = condOf(c, 'For');
+  b.loopDepth++;
+  let bodyStmts: Stmt[];
+  try {
+    bodyStmts = b.collect(body);
+  } finally {
+    b.loopDepth--;
+  }
+  const stepStmts = b.collect(step);
+  b.emit({ k: 'for', c: cond, step: stepStmts, body: bodyStmts });
+}
+
+/** Leaves the innermost While or For. */
+export function Break(): void {
+  const b = builder('Break');
+  notInWhere(b, 'Break');
+  if (b.loopDepth === 0) throw b.error('Break outside a While or For');
+  b.emit({ k: 'break' });
+}
+
+/** Runs assignments only in the lanes where `cond` holds; Else in the others. */
+export function Where(cond: BoolValue, then: () => void): ElseChain {
+  const b = builder('Where');
+  if (!(cond instanceof BoolValue)) throw b.error('Where needs a vector condition (a comparison), not any()/all()');
+  checkOwner(cond.owner, 'Where');
+  b.whereDepth++;
+  let body: Stmt[];
+  try {
+    body = b.collect(then);
+  } finally {
+    b.whereDepth--;
+  }
+  const s = b.emit({ k: 'where', b: cond.node, then: body, else: [] });
+  return elseOf(b, s, 'Where', true);
+}
+
+// ---- values every QPU has
+
+/** The lane numbers 0, 1, ..., 15. */
+export function index(): IntExpr {
+  return intExpr({ k: 'special', ty: 'int', what: 'index' }, builder('index()'));
+}
+/** This QPU's number, 0 to numQPUs() - 1, in every lane. */
+export function me(): IntExpr {
+  return intExpr({ k: 'special', ty: 'int', what: 'me' }, builder('me()'));
+}
+/** How many QPUs run the kernel, in every lane. */
+export function numQPUs(): IntExpr {
+  return intExpr({ k: 'special', ty: 'int', what: 'numQPUs' }, builder('numQPUs()'));
+}
+
+/** Moves lane l to lane (l + n) mod 16: rotate(x, 1) puts element 0 in lane 1. n: 0-15, or an Int (its lane 0). */
+export function rotate<T extends IntExpr | FloatExpr>(x: T, n: IntLike): T {
+  const b = builder('rotate');
+  checkOwner(x.owner, 'rotate');
+  if (typeof n === 'number' && (!Number.isInteger(n) || n < 0 || n > 15))
+    throw b.error(`rotate by ${n}: the amount is 0 to 15 lanes, or an Int`);
+  const node: Expr = { k: 'rotate', ty: x.ty, a: x.node, n: exprOf(n, 'int', 'rotate') };
+  return (x instanceof FloatExpr ? floatExpr(node, b) : intExpr(node, b)) as T;
+}
+
+// ---- memory
+
+/** Requests the value at each lane's address, without waiting (at most 4 outstanding). */
+export function gather<E extends Elem>(p: PtrExpr<E>): void {
+  const b = builder('gather');
+  notInWhere(b, 'gather');
+  if (!(p instanceof PtrExpr)) throw b.error('gather needs a Ptr');
+  checkOwner(p.owner, 'gather');
+  b.emit({ k: 'gather', ptr: p.node });
+}
+
+/** Waits for the oldest gather and puts its values in the variable. */
+export function receive(v: IntVar | FloatVar): void {
+  const b = builder('receive');
+  notInWhere(b, 'receive');
+  checkOwner(v.owner, 'receive');
+  if (v.node.k !== 'var') throw b.error('receive needs a variable (Int(), Float()) to put the values in');
+  b.emit({ k: 'receive', v: v.node });
+}
+
+/** Writes 16 values from the address in lane 0 of p, without waiting for the write. */
+export function store<E extends Elem>(x: ElemLike<E>, p: PtrExpr<E>): void {
+  const b = builder('store');
+  notInWhere(b, 'store');
+  if (!(p instanceof PtrExpr)) throw b.error('store needs a Ptr as its second argument');
+  checkOwner(p.owner, 'store');
+  b.emit({ k: 'storeNB', e: exprOf(x as IntExpr | FloatExpr | number, p.elem, 'store'), ptr: p.node });
+}
+
+// ---- the special-function unit
+
+export const recip = (x: FloatExpr) => x.recip();
+export const recipsqrt = (x: FloatExpr) => x.recipsqrt();
+export const exp2 = (x: FloatExpr) => x.exp2();
+export const log2 = (x: FloatExpr) => x.log2();
+
+// ---- synchronisation between QPUs
+
+function semaphoreNumber(b: KernelBuilder, n: number, what: string): number {
+  if (!Number.isInteger(n) || n < 0 || n > 15) throw b.error(`${what}(${n}): there are 16 semaphores, 0 to 15`);
+  return n;
+}
+
+/** Increments semaphore n (0-15); waits while it is at 15. */
+export function semaInc(n: number): void {
+  const b = builder('semaInc');
+  notInWhere(b, 'semaInc');
+  b.emit({ k: 'sema', down: false, n: semaphoreNumber(b, n, 'semaInc') });
+}
+
+/** Decrements semaphore n (0-15); waits while it is at 0. */
+export function semaDec(n: number): void {
+  const b = builder('semaDec');
+  notInWhere(b, 'semaDec');
+  b.emit({ k: 'sema', down: true, n: semaphoreNumber(b, n, 'semaDec') });
+}
+
+/** Takes the mutex shared by all QPUs, waiting while another QPU holds it. */
+export function mutexLock(): void {
+  const b = builder('mutexLock');
+  notInWhere(b, 'mutexLock');
+  b.emit({ k: 'mutex', lock: true });
+}
+
+export function mutexUnlock(): void {
+  const b = builder('mutexUnlock');
+  notInWhere(b, 'mutexUnlock');
+  b.emit({ k: 'mutex', lock: false });
+}
+

@@ -1,0 +1,348 @@
+// The language's values: 16-lane vectors of ints (IntExpr), floats (FloatExpr) and addresses
+// (PtrExpr), vector conditions (BoolValue) and conditions over lanes (CondValue), and the
+// variables (IntVar, FloatVar, PtrVar) that statements assign. Operators are methods, since
+// TypeScript has no operator overloading: `a.add(b)`, `a.lt(b)`. A plain number stands for a
+// literal wherever a value is expected: `a.sub(1)`, `x.mul(0.5)`.
+
+import type { BinOp, BoolExpr, CmpOp, Expr, Ty, UnOp, VarRef } from '../source/ast.ts';
+import { floatBits } from '../vc4/tables.ts';
+import { builder, checkOwner, type KernelBuilder } from './builder.ts';
+
+export type IntLike = IntExpr | number;
+export type FloatLike = FloatExpr | number;
+export type Elem = 'int' | 'float';
+export type ElemExpr<E extends Elem> = E extends 'int' ? IntExpr : FloatExpr;
+export type ElemLike<E extends Elem> = E extends 'int' ? IntLike : FloatLike;
+export type ElemVar<E extends Elem> = E extends 'int' ? IntVar : FloatVar;
+
+abstract class Vec {
+  constructor(
+    readonly node: Expr,
+    readonly owner: KernelBuilder,
+  ) {}
+  get ty(): Ty {
+    return this.node.ty;
+  }
+}
+
+/** A language value as an expression of the kernel being built, checking it belongs there. */
+export function exprOf(x: Vec | number, ty: 'int' | 'float', what: string): Expr {
+  if (typeof x === 'number') return literal(x, ty, what);
+  checkOwner(x.owner, what);
+  if (x.ty !== ty)
+    throw builder(what).error(`${what}: expected ${ty === 'int' ? 'an Int' : 'a Float'}, got ${describeTy(x.ty)}`);
+  return x.node;
+}
+
+export function describeTy(t: Ty): string {
+  return t === 'int' ? 'an Int' : t === 'float' ? 'a Float' : `a Ptr(${t === 'int*' ? 'Int' : 'Float'})`;
+}
+
+export function literal(v: number, ty: 'int' | 'float', what: string): Expr {
+  if (typeof v !== 'number' || Number.isNaN(v))
+    throw builder(what).error(`${what}: ${String(v)} is not a number`);
+  if (ty === 'int') {
+    if (!Number.isInteger(v) || v < -(2 ** 31) || v > 2 ** 32 - 1)
+      throw builder(what).error(`${what}: ${v} is not a 32-bit integer (use a Float for fractions)`);
+    return { k: 'lit', ty, bits: v | 0 };
+  }
+  return { k: 'lit', ty, bits: floatBits(v) | 0 };
+}
+
+function int(node: Expr, b: KernelBuilder): IntExpr {
+  return new IntExpr(node, b);
+}
+function flt(node: Expr, b: KernelBuilder): FloatExpr {
+  return new FloatExpr(node, b);
+}
+
+export class IntExpr extends Vec {
+  declare private readonly brandInt: void;
+
+  private bin(op: BinOp, x: IntLike): IntExpr {
+    const b = builder(`Int.${op}`);
+    checkOwner(this.owner, `Int.${op}`);
+    return int({ k: 'bin', op, ty: 'int', a: this.node, b: exprOf(x, 'int', `Int.${op}`) }, b);
+  }
+  private cmp(op: CmpOp, x: IntLike): BoolValue {
+    const b = builder(`Int.${op}`);
+    checkOwner(this.owner, `Int.${op}`);
+    return new BoolValue({ k: 'cmp', op, ty: 'int', a: this.node, b: exprOf(x, 'int', `Int.${op}`) }, b);
+  }
+
+  add(x: IntLike): IntExpr {
+    return this.bin('add', x);
+  }
+  sub(x: IntLike): IntExpr {
+    return this.bin('sub', x);
+  }
+  /** The hardware's 24-bit multiply: the low 24 bits of each operand, unsigned. */
+  mul(x: IntLike): IntExpr {
+    return this.bin('mul', x);
+  }
+  min(x: IntLike): IntExpr {
+    return this.bin('min', x);
+  }
+  max(x: IntLike): IntExpr {
+    return this.bin('max', x);
+  }
+  /** Shift left by the low 5 bits of x. */
+  shl(x: IntLike): IntExpr {
+    return this.bin('shl', x);
+  }
+  /** Arithmetic shift right (keeps the sign) by the low 5 bits of x. */
+  shr(x: IntLike): IntExpr {
+    return this.bin('shr', x);
+  }
+  /** Logical shift right (zeros in) by the low 5 bits of x. */
+  ushr(x: IntLike): IntExpr {
+    return this.bin('ushr', x);
+  }
+  /** Rotate the bits right by the low 5 bits of x. */
+  ror(x: IntLike): IntExpr {
+    return this.bin('ror', x);
+  }
+  and(x: IntLike): IntExpr {
+    return this.bin('and', x);
+  }
+  or(x: IntLike): IntExpr {
+    return this.bin('or', x);
+  }
+  xor(x: IntLike): IntExpr {
+    return this.bin('xor', x);
+  }
+  not(): IntExpr {
+    const b = builder('Int.not');
+    checkOwner(this.owner, 'Int.not');
+    return int({ k: 'un', op: 'not', ty: 'int', a: this.node }, b);
+  }
+  toFloat(): FloatExpr {
+    const b = builder('Int.toFloat');
+    checkOwner(this.owner, 'Int.toFloat');
+    return flt({ k: 'un', op: 'toFloat', ty: 'float', a: this.node }, b);
+  }
+  eq(x: IntLike): BoolValue {
+    return this.cmp('eq', x);
+  }
+  ne(x: IntLike): BoolValue {
+    return this.cmp('ne', x);
+  }
+  lt(x: IntLike): BoolValue {
+    return this.cmp('lt', x);
+  }
+  le(x: IntLike): BoolValue {
+    return this.cmp('le', x);
+  }
+  gt(x: IntLike): BoolValue {
+    return this.cmp('gt', x);
+  }
+  ge(x: IntLike): BoolValue {
+    return this.cmp('ge', x);
+  }
+}
+
+export class FloatExpr extends Vec {
+  declare private readonly brandFloat: void;
+
+  private bin(op: BinOp, x: FloatLike): FloatExpr {
+    const b = builder(`Float.${op}`);
+    checkOwner(this.owner, `Float.${op}`);
+    return flt({ k: 'bin', op, ty: 'float', a: this.node, b: exprOf(x, 'float', `Float.${op}`) }, b);
+  }
+  private cmp(op: CmpOp, x: FloatLike): BoolValue {
+    const b = builder(`Float.${op}`);
+    checkOwner(this.owner, `Float.${op}`);
+    return new BoolValue({ k: 'cmp', op, ty: 'float', a: this.node, b: exprOf(x, 'float', `Float.${op}`) }, b);
+  }
+  private un(op: UnOp, ty: 'int' | 'float'): IntExpr | FloatExpr {
+    const b = builder(`Float.${op}`);
+    checkOwner(this.owner, `Float.${op}`);
+    const node: Expr = { k: 'un', op, ty, a: this.node };
+    return ty === 'int' ? int(node, b) : flt(node, b);
+  }
+
+  add(x: FloatLike): FloatExpr {
+    return this.bin('add', x);
+  }
+  sub(x: FloatLike): FloatExpr {
+    return this.bin('sub', x);
+  }
+  mul(x: FloatLike): FloatExpr {
+    return this.bin('mul', x);
+  }
+  min(x: FloatLike): FloatExpr {
+    return this.bin('min', x);
+  }
+  max(x: FloatLike): FloatExpr {
+    return this.bin('max', x);
+  }
+  /** Truncate toward zero; out of the int range gives 0. */
+  toInt(): IntExpr {
+    return this.un('toInt', 'int') as IntExpr;
+  }
+  /** 1/x, from the special-function unit. */
+  recip(): FloatExpr {
+    return this.un('recip', 'float') as FloatExpr;
+  }
+  /** 1/sqrt(|x|). */
+  recipsqrt(): FloatExpr {
+    return this.un('recipsqrt', 'float') as FloatExpr;
+  }
+  /** 2^x. */
+  exp2(): FloatExpr {
+    return this.un('exp2', 'float') as FloatExpr;
+  }
+  /** log2(|x|). */
+  log2(): FloatExpr {
+    return this.un('log2', 'float') as FloatExpr;
+  }
+  eq(x: FloatLike): BoolValue {
+    return this.cmp('eq', x);
+  }
+  ne(x: FloatLike): BoolValue {
+    return this.cmp('ne', x);
+  }
+  lt(x: FloatLike): BoolValue {
+    return this.cmp('lt', x);
+  }
+  le(x: FloatLike): BoolValue {
+    return this.cmp('le', x);
+  }
+  gt(x: FloatLike): BoolValue {
+    return this.cmp('gt', x);
+  }
+  ge(x: FloatLike): BoolValue {
+    return this.cmp('ge', x);
+  }
+}
+
+/** A vector of addresses of E values (4 bytes apart). */
+export class PtrExpr<E extends Elem> extends Vec {
+  constructor(
+    node: Expr,
+    owner: KernelBuilder,
+    readonly elem: E,
+  ) {
+    super(node, owner);
+  }
+
+  /** The address n elements on, in every lane: p + 4n bytes. */
+  add(n: IntLike): PtrExpr<E> {
+    const b = builder('Ptr.add');
+    checkOwner(this.owner, 'Ptr.add');
+    return new PtrExpr({ k: 'ptradd', ty: this.ty as 'int*' | 'float*', p: this.node, n: exprOf(n, 'int', 'Ptr.add') }, b, this.elem);
+  }
+
+  /** The 16 values starting at the address in lane 0 (a blocking load, QPULib's *p). */
+  load(): ElemExpr<E> {
+    const b = builder('Ptr.load');
+    checkOwner(this.owner, 'Ptr.load');
+    if (b.whereDepth > 0) throw b.error('a load (*p) inside Where: load into a variable before the Where');
+    const node: Expr = { k: 'load', ty: this.elem, ptr: this.node };
+    return (this.elem === 'int' ? int(node, b) : flt(node, b)) as ElemExpr<E>;
+  }
+
+  /** Writes 16 values starting at the address in lane 0, and waits for the write (QPULib's *p = x). */
+  store(x: ElemLike<E>): void {
+    const b = builder('Ptr.store');
+    checkOwner(this.owner, 'Ptr.store');
+    b.emit({ k: 'store', ptr: this.node, e: exprOf(x as Vec | number, this.elem, 'Ptr.store') });
+  }
+}
+
+/** A vector of 16 conditions (one per lane), from comparisons. */
+export class BoolValue {
+  constructor(
+    readonly node: BoolExpr,
+    readonly owner: KernelBuilder,
+  ) {}
+  and(x: BoolValue): BoolValue {
+    checkOwner(this.owner, 'and');
+    checkOwner(x.owner, 'and');
+    return new BoolValue({ k: 'and', a: this.node, b: x.node }, this.owner);
+  }
+  or(x: BoolValue): BoolValue {
+    checkOwner(this.owner, 'or');
+    checkOwner(x.owner, 'or');
+    return new BoolValue({ k: 'or', a: this.node, b: x.node }, this.owner);
+  }
+  not(): BoolValue {
+    checkOwner(this.owner, 'not');
+    return new BoolValue({ k: 'not', a: this.node }, this.owner);
+  }
+}
+
+/** A condition on the whole vector: any or all of its lanes (for If, While, For). */
+export class CondValue {
+  constructor(
+    readonly k: 'any' | 'all',
+    readonly b: BoolValue,
+  ) {}
+}
+
+// ---- variables
+
+function assign(v: VarRef, owner: KernelBuilder, x: Vec | number, ty: 'int' | 'float' | 'int*' | 'float*', what: string): void {
+  const b = checkOwner(owner, what);
+  let e: Expr;
+  if (ty === 'int*' || ty === 'float*') {
+    if (typeof x === 'number' || x.ty !== ty) throw b.error(`${what}: expected ${describeTy(ty)}, got ${typeof x === 'number' ? 'a number' : describeTy(x.ty)}`);
+    checkOwner(x.owner, what);
+    e = x.node;
+  } else e = exprOf(x, ty, what);
+  if (b.whereDepth > 0 && containsLoad(e)) throw b.error('a load (*p) inside Where: load into a variable before the Where');
+  b.emit({ k: 'assign', v, e });
+}
+
+export function containsLoad(e: Expr): boolean {
+  switch (e.k) {
+    case 'load':
+      return true;
+    case 'bin':
+      return containsLoad(e.a) || containsLoad(e.b);
+    case 'un':
+      return containsLoad(e.a);
+    case 'rotate':
+      return containsLoad(e.a) || containsLoad(e.n);
+    case 'ptradd':
+      return containsLoad(e.p) || containsLoad(e.n);
+    default:
+      return false;
+  }
+}
+
+export class IntVar extends IntExpr {
+  /** Assigns in every lane (inside Where: in the lanes where its condition holds). */
+  set(x: IntLike): void {
+    assign(this.node as VarRef, this.owner, x, 'int', 'Int.set');
+  }
+}
+
+export class FloatVar extends FloatExpr {
+  set(x: FloatLike): void {
+    assign(this.node as VarRef, this.owner, x, 'float', 'Float.set');
+  }
+}
+
+export class PtrVar<E extends Elem> extends PtrExpr<E> {
+  set(x: PtrExpr<E>): void {
+    assign(this.node as VarRef, this.owner, x, this.ty, 'Ptr.set');
+  }
+}
+
+/** A new variable of type `ty`, set to `init` if given (else 0 in every lane). */
+export function newVar(ty: Ty, init: Vec | number | undefined, what: string, name?: string): IntVar | FloatVar | PtrVar<Elem> {
+  const b = builder(what);
+  const v = b.newVar(ty, name);
+  const out =
+    ty === 'int' ? new IntVar(v, b) : ty === 'float' ? new FloatVar(v, b) : new PtrVar(v, b, ty === 'int*' ? 'int' : 'float');
+  if (init !== undefined) assign(v, b, init, ty, what);
+  return out;
+}
+
+export function intExpr(node: Expr, b: KernelBuilder): IntExpr {
+  return int(node, b);
+}
+export function floatExpr(node: Expr, b: KernelBuilder): FloatExpr {
+  return flt(node, b);
+}

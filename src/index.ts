@@ -1,0 +1,38 @@
+// qpu-ts: program the Raspberry Pi's VideoCore IV QPUs from TypeScript.
+// The language (docs/language.md), kernels and the memory they share with the host.
+
+export { Float, Int, Ptr, Var } from './dsl/types.ts';
+export type { FloatType, IntType, ParamType, PtrType } from './dsl/types.ts';
+export {
+  all,
+  any,
+  Break,
+  exp2,
+  For,
+  gather,
+  If,
+  index,
+  log2,
+  me,
+  mutexLock,
+  mutexUnlock,
+  numQPUs,
+  receive,
+  recip,
+  recipsqrt,
+  rotate,
+  semaDec,
+  semaInc,
+  store,
+  Where,
+  While,
+} from './dsl/control.ts';
+export { BoolValue, CondValue, FloatExpr, FloatVar, IntExpr, IntVar, PtrExpr, PtrVar } from './dsl/values.ts';
+export type { FloatLike, IntLike } from './dsl/values.ts';
+export { DslError } from './dsl/builder.ts';
+export { kernel } from './runtime/kernel.ts';
+export type { Kernel, KernelOptions, RunOptions, RunReport } from './runtime/kernel.ts';
+export { SharedArray } from './runtime/shared-array.ts';
+export type { SharedFloat32Array, SharedInt32Array } from './runtime/shared-array.ts';
+export { InterpreterError } from './source/interpreter.ts';
+export { CheckError } from './source/check.ts';

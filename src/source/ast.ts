@@ -1,0 +1,99 @@
+// The language's abstract syntax: what a kernel is, as data. The embedded language (src/dsl)
+// builds it, the reference interpreter (interpreter.ts) defines what it means, and the compiler
+// (src/compiler) translates it. print.ts writes it as readable text.
+
+/** A value's type: a 16-lane vector of int32 or float32, or of addresses of such values. */
+export type Ty = 'int' | 'float' | 'int*' | 'float*';
+
+/** The element type a pointer type points to. */
+export const elemOf = (t: Ty): 'int' | 'float' => (t === 'int*' ? 'int' : 'float');
+export const isPtr = (t: Ty): t is 'int*' | 'float*' => t.endsWith('*');
+
+export type BinOp = 'add' | 'sub' | 'mul' | 'min' | 'max' | 'shl' | 'shr' | 'ushr' | 'ror' | 'and' | 'or' | 'xor';
+export type UnOp = 'not' | 'toInt' | 'toFloat' | 'recip' | 'recipsqrt' | 'exp2' | 'log2';
+export type CmpOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+
+export interface VarRef {
+  readonly k: 'var';
+  readonly id: number;
+  readonly ty: Ty;
+}
+
+export type Expr =
+  | { readonly k: 'lit'; readonly ty: 'int' | 'float'; /** The 32-bit pattern. */ readonly bits: number }
+  | VarRef
+  | { readonly k: 'special'; readonly ty: 'int'; readonly what: 'index' | 'me' | 'numQPUs' }
+  | { readonly k: 'bin'; readonly op: BinOp; readonly ty: Ty; readonly a: Expr; readonly b: Expr }
+  | { readonly k: 'un'; readonly op: UnOp; readonly ty: 'int' | 'float'; readonly a: Expr }
+  /** Lane l of the result is lane (l - n) mod 16 of `a`: element 0 moves to element n. */
+  | { readonly k: 'rotate'; readonly ty: Ty; readonly a: Expr; readonly n: Expr }
+  /** Pointer plus a number of elements (4 bytes each), lane by lane. */
+  | { readonly k: 'ptradd'; readonly ty: 'int*' | 'float*'; readonly p: Expr; readonly n: Expr }
+  /** The 16 consecutive values from the address in lane 0 of `ptr` (a blocking load). */
+  | { readonly k: 'load'; readonly ty: 'int' | 'float'; readonly ptr: Expr };
+
+export type BoolExpr =
+  | { readonly k: 'cmp'; readonly op: CmpOp; readonly ty: Ty; readonly a: Expr; readonly b: Expr }
+  | { readonly k: 'and' | 'or'; readonly a: BoolExpr; readonly b: BoolExpr }
+  | { readonly k: 'not'; readonly a: BoolExpr };
+
+/** A condition for If and While: any or all of the 16 lanes of a vector condition. */
+export interface Cond {
+  readonly k: 'any' | 'all';
+  readonly b: BoolExpr;
+}
+
+interface Located {
+  /** Where the statement was written: "file:line:col" of the kernel's source, when known. */
+  readonly loc?: string;
+}
+
+export type Stmt = Located &
+  (
+    | { readonly k: 'assign'; readonly v: VarRef; readonly e: Expr }
+    /** Blocking store of 16 values to the address in lane 0 of `ptr`. */
+    | { readonly k: 'store'; readonly ptr: Expr; readonly e: Expr }
+    | { readonly k: 'if'; readonly c: Cond; readonly then: Stmt[]; else: Stmt[] }
+    | { readonly k: 'while'; readonly c: Cond; readonly body: Stmt[] }
+    | { readonly k: 'for'; readonly c: Cond; readonly step: Stmt[]; readonly body: Stmt[] }
+    | { readonly k: 'where'; readonly b: BoolExpr; readonly then: Stmt[]; else: Stmt[] }
+    | { readonly k: 'break' }
+    /** Request the value at each lane's address (non-blocking). */
+    | { readonly k: 'gather'; readonly ptr: Expr }
+    /** Wait for the oldest gather and put its values in `v`. */
+    | { readonly k: 'receive'; readonly v: VarRef }
+    /** Non-blocking store of 16 values to the address in lane 0 of `ptr`. */
+    | { readonly k: 'storeNB'; readonly e: Expr; readonly ptr: Expr }
+    | { readonly k: 'sema'; readonly down: boolean; readonly n: number }
+    | { readonly k: 'mutex'; readonly lock: boolean }
+  );
+
+export interface VarInfo {
+  readonly id: number;
+  readonly ty: Ty;
+  /** A readable name: the parameter's name, or v<id>. */
+  readonly name: string;
+}
+
+export interface KernelAst {
+  readonly name: string;
+  /** Parameters are the first variables (ids 0 ... n-1), set from the call's arguments. */
+  readonly params: readonly VarInfo[];
+  readonly vars: readonly VarInfo[];
+  readonly body: Stmt[];
+}
+
+/** Children of a statement that hold statements. */
+export function childBlocks(s: Stmt): Stmt[][] {
+  switch (s.k) {
+    case 'if':
+    case 'where':
+      return [s.then, s.else];
+    case 'while':
+      return [s.body];
+    case 'for':
+      return [s.step, s.body];
+    default:
+      return [];
+  }
+}

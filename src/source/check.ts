@@ -1,0 +1,71 @@
+// Checks on a built kernel that the language's types cannot make: gathers and receives. The TMU
+// FIFO holds TMU_FIFO_DEPTH outstanding gathers (src/vc4/rules.ts), so the kernel must never
+// have more, and never receive with none. The count is followed through the program: the two
+// sides of an If must agree, and a loop body must leave it as it found it. Where the count
+// cannot be known (a Break out of a loop that gathers), the run-time check of the targets
+// reports the problem instead.
+
+import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import type { KernelAst, Stmt } from './ast.ts';
+import { Printer } from './print.ts';
+
+export class CheckError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CheckError';
+  }
+}
+
+export function checkKernel(k: KernelAst): void {
+  const names = new Map(k.vars.map((v) => [v.id, v.name]));
+  const p = new Printer((id) => names.get(id) ?? `v${id}`);
+  const fail = (s: Stmt, why: string): never => {
+    throw new CheckError(`kernel ${k.name}${s.loc ? ` (${s.loc})` : ''}: \`${p.head(s)}\`: ${why}`);
+  };
+
+  /** The outstanding count after the statements, or undefined when unknown. */
+  const walk = (ss: readonly Stmt[], n: number | undefined): number | undefined => {
+    for (const s of ss) {
+      switch (s.k) {
+        case 'gather':
+          if (n !== undefined && n >= TMU_FIFO_DEPTH)
+            fail(s, `more than ${TMU_FIFO_DEPTH} gathers outstanding: the TMU FIFO holds ${TMU_FIFO_DEPTH}; receive before gathering more`);
+          if (n !== undefined) n++;
+          break;
+        case 'receive':
+          if (n === 0) fail(s, 'receive with nothing gathered');
+          if (n !== undefined) n--;
+          break;
+        case 'if': {
+          const a = walk(s.then, n);
+          const b = walk(s.else, n);
+          if (a !== b && a !== undefined && b !== undefined)
+            fail(s, `its two branches leave different numbers of gathers outstanding (${a} and ${b})`);
+          n = a === b ? a : undefined;
+          break;
+        }
+        case 'while':
+        case 'for': {
+          if (hasBreak(s.k === 'for' ? s.body : s.body)) {
+            walk(s.k === 'for' ? [...s.body, ...s.step] : s.body, n);
+            n = undefined;
+            break;
+          }
+          const body = s.k === 'for' ? [...s.body, ...s.step] : s.body;
+          const after = walk(body, n);
+          if (n !== undefined && after !== undefined && after !== n)
+            fail(s, `each pass of the loop leaves ${after - n > 0 ? after - n + ' more' : n - after + ' fewer'} gathers outstanding, so the FIFO ${after > n ? 'overflows' : 'runs dry'}`);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    return n;
+  };
+  walk(k.body, 0);
+}
+
+function hasBreak(ss: readonly Stmt[]): boolean {
+  return ss.some((s) => s.k === 'break' || (s.k === 'if' && (hasBreak(s.then) || hasBreak(s.else))));
+}

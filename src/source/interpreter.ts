@@ -1,0 +1,394 @@
+// The reference interpreter: what every construct of the language means, lane by lane and QPU
+// by QPU, bit for bit as the chip computes it. The compiler and every other target must agree
+// with it. Arithmetic comes from src/vc4/arith.ts, the same functions the emulator is checked
+// against. docs/language.md states each rule.
+//
+// QPUs run one at a time in turn (0, 1, ..., wrapping round), each until it ends or must wait on
+// a semaphore or the mutex, so runs are deterministic. Memory is the GPU memory the kernel's
+// arrays live in; reads and writes outside those arrays are errors.
+
+import * as arith from '../vc4/arith.ts';
+import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import type { GpuMemory } from '../emulator/memory.ts';
+import { hex } from '../emulator/memory.ts';
+import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
+import { Printer } from './print.ts';
+
+const L = 16;
+
+/** A region of GPU memory the kernel may read and write: one of its array arguments. */
+export interface ArrayRegion {
+  readonly name: string;
+  readonly address: number;
+  readonly bytes: number;
+}
+
+export interface InterpretOptions {
+  readonly qpus: number;
+  /** The 32-bit value of each parameter: an int, a float's bits, or an array's bus address. */
+  readonly args: readonly number[];
+  readonly memory: GpuMemory;
+  readonly arrays: readonly ArrayRegion[];
+  /** Statements all QPUs may execute in total (default 100 million). */
+  readonly maxSteps?: number;
+}
+
+export interface InterpretResult {
+  /** Statements executed, per QPU. */
+  readonly steps: readonly number[];
+}
+
+export class InterpreterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InterpreterError';
+  }
+}
+
+/** Why a QPU cannot go on: it waits for another QPU. */
+interface Wait {
+  readonly what: string;
+}
+
+type Run = Generator<Wait, 'break' | undefined, void>;
+
+class QpuState {
+  readonly env: Int32Array;
+  readonly fifo: Int32Array[] = [];
+  steps = 0;
+  /** The statement being executed, for error messages. */
+  at: Stmt | undefined;
+  done = false;
+  waiting: Wait | undefined;
+  constructor(
+    readonly id: number,
+    nvars: number,
+  ) {
+    this.env = new Int32Array(nvars * L);
+  }
+}
+
+const ALWAYS = new Uint8Array(L).fill(1);
+
+export function interpret(k: KernelAst, opts: InterpretOptions): InterpretResult {
+  return new Interpreter(k, opts).run();
+}
+
+class Interpreter {
+  private readonly semaphores = new Uint8Array(16);
+  private mutexHolder = -1;
+  private budget: number;
+  private readonly printer: Printer;
+
+  constructor(
+    private readonly k: KernelAst,
+    private readonly opts: InterpretOptions,
+  ) {
+    this.budget = opts.maxSteps ?? 100_000_000;
+    const names = new Map(k.vars.map((v) => [v.id, v.name]));
+    this.printer = new Printer((id) => names.get(id) ?? `v${id}`);
+  }
+
+  run(): InterpretResult {
+    const { qpus, args } = this.opts;
+    if (args.length !== this.k.params.length)
+      throw new InterpreterError(`kernel ${this.k.name} takes ${this.k.params.length} arguments, not ${args.length}`);
+    const states = Array.from({ length: qpus }, (_, id) => new QpuState(id, this.k.vars.length));
+    const runs = states.map((q) => {
+      args.forEach((a, i) => q.env.fill(a | 0, i * L, i * L + L));
+      return this.block(q, this.k.body, ALWAYS);
+    });
+    // Round robin: each QPU runs until it ends or waits; stop when all end, or none can go on.
+    for (;;) {
+      let progressed = false;
+      let live = 0;
+      for (const q of states) {
+        if (q.done) continue;
+        live++;
+        const before = q.steps;
+        const r = runs[q.id]!.next();
+        if (r.done) {
+          q.done = true;
+          progressed = true;
+        } else {
+          q.waiting = r.value;
+          if (q.steps !== before) progressed = true;
+        }
+      }
+      if (live === 0) break;
+      if (!progressed) {
+        const waits = states.filter((q) => !q.done).map((q) => `QPU ${q.id} waits for ${q.waiting!.what} (${this.where(q)})`);
+        throw new InterpreterError(`kernel ${this.k.name}: deadlock: every QPU still running waits on another. ${waits.join('; ')}`);
+      }
+    }
+    return { steps: states.map((q) => q.steps) };
+  }
+
+  // ---- errors
+
+  private where(q: QpuState): string {
+    const s = q.at;
+    if (!s) return 'at the start';
+    return `${s.loc ? s.loc + ', ' : ''}\`${this.printer.head(s)}\``;
+  }
+
+  private fail(q: QpuState, message: string): never {
+    throw new InterpreterError(`kernel ${this.k.name}, QPU ${q.id} (${this.where(q)}): ${message}`);
+  }
+
+  // ---- statements
+
+  private *block(q: QpuState, ss: readonly Stmt[], mask: Uint8Array): Run {
+    for (const s of ss) {
+      const r = yield* this.stmt(q, s, mask);
+      if (r === 'break') return r;
+    }
+    return undefined;
+  }
+
+  private step(q: QpuState, s: Stmt): void {
+    q.at = s;
+    q.steps++;
+    if (--this.budget < 0) this.fail(q, 'the step budget ran out (an endless loop? raise maxSteps)');
+  }
+
+  private *stmt(q: QpuState, s: Stmt, mask: Uint8Array): Run {
+    this.step(q, s);
+    switch (s.k) {
+      case 'assign':
+        this.assign(q, s.v, this.eval(q, s.e), mask);
+        return undefined;
+      case 'store':
+      case 'storeNB':
+        this.store(q, this.eval(q, s.ptr)[0]!, this.eval(q, s.e));
+        return undefined;
+      case 'if':
+        if (this.cond(q, s.c)) return yield* this.block(q, s.then, mask);
+        return yield* this.block(q, s.else, mask);
+      case 'while':
+        while (this.cond(q, s.c)) {
+          if ((yield* this.block(q, s.body, mask)) === 'break') break;
+          this.step(q, s);
+        }
+        return undefined;
+      case 'for':
+        while (this.cond(q, s.c)) {
+          if ((yield* this.block(q, s.body, mask)) === 'break') break;
+          yield* this.block(q, s.step, mask);
+          this.step(q, s);
+        }
+        return undefined;
+      case 'where': {
+        const b = this.bool(q, s.b);
+        const yes = new Uint8Array(L);
+        const no = new Uint8Array(L);
+        for (let l = 0; l < L; l++) {
+          yes[l] = mask[l]! & b[l]!;
+          no[l] = mask[l]! & (b[l]! ^ 1);
+        }
+        yield* this.block(q, s.then, yes);
+        yield* this.block(q, s.else, no);
+        return undefined;
+      }
+      case 'break':
+        return 'break';
+      case 'gather': {
+        if (q.fifo.length >= TMU_FIFO_DEPTH)
+          this.fail(q, `a gather with ${q.fifo.length} already outstanding: the TMU FIFO holds ${TMU_FIFO_DEPTH}; receive some first`);
+        const p = this.eval(q, s.ptr);
+        const out = new Int32Array(L);
+        for (let l = 0; l < L; l++) out[l] = this.read(q, p[l]!, l);
+        q.fifo.push(out);
+        return undefined;
+      }
+      case 'receive': {
+        const v = q.fifo.shift();
+        if (!v) this.fail(q, 'receive with nothing gathered');
+        this.assign(q, s.v, v, ALWAYS);
+        return undefined;
+      }
+      case 'sema': {
+        while (s.down ? this.semaphores[s.n] === 0 : this.semaphores[s.n] === 15)
+          yield { what: `semaphore ${s.n} to ${s.down ? 'be above 0' : 'be below 15'} (it is ${this.semaphores[s.n]})` };
+        this.semaphores[s.n]! += s.down ? -1 : 1;
+        return undefined;
+      }
+      case 'mutex': {
+        if (s.lock) {
+          if (this.mutexHolder === q.id) this.fail(q, 'mutexLock while this QPU already holds the mutex');
+          while (this.mutexHolder !== -1) yield { what: `the mutex, held by QPU ${this.mutexHolder}` };
+          this.mutexHolder = q.id;
+        } else {
+          if (this.mutexHolder !== q.id) this.fail(q, 'mutexUnlock without holding the mutex');
+          this.mutexHolder = -1;
+        }
+        return undefined;
+      }
+    }
+  }
+
+  private assign(q: QpuState, v: VarRef, x: Int32Array, mask: Uint8Array): void {
+    const base = v.id * L;
+    for (let l = 0; l < L; l++) if (mask[l]) q.env[base + l] = x[l]!;
+  }
+
+  // ---- memory
+
+  private region(addr: number): ArrayRegion | undefined {
+    for (const a of this.opts.arrays) if (addr >= a.address && addr + 4 <= a.address + a.bytes) return a;
+    return undefined;
+  }
+
+  private outside(q: QpuState, what: string, addr: number, lane: number): never {
+    const arrays = this.opts.arrays.map((a) => `${a.name} at ${hex(a.address)}, ${a.bytes} bytes`).join('; ');
+    const why = addr % 4 !== 0 ? 'is not a multiple of 4' : `is outside the arrays the kernel was given (${arrays || 'none'})`;
+    this.fail(q, `${what} of lane ${lane} at ${hex(addr)} ${why}`);
+  }
+
+  private read(q: QpuState, address: number, lane: number): number {
+    const addr = address >>> 0;
+    if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a read', addr, lane);
+    return this.opts.memory.words[this.opts.memory.index(addr)]!;
+  }
+
+  private store(q: QpuState, base: number, x: Int32Array): void {
+    for (let e = 0; e < L; e++) {
+      const addr = ((base >>> 0) + 4 * e) >>> 0;
+      if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a write', addr, e);
+      this.opts.memory.words[this.opts.memory.index(addr)] = x[e]!;
+    }
+  }
+
+  // ---- expressions
+
+  private eval(q: QpuState, e: Expr): Int32Array {
+    const out = new Int32Array(L);
+    switch (e.k) {
+      case 'lit':
+        return out.fill(e.bits);
+      case 'var':
+        return q.env.slice(e.id * L, e.id * L + L);
+      case 'special':
+        if (e.what === 'index') for (let l = 0; l < L; l++) out[l] = l;
+        else out.fill(e.what === 'me' ? q.id : this.opts.qpus);
+        return out;
+      case 'bin': {
+        const a = this.eval(q, e.a);
+        const b = this.eval(q, e.b);
+        const f = e.ty === 'float' ? FLOAT_OPS[e.op] : INT_OPS[e.op];
+        if (!f) throw new InterpreterError(`no ${e.ty} operation ${e.op}`);
+        for (let l = 0; l < L; l++) out[l] = f(a[l]!, b[l]!);
+        return out;
+      }
+      case 'un': {
+        const a = this.eval(q, e.a);
+        const f = UN_OPS[e.op];
+        for (let l = 0; l < L; l++) out[l] = f(a[l]!);
+        return out;
+      }
+      case 'rotate': {
+        const a = this.eval(q, e.a);
+        const n = this.eval(q, e.n)[0]! & 15;
+        for (let l = 0; l < L; l++) out[(l + n) & 15] = a[l]!;
+        return out;
+      }
+      case 'ptradd': {
+        const p = this.eval(q, e.p);
+        const n = this.eval(q, e.n);
+        for (let l = 0; l < L; l++) out[l] = (p[l]! + (n[l]! << 2)) | 0;
+        return out;
+      }
+      case 'load': {
+        const base = this.eval(q, e.ptr)[0]! >>> 0;
+        for (let l = 0; l < L; l++) out[l] = this.read(q, (base + 4 * l) >>> 0, l);
+        return out;
+      }
+    }
+  }
+
+  private bool(q: QpuState, b: BoolExpr): Uint8Array {
+    const out = new Uint8Array(L);
+    switch (b.k) {
+      case 'cmp': {
+        const x = this.eval(q, b.a);
+        const y = this.eval(q, b.b);
+        const cmp = b.ty === 'float' ? compareFloat : compareInt;
+        for (let l = 0; l < L; l++) out[l] = CMP[b.op](cmp(x[l]!, y[l]!)) ? 1 : 0;
+        return out;
+      }
+      case 'and':
+      case 'or': {
+        const x = this.bool(q, b.a);
+        const y = this.bool(q, b.b);
+        for (let l = 0; l < L; l++) out[l] = b.k === 'and' ? x[l]! & y[l]! : x[l]! | y[l]!;
+        return out;
+      }
+      case 'not': {
+        const x = this.bool(q, b.a);
+        for (let l = 0; l < L; l++) out[l] = x[l]! ^ 1;
+        return out;
+      }
+    }
+  }
+
+  private cond(q: QpuState, c: Cond): boolean {
+    const b = this.bool(q, c.b);
+    return c.k === 'any' ? b.some((x) => x === 1) : b.every((x) => x === 1);
+  }
+}
+
+// ---- the operations, lane by lane (docs/language.md)
+
+const INT_OPS: Record<string, (a: number, b: number) => number> = {
+  add: arith.add,
+  sub: arith.sub,
+  mul: arith.mul24,
+  min: arith.min,
+  max: arith.max,
+  shl: arith.shl,
+  shr: arith.asr,
+  ushr: arith.shr,
+  ror: arith.ror,
+  and: arith.and,
+  or: arith.or,
+  xor: arith.xor,
+};
+
+const FLOAT_OPS: Record<string, (a: number, b: number) => number> = {
+  add: arith.fadd,
+  sub: arith.fsub,
+  mul: arith.fmul,
+  min: arith.fmin,
+  max: arith.fmax,
+};
+
+const UN_OPS: Record<string, (a: number) => number> = {
+  not: arith.not,
+  toInt: arith.ftoi,
+  toFloat: arith.itof,
+  recip: (a) => arith.sfu(0, a),
+  recipsqrt: (a) => arith.sfu(1, a),
+  exp2: (a) => arith.sfu(2, a),
+  log2: (a) => arith.sfu(3, a),
+};
+
+/** Signed comparison: -1, 0 or 1. */
+function compareInt(a: number, b: number): number {
+  return (a | 0) < (b | 0) ? -1 : (a | 0) > (b | 0) ? 1 : 0;
+}
+
+/** Floats compare as the hardware's fmin/fmax do: patterns as sign-magnitude integers. */
+function compareFloat(a: number, b: number): number {
+  const ka = arith.fkey(a);
+  const kb = arith.fkey(b);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+const CMP: Record<string, (c: number) => boolean> = {
+  eq: (c) => c === 0,
+  ne: (c) => c !== 0,
+  lt: (c) => c < 0,
+  le: (c) => c <= 0,
+  gt: (c) => c > 0,
+  ge: (c) => c >= 0,
+};

@@ -1,0 +1,146 @@
+// Writes a kernel's abstract syntax as readable text (the --dump form of the language):
+//
+//   kernel gcd(p: int*, q: int*, r: int*)
+//     a = *p
+//     while any(a != b)
+//       where a > b
+//         a = a - b
+
+import type { BoolExpr, Cond, Expr, KernelAst, Stmt } from './ast.ts';
+import { bitsToFloat } from '../vc4/tables.ts';
+
+const BIN: Record<string, string> = {
+  add: '+',
+  sub: '-',
+  mul: '*',
+  shl: '<<',
+  shr: '>>',
+  ushr: '>>>',
+  and: '&',
+  or: '|',
+  xor: '^',
+};
+const CMP: Record<string, string> = { eq: '==', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=' };
+
+export function floatText(bits: number): string {
+  const f = bitsToFloat(bits);
+  if (Number.isInteger(f) && Math.abs(f) < 1e15) return f.toFixed(1);
+  return String(f);
+}
+
+export class Printer {
+  constructor(private readonly names: (id: number) => string) {}
+
+  expr(e: Expr): string {
+    switch (e.k) {
+      case 'lit':
+        return e.ty === 'int' ? String(e.bits | 0) : floatText(e.bits);
+      case 'var':
+        return this.names(e.id);
+      case 'special':
+        return `${e.what}()`;
+      case 'bin': {
+        const sym = BIN[e.op];
+        return sym ? `(${this.expr(e.a)} ${sym} ${this.expr(e.b)})` : `${e.op}(${this.expr(e.a)}, ${this.expr(e.b)})`;
+      }
+      case 'un':
+        return e.op === 'not' ? `~${this.expr(e.a)}` : `${e.op}(${this.expr(e.a)})`;
+      case 'rotate':
+        return `rotate(${this.expr(e.a)}, ${this.expr(e.n)})`;
+      case 'ptradd':
+        return `(${this.expr(e.p)} + ${this.expr(e.n)})`;
+      case 'load':
+        return `*${this.expr(e.ptr)}`;
+    }
+  }
+
+  bool(b: BoolExpr): string {
+    switch (b.k) {
+      case 'cmp':
+        return `${this.expr(b.a)} ${CMP[b.op]} ${this.expr(b.b)}`;
+      case 'and':
+        return `(${this.bool(b.a)} && ${this.bool(b.b)})`;
+      case 'or':
+        return `(${this.bool(b.a)} || ${this.bool(b.b)})`;
+      case 'not':
+        return `!(${this.bool(b.a)})`;
+    }
+  }
+
+  cond(c: Cond): string {
+    return `${c.k}(${this.bool(c.b)})`;
+  }
+
+  /** One statement's first line (no nested blocks). */
+  head(s: Stmt): string {
+    switch (s.k) {
+      case 'assign':
+        return `${this.names(s.v.id)} = ${stripParens(this.expr(s.e))}`;
+      case 'store':
+        return `*${this.expr(s.ptr)} = ${stripParens(this.expr(s.e))}`;
+      case 'if':
+        return `if ${this.cond(s.c)}`;
+      case 'while':
+        return `while ${this.cond(s.c)}`;
+      case 'for':
+        return `for ${this.cond(s.c)}`;
+      case 'where':
+        return `where ${this.bool(s.b)}`;
+      case 'break':
+        return 'break';
+      case 'gather':
+        return `gather(${stripParens(this.expr(s.ptr))})`;
+      case 'receive':
+        return `receive(${this.names(s.v.id)})`;
+      case 'storeNB':
+        return `store(${stripParens(this.expr(s.e))}, ${stripParens(this.expr(s.ptr))})`;
+      case 'sema':
+        return `sema${s.down ? 'Dec' : 'Inc'}(${s.n})`;
+      case 'mutex':
+        return s.lock ? 'mutexLock()' : 'mutexUnlock()';
+    }
+  }
+
+  stmts(ss: readonly Stmt[], indent: string, out: string[]): void {
+    for (const s of ss) {
+      out.push(indent + this.head(s));
+      const inner = indent + '  ';
+      if (s.k === 'if' || s.k === 'where') {
+        this.stmts(s.then, inner, out);
+        if (s.else.length) {
+          out.push(indent + 'else');
+          this.stmts(s.else, inner, out);
+        }
+      } else if (s.k === 'while') this.stmts(s.body, inner, out);
+      else if (s.k === 'for') {
+        this.stmts(s.body, inner, out);
+        if (s.step.length) {
+          out.push(indent + 'step');
+          this.stmts(s.step, inner, out);
+        }
+      }
+    }
+  }
+}
+
+function stripParens(s: string): string {
+  return s.startsWith('(') && s.endsWith(')') && balanced(s.slice(1, -1)) ? s.slice(1, -1) : s;
+}
+
+function balanced(s: string): boolean {
+  let d = 0;
+  for (const ch of s) {
+    if (ch === '(') d++;
+    else if (ch === ')' && --d < 0) return false;
+  }
+  return d === 0;
+}
+
+/** The whole kernel as text. */
+export function printKernel(k: KernelAst): string {
+  const names = new Map(k.vars.map((v) => [v.id, v.name]));
+  const p = new Printer((id) => names.get(id) ?? `v${id}`);
+  const out = [`kernel ${k.name}(${k.params.map((v) => `${v.name}: ${v.ty}`).join(', ')})`];
+  p.stmts(k.body, '  ', out);
+  return out.join('\n') + '\n';
+}
