@@ -36,6 +36,8 @@ export class KernelBuilder {
 
   /** Appends a statement to the innermost block, with where it was written. */
   emit<S extends Stmt>(s: S): S {
+    if (this.whereDepth > 0 && s.k !== 'assign' && s.k !== 'where')
+      throw this.error(`${STMT_NAMES[s.k] ?? s.k} inside Where: only assignments and nested Where may appear there (as in QPULib)`);
     const loc = callerLocation();
     const withLoc = (loc ? { ...s, loc } : s) as S;
     this.blocks[this.blocks.length - 1]!.push(withLoc);
@@ -66,6 +68,8 @@ export class KernelBuilder {
     return new DslError(`kernel ${this.name}${loc ? ` (${loc})` : ''}: ${what}`);
   }
 }
+
+const STMT_NAMES: Partial<Record<Stmt['k'], string>> = { store: 'a store (*p = x)', storeNB: 'store', receive: 'receive' };
 
 let current: KernelBuilder | undefined;
 

@@ -1,0 +1,188 @@
+// What each construct of the language means, on the reference interpreter.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  all,
+  any,
+  Break,
+  Float,
+  For,
+  gather,
+  If,
+  index,
+  Int,
+  kernel,
+  me,
+  mutexLock,
+  mutexUnlock,
+  numQPUs,
+  Ptr,
+  receive,
+  rotate,
+  semaDec,
+  semaInc,
+  SharedArray,
+  store,
+  Where,
+  While,
+} from '../../src/index.ts';
+import { floats, ints, lanes } from '../helpers/lang.ts';
+
+test('integers: wrap-around add/sub, 24-bit multiply, shifts by the low 5 bits, signed min/max/compare', () => {
+  assert.deepEqual(ints((r) => r.set(index().add(0x7fffffff))), lanes((l) => (l + 0x7fffffff) | 0));
+  assert.deepEqual(ints((r) => r.set(Int(-1).mul(16))), lanes(() => 268435440));
+  assert.deepEqual(ints((r) => r.set(Int(0x1000003).mul(index()))), lanes((l) => 3 * l));
+  assert.deepEqual(ints((r) => r.set(Int(1).shl(index().add(32)))), lanes((l) => 1 << l));
+  assert.deepEqual(ints((r) => r.set(Int(-64).shr(index()))), lanes((l) => -64 >> l));
+  assert.deepEqual(ints((r) => r.set(Int(-64).ushr(index()))), lanes((l) => (-64 >>> l) | 0));
+  assert.deepEqual(ints((r) => r.set(Int(1).ror(index()))), lanes((l) => ((1 >>> l) | (1 << (32 - l))) | 0));
+  assert.deepEqual(ints((r) => r.set(index().sub(8).min(2).max(-3))), lanes((l) => Math.max(Math.min(l - 8, 2), -3)));
+  assert.deepEqual(ints((r) => r.set(index().and(5).or(8).xor(1).not())), lanes((l) => ~(((l & 5) | 8) ^ 1)));
+  // Comparisons are true signed comparisons, even where a - b overflows.
+  const big = 0x7fffffff;
+  assert.deepEqual(
+    ints((r) => Where(Int(-2).lt(Int(big)), () => r.set(1))),
+    lanes(() => 1),
+  );
+});
+
+test('floats: the chip\'s arithmetic (toward zero), conversions, special functions', () => {
+  assert.deepEqual(floats((r) => r.set(Float(1).add(Float(-2.524354896707238e-29)))), lanes(() => 0.9999999403953552));
+  assert.deepEqual(floats((r) => r.set(index().toFloat().mul(0.5))), lanes((l) => l * 0.5));
+  assert.deepEqual(ints((r) => r.set(Float(-2.9).toInt())), lanes(() => -2));
+  assert.deepEqual(floats((r) => r.set(Float(4).recip())), lanes(() => 0.25));
+  assert.deepEqual(floats((r) => r.set(Float(-16).recipsqrt())), lanes(() => 0.25));
+  assert.deepEqual(floats((r) => r.set(Float(3).exp2())), lanes(() => 8));
+  assert.deepEqual(floats((r) => r.set(Float(-32).log2())), lanes(() => 5));
+  assert.deepEqual(floats((r) => r.set(Float(1.5).min(-2).max(-1))), lanes(() => -1));
+  // Float comparison: -0 equals +0.
+  assert.deepEqual(ints((r) => Where(Float(0).eq(Float(-0)), () => r.set(1))), lanes(() => 1));
+});
+
+test('rotate by a number and by an Int (its lane 0); index, me, numQPUs', () => {
+  assert.deepEqual(ints((r) => r.set(rotate(index(), 3))), lanes((l) => (l - 3) & 15));
+  assert.deepEqual(ints((r) => r.set(rotate(index(), index().add(15)))), lanes((l) => (l + 1) & 15));
+  const k = kernel([Ptr(Int)], (out) => {
+    out.add(me().shl(4)).store(me().mul(100).add(numQPUs()));
+  });
+  const out = SharedArray.int32(64);
+  k.setNumQPUs(4).interpretSync([out]);
+  assert.deepEqual(Array.from(out), [0, 1, 2, 3].flatMap((q) => lanes(() => q * 100 + 4)));
+});
+
+test('Where / Else nest and mask assignments lane by lane', () => {
+  const r = ints((r) => {
+    const i = Int(index());
+    Where(i.lt(8), () => {
+      Where(i.lt(4), () => r.set(1)).Else(() => r.set(2));
+    }).Else(() => r.set(3));
+  });
+  assert.deepEqual(r, lanes((l) => (l < 4 ? 1 : l < 8 ? 2 : 3)));
+  const b = ints((r) => Where(index().lt(3).or(index().gt(12)).and(index().ne(0)).not(), () => r.set(9)));
+  assert.deepEqual(b, lanes((l) => (!((l < 3 || l > 12) && l !== 0) ? 9 : 0)));
+});
+
+test('If / Else on any and all; a plain condition means any', () => {
+  assert.deepEqual(ints((r) => If(any(index().eq(5)), () => r.set(1)).Else(() => r.set(2))), lanes(() => 1));
+  assert.deepEqual(ints((r) => If(all(index().eq(5)), () => r.set(1)).Else(() => r.set(2))), lanes(() => 2));
+  assert.deepEqual(ints((r) => If(index().gt(14), () => r.set(7))), lanes(() => 7));
+});
+
+test('While, For and Break', () => {
+  assert.deepEqual(
+    ints((r) => {
+      const i = Int(0);
+      For(i.lt(10), () => i.set(i.add(1)), () => r.set(r.add(i)));
+    }),
+    lanes(() => 45),
+  );
+  assert.deepEqual(
+    ints((r) => {
+      While(all(r.lt(100)), () => {
+        r.set(r.add(index().add(1)));
+        If(any(r.gt(50)), () => Break());
+      });
+    }),
+    lanes((l) => (l + 1) * Math.ceil(51 / 16)),
+  );
+});
+
+test('loads and stores through pointers; pointer arithmetic counts elements', () => {
+  const k = kernel([Ptr(Int), Ptr(Int)], (src, dst) => {
+    const v = Int(src.add(16).load());
+    dst.store(v.add(1));
+    dst.add(16).store(src.load());
+  });
+  const src = SharedArray.from(Int32Array.from({ length: 32 }, (_, i) => i * 10));
+  const dst = SharedArray.int32(32);
+  k.interpretSync([src, dst]);
+  assert.deepEqual(Array.from(dst), [...lanes((l) => (16 + l) * 10 + 1), ...lanes((l) => l * 10)]);
+});
+
+test('gather and receive: per-lane addresses, results in order; store does not block', () => {
+  const k = kernel([Ptr(Int), Ptr(Int)], (src, dst) => {
+    gather(src.add(index().mul(2)));
+    gather(src.add(Int(15).sub(index())));
+    const a = Int();
+    const b = Int();
+    receive(a);
+    receive(b);
+    store(a.add(b.shl(8)), dst);
+  });
+  const src = SharedArray.from(Int32Array.from({ length: 32 }, (_, i) => i));
+  const dst = SharedArray.int32(16);
+  k.interpretSync([src, dst]);
+  assert.deepEqual(Array.from(dst), lanes((l) => 2 * l + ((15 - l) << 8)));
+});
+
+test('semaphores order QPUs; the mutex makes a critical section', () => {
+  // QPU 0 writes; the others wait on semaphore 1 and read it.
+  const k = kernel([Ptr(Int)], (buf) => {
+    If(me().eq(0), () => {
+      buf.store(index().add(40));
+      for (let i = 1; i < 4; i++) semaInc(1);
+    }).Else(() => {
+      semaDec(1);
+      buf.add(me().shl(4)).store(Int(buf.load()).add(me()));
+    });
+  });
+  const buf = SharedArray.int32(64);
+  k.setNumQPUs(4).interpretSync([buf]);
+  assert.deepEqual(Array.from(buf.slice(48)), lanes((l) => l + 43));
+  const counter = kernel([Ptr(Int)], (c) => {
+    mutexLock();
+    c.store(Int(c.load()).add(1));
+    mutexUnlock();
+  });
+  const c = SharedArray.int32(16);
+  counter.setNumQPUs(12).interpretSync([c]);
+  assert.deepEqual(Array.from(c), lanes(() => 12));
+});
+
+test('a kernel prints as text (its AST)', () => {
+  const k = kernel([Ptr(Int), Int], function addAll(p, n) {
+    const s = Int(0);
+    const i = Int(0);
+    While(any(i.lt(n)), () => {
+      s.set(s.add(p.add(i).load()));
+      i.set(i.add(16));
+    });
+    Where(s.gt(0), () => s.set(s.mul(2)));
+    p.store(s);
+  });
+  assert.equal(
+    k.dump(),
+    [
+      'kernel addAll(p: int*, n: int)',
+      '  v2 = 0',
+      '  v3 = 0',
+      '  while any(v3 < n)',
+      '    v2 = v2 + *(p + v3)',
+      '    v3 = v3 + 16',
+      '  where v2 > 0',
+      '    v2 = v2 * 2',
+      '  *p = v2',
+      '',
+    ].join('\n'),
+  );
+});
