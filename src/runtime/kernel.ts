@@ -1,7 +1,7 @@
 // Kernels: a TypeScript function in the language, built once into a kernel AST, callable from
-// the host with SharedArrays and numbers. `k(...)` runs on the default target and returns a
-// Promise (so that targets on other threads or devices fit); `k.interpret(...)` chooses the
-// reference interpreter. Until the compiler exists the interpreter is the only target.
+// the host with SharedArrays and numbers. `k(...)` runs on the default target, the emulator, and
+// returns a Promise (so that targets on other threads or devices fit); `k.interpret(...)` and
+// `k.emulate(...)` choose a target. The compiler runs once per QPU count and its code is cached.
 
 import { DslError, KernelBuilder, withBuilder } from '../dsl/builder.ts';
 import type { ParamType, ParamValue } from '../dsl/types.ts';
@@ -12,6 +12,9 @@ import { interpret, type ArrayRegion } from '../source/interpreter.ts';
 import { printKernel } from '../source/print.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { allocationOf, gpuMemory } from './shared-array.ts';
+import { compile, type Compiled } from '../compiler/compile.ts';
+import type { RunResult } from '../emulator/machine.ts';
+import { EmulatorTarget } from './emulate.ts';
 import type { FloatType, IntType, PtrType } from '../dsl/types.ts';
 
 /** What the host passes for each parameter type. */
@@ -33,6 +36,8 @@ export interface RunReport {
   readonly qpus: number;
   /** Interpreter: statements executed per QPU. */
   readonly steps?: readonly number[];
+  /** Emulator: instructions, cycles, stalls and the estimated time on a Pi (emulator/machine.ts). */
+  readonly run?: RunResult;
 }
 
 export interface RunOptions {
@@ -40,8 +45,14 @@ export interface RunOptions {
   readonly maxSteps?: number;
 }
 
+let target: EmulatorTarget | undefined;
+/** The emulator that runs kernels, on the GPU memory SharedArrays live in. */
+export function emulatorTarget(): EmulatorTarget {
+  return (target ??= new EmulatorTarget(gpuMemory));
+}
+
 export interface Kernel<P extends readonly ParamType[]> {
-  /** Runs the kernel on the default target. */
+  /** Runs the kernel on the default target: the emulator. */
   (...args: HostArgs<P>): Promise<RunReport>;
   readonly kernelName: string;
   readonly ast: KernelAst;
@@ -51,6 +62,11 @@ export interface Kernel<P extends readonly ParamType[]> {
   /** Runs the kernel on the reference interpreter. */
   interpret(...args: HostArgs<P>): Promise<RunReport>;
   interpretSync(args: HostArgs<P>, opts?: RunOptions): RunReport;
+  /** Compiles the kernel (once per QPU count) and runs the machine code on the emulator. */
+  emulate(...args: HostArgs<P>): Promise<RunReport>;
+  emulateSync(args: HostArgs<P>, opts?: RunOptions): RunReport;
+  /** The machine code for the current QPU count: words, assembly, and every compiler stage's dump. */
+  code(): Compiled;
   /** The kernel as readable text (its AST). */
   dump(): string;
 }
@@ -86,7 +102,18 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
     const r = interpret(ast, { qpus, args: values, memory: gpuMemory, arrays, maxSteps: o.maxSteps });
     return { target: 'interpreter', qpus, steps: r.steps };
   };
-  const k = ((...args: unknown[]) => Promise.resolve().then(() => runInterpreter(args))) as unknown as Kernel<P>;
+  const compiled = new Map<number, Compiled>();
+  const code = (): Compiled => {
+    let c = compiled.get(qpus);
+    if (!c) compiled.set(qpus, (c = compile(ast, { qpus })));
+    return c;
+  };
+  const runEmulator = (args: readonly unknown[], o: RunOptions = {}): RunReport => {
+    const { values } = hostArguments(ast, params, args);
+    const run = emulatorTarget().run(code(), values, { maxSteps: o.maxSteps });
+    return { target: 'emulator', qpus, run };
+  };
+  const k = ((...args: unknown[]) => Promise.resolve().then(() => runEmulator(args))) as unknown as Kernel<P>;
   Object.defineProperties(k, {
     kernelName: { value: name },
     ast: { value: ast },
@@ -100,6 +127,9 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
     },
     interpret: (...args: unknown[]) => Promise.resolve().then(() => runInterpreter(args)),
     interpretSync: (args: readonly unknown[], o?: RunOptions) => runInterpreter(args, o),
+    emulate: (...args: unknown[]) => Promise.resolve().then(() => runEmulator(args)),
+    emulateSync: (args: readonly unknown[], o?: RunOptions) => runEmulator(args, o),
+    code,
     dump: () => printKernel(ast),
   }) as Kernel<P>;
 }

@@ -1,0 +1,104 @@
+// The compiler's pipeline: a kernel AST to VideoCore IV machine code for a given number of QPUs.
+//   lower.ts     AST -> IR over virtual registers
+//   liveness.ts  live sets and interference
+//   regalloc.ts  virtual registers -> ra0-31 / rb0-31, or a list to spill
+//   spill.ts     spilled registers -> VPM rows, then allocation again
+//   emit.ts      assembly lines, operands moved to r0 where two need one regfile
+//   hazards.ts   nops where the hardware needs spacing; the validator passes with no finding
+//   assembler    64-bit words (src/vc4/asm)
+// Every stage's output can be printed (`dump`), so a miscompiled kernel can be cut down.
+
+import type { KernelAst } from '../source/ast.ts';
+import { disassemble } from '../vc4/asm/disasm.ts';
+import type { Instr } from '../vc4/instr.ts';
+import { type AsmLine, asmText, emit } from './emit.ts';
+import { CompileError } from './errors.ts';
+import { satisfyRules } from './hazards.ts';
+import { printIr, irText, type IrInstr } from './ir.ts';
+import { interference, liveness, printLiveness } from './liveness.ts';
+import { lower } from './lower.ts';
+import { allocate, type Placement, placeName } from './regalloc.ts';
+import { type SpillState, spillRegisters } from './spill.ts';
+
+export const STAGES = ['ir', 'liveness', 'alloc', 'asm', 'code'] as const;
+export type Stage = (typeof STAGES)[number];
+
+export interface CompileOptions {
+  /** The number of QPUs the code will run on (1-12): it decides the VPM rows each may use. */
+  readonly qpus: number;
+}
+
+export interface Compiled {
+  readonly kernel: string;
+  readonly qpus: number;
+  /** Machine code as little-endian word pairs (low, high). */
+  readonly words: Uint32Array;
+  readonly instrs: Instr[];
+  /** The final assembly, labels included. */
+  readonly asm: string;
+  /** Uniforms each QPU reads before the kernel's arguments: its number and the QPU count. */
+  readonly uniformsBeforeArgs: number;
+  readonly stats: { readonly vregs: number; readonly spilled: number; readonly nops: number; readonly registers: number };
+  /** A stage's output as text. */
+  dump(stage: Stage): string;
+}
+
+export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
+  const { qpus } = opts;
+  if (!Number.isInteger(qpus) || qpus < 1 || qpus > 12) throw new RangeError(`kernel ${ast.name}: compile for 1 to 12 QPUs, not ${qpus}`);
+  const lowered = lower(ast);
+  const irDump = printIr(lowered.code);
+
+  let code: IrInstr[] = lowered.code;
+  const st: SpillState = { nregs: lowered.vregs, slots: new Map(), unspillable: new Set([lowered.qpu.id]) };
+  let place: (Placement | undefined)[];
+  let liveDump = '';
+  for (let round = 0; ; round++) {
+    const live = liveness(code, st.nregs);
+    const adj = interference(code, live, st.nregs);
+    const r = allocate(code, adj, st.nregs, st.unspillable);
+    if (r.ok) {
+      place = r.place;
+      liveDump = printLiveness(code, live, irText);
+      break;
+    }
+    if (r.spill.length === 0 || round > 20)
+      throw new CompileError(
+        `kernel ${ast.name}: too many values live at once for the 64 registers of regfiles A and B, even after spilling`,
+      );
+    code = spillRegisters(code, r.spill, st, { qpu: lowered.qpu, qpus, kernel: ast.name });
+  }
+  const lines: AsmLine[] = emit(code, place);
+  const spaced = satisfyRules(lines, ast.name);
+  const asm = asmText(spaced.lines);
+  const registers = new Set(place.filter((x) => x).map((x) => placeName(x!))).size;
+  return {
+    kernel: ast.name,
+    qpus,
+    words: spaced.words,
+    instrs: spaced.instrs,
+    asm,
+    uniformsBeforeArgs: 2,
+    stats: { vregs: st.nregs, spilled: st.slots.size, nops: spaced.nops, registers },
+    dump(stage: Stage): string {
+      switch (stage) {
+        case 'ir':
+          return irDump;
+        case 'liveness':
+          return liveDump;
+        case 'alloc':
+          return place
+            .map((x, id) => (x ? `%${id} -> ${placeName(x)}${st.slots.has(id) ? '' : ''}` : undefined))
+            .filter(Boolean)
+            .concat([...st.slots].map(([id, slot]) => `%${id} -> VPM spill row ${slot}`))
+            .join('\n') + '\n';
+        case 'asm':
+          return asm;
+        case 'code':
+          return disassemble(spaced.instrs, { addresses: true });
+      }
+    },
+  };
+}
+
+export { CompileError };

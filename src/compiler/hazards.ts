@@ -1,0 +1,66 @@
+// Hardware-rule satisfaction: spaces instructions so that no rule between neighbouring
+// instructions is broken. Needs: assembly lines from emit.ts whose instructions each obey the
+// one-instruction rules. Guarantees: a program that the validator (src/vc4/validate.ts) passes
+// with no finding at all, or an internal CompileError naming the kernel and the rule, never code
+// that breaks a rule.
+//
+// The rules that spacing cures (src/vc4/rules.ts, Guide p. 37) are latencies: a regfile
+// location read the instruction after it is written, r4 within two instructions of an SFU write,
+// a VPM read within two of its setup, a rotation right after its input is written. For each
+// finding a nop goes in before the offending instruction (after any label on it, so that every
+// path gets it); the validator runs again until nothing is left. Each round inserts at most one
+// nop per instruction, and no rule asks for more than two, so this ends.
+
+import { assemble } from '../vc4/asm/assembler.ts';
+import type { Instr } from '../vc4/instr.ts';
+import type { RuleName } from '../vc4/rules.ts';
+import { formatFinding, validate } from '../vc4/validate.ts';
+import type { AsmLine } from './emit.ts';
+import { asmText } from './emit.ts';
+import { CompileError } from './errors.ts';
+
+const CURED_BY_SPACING = new Set<RuleName>([
+  'regfile-read-after-write',
+  'r4-after-sfu',
+  'rotate-after-r5-write',
+  'rotate-after-write',
+  'uniform-after-unif-addr',
+  'tmu-noswap-too-late',
+  'vpm-read-too-early',
+  'tlb-z-then-ms-flags',
+]);
+
+export interface Spaced {
+  readonly lines: AsmLine[];
+  readonly instrs: Instr[];
+  readonly words: Uint32Array;
+  /** Nops inserted. */
+  readonly nops: number;
+}
+
+export function satisfyRules(lines: readonly AsmLine[], kernel: string): Spaced {
+  let cur = [...lines];
+  let nops = 0;
+  for (let round = 0; ; round++) {
+    const prog = assemble(asmText(cur), { file: `kernel ${kernel}` });
+    const findings = validate(prog.instrs);
+    if (findings.length === 0) return { lines: cur, instrs: prog.instrs, words: prog.words, nops };
+    const bad = findings.find((f) => !CURED_BY_SPACING.has(f.rule));
+    if (bad || round > 8)
+      throw new CompileError(`kernel ${kernel}: internal compiler error: the code breaks a hardware rule: ${formatFinding(bad ?? findings[0]!)}`);
+    const before = new Set(findings.map((f) => f.index));
+    const next: AsmLine[] = [];
+    let index = 0;
+    for (const l of cur) {
+      if ('text' in l) {
+        if (before.has(index)) {
+          next.push({ text: 'nop' });
+          nops++;
+        }
+        index++;
+      }
+      next.push(l);
+    }
+    cur = next;
+  }
+}

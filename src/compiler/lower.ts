@@ -1,0 +1,411 @@
+// Lowering: the kernel AST to IR over virtual registers. Needs: a built kernel (src/source/ast.ts).
+// Guarantees: IR whose instructions each map to one QPU instruction, in which every ALU
+// instruction has at most one small immediate, every I/O register is read only by a `mov` of its
+// own, control flow is labels and branches each followed by its 3 delay-slot nops, and the kernel
+// begins by reading its uniforms and ends with the end-of-kernel barrier (docs/compiler.md).
+// Hardware hazards between instructions are left to hazards.ts.
+//
+// The memory model (docs/compiler.md): blocking loads and gather/receive go through the TMU (TMU1
+// and TMU0, so that a blocking load never finds the gathers' FIFO full); stores go through this
+// QPU's row of the VPM and a DMA store, the blocking one waiting for it.
+
+import type { BoolExpr, Cond, Expr, KernelAst, Stmt } from '../source/ast.ts';
+import { floatBits, smallImmForFloat, smallImmForInt, smallImmValue, bitsToFloat } from '../vc4/tables.ts';
+import { imm, type IrInstr, p, type Reg, type Src, v, type VReg } from './ir.ts';
+
+/** What the kernel's uniforms hold, per QPU: its number, the QPU count, then the arguments. */
+export const UNIFORMS_BEFORE_ARGS = 2;
+
+const INT_OPS: Record<string, string> = {
+  add: 'add',
+  sub: 'sub',
+  mul: 'mul24',
+  min: 'min',
+  max: 'max',
+  shl: 'shl',
+  shr: 'asr',
+  ushr: 'shr',
+  ror: 'ror',
+  and: 'and',
+  or: 'or',
+  xor: 'xor',
+};
+const FLOAT_OPS: Record<string, string> = { add: 'fadd', sub: 'fsub', mul: 'fmul', min: 'fmin', max: 'fmax' };
+const SFU: Record<string, string> = { recip: 'sfu_recip', recipsqrt: 'sfu_recipsqrt', exp2: 'sfu_exp2', log2: 'sfu_log2' };
+
+/** The per-lane condition code that holds where a condition is true, after its flags are set. */
+type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';
+
+export class LowerError extends Error {}
+
+/** The small immediate that spells a 32-bit pattern, or undefined. */
+export function smallImmText(bits: number, ty: 'int' | 'float'): string | undefined {
+  if (ty === 'int') {
+    const code = smallImmForInt(bits | 0);
+    return code === undefined ? undefined : String(bits | 0);
+  }
+  const f = bitsToFloat(bits);
+  const code = smallImmForFloat(f);
+  if (code === undefined || floatBits(f) !== bits >>> 0) return undefined;
+  const t = String(smallImmValue(code) === (bits | 0) ? f : f);
+  return t.includes('.') || t.includes('e') ? t : `${t}.0`;
+}
+
+export interface Lowered {
+  readonly code: IrInstr[];
+  /** Virtual registers used. */
+  readonly vregs: number;
+  /** The register holding this QPU's number, written by the first instruction. */
+  readonly qpu: VReg;
+}
+
+export function lower(k: KernelAst): Lowered {
+  return new Lowering(k).run();
+}
+
+class Lowering {
+  readonly code: IrInstr[] = [];
+  private next = 0;
+  private labels = 0;
+  private readonly vars: VReg[] = [];
+  private qpu!: VReg;
+  private nqpus!: VReg;
+  private lane4!: VReg;
+  private vpmSetup!: VReg;
+  private dmaSetup!: VReg;
+  private readonly loopEnds: string[] = [];
+
+  constructor(private readonly k: KernelAst) {}
+
+  fresh(): VReg {
+    return v(this.next++);
+  }
+  label(what: string): string {
+    return `${what}${this.labels++}`;
+  }
+  emit(i: IrInstr): void {
+    this.code.push(i);
+  }
+  alu(code: string, dst: Reg, a: Src, b: Src = a, extra: { cond?: string; setf?: boolean; rot?: number | 'r5' } = {}): void {
+    // One small immediate per instruction: a second, different one goes into a register.
+    if (a.k === 'imm' && b.k === 'imm' && a.text !== b.text) a = this.materialize(a);
+    this.emit({ op: 'alu', code, dst, a, b, ...extra });
+  }
+  mov(dst: Reg, src: Src, cond?: string): void {
+    this.emit({ op: 'alu', code: 'mov', dst, a: src, b: src, cond });
+  }
+  branch(cond: string, label: string): void {
+    this.emit({ op: 'branch', cond, label });
+    for (let i = 0; i < 3; i++) this.emit({ op: 'nop' }); // the delay slots
+  }
+
+  private materialize(x: Src): VReg {
+    if (x.k === 'v') return x;
+    const r = this.fresh();
+    this.mov(r, x);
+    return r;
+  }
+
+  run(): Lowered {
+    const k = this.k;
+    for (const _ of k.vars) this.vars.push(this.fresh());
+    // Uniforms: this QPU's number, the QPU count, then the arguments.
+    this.qpu = this.fresh();
+    this.nqpus = this.fresh();
+    this.mov(this.qpu, p('unif'));
+    this.mov(this.nqpus, p('unif'));
+    for (const prm of k.params) this.mov(this.vars[prm.id]!, p('unif'));
+    for (const x of k.vars) if (x.id >= k.params.length) this.mov(this.vars[x.id]!, imm('0'));
+    this.lane4 = this.fresh();
+    this.alu('shl', this.lane4, p('elem_num'), imm('2'));
+    // This QPU's VPM row (its number) for stores, and the DMA store of that row (docs/compiler.md).
+    this.vpmSetup = this.fresh();
+    const t = this.fresh();
+    this.emit({ op: 'ldi', dst: t, bits: 0xa00 });
+    this.alu('add', this.vpmSetup, t, this.qpu);
+    const u = this.fresh();
+    this.alu('shl', u, this.qpu, imm('7'));
+    const w = this.fresh();
+    this.emit({ op: 'ldi', dst: w, bits: 0x80904000 });
+    this.dmaSetup = this.fresh();
+    this.alu('or', this.dmaSetup, w, u);
+
+    this.block(k.body);
+    this.finish();
+    return { code: this.code, vregs: this.next, qpu: this.qpu };
+  }
+
+  /** The end-of-kernel barrier: QPU 0 waits for the others, then interrupts the host. */
+  private finish(): void {
+    this.emit({ op: 'read', src: p('vw_wait') }); // the last store has left
+    const others = this.label('others');
+    const done = this.label('done');
+    this.alu('or', p('nop'), this.qpu, this.qpu, { setf: true });
+    this.branch('anynz', others);
+    const n = this.fresh();
+    this.alu('sub', n, this.nqpus, imm('1'));
+    const loop = this.label('barrier');
+    const after = this.label('interrupt');
+    this.emit({ op: 'label', name: loop });
+    this.alu('or', p('nop'), n, n, { setf: true });
+    this.branch('allz', after);
+    this.emit({ op: 'sema', down: true, n: 15 });
+    this.alu('sub', n, n, imm('1'));
+    this.branch('always', loop);
+    this.emit({ op: 'label', name: after });
+    this.mov(p('host_int'), imm('1'));
+    this.branch('always', done);
+    this.emit({ op: 'label', name: others });
+    this.emit({ op: 'sema', down: false, n: 15 });
+    this.emit({ op: 'label', name: done });
+    this.emit({ op: 'end' });
+  }
+
+  // ---- statements
+
+  private block(ss: readonly Stmt[], mask?: VReg): void {
+    for (const s of ss) this.stmt(s, mask);
+  }
+
+  private stmt(s: Stmt, mask: VReg | undefined): void {
+    switch (s.k) {
+      case 'assign': {
+        const dst = this.vars[s.v.id]!;
+        if (!mask) {
+          this.exprInto(s.e, dst);
+          return;
+        }
+        const val = this.expr(s.e);
+        this.alu('or', p('nop'), mask, mask, { setf: true });
+        this.mov(dst, val, 'zc');
+        return;
+      }
+      case 'where': {
+        const b = this.mask(s.b);
+        const yes = mask ? this.fresh() : b;
+        if (mask) this.alu('and', yes, mask, b);
+        this.block(s.then, yes);
+        if (s.else.length) {
+          const no = this.fresh();
+          this.alu('xor', no, b, imm('1'));
+          if (mask) this.alu('and', no, no, mask);
+          this.block(s.else, no);
+        }
+        return;
+      }
+      case 'if': {
+        const elseL = this.label('else');
+        const endL = this.label('endif');
+        this.branchUnless(s.c, elseL);
+        this.block(s.then);
+        if (s.else.length) this.branch('always', endL);
+        this.emit({ op: 'label', name: elseL });
+        if (s.else.length) {
+          this.block(s.else);
+          this.emit({ op: 'label', name: endL });
+        }
+        return;
+      }
+      case 'while':
+      case 'for': {
+        const top = this.label('loop');
+        const end = this.label('endloop');
+        this.emit({ op: 'label', name: top });
+        this.branchUnless(s.c, end);
+        this.loopEnds.push(end);
+        this.block(s.body);
+        this.loopEnds.pop();
+        if (s.k === 'for') this.block(s.step);
+        this.branch('always', top);
+        this.emit({ op: 'label', name: end });
+        return;
+      }
+      case 'break':
+        this.branch('always', this.loopEnds[this.loopEnds.length - 1]!);
+        return;
+      case 'store':
+      case 'storeNB': {
+        const val = this.expr(s.e);
+        const ptr = this.expr(s.ptr);
+        this.emit({ op: 'read', src: p('vw_wait') }); // the previous store has left the VPM row
+        this.mov(p('vw_setup'), this.vpmSetup);
+        this.mov(p('vpm'), val);
+        this.mov(p('vw_setup'), this.dmaSetup);
+        this.mov(p('vw_addr'), ptr);
+        if (s.k === 'store') this.emit({ op: 'read', src: p('vw_wait') });
+        return;
+      }
+      case 'gather':
+        this.mov(p('tmu0_s'), this.expr(s.ptr));
+        return;
+      case 'receive':
+        this.emit({ op: 'signal', sig: 'ldtmu0' });
+        this.mov(this.vars[s.v.id]!, p('r4'));
+        return;
+      case 'sema':
+        this.emit({ op: 'sema', down: s.down, n: s.n });
+        return;
+      case 'mutex':
+        if (s.lock) this.emit({ op: 'read', src: p('mutex') });
+        else this.mov(p('mutex'), imm('1'));
+        return;
+    }
+  }
+
+  /** Sets flags for the condition and branches to `label` when it does not hold. */
+  private branchUnless(c: Cond, label: string): void {
+    const t = this.flags(c.b);
+    // Per lane, "false" is the opposite code; any(b) fails when all lanes are false, all(b) when any is.
+    const flag = t[0]!;
+    const trueWhenSet = t[1] === 's';
+    const falseIsClear = trueWhenSet;
+    const quant = c.k === 'any' ? 'all' : 'any';
+    this.branch(`${quant}${falseIsClear ? 'n' : ''}${flag}`, label);
+  }
+
+  // ---- conditions
+
+  /** Emits a flag-setting instruction for b and returns where it holds. */
+  private flags(b: BoolExpr): TrueCode {
+    if (b.k === 'cmp' && !(b.ty === 'float' && (b.op === 'eq' || b.op === 'ne'))) {
+      const x = this.expr(b.a);
+      const y = this.expr(b.b);
+      const nop = p('nop');
+      if (b.op === 'eq' || b.op === 'ne') {
+        this.alu('sub', nop, x, y, { setf: true });
+        return b.op === 'eq' ? 'zs' : 'zc';
+      }
+      // max.setf / fmax.setf: C where a > b, signed or in the float order (docs/compiler.md).
+      const code = b.ty === 'float' ? 'fmax' : 'max';
+      if (b.op === 'gt' || b.op === 'le') this.alu(code, nop, x, y, { setf: true });
+      else this.alu(code, nop, y, x, { setf: true });
+      return b.op === 'gt' || b.op === 'lt' ? 'cs' : 'cc';
+    }
+    const m = this.mask(b);
+    this.alu('or', p('nop'), m, m, { setf: true });
+    return 'zc';
+  }
+
+  /** b as a register: 1 in the lanes where it holds, 0 elsewhere. */
+  private mask(b: BoolExpr): VReg {
+    const m = this.fresh();
+    switch (b.k) {
+      case 'cmp': {
+        if (b.ty === 'float' && (b.op === 'eq' || b.op === 'ne')) {
+          // Equal in the float order: neither is greater.
+          const x = this.expr(b.a);
+          const y = this.expr(b.b);
+          this.mov(m, imm(b.op === 'eq' ? '1' : '0'));
+          const on = imm(b.op === 'eq' ? '0' : '1');
+          this.alu('fmax', p('nop'), x, y, { setf: true });
+          this.mov(m, on, 'cs');
+          this.alu('fmax', p('nop'), y, x, { setf: true });
+          this.mov(m, on, 'cs');
+          return m;
+        }
+        this.mov(m, imm('0'));
+        const t = this.flags(b);
+        this.mov(m, imm('1'), t);
+        return m;
+      }
+      case 'and':
+      case 'or':
+        this.alu(b.k, m, this.mask(b.a), this.mask(b.b));
+        return m;
+      case 'not':
+        this.alu('xor', m, this.mask(b.a), imm('1'));
+        return m;
+    }
+  }
+
+  // ---- expressions
+
+  /** The value of e: a register, or a small immediate. */
+  private expr(e: Expr): Src {
+    if (e.k === 'lit') {
+      const t = smallImmText(e.bits, e.ty);
+      if (t !== undefined) return imm(t);
+    }
+    if (e.k === 'var') return this.vars[e.id]!;
+    if (e.k === 'special' && e.what !== 'index') return e.what === 'me' ? this.qpu : this.nqpus;
+    const r = this.fresh();
+    this.exprInto(e, r);
+    return r;
+  }
+
+  /** Computes e into dst, the last instruction writing it. */
+  private exprInto(e: Expr, dst: Reg): void {
+    switch (e.k) {
+      case 'lit': {
+        const t = smallImmText(e.bits, e.ty);
+        if (t !== undefined) this.mov(dst, imm(t));
+        else this.emit({ op: 'ldi', dst, bits: e.bits });
+        return;
+      }
+      case 'var':
+        this.mov(dst, this.vars[e.id]!);
+        return;
+      case 'special':
+        this.mov(dst, e.what === 'index' ? p('elem_num') : e.what === 'me' ? this.qpu : this.nqpus);
+        return;
+      case 'bin': {
+        const code = (e.ty === 'float' ? FLOAT_OPS : INT_OPS)[e.op];
+        if (!code) throw new LowerError(`no ${e.ty} operation ${e.op}`);
+        this.alu(code, dst, this.expr(e.a), this.expr(e.b));
+        return;
+      }
+      case 'un': {
+        const a = this.expr(e.a);
+        if (e.op === 'not') this.alu('not', dst, a);
+        else if (e.op === 'toInt') this.alu('ftoi', dst, a);
+        else if (e.op === 'toFloat') this.alu('itof', dst, a);
+        else {
+          // The SFU's result reaches r4 two instructions later (hazards.ts spaces them).
+          this.mov(p(SFU[e.op]!), a);
+          this.mov(dst, p('r4'));
+        }
+        return;
+      }
+      case 'rotate': {
+        // A full rotation reads its input from r0-r3 (Guide p. 20): r2 here.
+        const a = this.expr(e.a);
+        const n = e.n.k === 'lit' ? e.n.bits & 15 : undefined;
+        // The amount first: computing it may itself rotate (r2) or load (r5).
+        const by = n === undefined ? this.expr(e.n) : undefined;
+        this.mov(p('r2'), a);
+        if (n === 0) {
+          this.mov(dst, p('r2'));
+          return;
+        }
+        if (by) this.mov(p('r5rep'), by);
+        this.emit({ op: 'alu', code: 'v8min', dst, a: p('r2'), b: p('r2'), rot: n ?? 'r5' });
+        return;
+      }
+      case 'ptradd': {
+        const base = this.expr(e.p);
+        if (e.n.k === 'lit') {
+          const bytes = (e.n.bits * 4) | 0;
+          const t = smallImmText(bytes, 'int');
+          if (t !== undefined) this.alu('add', dst, base, imm(t));
+          else {
+            const r = this.fresh();
+            this.emit({ op: 'ldi', dst: r, bits: bytes });
+            this.alu('add', dst, base, r);
+          }
+          return;
+        }
+        const off = this.fresh();
+        this.alu('shl', off, this.expr(e.n), imm('2'));
+        this.alu('add', dst, base, off);
+        return;
+      }
+      case 'load':
+        // Lane 0's address to every lane (r5 written through regfile B), plus 4 * lane.
+        this.mov(p('r5rep'), this.expr(e.ptr));
+        this.alu('add', p('tmu1_s'), p('r5'), this.lane4);
+        this.emit({ op: 'signal', sig: 'ldtmu1' });
+        this.mov(dst, p('r4'));
+        return;
+    }
+  }
+}

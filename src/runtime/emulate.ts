@@ -1,0 +1,55 @@
+// The emulator target: compiled kernels run on the machine-code emulator (src/emulator), in the
+// GPU memory their arrays live in. Each QPU's uniform stream is its number, the QPU count, then
+// the kernel's arguments (docs/compiler.md, "Calling convention"). Programs are copied into GPU
+// memory once per machine and the uniform streams reuse one buffer, so running a kernel many
+// times does not use up GPU memory.
+
+import type { Compiled } from '../compiler/compile.ts';
+import { type LoadedProgram, Machine, type RunResult } from '../emulator/machine.ts';
+import type { Allocation, GpuMemory } from '../emulator/memory.ts';
+import { PI_TIMING, type Timing } from '../emulator/timing.ts';
+
+export interface EmulateOptions {
+  /** Instructions all QPUs may execute in total before the run stops (default 200 million). */
+  readonly maxSteps?: number;
+  /** Stop at the first broken hardware rule (default true). */
+  readonly strict?: boolean;
+}
+
+/** A machine bound to one GPU memory, with the programs it has loaded. */
+export class EmulatorTarget {
+  readonly machine: Machine;
+  private readonly loaded = new WeakMap<Compiled, LoadedProgram>();
+  private uniforms: Allocation | undefined;
+
+  constructor(
+    readonly memory: GpuMemory,
+    timing: Timing = PI_TIMING,
+  ) {
+    this.machine = new Machine(memory, timing);
+  }
+
+  /** Runs compiled code on `c.qpus` QPUs with these argument values (ints, float bits, addresses). */
+  run(c: Compiled, args: readonly number[], opts: EmulateOptions = {}): RunResult {
+    let prog = this.loaded.get(c);
+    if (!prog) {
+      prog = this.machine.load(c.words, `code of ${c.kernel}`);
+      this.loaded.set(c, prog);
+    }
+    const per = c.uniformsBeforeArgs + args.length;
+    const bytes = Math.max(4, c.qpus * per * 4);
+    if (!this.uniforms || this.uniforms.bytes < bytes) {
+      if (this.uniforms) this.memory.free(this.uniforms);
+      this.uniforms = this.memory.alloc(Math.max(bytes, 4096), 'uniforms');
+    }
+    const base = this.uniforms.address;
+    const addrs: number[] = [];
+    for (let q = 0; q < c.qpus; q++) {
+      const at = base + q * per * 4;
+      const words = [q, c.qpus, ...args];
+      words.forEach((w, i) => this.memory.writeWord(at + 4 * i, w | 0));
+      addrs.push(at);
+    }
+    return this.machine.run(prog, addrs, { maxSteps: opts.maxSteps, strict: opts.strict ?? true });
+  }
+}
