@@ -29,7 +29,7 @@ export class RegSet {
   union(o: RegSet): boolean {
     let grew = false;
     for (let i = 0; i < this.bits.length; i++) {
-      const x = this.bits[i]! | o.bits[i]!;
+      const x = (this.bits[i]! | o.bits[i]!) >>> 0;
       if (x !== this.bits[i]) {
         this.bits[i] = x;
         grew = true;
