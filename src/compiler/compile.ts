@@ -17,7 +17,7 @@ import { satisfyRules } from './hazards.ts';
 import { printIr, irText, type IrInstr } from './ir.ts';
 import { interference, liveness, printLiveness } from './liveness.ts';
 import { lower } from './lower.ts';
-import { allocate, type Placement, placeName } from './regalloc.ts';
+import { allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { type SpillState, spillRegisters } from './spill.ts';
 
 export const STAGES = ['ir', 'liveness', 'alloc', 'asm', 'code'] as const;
@@ -55,6 +55,11 @@ export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
   let liveDump = '';
   for (let round = 0; ; round++) {
     const live = liveness(code, st.nregs);
+    const early = pressureSpills(code, live.liveOut, st.nregs, st.unspillable);
+    if (early.length) {
+      code = spillRegisters(code, early, st, { qpu: lowered.qpu, qpus, kernel: ast.name });
+      continue;
+    }
     const adj = interference(code, live, st.nregs);
     const r = allocate(code, adj, st.nregs, st.unspillable);
     if (r.ok) {

@@ -10,7 +10,7 @@ import { type IrInstr, irText, p, type Src } from './ir.ts';
 import { type Placement, placeName } from './regalloc.ts';
 
 /** A line of the emitted program: a label, or one instruction in assembly syntax. */
-export type AsmLine = { readonly label: string } | { readonly text: string };
+export type AsmLine = { readonly label: string } | { readonly text: string; /** A branch's target label. */ readonly target?: string };
 
 /** Where a source is read: a regfile port and address, an accumulator, or either file. */
 type Port = { file: 'a' | 'b'; addr: number | 'imm' } | { file: 'either'; addr: number } | undefined;
@@ -66,6 +66,9 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
         out.push({ text: irText({ ...i, dst: phys(i.dst) as typeof i.dst, a, b: same ? a : b }) });
         break;
       }
+      case 'branch':
+        out.push({ text: irText(i), target: i.label });
+        break;
       default:
         out.push({ text: irText(i) });
     }

@@ -8,11 +8,13 @@
 // location read the instruction after it is written, r4 within two instructions of an SFU write,
 // a VPM read within two of its setup, a rotation right after its input is written. For each
 // finding a nop goes in before the offending instruction (after any label on it, so that every
-// path gets it); the validator runs again until nothing is left. Each round inserts at most one
+// path gets it) and the relative branches are re-aimed; the validator runs again until nothing
+// is left. Each round inserts at most one
 // nop per instruction, and no rule asks for more than two, so this ends.
 
 import { assemble } from '../vc4/asm/assembler.ts';
-import type { Instr } from '../vc4/instr.ts';
+import { encodeProgram } from '../vc4/codec.ts';
+import { type Instr, nopInstr } from '../vc4/instr.ts';
 import type { RuleName } from '../vc4/rules.ts';
 import { formatFinding, validate } from '../vc4/validate.ts';
 import type { AsmLine } from './emit.ts';
@@ -39,28 +41,45 @@ export interface Spaced {
 }
 
 export function satisfyRules(lines: readonly AsmLine[], kernel: string): Spaced {
+  // Assemble once; each round inserts nops into the instruction list and re-aims the branches.
+  const prog = assemble(asmText(lines), { file: `kernel ${kernel}` });
+  let instrs = prog.instrs;
   let cur = [...lines];
   let nops = 0;
   for (let round = 0; ; round++) {
-    const prog = assemble(asmText(cur), { file: `kernel ${kernel}` });
-    const findings = validate(prog.instrs);
-    if (findings.length === 0) return { lines: cur, instrs: prog.instrs, words: prog.words, nops };
+    const findings = validate(instrs);
+    if (findings.length === 0) return { lines: cur, instrs, words: encodeProgram(instrs), nops };
     const bad = findings.find((f) => !CURED_BY_SPACING.has(f.rule));
     if (bad || round > 8)
       throw new CompileError(`kernel ${kernel}: internal compiler error: the code breaks a hardware rule: ${formatFinding(bad ?? findings[0]!)}`);
     const before = new Set(findings.map((f) => f.index));
-    const next: AsmLine[] = [];
+    const nextLines: AsmLine[] = [];
+    const nextInstrs: Instr[] = [];
+    const labelAt = new Map<string, number>();
+    const targets: { index: number; label: string }[] = [];
     let index = 0;
     for (const l of cur) {
-      if ('text' in l) {
-        if (before.has(index)) {
-          next.push({ text: 'nop' });
-          nops++;
-        }
-        index++;
+      if ('label' in l) {
+        labelAt.set(l.label, nextInstrs.length);
+        nextLines.push(l);
+        continue;
       }
-      next.push(l);
+      if (before.has(index)) {
+        nextLines.push({ text: 'nop' });
+        nextInstrs.push(nopInstr());
+        nops++;
+      }
+      if (l.target !== undefined) targets.push({ index: nextInstrs.length, label: l.target });
+      nextLines.push(l);
+      nextInstrs.push(instrs[index]!);
+      index++;
     }
-    cur = next;
+    for (const t of targets) {
+      const b = nextInstrs[t.index]!;
+      if (b.kind !== 'branch') throw new Error('internal: branch line without a branch');
+      nextInstrs[t.index] = { ...b, imm: (labelAt.get(t.label)! - (t.index + 4)) * 8 };
+    }
+    cur = nextLines;
+    instrs = nextInstrs;
   }
 }

@@ -13,8 +13,11 @@ import { def, type IrInstr, uses } from './ir.ts';
 /** A set of virtual registers as a bitset, one bit per register. */
 export class RegSet {
   readonly bits: Uint32Array;
-  constructor(readonly size: number) {
-    this.bits = new Uint32Array((size + 31) >>> 5);
+  constructor(
+    readonly size: number,
+    bits?: Uint32Array,
+  ) {
+    this.bits = bits ?? new Uint32Array((size + 31) >>> 5);
   }
   has(r: number): boolean {
     return ((this.bits[r >>> 5]! >>> (r & 31)) & 1) === 1;
@@ -85,23 +88,37 @@ export interface Liveness {
 export function liveness(code: readonly IrInstr[], nregs: number): Liveness {
   const succs = successors(code);
   const n = code.length;
-  const liveIn = code.map(() => new RegSet(nregs));
-  const liveOut = code.map(() => new RegSet(nregs));
+  const W = (nregs + 31) >>> 5;
+  // One flat array per direction; each instruction's set is a W-word slice.
+  const inBits = new Uint32Array(n * W);
+  const outBits = new Uint32Array(n * W);
   const useOf = code.map(uses);
   const defOf = code.map(def);
+  const tmp = new Uint32Array(W);
   for (let changed = true; changed; ) {
     changed = false;
     for (let i = n - 1; i >= 0; i--) {
-      const out = liveOut[i]!;
-      for (const s of succs[i]!) if (s < n) out.union(liveIn[s]!);
-      const inn = out.copy();
+      const o = i * W;
+      for (const s of succs[i]!) {
+        if (s >= n) continue;
+        const so = s * W;
+        for (let w = 0; w < W; w++) outBits[o + w] = (outBits[o + w]! | inBits[so + w]!) >>> 0;
+      }
+      for (let w = 0; w < W; w++) tmp[w] = outBits[o + w]!;
       const d = defOf[i];
-      if (d) inn.delete(d.id);
-      for (const u of useOf[i]!) inn.add(u.id);
-      if (liveIn[i]!.union(inn)) changed = true;
+      if (d) tmp[d.id >>> 5]! &= ~(1 << (d.id & 31));
+      for (const u of useOf[i]!) tmp[u.id >>> 5]! |= 1 << (u.id & 31);
+      for (let w = 0; w < W; w++) {
+        const x = (inBits[o + w]! | tmp[w]!) >>> 0;
+        if (x !== inBits[o + w]) {
+          inBits[o + w] = x;
+          changed = true;
+        }
+      }
     }
   }
-  return { liveIn, liveOut };
+  const sets = (bits: Uint32Array) => code.map((_, i) => new RegSet(nregs, bits.subarray(i * W, i * W + W)));
+  return { liveIn: sets(inBits), liveOut: sets(outBits) };
 }
 
 /** Interference: two virtual registers interfere when one is written while the other is live. */

@@ -41,6 +41,35 @@ interface Partner {
   readonly other: Src;
 }
 
+/**
+ * Where more values are live than the files hold (less a margin for spill code's temporaries),
+ * picks values to spill: at each such point, the live value with the fewest uses per instruction
+ * of its live range (a long-lived, rarely used value frees the most at the least cost).
+ */
+export function pressureSpills(code: readonly IrInstr[], liveOut: readonly RegSet[], nregs: number, unspillable: ReadonlySet<number>, limit = 2 * REGS_PER_FILE - 4): number[] {
+  const range = new Float64Array(nregs);
+  const uses = new Float64Array(nregs);
+  const counts = liveOut.map((s) => s.count);
+  for (const s of liveOut) for (const r of s) range[r]! += 1;
+  for (const i of code)
+    if (i.op === 'alu') for (const r of [i.dst, i.a, i.b]) r.k === 'v' && (uses[r.id]! += 1);
+    else if (i.op === 'ldi' && i.dst.k === 'v') uses[i.dst.id]! += 1;
+  const chosen = new Set<number>();
+  for (let n = 0; n < liveOut.length; n++) {
+    while (counts[n]! > limit) {
+      let best: number | undefined;
+      for (const r of liveOut[n]!) {
+        if (chosen.has(r) || unspillable.has(r)) continue;
+        if (best === undefined || uses[r]! / range[r]! < uses[best]! / range[best]!) best = r;
+      }
+      if (best === undefined) break;
+      chosen.add(best);
+      liveOut.forEach((s, m) => s.has(best) && counts[m]!--);
+    }
+  }
+  return [...chosen];
+}
+
 export function allocate(code: readonly IrInstr[], adj: readonly RegSet[], nregs: number, unspillable: ReadonlySet<number>): AllocResult {
   // Who is read beside whom.
   const partners: Partner[][] = Array.from({ length: nregs }, () => []);

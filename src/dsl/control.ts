@@ -193,17 +193,18 @@ export const log2 = (x: FloatExpr) => x.log2();
 
 function semaphoreNumber(b: KernelBuilder, n: number, what: string): number {
   if (!Number.isInteger(n) || n < 0 || n > 15) throw b.error(`${what}(${n}): there are 16 semaphores, 0 to 15`);
+  if (n === 15) throw b.error(`${what}(15): semaphore 15 is the end-of-kernel barrier's (docs/compiler.md); use 0 to 14`);
   return n;
 }
 
-/** Increments semaphore n (0-15); waits while it is at 15. */
+/** Increments semaphore n (0-14; 15 is the end-of-kernel barrier's); waits while it is at 15. */
 export function semaInc(n: number): void {
   const b = builder('semaInc');
   notInWhere(b, 'semaInc');
   b.emit({ k: 'sema', down: false, n: semaphoreNumber(b, n, 'semaInc') });
 }
 
-/** Decrements semaphore n (0-15); waits while it is at 0. */
+/** Decrements semaphore n (0-14); waits while it is at 0. */
 export function semaDec(n: number): void {
   const b = builder('semaDec');
   notInWhere(b, 'semaDec');

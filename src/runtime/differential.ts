@@ -1,0 +1,191 @@
+// Differential testing: a generated program (src/source/generate.ts) runs on the reference
+// interpreter and, compiled, on the emulator; their output arrays must be identical bit for bit
+// and the inputs untouched. On a mismatch, shrink() cuts the program down, statement by
+// statement and expression by expression, to a smaller one that still disagrees.
+
+import { compile } from '../compiler/compile.ts';
+import { GpuMemory } from '../emulator/memory.ts';
+import type { BoolExpr, Expr, KernelAst, Stmt } from '../source/ast.ts';
+import type { GeneratedProgram } from '../source/generate.ts';
+import { interpret } from '../source/interpreter.ts';
+import { EmulatorTarget } from './emulate.ts';
+
+export type Outcome =
+  | { readonly kind: 'agree' }
+  /** The interpreter rejected the program: a generator bug, not a compiler one. */
+  | { readonly kind: 'invalid'; readonly error: string }
+  | { readonly kind: 'mismatch'; readonly detail: string };
+
+/** Runs programs on both targets, in GPU memory renewed now and then (pages are never reused). */
+export class DifferentialRunner {
+  private memory = new GpuMemory();
+  private target = new EmulatorTarget(this.memory);
+  private runs = 0;
+
+  run(p: GeneratedProgram, ast: KernelAst = p.ast): Outcome {
+    if (++this.runs % 40 === 0) {
+      this.memory = new GpuMemory();
+      this.target = new EmulatorTarget(this.memory);
+    }
+    const mem = this.memory;
+    const arrays = () => {
+      const inI = mem.alloc(p.inI.length * 4, 'inI');
+      const inF = mem.alloc(p.inF.length * 4, 'inF');
+      const outI = mem.alloc(p.qpus * p.slots * 64, 'outI');
+      const outF = mem.alloc(p.qpus * p.slots * 64, 'outF');
+      mem.view(inI, Int32Array).set(p.inI);
+      mem.view(inF, Int32Array).set(p.inF);
+      return { inI, inF, outI, outF, args: [inI.address, inF.address, outI.address, outF.address, p.n, p.xBits].map((x) => x | 0) };
+    };
+    const a = arrays();
+    try {
+      interpret(ast, {
+        qpus: p.qpus,
+        args: a.args,
+        memory: mem,
+        arrays: [a.inI, a.inF, a.outI, a.outF].map((x) => ({ name: x.name, address: x.address, bytes: x.bytes })),
+        maxSteps: 2_000_000,
+      });
+    } catch (e) {
+      return { kind: 'invalid', error: String((e as Error).message ?? e) };
+    }
+    const b = arrays();
+    try {
+      const c = compile(ast, { qpus: p.qpus });
+      this.target.run(c, b.args, { maxSteps: 50_000_000 });
+    } catch (e) {
+      return { kind: 'mismatch', detail: `the emulator run failed: ${(e as Error).message ?? e}` };
+    }
+    for (const k of ['inI', 'inF', 'outI', 'outF'] as const) {
+      const x = mem.view(a[k], Int32Array);
+      const y = mem.view(b[k], Int32Array);
+      const diffs: string[] = [];
+      for (let i = 0; i < x.length; i++)
+        if (x[i] !== y[i])
+          diffs.push(`${k}[${i}] (QPU ${Math.floor(i / (p.slots * 16))}, slot ${Math.floor(i / 16) % p.slots}, lane ${i % 16}): interpreter ${hex(x[i]!)}, emulator ${hex(y[i]!)}`);
+      if (diffs.length)
+        return { kind: 'mismatch', detail: `${diffs.length} word${diffs.length > 1 ? 's' : ''} differ:\n  ${diffs.slice(0, 12).join('\n  ')}${diffs.length > 12 ? '\n  ...' : ''}` };
+    }
+    return { kind: 'agree' };
+  }
+}
+
+const hex = (x: number) => '0x' + (x >>> 0).toString(16).padStart(8, '0');
+
+/** Cuts a failing program down: keeps each simplification after which it still fails. */
+export function shrink(ast: KernelAst, fails: (k: KernelAst) => boolean, opts: { keep?: number; maxTries?: number } = {}): KernelAst {
+  const keep = opts.keep ?? 0;
+  const maxTries = opts.maxTries ?? 4000;
+  let cur = ast;
+  let tries = 0;
+  for (let progress = true; progress && tries < maxTries; ) {
+    progress = false;
+    for (const cand of variants(cur, keep)) {
+      if (++tries > maxTries) break;
+      if (fails(cand)) {
+        cur = cand;
+        progress = true;
+        break;
+      }
+    }
+  }
+  return cur;
+}
+
+/**
+ * Smaller versions of a kernel: one statement removed or flattened, or one expression simplified.
+ * The first `keep` statements stay as they are (the generator's prologue, which keeps the QPUs'
+ * outputs apart: without it a smaller program could race and fail for that reason alone).
+ */
+function* variants(k: KernelAst, keep: number): Generator<KernelAst> {
+  const head = k.body.slice(0, keep);
+  for (const rest of blockVariants(k.body.slice(keep))) yield { ...k, body: [...head, ...rest] };
+}
+
+function* blockVariants(ss: readonly Stmt[]): Generator<Stmt[]> {
+  // Remove whole statements first (the biggest steps), then simplify inside each.
+  for (let i = 0; i < ss.length; i++) yield [...ss.slice(0, i), ...ss.slice(i + 1)];
+  for (let i = 0; i < ss.length; i++) {
+    const s = ss[i]!;
+    const put = (x: Stmt[]) => [...ss.slice(0, i), ...x, ...ss.slice(i + 1)];
+    if (s.k === 'if' || s.k === 'where') {
+      yield put(s.then);
+      if (s.else.length) yield put(s.else);
+      for (const t of blockVariants(s.then)) yield put([{ ...s, then: t }]);
+      for (const e of blockVariants(s.else)) yield put([{ ...s, else: e }]);
+    }
+    if (s.k === 'while' || s.k === 'for') {
+      for (const b of blockVariants(s.body)) yield put([{ ...s, body: b }]);
+    }
+    for (const x of stmtExprVariants(s)) yield put([x]);
+  }
+}
+
+function* stmtExprVariants(s: Stmt): Generator<Stmt> {
+  switch (s.k) {
+    case 'assign':
+      for (const e of exprVariants(s.e)) yield { ...s, e };
+      return;
+    case 'store':
+    case 'storeNB':
+      for (const e of exprVariants(s.e)) yield { ...s, e };
+      return;
+    case 'where':
+      for (const b of boolVariants(s.b)) yield { ...s, b };
+      return;
+    case 'if':
+    case 'while':
+    case 'for':
+      for (const b of boolVariants(s.c.b)) yield { ...s, c: { ...s.c, b } } as Stmt;
+      return;
+    default:
+      return;
+  }
+}
+
+function* boolVariants(b: BoolExpr): Generator<BoolExpr> {
+  if (b.k === 'and' || b.k === 'or') {
+    yield b.a;
+    yield b.b;
+    for (const a of boolVariants(b.a)) yield { ...b, a };
+    for (const x of boolVariants(b.b)) yield { ...b, b: x };
+  } else if (b.k === 'not') {
+    yield b.a;
+    for (const a of boolVariants(b.a)) yield { ...b, a };
+  } else {
+    const c = b as Extract<BoolExpr, { k: 'cmp' }>;
+    for (const a of exprVariants(c.a)) yield { ...c, a };
+    for (const x of exprVariants(c.b)) yield { ...c, b: x };
+  }
+}
+
+/** Simpler expressions of the same type: a literal 0, a same-typed child, or a child simplified. */
+function* exprVariants(e: Expr): Generator<Expr> {
+  const ty = e.ty === 'float' ? 'float' : e.ty === 'int' ? 'int' : undefined;
+  if (ty && !(e.k === 'lit' && e.bits === 0)) yield { k: 'lit', ty, bits: 0 };
+  switch (e.k) {
+    case 'bin':
+      if (e.a.ty === e.ty) yield e.a;
+      if (e.b.ty === e.ty) yield e.b;
+      for (const a of exprVariants(e.a)) yield { ...e, a };
+      for (const b of exprVariants(e.b)) yield { ...e, b };
+      return;
+    case 'un':
+      if (e.a.ty === e.ty) yield e.a;
+      for (const a of exprVariants(e.a)) yield { ...e, a };
+      return;
+    case 'rotate':
+      yield e.a;
+      for (const a of exprVariants(e.a)) yield { ...e, a };
+      for (const n of exprVariants(e.n)) yield { ...e, n };
+      return;
+    case 'ptradd':
+      for (const n of exprVariants(e.n)) yield { ...e, n };
+      return;
+    case 'load':
+      for (const ptr of exprVariants(e.ptr)) yield { ...e, ptr };
+      return;
+    default:
+      return;
+  }
+}

@@ -1,0 +1,358 @@
+// The random program generator: kernels that use the whole language, for differential testing
+// (in the spirit of QPULib's AutoTest). Needs: a seed. Guarantees: a well-typed kernel AST that
+// obeys every rule of the language (Where holds only assignments, the TMU FIFO never holds more
+// than 4 gathers, semaphore 15 is left to the barrier), always ends, stays inside its arrays, and
+// whose result does not depend on how the QPUs interleave: each QPU writes only its own part of
+// the output arrays and reads only the input arrays, which nothing writes.
+//
+// The kernel's parameters are (inI: Ptr(Int), inF: Ptr(Float), outI: Ptr(Int), outF: Ptr(Float),
+// n: Int, x: Float). Each QPU owns 32 vectors of outI and of outF; at the end it stores every
+// variable there, so that everything the program computed can be compared.
+
+import type { BinOp, BoolExpr, CmpOp, Expr, KernelAst, Stmt, Ty, UnOp, VarInfo, VarRef } from './ast.ts';
+
+/** Elements of each input array (a power of two). */
+export const INPUT_ELEMS = 64;
+
+/** mulberry32: a small, fast, well-mixed 32-bit PRNG, so programs are the same on every machine. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+export interface GeneratorOptions {
+  /** Statements per block, at most (default 5). */
+  readonly maxBlock?: number;
+  /** Nesting of If/While/For/Where, at most (default 3). */
+  readonly maxDepth?: number;
+  /** Int and Float variables besides the parameters (default 4 to 9 of each). */
+  readonly vars?: number;
+}
+
+export interface GeneratedProgram {
+  readonly ast: KernelAst;
+  readonly qpus: number;
+  /** Vectors of each output array each QPU owns. */
+  readonly slots: number;
+  /** Arguments n and x (x as float bits), and the inputs' contents. */
+  readonly n: number;
+  readonly xBits: number;
+  readonly inI: Int32Array;
+  readonly inF: Int32Array;
+  /** Statements at the start that set up each QPU's output pointers: shrinking keeps them. */
+  readonly prologue: number;
+}
+
+const INT_BIN: BinOp[] = ['add', 'sub', 'mul', 'min', 'max', 'shl', 'shr', 'ushr', 'ror', 'and', 'or', 'xor'];
+const FLOAT_BIN: BinOp[] = ['add', 'sub', 'mul', 'min', 'max'];
+const SFU: UnOp[] = ['recip', 'recipsqrt', 'exp2', 'log2'];
+const CMP: CmpOp[] = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
+/** Float patterns that find edge cases: zeros, denormals, infinities, NaNs, extremes. */
+const SPECIAL_FLOATS = [
+  0, 0x80000000, 0x3f800000, 0xbf800000, 0x00000001, 0x807fffff, 0x00800000, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000,
+  0x7fc00000, 0xffc00000, 0x3effffff, 0x4b000000, 0xcf000000, 0x4f000000, 0x40490fdb, 0x3dcccccd,
+];
+const SPECIAL_INTS = [0, 1, -1, 2, 15, 16, -16, -17, 0x7fffffff, -0x80000000, 0xffffff, 0x1000000, 0x12345678, 31, 32, 255, 65535];
+
+export function generate(seed: number, opts: GeneratorOptions = {}): GeneratedProgram {
+  return new Generator(seed, opts).run();
+}
+
+class Generator {
+  private readonly r: () => number;
+  private readonly vars: VarInfo[] = [];
+  private readonly maxBlock: number;
+  private readonly maxDepth: number;
+  /** Loop counters currently in use: not to be assigned by the loop's body. */
+  private readonly protectedVars = new Set<number>();
+  private loopDepth = 0;
+  private readonly qpus: number;
+  private readonly slots: number;
+  private budget = 60; // statements in the whole program, roughly
+  private ptrVar!: VarRef;
+  private outQ!: VarRef;
+  private outFQ!: VarRef;
+
+  constructor(
+    seed: number,
+    private readonly opts: GeneratorOptions,
+  ) {
+    this.r = rng(seed);
+    this.maxBlock = opts.maxBlock ?? 5;
+    this.maxDepth = opts.maxDepth ?? 3;
+    this.qpus = this.pick([1, 1, 1, 2, 2, 3, 4, 12]);
+    this.slots = 32;
+  }
+
+  // ---- randomness
+  private int(n: number): number {
+    return this.r() % n;
+  }
+  private chance(p: number): boolean {
+    return this.r() / 2 ** 32 < p;
+  }
+  private pick<T>(xs: readonly T[]): T {
+    return xs[this.int(xs.length)]!;
+  }
+
+  // ---- variables
+  private newVar(ty: Ty, name?: string): VarRef {
+    const id = this.vars.length;
+    this.vars.push({ id, ty, name: name ?? `v${id}` });
+    return { k: 'var', id, ty };
+  }
+  private varsOf(ty: Ty, assignable = false): VarRef[] {
+    return this.vars
+      .filter((v) => v.ty === ty && v.id >= 6 && !(assignable && (this.protectedVars.has(v.id) || this.isInfra(v.id))))
+      .map((v) => ({ k: 'var', id: v.id, ty: v.ty }) as VarRef);
+  }
+  private isInfra(id: number): boolean {
+    return id === this.outQ.id || id === this.outFQ.id;
+  }
+
+  run(): GeneratedProgram {
+    const inI = this.newVar('int*', 'inI');
+    const inF = this.newVar('float*', 'inF');
+    const outI = this.newVar('int*', 'outI');
+    const outF = this.newVar('float*', 'outF');
+    const n = this.newVar('int', 'n');
+    const x = this.newVar('float', 'x');
+    this.params = [inI, inF, outI, outF, n, x];
+    // This QPU's part of each output array.
+    this.outQ = this.newVar('int*', 'outQ');
+    this.outFQ = this.newVar('float*', 'outFQ');
+    const body: Stmt[] = [];
+    const mine: Expr = { k: 'bin', op: 'mul', ty: 'int', a: { k: 'special', ty: 'int', what: 'me' }, b: lit('int', this.slots * 16) };
+    body.push({ k: 'assign', v: this.outQ, e: { k: 'ptradd', ty: 'int*', p: outI, n: mine } });
+    body.push({ k: 'assign', v: this.outFQ, e: { k: 'ptradd', ty: 'float*', p: outF, n: mine } });
+    // The pointer variable first: variables' initial values may load through it.
+    this.ptrVar = this.newVar('int*', 'pv');
+    const lane: Expr = { k: 'bin', op: 'and', ty: 'int', a: { k: 'special', ty: 'int', what: 'index' }, b: lit('int', this.int(16)) };
+    body.push({ k: 'assign', v: this.ptrVar, e: { k: 'ptradd', ty: 'int*', p: inI, n: lane } });
+    const nv = this.opts.vars ?? 4 + this.int(6);
+    for (let i = 0; i < nv; i++) {
+      const v = this.newVar('int');
+      body.push({ k: 'assign', v, e: this.intExpr(2, false) });
+    }
+    for (let i = 0; i < nv; i++) {
+      const v = this.newVar('float');
+      body.push({ k: 'assign', v, e: this.floatExpr(2, false) });
+    }
+    body.push(...this.block(0, false));
+    // Every int and float variable to this QPU's output slots.
+    const ints = this.vars.filter((v) => v.ty === 'int');
+    const floats = this.vars.filter((v) => v.ty === 'float');
+    ints.slice(0, this.slots).forEach((v, i) => body.push(this.storeTo(this.outQ, i, { k: 'var', id: v.id, ty: 'int' })));
+    floats.slice(0, this.slots).forEach((v, i) => body.push(this.storeTo(this.outFQ, i, { k: 'var', id: v.id, ty: 'float' })));
+    const ast: KernelAst = { name: 'generated', params: this.vars.slice(0, 6), vars: this.vars, body };
+    const inputI = new Int32Array(INPUT_ELEMS).map(() => this.intLit());
+    const inputF = new Int32Array(INPUT_ELEMS).map(() => this.floatLit());
+    return { ast, qpus: this.qpus, slots: this.slots, n: this.intLit(), xBits: this.floatLit(), inI: inputI, inF: inputF, prologue: 2 };
+  }
+  private params: VarRef[] = [];
+
+  private storeTo(base: VarRef, slot: number | Expr, e: Expr, nb = false): Stmt {
+    const n = typeof slot === 'number' ? lit('int', slot * 16) : slot;
+    const ptr: Expr = { k: 'ptradd', ty: base.ty as 'int*', p: base, n };
+    return nb ? { k: 'storeNB', e, ptr } : { k: 'store', ptr, e };
+  }
+
+  // ---- literals
+  private intLit(): number {
+    const c = this.int(4);
+    if (c === 0) return this.int(32) - 16;
+    if (c === 1) return this.pick(SPECIAL_INTS) | 0;
+    if (c === 2) return (this.int(2001) - 1000) | 0;
+    return this.r() | 0;
+  }
+  private floatLit(): number {
+    const c = this.int(5);
+    if (c === 0) return this.pick(SPECIAL_FLOATS) | 0;
+    if (c === 1) return floatBitsOf(this.pick([0.5, 1, 2, 4, 8, 0.25, 0.125, 3, 10, 100, -1, -2, -0.5]));
+    if (c === 2) return floatBitsOf((this.int(20001) - 10000) / 64);
+    if (c === 3) return floatBitsOf(Math.fround((this.r() / 2 ** 32 - 0.5) * 2 ** (this.int(60) - 30)));
+    return this.r() | 0;
+  }
+
+  // ---- expressions
+  private intExpr(depth: number, inWhere: boolean): Expr {
+    const leaf = depth <= 0 || this.chance(0.3);
+    if (leaf) {
+      const c = this.int(7);
+      const vs = this.varsOf('int');
+      if (c <= 2 && vs.length) return this.pick(vs);
+      if (c === 3) return { k: 'special', ty: 'int', what: this.pick(['index', 'me', 'numQPUs'] as const) };
+      if (c === 4) return this.params[4]!;
+      return lit('int', this.intLit());
+    }
+    const c = this.int(12);
+    if (c <= 5) return { k: 'bin', op: this.pick(INT_BIN), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: this.intExpr(depth - 1, inWhere) };
+    if (c === 6) return { k: 'un', op: 'not', ty: 'int', a: this.intExpr(depth - 1, inWhere) };
+    if (c === 7) return { k: 'un', op: 'toInt', ty: 'int', a: this.floatExpr(depth - 1, inWhere) };
+    if (c === 8) return this.rotate('int', depth, inWhere);
+    if (c === 9 && !inWhere) return { k: 'load', ty: 'int', ptr: this.loadPtr('int') };
+    return { k: 'bin', op: this.pick(INT_BIN), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: lit('int', this.intLit()) };
+  }
+
+  private floatExpr(depth: number, inWhere: boolean): Expr {
+    const leaf = depth <= 0 || this.chance(0.3);
+    if (leaf) {
+      const c = this.int(6);
+      const vs = this.varsOf('float');
+      if (c <= 2 && vs.length) return this.pick(vs);
+      if (c === 3) return this.params[5]!;
+      return lit('float', this.floatLit());
+    }
+    const c = this.int(11);
+    if (c <= 5) return { k: 'bin', op: this.pick(FLOAT_BIN), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: this.floatExpr(depth - 1, inWhere) };
+    if (c === 6) return { k: 'un', op: 'toFloat', ty: 'float', a: this.intExpr(depth - 1, inWhere) };
+    if (c === 7) return { k: 'un', op: this.pick(SFU), ty: 'float', a: this.floatExpr(depth - 1, inWhere) };
+    if (c === 8) return this.rotate('float', depth, inWhere);
+    if (c === 9 && !inWhere) return { k: 'load', ty: 'float', ptr: this.loadPtr('float') };
+    return { k: 'bin', op: this.pick(FLOAT_BIN), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: lit('float', this.floatLit()) };
+  }
+
+  private expr(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
+    return ty === 'int' ? this.intExpr(depth, inWhere) : this.floatExpr(depth, inWhere);
+  }
+
+  private rotate(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
+    const a = this.expr(ty, depth - 1, inWhere);
+    const n = this.chance(0.5) ? lit('int', this.int(16)) : this.intExpr(depth - 1, inWhere);
+    return { k: 'rotate', ty, a, n };
+  }
+
+  /** An input pointer plus (e & mask): in bounds for every lane. */
+  private inPtr(base: VarRef, mask: number, depth = 1): Expr {
+    const idx: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(depth, false), b: lit('int', mask) };
+    return { k: 'ptradd', ty: base.ty as 'int*', p: base, n: idx };
+  }
+
+  /** A blocking load's address: lane 0 plus 15 more elements stay inside the input. */
+  private loadPtr(ty: 'int' | 'float'): Expr {
+    if (ty === 'int' && this.chance(0.3)) {
+      // Through the pointer variable (pv is inI + 0..15, so pv + 0..31 + 15 < 64).
+      const idx: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', 31) };
+      return { k: 'ptradd', ty: 'int*', p: this.ptrVar, n: idx };
+    }
+    return this.inPtr(this.params[ty === 'int' ? 0 : 1]!, INPUT_ELEMS / 2 - 1);
+  }
+
+  private boolExpr(depth: number): BoolExpr {
+    if (depth > 0 && this.chance(0.3)) {
+      const c = this.int(3);
+      if (c === 2) return { k: 'not', a: this.boolExpr(depth - 1) };
+      return { k: c === 0 ? 'and' : 'or', a: this.boolExpr(depth - 1), b: this.boolExpr(depth - 1) };
+    }
+    const ty = this.chance(0.6) ? 'int' : 'float';
+    return { k: 'cmp', op: this.pick(CMP), ty, a: this.expr(ty, 1, true), b: this.expr(ty, 1, true) };
+  }
+
+  // ---- statements
+  private block(depth: number, inWhere: boolean): Stmt[] {
+    const n = 1 + this.int(this.maxBlock);
+    const out: Stmt[] = [];
+    for (let i = 0; i < n && this.budget > 0; i++) out.push(...this.stmt(depth, inWhere));
+    return out;
+  }
+
+  private assign(inWhere: boolean): Stmt[] {
+    const ty = this.chance(0.5) ? 'int' : 'float';
+    const vs = this.varsOf(ty, true);
+    if (!vs.length) return [];
+    return [{ k: 'assign', v: this.pick(vs), e: this.expr(ty, 3, inWhere) }];
+  }
+
+  private stmt(depth: number, inWhere: boolean): Stmt[] {
+    this.budget--;
+    if (inWhere) {
+      if (depth < this.maxDepth && this.chance(0.25)) return [this.where(depth)];
+      return this.assign(true);
+    }
+    const nest = depth < this.maxDepth;
+    const c = this.int(20);
+    if (c < 6 || (!nest && c < 12)) return this.assign(false);
+    if (c < 8) return nest ? [this.where(depth)] : this.assign(false);
+    if (c < 10) {
+      const s: Stmt = { k: 'if', c: this.cond(), then: this.block(depth + 1, false), else: this.chance(0.5) ? this.block(depth + 1, false) : [] };
+      return [s];
+    }
+    if (c < 12) return this.loop(depth);
+    if (c === 12 && this.loopDepth > 0) return [{ k: 'if', c: this.cond(), then: [{ k: 'break' }], else: [] }];
+    if (c === 13) return this.gatherGroup();
+    if (c === 14) return [this.storeTo(this.outQ, this.storeSlot(), this.intExpr(2, false), this.chance(0.5))];
+    if (c === 15) return [this.storeTo(this.outFQ, this.storeSlot(), this.floatExpr(2, false), this.chance(0.5))];
+    if (c === 16) {
+      const n = this.int(15);
+      return [{ k: 'sema', down: false, n }, ...this.assign(false), { k: 'sema', down: true, n }];
+    }
+    if (c === 17) return [{ k: 'mutex', lock: true }, ...this.assign(false), { k: 'mutex', lock: false }];
+    if (c === 18) return [{ k: 'assign', v: this.ptrVar, e: this.inPtr(this.params[0]!, 15) }];
+    return this.assign(false);
+  }
+
+  /** A slot of this QPU's output: a constant, or (e & (slots-1)) * 16 from lane 0 of e. */
+  private storeSlot(): number | Expr {
+    if (this.chance(0.5)) return this.int(this.slots);
+    const i: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', this.slots - 1) };
+    return { k: 'bin', op: 'shl', ty: 'int', a: i, b: lit('int', 4) };
+  }
+
+  private cond() {
+    return { k: this.chance(0.5) ? 'any' : 'all', b: this.boolExpr(1) } as const;
+  }
+
+  private where(depth: number): Stmt {
+    return { k: 'where', b: this.boolExpr(1), then: this.block(depth + 1, true), else: this.chance(0.5) ? this.block(depth + 1, true) : [] };
+  }
+
+  private loop(depth: number): Stmt[] {
+    if (this.vars.filter((v) => v.ty === 'int').length >= this.slots) return this.assign(false); // every variable must fit the output slots
+    // A counter no statement in the body assigns: lanes start at 0 or at index() & 3.
+    const c = this.newVar('int');
+    const start: Expr = this.chance(0.5) ? lit('int', 0) : { k: 'bin', op: 'and', ty: 'int', a: { k: 'special', ty: 'int', what: 'index' }, b: lit('int', 3) };
+    const limit = 1 + this.int(4);
+    const cond = { k: this.chance(0.5) ? 'any' : 'all', b: { k: 'cmp', op: 'lt', ty: 'int', a: c, b: lit('int', limit) } } as const;
+    const inc: Stmt = { k: 'assign', v: c, e: { k: 'bin', op: 'add', ty: 'int', a: c, b: lit('int', 1) } };
+    this.protectedVars.add(c.id);
+    this.loopDepth++;
+    const body = this.block(depth + 1, false);
+    this.loopDepth--;
+    this.protectedVars.delete(c.id);
+    const init: Stmt = { k: 'assign', v: c, e: start };
+    if (this.chance(0.5)) return [init, { k: 'while', c: cond, body: [...body, inc] }];
+    return [init, { k: 'for', c: cond, step: [inc], body }];
+  }
+
+  /** 1-4 gathers, some assignments, then as many receives: the FIFO never holds more than 4. */
+  private gatherGroup(): Stmt[] {
+    const n = 1 + this.int(4);
+    const out: Stmt[] = [];
+    const into: VarRef[] = [];
+    for (let i = 0; i < n; i++) {
+      const ty = this.chance(0.5) ? 'int' : 'float';
+      const vs = this.varsOf(ty, true);
+      if (!vs.length) continue;
+      into.push(this.pick(vs));
+      out.push({ k: 'gather', ptr: this.inPtr(this.params[ty === 'int' ? 0 : 1]!, INPUT_ELEMS - 1) });
+    }
+    if (this.chance(0.5)) out.push(...this.assign(false));
+    for (const v of into) out.push({ k: 'receive', v });
+    return out;
+  }
+}
+
+function lit(ty: 'int' | 'float', bits: number): Expr {
+  return { k: 'lit', ty, bits: bits | 0 };
+}
+
+function floatBitsOf(x: number): number {
+  const f = new Float32Array([x]);
+  return new Int32Array(f.buffer)[0]!;
+}

@@ -1,0 +1,104 @@
+// Programs that stress the compiler: more live values than registers (spilling to the VPM),
+// deep nesting, long straight-line code; and kernels that cannot fit, which fail with an error
+// naming them. Each must agree with the interpreter and pass the validator.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { any, For, If, Int, index, kernel, me, Ptr, SharedArray, Where, While, type IntVar } from '../../src/index.ts';
+import { CompileError } from '../../src/compiler/errors.ts';
+import { validate } from '../../src/vc4/validate.ts';
+
+/** Runs k on both targets with a fresh output array per run and checks they agree. */
+function agree(k: ReturnType<typeof pressure>, qpus: number, words: number): Int32Array {
+  const a = SharedArray.int32(words);
+  const b = SharedArray.int32(words);
+  k.setNumQPUs(qpus).interpretSync([a]);
+  k.emulateSync([b]);
+  assert.deepEqual(Array.from(b), Array.from(a), `${k.kernelName} on ${qpus} QPUs`);
+  assert.deepEqual(validate(k.code().instrs), [], 'the validator finds nothing');
+  return a;
+}
+
+/** n values live at once, all combined at the end. */
+function pressure(n: number) {
+  return kernel([Ptr(Int)], function pressure(out) {
+    const vs: IntVar[] = [];
+    for (let i = 0; i < n; i++) vs.push(Int(index().mul(i + 1).add(me().mul(1000))));
+    // Each is updated in a loop so that all stay live across it.
+    const i = Int(0);
+    While(any(i.lt(3)), () => {
+      for (let j = 0; j < n; j++) vs[j]!.set(vs[j]!.add(vs[(j + 1) % n]!));
+      i.set(i.add(1));
+    });
+    let sum = vs[0]!.add(0);
+    for (let j = 1; j < n; j++) sum = sum.xor(vs[j]!.shl(j % 7));
+    Ptr(Int)(out.add(me().shl(4))).store(sum);
+  });
+}
+
+test('register pressure: 40 values fit the 64 registers; 80 and 100 spill to the VPM and still agree', () => {
+  const small = pressure(40);
+  agree(small, 1, 16);
+  assert.equal(small.code().stats.spilled, 0);
+  const big = pressure(80);
+  for (const qpus of [1, 2]) agree(big, qpus, 16 * qpus);
+  assert.ok(big.setNumQPUs(1).code().stats.spilled > 0, 'some values were spilled');
+  agree(pressure(100), 1, 16);
+});
+
+test('a kernel that cannot fit fails with an error that names it', () => {
+  // On 12 QPUs each has 4 spare VPM rows for spills: 150 live values do not fit.
+  const k = pressure(150).setNumQPUs(12);
+  assert.throws(() => k.code(), (e: unknown) => e instanceof CompileError && /kernel pressure/.test(e.message) && /spilled registers/.test(e.message));
+  assert.throws(() => k.emulateSync([SharedArray.int32(16 * 12)]), CompileError);
+});
+
+test('deep nesting: 12 nested Ifs, 6 nested loops and 8 nested Wheres agree with the interpreter', () => {
+  const k = kernel([Ptr(Int)], function nested(out) {
+    const x = Int(index());
+    const acc = Int(0);
+    const ifs = (d: number): void => {
+      if (d === 0) {
+        acc.set(acc.add(x));
+        return;
+      }
+      If(any(x.gt(d - 1)), () => {
+        acc.set(acc.add(d));
+        ifs(d - 1);
+      }).Else(() => acc.set(acc.sub(1)));
+    };
+    ifs(12);
+    const loops = (d: number): void => {
+      if (d === 0) {
+        acc.set(acc.add(1));
+        return;
+      }
+      const c = Int(0);
+      For(any(c.lt(2)), () => c.set(c.add(1)), () => loops(d - 1));
+    };
+    loops(6);
+    const wheres = (d: number): void => {
+      if (d === 0) return;
+      Where(x.gt(d), () => {
+        acc.set(acc.mul(3).add(d));
+        wheres(d - 1);
+      }).Else(() => acc.set(acc.sub(d)));
+    };
+    wheres(8);
+    Ptr(Int)(out.add(me().shl(4))).store(acc);
+  });
+  for (const qpus of [1, 4]) agree(k as never, qpus, 16 * qpus);
+});
+
+test('long straight-line code: 3,000 statements agree with the interpreter', () => {
+  const k = kernel([Ptr(Int)], function long(out) {
+    const a = Int(index());
+    const b = Int(7);
+    for (let i = 0; i < 1500; i++) {
+      a.set(a.add(b).xor(i));
+      b.set(b.sub(a.shr(3)));
+    }
+    Ptr(Int)(out.add(me().shl(4))).store(a.add(b));
+  });
+  agree(k as never, 2, 32);
+  assert.ok(k.code().instrs.length > 3000);
+});

@@ -1,0 +1,20 @@
+// Runs seeded random programs on the interpreter and the emulator and fails with the smallest
+// disagreeing program (src/runtime/differential.ts) when they differ.
+import assert from 'node:assert/strict';
+import { DifferentialRunner, shrink } from '../../src/runtime/differential.ts';
+import { generate } from '../../src/source/generate.ts';
+import { printKernel } from '../../src/source/print.ts';
+
+export function differential(first: number, count: number): void {
+  const runner = new DifferentialRunner();
+  for (let seed = first; seed < first + count; seed++) {
+    const p = generate(seed);
+    const r = runner.run(p);
+    if (r.kind === 'invalid') assert.fail(`seed ${seed}: the generator made an invalid program: ${r.error}\n${printKernel(p.ast)}`);
+    if (r.kind === 'mismatch') {
+      const small = shrink(p.ast, (k) => runner.run(p, k).kind === 'mismatch', { keep: p.prologue, maxTries: 1500 });
+      const again = runner.run(p, small);
+      assert.fail(`seed ${seed} (${p.qpus} QPUs): interpreter and emulator disagree\n${printKernel(small)}\n${again.kind === 'mismatch' ? again.detail : r.detail}`);
+    }
+  }
+}
