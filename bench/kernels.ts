@@ -1,0 +1,154 @@
+// The seed kernels compiled and run on the emulator: static size, instructions executed per QPU
+// (delay slots included), emulated cycles and the Pi time they stand for, compile time, and the
+// emulator's own speed; beside each, QPULib's figures from ../shared/anchors.md.
+// Run: npm run bench            (a table)
+//      npm run bench -- --json out.json   (also one record per kernel and QPU count)
+import { writeFileSync } from 'node:fs';
+import { compile } from '../src/compiler/compile.ts';
+import { gcd, gcdInputs, gcdUnrolled } from '../examples/gcd.ts';
+import { glibcRand } from '../examples/rand.ts';
+import { heatGrid, step } from '../examples/heat.ts';
+import { rot3D_1, rot3D_2, rot3D_3, rot3DArrays } from '../examples/rot3d.ts';
+import { formatSeconds } from '../src/emulator/report.ts';
+import { SharedArray } from '../src/index.ts';
+import type { KernelAst } from '../src/source/ast.ts';
+import { emulatorTarget } from '../src/runtime/kernel.ts';
+
+/** QPULib's figures (../shared/anchors.md): static size and instructions executed per QPU. */
+const QPULIB: Record<string, { static: number; executed: Record<number, number> }> = {
+  'gcd v1': { static: 90, executed: { 1: 737 } },
+  'gcd v2': { static: 276, executed: { 1: 460 } },
+  'rot3D v1': { static: 109, executed: { 1: 600_046 } },
+  'rot3D v2': { static: 105, executed: { 1: 420_057 } },
+  'rot3D v3': { static: 111, executed: { 1: 420_063, 2: 210_072 } },
+  heat: { static: 223, executed: { 1: 1_530_198, 2: 741_699, 4: 370_893 } },
+};
+
+export interface Record_ {
+  kernel: string;
+  qpus: number;
+  static: number;
+  executedPerQpu: number;
+  cycles: number;
+  estimatedPiSeconds: number;
+  compileMs: number;
+  emulatorWallSeconds: number;
+  emulatorInstrPerSec: number;
+  qpulibStatic?: number;
+  qpulibExecutedPerQpu?: number;
+}
+
+interface Case {
+  kernel: string;
+  qpus: number;
+  ast: KernelAst;
+  /** Fresh arguments for one run (host values as the kernel takes them). */
+  args(): number[];
+}
+
+const N = 192_000;
+const theta = 3.14159;
+const cases: Case[] = [];
+const bus = (a: Int32Array | Float32Array) => (a as unknown as { busAddress: number }).busAddress;
+
+for (const [name, k] of [['gcd v1', gcd], ['gcd v2', gcdUnrolled]] as const)
+  cases.push({
+    kernel: name,
+    qpus: 1,
+    ast: k.ast,
+    args() {
+      const { a, b } = gcdInputs();
+      return [bus(a), bus(b), bus(SharedArray.int32(16))];
+    },
+  });
+for (const [name, k] of [['rot3D v1', rot3D_1], ['rot3D v2', rot3D_2], ['rot3D v3', rot3D_3]] as const)
+  for (const qpus of [1, 2, 12])
+    cases.push({
+      kernel: name,
+      qpus,
+      ast: k.ast,
+      args() {
+        const { x, y } = rot3DArrays(N);
+        return [N, f32bits(Math.cos(theta)), f32bits(Math.sin(theta)), bus(x), bus(y)];
+      },
+    });
+const grid = heatGrid(496, 504, glibcRand(0), 10);
+for (const qpus of [1, 2, 4])
+  cases.push({ kernel: 'heat', qpus, ast: step.ast, args: () => [bus(grid), bus(SharedArray.float32(grid.length)), 512, 496, 504] });
+
+function f32bits(x: number): number {
+  return new Int32Array(new Float32Array([x]).buffer)[0]!;
+}
+
+function measure(c: Case): Record_ {
+  // Compile time: the best of a few fresh compilations (the first warms the JIT).
+  let compileMs = Infinity;
+  let compiled = compile(c.ast, { qpus: c.qpus });
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    compiled = compile(c.ast, { qpus: c.qpus });
+    compileMs = Math.min(compileMs, performance.now() - t);
+  }
+  const target = emulatorTarget();
+  target.run(compiled, c.args()); // warm-up
+  const args = c.args();
+  const t = performance.now();
+  const r = target.run(compiled, args);
+  const wall = (performance.now() - t) / 1000;
+  const executed = Math.max(...r.qpus.map((q) => q.instructions));
+  const q = QPULIB[c.kernel];
+  return {
+    kernel: c.kernel,
+    qpus: c.qpus,
+    static: compiled.instrs.length,
+    executedPerQpu: executed,
+    cycles: r.cycles,
+    estimatedPiSeconds: r.seconds,
+    compileMs: Number(compileMs.toFixed(3)),
+    emulatorWallSeconds: Number(wall.toFixed(4)),
+    emulatorInstrPerSec: Math.round(r.total.instructions / wall),
+    qpulibStatic: q?.static,
+    qpulibExecutedPerQpu: q?.executed[c.qpus],
+  };
+}
+
+const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}x` : '-');
+
+function main(argv: string[]): void {
+  const j = argv.indexOf('--json');
+  const jsonFile = j >= 0 ? argv[j + 1] : undefined;
+  if (j >= 0 && !jsonFile) throw new Error('--json needs a file name');
+  console.log('seed kernels compiled by qpu-ts, run on the emulator (strict mode); QPULib figures from ../shared/anchors.md');
+  console.log('rot3D on 192,000 vertices (v1 and v2 are single-QPU kernels: on more QPUs each QPU does all the work);');
+  console.log('heat: one step on the 496x504 grid, pitch 512. "vs QPULib" is ours divided by theirs (below 1 is better).\n');
+  const head = ['kernel', 'QPUs', 'static', 'QPULib', 'vs', 'executed/QPU', 'QPULib', 'vs', 'cycles', 'Pi time', 'compile', 'emu wall', 'emu M/s'];
+  const widths = [9, 4, 6, 6, 6, 12, 10, 6, 10, 9, 9, 9, 7];
+  const row = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' '));
+  row(head);
+  const records: Record_[] = [];
+  for (const c of cases) {
+    const r = measure(c);
+    records.push(r);
+    row([
+      r.kernel,
+      String(r.qpus),
+      String(r.static),
+      r.qpulibStatic === undefined ? '-' : String(r.qpulibStatic),
+      ratio(r.static, r.qpulibStatic),
+      r.executedPerQpu.toLocaleString('en'),
+      r.qpulibExecutedPerQpu === undefined ? '-' : r.qpulibExecutedPerQpu.toLocaleString('en'),
+      ratio(r.executedPerQpu, r.qpulibExecutedPerQpu),
+      r.cycles.toLocaleString('en'),
+      formatSeconds(r.estimatedPiSeconds),
+      `${r.compileMs.toFixed(1)} ms`,
+      `${(r.emulatorWallSeconds * 1000).toFixed(0)} ms`,
+      (r.emulatorInstrPerSec / 1e6).toFixed(1),
+    ]);
+  }
+  if (jsonFile) {
+    writeFileSync(jsonFile, JSON.stringify(records, null, 2) + '\n');
+    console.log(`\nwrote ${records.length} records to ${jsonFile}`);
+  }
+}
+
+main(process.argv.slice(2));
