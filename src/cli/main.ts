@@ -3,12 +3,13 @@
 // 2 the command line is wrong or a file cannot be read.
 
 import { asmCommand } from './asm.ts';
+import { compileCommand } from './compile.ts';
 import { disasmCommand } from './disasm.ts';
 import { emuCommand } from './emu.ts';
 import { type Command, CliError, type Io, nodeIo } from './io.ts';
 import { validateCommand } from './validate.ts';
 
-export const COMMANDS: readonly Command[] = [asmCommand, disasmCommand, validateCommand, emuCommand];
+export const COMMANDS: readonly Command[] = [asmCommand, disasmCommand, validateCommand, emuCommand, compileCommand];
 
 const HELP = `qpu: program the Raspberry Pi's VideoCore IV QPUs
 

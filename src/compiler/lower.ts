@@ -57,6 +57,8 @@ export interface Lowered {
   readonly vregs: number;
   /** The register holding this QPU's number, written by the first instruction. */
   readonly qpu: VReg;
+  /** What some virtual registers hold: the kernel's variables and the prologue's values. */
+  readonly names: ReadonlyMap<number, string>;
 }
 
 export function lower(k: KernelAst): Lowered {
@@ -132,7 +134,14 @@ class Lowering {
 
     this.block(k.body);
     this.finish();
-    return { code: this.code, vregs: this.next, qpu: this.qpu };
+    const names = new Map<number, string>();
+    k.vars.forEach((x) => names.set(this.vars[x.id]!.id, x.name));
+    names.set(this.qpu.id, 'me()');
+    names.set(this.nqpus.id, 'numQPUs()');
+    names.set(this.lane4.id, '4 * index()');
+    names.set(this.vpmSetup.id, 'VPM write setup of this QPU\'s row');
+    names.set(this.dmaSetup.id, 'DMA store setup of that row');
+    return { code: this.code, vregs: this.next, qpu: this.qpu, names };
   }
 
   /** The end-of-kernel barrier: QPU 0 waits for the others, then interrupts the host. */

@@ -1,0 +1,89 @@
+// `qpu compile`: a kernel written in the language, from a TypeScript module, to machine code,
+// with any stage of the compiler printed (docs/compiler.md).
+
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CompileError, type Stage, STAGES } from '../compiler/compile.ts';
+import type { Kernel } from '../runtime/kernel.ts';
+import type { ParamType } from '../dsl/types.ts';
+import { printKernel } from '../source/print.ts';
+import { programToBytes } from '../vc4/codec.ts';
+import { type Command, CliError, onePositional, parse } from './io.ts';
+
+type AnyKernel = Kernel<readonly ParamType[]>;
+
+const isKernel = (x: unknown): x is AnyKernel => typeof x === 'function' && 'ast' in x && 'code' in x && 'kernelName' in x;
+
+export const compileCommand: Command = {
+  name: 'compile',
+  summary: 'compile a kernel from a TypeScript module to machine code',
+  help: `usage: qpu compile MODULE.ts [--kernel NAME] [--qpus N] [--dump STAGE] [-o OUT.bin]
+
+Imports MODULE.ts, takes the kernel it exports (kernel(...) values; name one with --kernel
+when there are several), compiles it for N QPUs (default 1) and prints its assembly, or writes
+its machine code to OUT.bin (64-bit words, little-endian, low word first: what qpu disasm reads).
+
+options:
+      --kernel NAME   the exported kernel (its export name or its kernel name)
+      --qpus N        the number of QPUs the code is for, 1-12 (default 1)
+      --dump STAGE    print one stage instead of the final assembly:
+                        ast       the kernel as the language sees it
+                        ir        lowered to instructions over virtual registers (%n)
+                        liveness  the IR with the registers live after each instruction
+                        alloc     where each virtual register went (ra/rb, or a VPM spill row)
+                        asm       the final assembly (the default)
+                        code      the machine code: index, word, instruction
+  -o, --output FILE   write the machine code to FILE
+  -h, --help          this text
+`,
+  async run(args, io) {
+    const { values, positionals } = parse(args, {
+      kernel: { type: 'string' },
+      qpus: { type: 'string' },
+      dump: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+    });
+    const path = onePositional(positionals, 'TypeScript module');
+    const qpus = Number(values.qpus ?? 1);
+    if (!Number.isInteger(qpus) || qpus < 1 || qpus > 12) throw new CliError(`--qpus ${values.qpus}: 1 to 12 QPUs`);
+    const stage = values.dump ?? 'asm';
+    if (stage !== 'ast' && !(STAGES as readonly string[]).includes(stage))
+      throw new CliError(`--dump ${stage}: the stages are ast, ${STAGES.join(', ')}`);
+
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+    } catch (e) {
+      throw new CliError(`cannot load ${path}: ${(e as Error).message}`, 1);
+    }
+    const kernels = Object.entries(mod).filter(([, v]) => isKernel(v)) as [string, AnyKernel][];
+    if (kernels.length === 0) throw new CliError(`${path} exports no kernel (make one with kernel(...) and export it)`, 1);
+    let chosen: AnyKernel;
+    if (values.kernel !== undefined) {
+      const hit = kernels.find(([name, k]) => name === values.kernel || k.kernelName === values.kernel);
+      if (!hit) throw new CliError(`${path} has no kernel '${values.kernel}'; it exports: ${kernels.map(([n]) => n).join(', ')}`, 1);
+      chosen = hit[1];
+    } else if (kernels.length > 1) {
+      throw new CliError(`${path} exports ${kernels.length} kernels (${kernels.map(([n]) => n).join(', ')}): choose one with --kernel`);
+    } else chosen = kernels[0]![1];
+
+    if (stage === 'ast') {
+      io.out(printKernel(chosen.ast));
+      return 0;
+    }
+    const before = chosen.numQPUs;
+    try {
+      const c = chosen.setNumQPUs(qpus).code();
+      if (values.output !== undefined) {
+        io.writeFile(values.output, programToBytes(c.words));
+        io.err(`${c.kernel}: ${c.instrs.length} instructions for ${qpus} QPU${qpus > 1 ? 's' : ''} written to ${values.output}\n`);
+      } else io.out(c.dump(stage as Stage));
+      return 0;
+    } catch (e) {
+      if (e instanceof CompileError) throw new CliError(e.message, 1);
+      throw e;
+    } finally {
+      chosen.setNumQPUs(before);
+    }
+  },
+};

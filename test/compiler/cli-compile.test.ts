@@ -1,0 +1,45 @@
+// `qpu compile`: a kernel from a TypeScript module to assembly, any stage's dump, machine code.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runQpu } from '../helpers/cli.ts';
+import { gcd } from '../../examples/gcd.ts';
+import { disassemble } from '../../src/vc4/asm/disasm.ts';
+import { bytesToProgram } from '../../src/vc4/codec.ts';
+
+test('qpu compile prints the assembly, each stage with --dump, and writes machine code with -o', async () => {
+  const asm = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd');
+  assert.equal(asm.code, 0, asm.err);
+  assert.equal(asm.out, gcd.setNumQPUs(1).code().asm);
+  for (const [stage, re] of [
+    ['ast', /while any\(v3 != v4\)/],
+    ['ir', /# %0: p\n/],
+    ['liveness', /# live: %/],
+    ['alloc', /%0 -> r[ab]\d+/],
+    ['code', /0x[0-9A-F]{8}_[0-9A-F]{8}/],
+  ] as const) {
+    const r = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', stage);
+    assert.equal(r.code, 0, `${stage}: ${r.err}`);
+    assert.match(r.out, re, stage);
+  }
+  const file = join(mkdtempSync(join(tmpdir(), 'qpu-')), 'gcd.bin');
+  const w = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcdUnrolled', '--qpus', '4', '-o', file);
+  assert.equal(w.code, 0, w.err);
+  const words = bytesToProgram(readFileSync(file));
+  assert.ok(disassemble(words).includes('nop.tend'));
+});
+
+test('qpu compile explains what is wrong: several kernels, unknown kernel, bad stage or QPU count, no module', async () => {
+  const several = await runQpu('compile', 'examples/gcd.ts');
+  assert.equal(several.code, 2);
+  assert.match(several.err, /exports 2 kernels \(gcd, gcdUnrolled\): choose one with --kernel/);
+  const unknown = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'nope');
+  assert.match(unknown.err, /has no kernel 'nope'; it exports: gcd, gcdUnrolled/);
+  assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', 'x')).err, /the stages are ast, ir, liveness/);
+  assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--qpus', '13')).err, /1 to 12 QPUs/);
+  const missing = await runQpu('compile', 'examples/none.ts');
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /cannot load examples\/none\.ts/);
+});
