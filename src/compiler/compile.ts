@@ -46,7 +46,7 @@ export interface Compiled {
 export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
   const { qpus } = opts;
   if (!Number.isInteger(qpus) || qpus < 1 || qpus > 12) throw new RangeError(`kernel ${ast.name}: compile for 1 to 12 QPUs, not ${qpus}`);
-  const lowered = lower(ast);
+  const lowered = lower(ast, qpus);
   const header = [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
   const irDump = `${header}\n${printIr(lowered.code)}`;
 

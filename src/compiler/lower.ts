@@ -5,13 +5,20 @@
 // begins by reading its uniforms and ends with the end-of-kernel barrier (docs/compiler.md).
 // Hardware hazards between instructions are left to hazards.ts.
 //
-// The memory model (docs/compiler.md): blocking loads and gather/receive go through the TMU (TMU1
-// and TMU0, so that a blocking load never finds the gathers' FIFO full); stores go through this
-// QPU's row of the VPM and a DMA store, the blocking one waiting for it.
+// The memory model (docs/compiler.md): gather/receive go through TMU 0; blocking loads are a DMA
+// load into this QPU's load row of the VPM and a read of that row (DMA reads memory itself, so a
+// load sees every store before it, which the TMU's caches would not); stores go through this
+// QPU's store row of the VPM and a DMA store, the blocking one waiting for it. The VPM rows:
+// 0 .. N-1 store rows, N .. 2N-1 load rows, then spill rows (spill.ts).
 
-import type { BoolExpr, Cond, Expr, KernelAst, Stmt } from '../source/ast.ts';
+import { type BoolExpr, childBlocks, type Cond, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
 import { floatBits, smallImmForFloat, smallImmForInt, smallImmValue, bitsToFloat } from '../vc4/tables.ts';
 import { imm, type IrInstr, p, type Reg, type Src, v, type VReg } from './ir.ts';
+
+/** DMA load setup (Guide p. 58, Table 36): 32-bit, 1 row of 16 words, horizontal, to VPM row 0. */
+const DMA_LOAD_ROW = 0x80011000;
+/** VPM read setup (Guide p. 58, Table 33): one vector, horizontal, 32-bit, row 0. */
+const VPM_READ_ROW = 0x00101a00;
 
 /** What the kernel's uniforms hold, per QPU: its number, the QPU count, then the arguments. */
 export const UNIFORMS_BEFORE_ARGS = 2;
@@ -61,8 +68,9 @@ export interface Lowered {
   readonly names: ReadonlyMap<number, string>;
 }
 
-export function lower(k: KernelAst): Lowered {
-  return new Lowering(k).run();
+/** Lowers kernel `k` for `qpus` QPUs (the count places the VPM rows). */
+export function lower(k: KernelAst, qpus: number): Lowered {
+  return new Lowering(k, qpus).run();
 }
 
 class Lowering {
@@ -75,9 +83,19 @@ class Lowering {
   private lane4!: VReg;
   private vpmSetup!: VReg;
   private dmaSetup!: VReg;
+  private loadDma!: VReg;
+  private loadRead!: VReg;
   private readonly loopEnds: string[] = [];
+  /** Whether the kernel has non-blocking stores, which loads must wait for. */
+  private readonly nonBlockingStores: boolean;
 
-  constructor(private readonly k: KernelAst) {}
+  constructor(
+    private readonly k: KernelAst,
+    private readonly qpus: number,
+  ) {
+    const has = (ss: readonly Stmt[]): boolean => ss.some((s) => s.k === 'storeNB' || childBlocks(s).some(has));
+    this.nonBlockingStores = has(k.body);
+  }
 
   fresh(): VReg {
     return v(this.next++);
@@ -131,6 +149,21 @@ class Lowering {
     this.emit({ op: 'ldi', dst: w, bits: 0x80904000 });
     this.dmaSetup = this.fresh();
     this.alu('or', this.dmaSetup, w, u);
+    // The DMA load of one row of 16 words into VPM row N + qpu, and the VPM read of that row.
+    const row = this.fresh();
+    const nq = this.fresh();
+    this.emit({ op: 'ldi', dst: nq, bits: this.qpus });
+    this.alu('add', row, this.qpu, nq);
+    const rowY = this.fresh();
+    this.alu('shl', rowY, row, imm('4'));
+    const l = this.fresh();
+    this.emit({ op: 'ldi', dst: l, bits: DMA_LOAD_ROW });
+    this.loadDma = this.fresh();
+    this.alu('or', this.loadDma, l, rowY);
+    const r = this.fresh();
+    this.emit({ op: 'ldi', dst: r, bits: VPM_READ_ROW });
+    this.loadRead = this.fresh();
+    this.alu('or', this.loadRead, r, row);
 
     this.block(k.body);
     this.finish();
@@ -141,6 +174,8 @@ class Lowering {
     names.set(this.lane4.id, '4 * index()');
     names.set(this.vpmSetup.id, 'VPM write setup of this QPU\'s row');
     names.set(this.dmaSetup.id, 'DMA store setup of that row');
+    names.set(this.loadDma.id, 'DMA load setup of this QPU\'s load row');
+    names.set(this.loadRead.id, 'VPM read setup of that row');
     return { code: this.code, vregs: this.next, qpu: this.qpu, names };
   }
 
@@ -408,13 +443,20 @@ class Lowering {
         this.alu('add', dst, base, off);
         return;
       }
-      case 'load':
-        // Lane 0's address to every lane (r5 written through regfile B), plus 4 * lane.
-        this.mov(p('r5rep'), this.expr(e.ptr));
-        this.alu('add', p('tmu1_s'), p('r5'), this.lane4);
-        this.emit({ op: 'signal', sig: 'ldtmu1' });
-        this.mov(dst, p('r4'));
+      case 'load': {
+        // A DMA load of the 16 words at lane 0's address into this QPU's load row, then a read of
+        // the row, which arrives three instructions after its setup (hazards.ts spaces them).
+        const ptr = this.expr(e.ptr);
+        // A non-blocking store may still be writing memory: the DMA engines do not order a load
+        // after it, so wait for it first (a store already waited for costs one instruction).
+        if (this.nonBlockingStores) this.emit({ op: 'read', src: p('vw_wait') });
+        this.mov(p('vr_setup'), this.loadDma);
+        this.mov(p('vr_addr'), ptr);
+        this.emit({ op: 'read', src: p('vr_wait') });
+        this.mov(p('vr_setup'), this.loadRead);
+        this.mov(dst, p('vpm'));
         return;
+      }
     }
   }
 }

@@ -4,9 +4,9 @@
 // every write is followed by a store of it, so that allocation can run again; or a CompileError
 // that names the kernel when the VPM has no room left.
 //
-// The VPM has 64 rows of 16 words (Guide p. 53). Rows 0 .. qpus-1 are the QPUs' store rows
-// (lower.ts); the rest are shared out, each QPU owning floor((64 - qpus) / qpus) of them, one
-// row per spilled register. A store is a VPM write setup for the row and a write to `vpm`; a
+// The VPM has 64 rows of 16 words (Guide p. 53). Rows 0 .. 2 * qpus - 1 are the QPUs' store and
+// load rows (lower.ts); the rest are shared out, each QPU owning floor((64 - 2 * qpus) / qpus)
+// of them, one row per spilled register. A store is a VPM write setup for the row and a write to `vpm`; a
 // reload a VPM read setup for one row and, three instructions later (Guide p. 56, hazards.ts
 // spaces them), a read of `vpm`. Each QPU touches only its own rows, so no locking is needed.
 
@@ -32,7 +32,7 @@ export interface SpillState {
 }
 
 export function spillRowsPerQpu(qpus: number): number {
-  return Math.floor((VPM_ROWS - qpus) / qpus);
+  return Math.floor((VPM_ROWS - 2 * qpus) / qpus);
 }
 
 /**
@@ -63,7 +63,7 @@ export function spillRegisters(
   const out: IrInstr[] = [];
   let setups = st.setups;
   if (!setups) {
-    // After `mov qpu, unif`: the setups for row qpus + qpu * rows.
+    // After `mov qpu, unif`: the setups for row 2 * qpus + qpu * rows.
     setups = st.setups = { w: fresh(), r: fresh() };
     out.push(code[0]!);
     const k = fresh();
@@ -71,10 +71,10 @@ export function spillRegisters(
     const c = fresh();
     out.push({ op: 'ldi', dst: k, bits: rows });
     out.push({ op: 'alu', code: 'mul24', dst: t, a: ctx.qpu, b: k });
-    out.push({ op: 'ldi', dst: c, bits: VPM_WRITE_SETUP + ctx.qpus });
+    out.push({ op: 'ldi', dst: c, bits: VPM_WRITE_SETUP + 2 * ctx.qpus });
     out.push({ op: 'alu', code: 'add', dst: setups.w, a: c, b: t });
     const c2 = fresh();
-    out.push({ op: 'ldi', dst: c2, bits: VPM_READ_SETUP + ctx.qpus });
+    out.push({ op: 'ldi', dst: c2, bits: VPM_READ_SETUP + 2 * ctx.qpus });
     out.push({ op: 'alu', code: 'add', dst: setups.r, a: c2, b: t });
     code = code.slice(1);
   }

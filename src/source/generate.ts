@@ -3,7 +3,8 @@
 // obeys every rule of the language (Where holds only assignments, the TMU FIFO never holds more
 // than 4 gathers, semaphore 15 is left to the barrier), always ends, stays inside its arrays, and
 // whose result does not depend on how the QPUs interleave: each QPU writes only its own part of
-// the output arrays and reads only the input arrays, which nothing writes.
+// the output arrays, gathers only from the input arrays, which nothing writes, and loads from
+// the inputs or its own part of the outputs (blocking loads see stores: docs/compiler.md).
 //
 // The kernel's parameters are (inI: Ptr(Int), inF: Ptr(Float), outI: Ptr(Int), outF: Ptr(Float),
 // n: Int, x: Float). Each QPU owns 32 vectors of outI and of outF; at the end it stores every
@@ -236,6 +237,13 @@ class Generator {
 
   /** A blocking load's address: lane 0 plus 15 more elements stay inside the input. */
   private loadPtr(ty: 'int' | 'float'): Expr {
+    if (this.chance(0.2)) {
+      // A vector of this QPU's own output, which it may have stored: blocking loads see stores.
+      const k: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', this.slots - 1) };
+      const n: Expr = { k: 'bin', op: 'shl', ty: 'int', a: k, b: lit('int', 4) };
+      const base = ty === 'int' ? this.outQ : this.outFQ;
+      return { k: 'ptradd', ty: base.ty as 'int*', p: base, n };
+    }
     if (ty === 'int' && this.chance(0.3)) {
       // Through the pointer variable (pv is inI + 0..15, so pv + 0..31 + 15 < 64).
       const idx: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', 31) };

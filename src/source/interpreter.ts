@@ -76,6 +76,8 @@ export function interpret(k: KernelAst, opts: InterpretOptions): InterpretResult
 
 class Interpreter {
   private readonly semaphores = new Uint8Array(16);
+  /** Word addresses stored to in this run: loading them again is an error (see read()). */
+  private readonly stored = new Set<number>();
   private mutexHolder = -1;
   private budget: number;
   private readonly printer: Printer;
@@ -197,7 +199,7 @@ class Interpreter {
           this.fail(q, `a gather with ${q.fifo.length} already outstanding: the TMU FIFO holds ${TMU_FIFO_DEPTH}; receive some first`);
         const p = this.eval(q, s.ptr);
         const out = new Int32Array(L);
-        for (let l = 0; l < L; l++) out[l] = this.read(q, p[l]!, l);
+        for (let l = 0; l < L; l++) out[l] = this.read(q, p[l]!, l, true);
         q.fifo.push(out);
         return undefined;
       }
@@ -245,9 +247,12 @@ class Interpreter {
     this.fail(q, `${what} of lane ${lane} at ${hex(addr)} ${why}`);
   }
 
-  private read(q: QpuState, address: number, lane: number): number {
+  /** A word of memory; `gather` reads through the TMU, whose caches stores do not update. */
+  private read(q: QpuState, address: number, lane: number, gather = false): number {
     const addr = address >>> 0;
     if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a read', addr, lane);
+    if (gather && this.stored.has(addr))
+      this.fail(q, `a gather of lane ${lane} at ${hex(addr)}, which this run has already stored to: on a Pi it may return the old value from the texture unit's cache; load it with a blocking load instead (docs/language.md, "Memory")`);
     return this.opts.memory.words[this.opts.memory.index(addr)]!;
   }
 
@@ -256,6 +261,7 @@ class Interpreter {
       const addr = ((base >>> 0) + 4 * e) >>> 0;
       if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a write', addr, e);
       this.opts.memory.words[this.opts.memory.index(addr)] = x[e]!;
+      this.stored.add(addr);
     }
   }
 
