@@ -1,7 +1,10 @@
-// `npm run fuzz -- --count N --seed S`: differential testing from the command line. Program i
-// is generated from seed S + i, run on the interpreter and (compiled) on the emulator; on the
-// first disagreement the program is shrunk and printed with both results. Exit status 1 then.
+// `npm run fuzz -- --count N --seed S [--jobs J]`: differential testing from the command line.
+// Program i is generated from seed S + i, run on the interpreter and (compiled) on the emulator;
+// on the first disagreement the program is shrunk and printed with both results, and the exit
+// status is 1. With --jobs, J worker threads share the seeds (worker k takes S + k, S + k + J, ...).
 
+import { availableParallelism } from 'node:os';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { DifferentialRunner, shrink } from '../runtime/differential.ts';
 import { generate } from '../source/generate.ts';
 import { printKernel } from '../source/print.ts';
@@ -10,16 +13,18 @@ interface FuzzArgs {
   count: number;
   seed: number;
   quiet: boolean;
+  jobs: number;
 }
 
-const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--quiet]
+const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--jobs J] [--quiet]
 
 Generates N random programs (default 1000) from seeds S, S+1, ... (default S = 1), runs each on
 the reference interpreter and compiled on the emulator, and compares their memory bit for bit.
-On a mismatch it prints the smallest failing program it can find and both results.`;
+On a mismatch it prints the smallest failing program it can find and both results.
+--jobs J runs J worker threads (default 1; 0 means one per CPU).`;
 
 function parse(argv: readonly string[]): FuzzArgs {
-  const a: FuzzArgs = { count: 1000, seed: 1, quiet: false };
+  const a: FuzzArgs = { count: 1000, seed: 1, quiet: false, jobs: 1 };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const num = () => {
@@ -30,6 +35,7 @@ function parse(argv: readonly string[]): FuzzArgs {
     if (k === '--count' || k === '-n') a.count = num();
     else if (k === '--seed' || k === '-s') a.seed = num();
     else if (k === '--quiet' || k === '-q') a.quiet = true;
+    else if (k === '--jobs' || k === '-j') a.jobs = num() || availableParallelism();
     else if (k === '--help' || k === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -38,11 +44,11 @@ function parse(argv: readonly string[]): FuzzArgs {
   return a;
 }
 
-export function fuzz(args: FuzzArgs, log: (s: string) => void = console.log): number {
-  const runner = new DifferentialRunner();
+/** Runs seeds seed, seed + stride, ... (count of them); returns 0, or 1 after printing a failure. */
+export function fuzz(args: FuzzArgs, log: (s: string) => void = console.log, stride = 1, runner = new DifferentialRunner()): number {
   const t0 = performance.now();
   for (let i = 0; i < args.count; i++) {
-    const seed = args.seed + i;
+    const seed = args.seed + i * stride;
     const p = generate(seed);
     const r = runner.run(p);
     if (r.kind === 'agree') {
@@ -61,13 +67,65 @@ export function fuzz(args: FuzzArgs, log: (s: string) => void = console.log): nu
     log(again.kind === 'mismatch' ? again.detail : r.detail);
     return 1;
   }
-  log(`${args.count} programs from seed ${args.seed}: interpreter and emulator agree on all (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  if (!args.quiet) log(`${args.count} programs from seed ${args.seed}: interpreter and emulator agree on all (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   return 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/** Shares the seeds among worker threads; the first failure stops them all. */
+async function fuzzParallel(args: FuzzArgs): Promise<number> {
+  const t0 = performance.now();
+  let done = 0;
+  let failed = false;
+  const workers = Array.from({ length: args.jobs }, (_, k) => {
+    const count = Math.floor(args.count / args.jobs) + (k < args.count % args.jobs ? 1 : 0);
+    return new Worker(new URL('./tsx-worker.mjs', import.meta.url), { workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs } });
+  });
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          w.on('message', (m: { kind: 'progress' } | { kind: 'log'; text: string } | { kind: 'done'; status: number }) => {
+            if (m.kind === 'progress') {
+              done += 100;
+              if (!args.quiet && done % 1000 === 0) console.log(`${done} programs agree (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+            } else if (m.kind === 'log') console.log(m.text);
+            else {
+              if (m.status !== 0 && !failed) {
+                failed = true;
+                for (const o of workers) if (o !== w) void o.terminate();
+              }
+              resolve();
+            }
+          });
+          w.on('error', (e) => {
+            console.error(e);
+            failed = true;
+            resolve();
+          });
+          w.on('exit', () => resolve());
+        }),
+    ),
+  );
+  if (failed) return 1;
+  console.log(`${args.count} programs from seed ${args.seed} on ${args.jobs} threads: interpreter and emulator agree on all (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  return 0;
+}
+
+if (!isMainThread && parentPort && workerData) {
+  const { seed, count, stride } = workerData as { seed: number; count: number; stride: number };
+  const port = parentPort;
+  const runner = new DifferentialRunner();
+  let status = 0;
+  for (let i = 0; i < count && status === 0; i++) {
+    const s = seed + i * stride;
+    status = fuzz({ count: 1, seed: s, quiet: true, jobs: 1 }, (text) => port.postMessage({ kind: 'log', text }), 1, runner);
+    if ((i + 1) % 100 === 0) port.postMessage({ kind: 'progress' });
+  }
+  port.postMessage({ kind: 'done', status });
+} else if (import.meta.url === `file://${process.argv[1]}`) {
   try {
-    process.exitCode = fuzz(parse(process.argv.slice(2)));
+    const args = parse(process.argv.slice(2));
+    process.exitCode = args.jobs > 1 ? await fuzzParallel(args) : fuzz(args);
   } catch (e) {
     console.error((e as Error).message);
     process.exitCode = 2;
