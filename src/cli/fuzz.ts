@@ -14,14 +14,17 @@ interface FuzzArgs {
   seed: number;
   quiet: boolean;
   jobs: number;
+  /** Report every failing seed (without shrinking) instead of stopping at the first. */
+  keepGoing?: boolean;
 }
 
-const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--jobs J] [--quiet]
+const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--jobs J] [--keep-going] [--quiet]
 
 Generates N random programs (default 1000) from seeds S, S+1, ... (default S = 1), runs each on
 the reference interpreter and compiled on the emulator, and compares their memory bit for bit.
 On a mismatch it prints the smallest failing program it can find and both results.
---jobs J runs J worker threads (default 1; 0 means one per CPU).`;
+--jobs J runs J worker threads (default 1; 0 means one per CPU). --keep-going lists every
+failing seed with its first difference instead of stopping to shrink the first.`;
 
 function parse(argv: readonly string[]): FuzzArgs {
   const a: FuzzArgs = { count: 1000, seed: 1, quiet: false, jobs: 1 };
@@ -35,6 +38,7 @@ function parse(argv: readonly string[]): FuzzArgs {
     if (k === '--count' || k === '-n') a.count = num();
     else if (k === '--seed' || k === '-s') a.seed = num();
     else if (k === '--quiet' || k === '-q') a.quiet = true;
+    else if (k === '--keep-going' || k === '-k') a.keepGoing = true;
     else if (k === '--jobs' || k === '-j') a.jobs = num() || availableParallelism();
     else if (k === '--help' || k === '-h') {
       console.log(USAGE);
@@ -47,12 +51,18 @@ function parse(argv: readonly string[]): FuzzArgs {
 /** Runs seeds seed, seed + stride, ... (count of them); returns 0, or 1 after printing a failure. */
 export function fuzz(args: FuzzArgs, log: (s: string) => void = console.log, stride = 1, runner = new DifferentialRunner()): number {
   const t0 = performance.now();
+  let failures = 0;
   for (let i = 0; i < args.count; i++) {
     const seed = args.seed + i * stride;
     const p = generate(seed);
     const r = runner.run(p);
     if (r.kind === 'agree') {
       if (!args.quiet && (i + 1) % 1000 === 0) log(`${i + 1} programs agree (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+      continue;
+    }
+    if (args.keepGoing) {
+      failures++;
+      log(`seed ${seed} (${p.qpus} QPUs): ${r.kind === 'invalid' ? `invalid program: ${r.error}` : r.detail.split('\n').slice(0, 2).join(' ')}`);
       continue;
     }
     if (r.kind === 'invalid') {
@@ -67,6 +77,10 @@ export function fuzz(args: FuzzArgs, log: (s: string) => void = console.log, str
     log(again.kind === 'mismatch' ? again.detail : r.detail);
     return 1;
   }
+  if (failures) {
+    log(`${failures} of ${args.count} programs from seed ${args.seed} failed`);
+    return 1;
+  }
   if (!args.quiet) log(`${args.count} programs from seed ${args.seed}: interpreter and emulator agree on all (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   return 0;
 }
@@ -78,7 +92,9 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
   let failed = false;
   const workers = Array.from({ length: args.jobs }, (_, k) => {
     const count = Math.floor(args.count / args.jobs) + (k < args.count % args.jobs ? 1 : 0);
-    return new Worker(new URL('./tsx-worker.mjs', import.meta.url), { workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs } });
+    return new Worker(new URL('./tsx-worker.mjs', import.meta.url), {
+      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false },
+    });
   });
   await Promise.all(
     workers.map(
@@ -92,7 +108,7 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
             else {
               if (m.status !== 0 && !failed) {
                 failed = true;
-                for (const o of workers) if (o !== w) void o.terminate();
+                if (!args.keepGoing) for (const o of workers) if (o !== w) void o.terminate();
               }
               resolve();
             }
@@ -112,13 +128,14 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
 }
 
 if (!isMainThread && parentPort && workerData) {
-  const { seed, count, stride } = workerData as { seed: number; count: number; stride: number };
+  const { seed, count, stride, keepGoing } = workerData as { seed: number; count: number; stride: number; keepGoing: boolean };
   const port = parentPort;
   const runner = new DifferentialRunner();
   let status = 0;
-  for (let i = 0; i < count && status === 0; i++) {
+  for (let i = 0; i < count && (status === 0 || keepGoing); i++) {
     const s = seed + i * stride;
-    status = fuzz({ count: 1, seed: s, quiet: true, jobs: 1 }, (text) => port.postMessage({ kind: 'log', text }), 1, runner);
+    const log = (text: string) => port.postMessage({ kind: 'log', text });
+    if (fuzz({ count: 1, seed: s, quiet: true, jobs: 1, keepGoing }, (t) => !t.includes(' of 1 programs') && log(t), 1, runner) !== 0) status = 1;
     if ((i + 1) % 100 === 0) port.postMessage({ kind: 'progress' });
   }
   port.postMessage({ kind: 'done', status });

@@ -13,6 +13,7 @@
 
 import { type BoolExpr, childBlocks, type Cond, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
 import { floatBits, smallImmForFloat, smallImmForInt, smallImmValue, bitsToFloat } from '../vc4/tables.ts';
+import { CompileError } from './errors.ts';
 import { imm, type IrInstr, p, type Reg, type Src, v, type VReg } from './ir.ts';
 
 /** DMA load setup (Guide p. 58, Table 36): 32-bit, 1 row of 16 words, horizontal, to VPM row 0. */
@@ -43,7 +44,6 @@ const SFU: Record<string, string> = { recip: 'sfu_recip', recipsqrt: 'sfu_recips
 /** The per-lane condition code that holds where a condition is true, after its flags are set. */
 type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';
 
-export class LowerError extends Error {}
 
 /** The small immediate that spells a 32-bit pattern, or undefined. */
 export function smallImmText(bits: number, ty: 'int' | 'float'): string | undefined {
@@ -394,7 +394,7 @@ class Lowering {
         return;
       case 'bin': {
         const code = (e.ty === 'float' ? FLOAT_OPS : INT_OPS)[e.op];
-        if (!code) throw new LowerError(`no ${e.ty} operation ${e.op}`);
+        if (!code) throw new CompileError(`kernel ${this.k.name}: the QPU has no ${e.ty} operation '${e.op}'`);
         this.alu(code, dst, this.expr(e.a), this.expr(e.b));
         return;
       }
