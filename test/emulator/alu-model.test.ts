@@ -111,6 +111,8 @@ const arbWordValue = fc.oneof(
   fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
   fc.float({ noDefaultInfinity: false }).map((f) => new Int32Array(new Float32Array([f]).buffer)[0]!),
   fc.constantFrom(0x80000000 | 0, 0x7fffffff, 0x00000001, 0x807fffff | 0, 0x7f800000, 0xff800000 | 0, 0x7fc00000, 0xffc00001 | 0),
+  // Around the smallest normal, where products round toward zero into the flushed range.
+  fc.constantFrom(0x00800000, 0x00800001, 0x00ffffff, 0x3f7fffff, 0x3f7ffffe, 0xbf7fffff | 0),
 );
 
 function runOne(i: AluInstr, init: State): State {
@@ -172,4 +174,27 @@ test('a block of fused instructions leaves the same state as running them one at
     }),
     { numRuns: 400 },
   );
+});
+
+test('fmul: products just below the smallest normal give +0, as arith.fmul does (no rounding up to 2^-126)', () => {
+  // Round to nearest takes these exact products up to 2^-126; toward zero they are denormals.
+  const cases: [number, number][] = [
+    [0x3f7fffff, 0x00800000],
+    [0x3f7ffffe, 0x00800001],
+    [0x3f7fffff, 0x80800000 | 0],
+    [0xbf7fffff | 0, 0x00800000],
+    [0x3f800000, 0x00800000], // exactly 2^-126 stays
+    [0x3f000001, 0x00ffffff], // just above 2^-126: toward zero it is 2^-126
+    [0x3f7fffff, 0x00800001],
+  ];
+  const mul: AluInstr = { ...nopInstr(), opMul: 1, mulA: 0, mulB: 1, waddrMul: 34, condMul: 1 };
+  for (const [a, b] of cases) {
+    const init: State = { R: new Int32Array(ACC + 96), Z: new Uint8Array(16), N: new Uint8Array(16), C: new Uint8Array(16) };
+    init.R.fill(a, ACC, ACC + 16);
+    init.R.fill(b, ACC + 16, ACC + 32);
+    const got = runOne(mul, init).R[ACC + 32]!;
+    assert.equal(got >>> 0, arith.fmul(a, b) >>> 0, `fmul(0x${(a >>> 0).toString(16)}, 0x${(b >>> 0).toString(16)})`);
+  }
+  assert.equal(arith.fmul(0x3f7fffff, 0x00800000), 0);
+  assert.equal(arith.fmul(0x3f000001, 0x00ffffff), 0x00800000);
 });
