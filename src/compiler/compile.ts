@@ -8,7 +8,7 @@
 //   assembler    64-bit words (src/vc4/asm)
 // Every stage's output can be printed (`dump`), so a miscompiled kernel can be cut down.
 
-import type { KernelAst } from '../source/ast.ts';
+import type { KernelAst, Stmt } from '../source/ast.ts';
 import { disassemble } from '../vc4/asm/disasm.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { type AsmLine, asmText, emit } from './emit.ts';
@@ -36,6 +36,8 @@ export interface Compiled {
   readonly instrs: Instr[];
   /** The final assembly, labels included. */
   readonly asm: string;
+  /** For each instruction, the kernel statement it comes from (undefined: prologue, barrier). */
+  readonly statements: readonly (Stmt | undefined)[];
   /** Uniforms each QPU reads before the kernel's arguments: its number and the QPU count. */
   readonly uniformsBeforeArgs: number;
   readonly stats: { readonly vregs: number; readonly spilled: number; readonly nops: number; readonly registers: number };
@@ -84,6 +86,7 @@ export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
     words: spaced.words,
     instrs: spaced.instrs,
     asm,
+    statements: spaced.lines.flatMap((l) => ('text' in l ? [l.stmt] : [])),
     uniformsBeforeArgs: 2,
     stats: { vregs: st.nregs, spilled: st.slots.size, nops: spaced.nops, registers },
     dump(stage: Stage): string {

@@ -8,9 +8,18 @@
 import { lookupSource } from '../vc4/asm/names.ts';
 import { type IrInstr, irText, p, type Src } from './ir.ts';
 import { type Placement, placeName } from './regalloc.ts';
+import type { Stmt } from '../source/ast.ts';
 
 /** A line of the emitted program: a label, or one instruction in assembly syntax. */
-export type AsmLine = { readonly label: string } | { readonly text: string; /** A branch's target label. */ readonly target?: string };
+export type AsmLine =
+  | { readonly label: string }
+  | {
+      readonly text: string;
+      /** A branch's target label. */
+      readonly target?: string;
+      /** The kernel statement the instruction comes from. */
+      readonly stmt?: Stmt;
+    };
 
 /** Where a source is read: a regfile port and address, an accumulator, or either file. */
 type Port = { file: 'a' | 'b'; addr: number | 'imm' } | { file: 'either'; addr: number } | undefined;
@@ -45,32 +54,33 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
   };
   const out: AsmLine[] = [];
   for (const i of code) {
+    const stmt = i.stmt;
     switch (i.op) {
       case 'label':
         out.push({ label: i.name });
         break;
       case 'end':
-        out.push({ text: 'nop.tend' }, { text: 'nop' }, { text: 'nop' });
+        out.push({ text: 'nop.tend', stmt }, { text: 'nop', stmt }, { text: 'nop', stmt });
         break;
       case 'ldi':
-        out.push({ text: irText({ ...i, dst: phys(i.dst) as typeof i.dst }) });
+        out.push({ text: irText({ ...i, dst: phys(i.dst) as typeof i.dst }), stmt });
         break;
       case 'alu': {
         let a = phys(i.a);
         const b = phys(i.b);
         const same = srcKey(i.a) === srcKey(i.b);
         if (!same && !portsFit(a, b)) {
-          out.push({ text: `mov r0, ${srcText(a)}` });
+          out.push({ text: `mov r0, ${srcText(a)}`, stmt });
           a = p('r0');
         }
-        out.push({ text: irText({ ...i, dst: phys(i.dst) as typeof i.dst, a, b: same ? a : b }) });
+        out.push({ text: irText({ ...i, dst: phys(i.dst) as typeof i.dst, a, b: same ? a : b }), stmt });
         break;
       }
       case 'branch':
-        out.push({ text: irText(i), target: i.label });
+        out.push({ text: irText(i), target: i.label, stmt });
         break;
       default:
-        out.push({ text: irText(i) });
+        out.push({ text: irText(i), stmt });
     }
   }
   return out;

@@ -65,7 +65,7 @@ export function satisfyRules(lines: readonly AsmLine[], kernel: string): Spaced 
         continue;
       }
       if (before.has(index)) {
-        nextLines.push({ text: 'nop' });
+        nextLines.push({ text: 'nop', stmt: l.stmt });
         nextInstrs.push(nopInstr());
         nops++;
       }

@@ -21,7 +21,7 @@ export interface Imm {
 }
 export type Src = Reg | Imm;
 
-export type IrInstr =
+export type IrOp =
   | {
       readonly op: 'alu';
       /** The assembly mnemonic: add, fadd, fmul, mul24, v8min, or, ... ("mov" is `or x, x`). */
@@ -45,6 +45,11 @@ export type IrInstr =
   | { readonly op: 'sema'; readonly down: boolean; readonly n: number }
   /** The end: program end and its two delay slots. */
   | { readonly op: 'end' };
+
+/** An IR instruction and the kernel statement it was lowered from (for run-time errors). */
+export type IrInstr = IrOp & { readonly stmt?: Stmt };
+
+import type { Stmt } from '../source/ast.ts';
 
 export const v = (id: number): VReg => ({ k: 'v', id });
 export const p = (name: string): PReg => ({ k: 'p', name });

@@ -103,8 +103,10 @@ class Lowering {
   label(what: string): string {
     return `${what}${this.labels++}`;
   }
+  /** The statement being lowered: every instruction remembers it (run-time errors name it). */
+  private current: Stmt | undefined;
   emit(i: IrInstr): void {
-    this.code.push(i);
+    this.code.push(this.current ? { ...i, stmt: this.current } : i);
   }
   alu(code: string, dst: Reg, a: Src, b: Src = a, extra: { cond?: string; setf?: boolean; rot?: number | 'r5' } = {}): void {
     // One small immediate per instruction: a second, different one goes into a register.
@@ -212,6 +214,16 @@ class Lowering {
   }
 
   private stmt(s: Stmt, mask: VReg | undefined): void {
+    const outer = this.current;
+    this.current = s;
+    try {
+      this.lowerStmt(s, mask);
+    } finally {
+      this.current = outer;
+    }
+  }
+
+  private lowerStmt(s: Stmt, mask: VReg | undefined): void {
     switch (s.k) {
       case 'assign': {
         const dst = this.vars[s.v.id]!;

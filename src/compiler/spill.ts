@@ -91,6 +91,7 @@ export function spillRegisters(
       out.push(i);
       continue;
     }
+    const start = out.length;
     const temps = new Map<number, VReg>();
     const reload = (s: VReg): VReg => {
       let t = temps.get(s.id);
@@ -115,6 +116,8 @@ export function spillRegisters(
       out.push({ op: 'alu', code: 'add', dst: p('vw_setup'), a: w, b: slotOperand(st.slots.get(i.dst.id)!) });
       out.push({ op: 'alu', code: 'mov', dst: p('vpm'), a: t, b: t });
     } else out.push(copy);
+    // Spill code belongs to the statement of the instruction it serves.
+    if (i.stmt) for (let n = start; n < out.length; n++) out[n] = { ...out[n]!, stmt: i.stmt };
   }
   return out;
 }

@@ -9,7 +9,8 @@ import { IntVar, FloatVar, PtrVar } from '../dsl/values.ts';
 import type { KernelAst, VarInfo } from '../source/ast.ts';
 import { checkKernel } from '../source/check.ts';
 import { interpret, type ArrayRegion } from '../source/interpreter.ts';
-import { printKernel } from '../source/print.ts';
+import { Printer, printKernel } from '../source/print.ts';
+import { EmulatorError } from '../emulator/errors.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { allocationOf, gpuMemory } from './shared-array.ts';
 import { compile, type Compiled } from '../compiler/compile.ts';
@@ -110,8 +111,13 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
   };
   const runEmulator = (args: readonly unknown[], o: RunOptions = {}): RunReport => {
     const { values } = hostArguments(ast, params, args);
-    const run = emulatorTarget().run(code(), values, { maxSteps: o.maxSteps });
-    return { target: 'emulator', qpus, run };
+    const c = code();
+    try {
+      const run = emulatorTarget().run(c, values, { maxSteps: o.maxSteps });
+      return { target: 'emulator', qpus, run };
+    } catch (e) {
+      throw e instanceof EmulatorError ? inKernel(ast, c, e) : e;
+    }
   };
   const k = ((...args: unknown[]) => Promise.resolve().then(() => runEmulator(args))) as unknown as Kernel<P>;
   Object.defineProperties(k, {
@@ -132,6 +138,19 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
     code,
     dump: () => printKernel(ast),
   }) as Kernel<P>;
+}
+
+/**
+ * An emulator error in a compiled kernel, with the kernel and the statement the failing
+ * instruction was compiled from (file:line:col and the statement as text) added.
+ */
+function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError {
+  const s = e.where ? c.statements[e.where.pc] : undefined;
+  const names = new Map(ast.vars.map((v) => [v.id, v.name]));
+  const stmt = s ? ` in ${s.loc ? s.loc + ' ' : ''}\`${new Printer((id) => names.get(id) ?? `v${id}`).head(s)}\`` : '';
+  const out = new EmulatorError(e.kind, `kernel ${ast.name}${stmt}: ${e.message}`, undefined, e.rule);
+  Object.defineProperty(out, 'where', { value: e.where });
+  return out;
 }
 
 /** Checks the host's arguments against the parameters and turns them into 32-bit values. */
