@@ -326,9 +326,11 @@ function rotateCode(i: AluInstr, pc: number, c: InstrCode, flagsFromMul: boolean
   genWrite(inner, 'rd', mulWriteFile(i.ws), i.waddrMul, 'cd', pack, SROT, `r${pc}`, 'd');
   if (flagsFromMul)
     inner.loop.push(...flagCode('rd', 'cd', `mulCarry(${i.opMul}, R[${STMP}+s], R[${STMP + 16}+s])`, 'd'));
-  c.pre.push(...inner.pre);
+  // r5 is read when the instruction starts, before this instruction's own writes (its add ALU
+  // may write r5, which happens after the lane loop): the Guide's rule that r5 must not be
+  // written by the previous instruction (p. 37) means the amount is latched at issue.
+  c.pre.push(...inner.pre, `const rot${pc} = ${rot};`);
   c.post.push(
-    `const rot${pc} = ${rot};`,
     'for (let d = 0; d < 16; d++) {',
     `const s = ${full ? `(d - rot${pc}) & 15` : `(d & 12) | ((d - rot${pc}) & 3)`};`,
     `const rd = R[${SMUL}+s], cd = (cmask${pc} >>> d) & 1;`,
@@ -382,7 +384,9 @@ function genBranch(i: BranchInstr, pc: number, c: InstrCode): void {
   const target = [`${i.imm}`, i.rel ? `q.m.codeBase + ${(pc + 4) * 8}` : '', i.reg ? `R[${REG_A + 16 * i.raddrA + 15}]` : '']
     .filter(Boolean)
     .join(' + ');
-  c.pre.push(`if (${taken}) {`, `const link${pc} = ${link};`);
+  // The target is computed before the link is written: with the link and the target in one
+  // register (bra ra0, ZERO, ra0) the jump uses the register's old value.
+  c.pre.push(`if (${taken}) {`, `const link${pc} = ${link};`, `const t${pc} = q.m.branchIndex(q, (${target}) >>> 0);`);
   c.loop.push(`const v = link${pc};`);
   const before = c.loop.length;
   genWrite(c, 'v', addWriteFile(i.ws), i.waddrAdd, 'true', { pm: 0, mode: 0, isMul: false, isFloat: false }, SADD, `a${pc}`);
@@ -391,7 +395,6 @@ function genBranch(i: BranchInstr, pc: number, c: InstrCode): void {
   if (c.loop.length === before) c.loop.length = 0;
   // A branch in the last delay slot of another queues behind it (vc4asm's addendum).
   c.post.push(
-    `const t${pc} = q.m.branchIndex(q, (${target}) >>> 0);`,
     `if (q.branchCountdown > 0) { q.branchTarget2 = t${pc}; q.branchCountdown2 = 4; } else { q.branchTarget = t${pc}; q.branchCountdown = 4; }`,
     '}',
   );

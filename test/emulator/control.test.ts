@@ -32,6 +32,35 @@ test('rotation: full across 16 lanes from r0-r3, within quads otherwise, by r5',
   assert.deepEqual(both.reg(0, 'r2'), lanes((l) => l - 13));
 });
 
+test('a rotation by r5 uses r5 from before the instruction, not what its own add ALU writes to r5', () => {
+  const src = `ldi r5quad, 1\nldi r2, 3\nmov r0, elem_num\nnop\nmov r5quad, r2 ; mov r1, r0 >> r5${END}`;
+  for (const trace of [undefined, () => {}]) {
+    const r = runAsm(src, { trace });
+    assert.deepEqual(r.reg(0, 'r1'), lanes((l) => (l - 1) & 15));
+    assert.deepEqual(r.reg(0, 'r5'), lanes(() => 3));
+  }
+});
+
+test('a branch whose link and target are one register jumps to the register as it was (bra ra0, ZERO, ra0)', () => {
+  const src = `
+    nop
+    nop
+    bra ra0, ZERO, ra0 # 2: to instruction 9; the link (6) goes to ra0
+    nop
+    nop
+    nop
+    nop.tend           # 6: the link; not run
+    nop
+    nop
+    mov r0, 11         # 9: the target${END}`;
+  for (const trace of [undefined, () => {}]) {
+    const r = runAsm(src, { trace, init: (q) => q.R.fill(q.m.codeBase + 9 * 8, 0, 16) });
+    assert.deepEqual(r.reg(0, 'r0'), lanes(() => 11));
+    assert.deepEqual(r.reg(0, 'ra0'), lanes(() => r.machine.codeBase + 6 * 8));
+    assert.equal(r.result.total.instructions, 10);
+  }
+});
+
 test('branches execute three delay slots, link PC + 4, and take conditions over all lanes', () => {
   const src = `
     mov r0, 0
