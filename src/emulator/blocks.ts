@@ -29,7 +29,7 @@ const HELPER_NAMES = Object.keys(HELPERS);
 const HELPER_VALUES = HELPER_NAMES.map((n) => HELPERS[n]);
 
 function make(name: string, body: string): BlockFn {
-  const src = `return function ${name}(q, horizon) {\nconst R = q.R, F = q.F, Z = q.Z, N = q.N, C = q.C;\nlet at = q.pc;\ntry {\n${body}\n} catch (e) { throw q.m.locate(q, at, e); }\n}`;
+  const src = `return function ${name}(q, horizon) {\nconst R = q.R, F = q.F, Z = q.Z, N = q.N, C = q.C;\nlet at = q.pc;\ntry {\n${body}\n} catch (e) { q.pc = at; throw q.m.locate(q, at, e); }\n}`;
   return (new Function(...HELPER_NAMES, src) as (...h: unknown[]) => BlockFn)(...HELPER_VALUES);
 }
 
@@ -40,8 +40,13 @@ const PROMOTE =
   'if (q.branchCountdown2 > 0) { q.branchTarget = q.branchTarget2; q.branchCountdown = q.branchCountdown2 - 1; q.branchCountdown2 = 0; } else q.branchCountdown = 0;';
 
 const isEnd = (s: Step) => s.instr.kind === 'alu' && (s.instr.sig === 3 || s.instr.sig === 9);
+const isBranch = (s: Step | undefined) => s?.instr.kind === 'branch';
 
-/** The last instruction of the block that starts at `start`. */
+/**
+ * The last instruction of the block that starts at `start`. A branch in the first or second
+ * delay slot of another (a broken rule, run in non-strict mode) starts a new block: a block's
+ * exits assume at most one branch pending, or one queued in the last delay slot.
+ */
 export function blockEnd(steps: readonly Step[], start: number): number {
   let k = start;
   for (;;) {
@@ -50,6 +55,7 @@ export function blockEnd(steps: readonly Step[], start: number): number {
       if (isEnd(steps[j]!) && j + 2 === k) return k;
     }
     if (k + 1 >= steps.length || k + 1 - start >= MAX_BLOCK) return k;
+    if (isBranch(steps[k + 1]) && (isBranch(steps[k]) || (k - 1 >= start && isBranch(steps[k - 1])))) return k;
     k++;
   }
 }
@@ -71,12 +77,18 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
     return out.join(' ');
   };
 
-  // Runs of lane-only instructions become one group with one lane loop.
+  // Runs of lane-only instructions become one group with one lane loop. A group's r4 reads all
+  // see r4 as it is at the group's start (the SFU-result checks are hoisted before the loop), so
+  // in non-strict runs an instruction that reads r4 starts a new group when an SFU result may
+  // arrive inside the group: when an SFU write may be among the two instructions executed before
+  // the group. In strict runs such a read breaks r4-after-sfu and stops the run before it.
+  const sfuJustBefore = (first: number) => [first - 1, first - 2].some((j) => j < start || steps[j]!.effects.sfuWrites > 0);
   const groups: { first: number; codes: InstrCode[] }[] = [];
   for (let k = start; k <= end; k++) {
     const code = instrCode(steps[k]!.instr, k, opts);
     const g = groups[groups.length - 1];
-    if (g && code.fusable && g.codes[g.codes.length - 1]!.fusable) g.codes.push(code);
+    const r4Late = !strict && g !== undefined && steps[k]!.effects.readsR4 && sfuJustBefore(g.first);
+    if (g && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
     else groups.push({ first: k, codes: [code] });
   }
 
@@ -98,7 +110,11 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
       const body = joinCode(g.codes[0]!).replaceAll(BLOCKED, `{ ${leaveBefore(k)} return ${BLOCK}; }`).replaceAll(SYNC_R4, 'q.syncR4(0);');
       lines.push(`{\n${body}\n}`, 'q.time += 4; q.count++;');
     } else {
-      g.codes.forEach((c, j) => lines.push(...c.pre.map((s) => s.replaceAll(SYNC_R4, `q.syncR4(${j});`))));
+      g.codes.forEach((c, j) => {
+        // Uniform reads can fault: name the instruction they belong to.
+        if (j > 0 && c.pre.length) lines.push(`at = ${g.first + j};`);
+        lines.push(...c.pre.map((s) => s.replaceAll(SYNC_R4, `q.syncR4(${j});`)));
+      });
       const bodies = g.codes.filter((c) => c.loop.length).map((c) => `{\n${c.loop.join('\n')}\n}`);
       if (bodies.length) lines.push('for (let l = 0; l < 16; l++) {', ...promoteRegisters(bodies), '}');
       lines.push(`q.time += ${4 * len}; q.count += ${len};`);
@@ -113,7 +129,7 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
     }
   }
   if (endAt >= 0 && endAt + 2 === end) {
-    lines.push(`q.prev0 = ${end}; q.prev1 = ${end - 1 >= start ? end - 1 : 'p0'};`, nops ? `q.stats.nops += ${nops};` : '', `return ${DONE};`);
+    lines.push(`q.pc = ${end}; q.prev0 = ${end}; q.prev1 = ${end - 1 >= start ? end - 1 : 'p0'};`, nops ? `q.stats.nops += ${nops};` : '', `return ${DONE};`);
   } else if (end - 3 >= start && steps[end - 3]!.instr.kind === 'branch') {
     lines.push(
       `q.prev0 = ${end}; q.prev1 = ${end - 1 >= start ? end - 1 : 'p0'};`,

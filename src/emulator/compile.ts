@@ -49,6 +49,12 @@ export interface InstrCode {
   fusable: boolean;
   /** Reads values other lanes produce. */
   crossLane?: boolean;
+  /**
+   * Reads an I/O register whose value depends on this QPU's clock or on shared units (VPM,
+   * vr_busy/vw_busy, vr_wait/vw_wait): it runs alone, at its own time, never hoisted to the start
+   * of a fused group.
+   */
+  io?: boolean;
 }
 
 export interface TranslateOptions {
@@ -111,14 +117,17 @@ function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, opts: Tr
       case 42:
         throw new Unsupported('unsupported', `reads ${file === 'a' ? 'ra' : 'rb'}${addr}, a fragment-shader register`);
       case 48:
+        c.io = true;
         c.pre.push(`q.vpmRead(${S});`);
         v = regVal(`${S}+l`);
         break;
       case 49:
+        c.io = true;
         c.pre.push(`const busy${file}${pc} = q.dmaBusy(${file === 'b'});`);
         v = exprVal(`busy${file}${pc}`);
         break;
       case 50:
+        c.io = true;
         c.pre.push(`q.dmaWait(${file === 'b'});`);
         v = constVal(0);
         break;
@@ -309,8 +318,7 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
       }
     }
   }
-  c.fusable =
-    !c.crossLane && c.post.length === 0 && !c.pre.some((s) => s.includes(BLOCKED) || s.startsWith('q.vpmRead') || s.startsWith('q.dma'));
+  c.fusable = !c.crossLane && !c.io && c.post.length === 0 && !c.pre.some((s) => s.includes(BLOCKED));
 }
 
 /**

@@ -166,6 +166,7 @@ export class Machine {
         return;
       }
       q.state = 'done';
+      q.syncR4(Infinity); // an SFU result still on its way lands in r4, for whoever inspects the QPU
       q.stats.instructions = q.count;
       q.stats.cycles = q.time;
       return;
