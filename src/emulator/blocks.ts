@@ -83,27 +83,24 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
   // arrive inside the group: when an SFU write may be among the two instructions executed before
   // the group. In strict runs such a read breaks r4-after-sfu and stops the run before it.
   const sfuJustBefore = (first: number) => [first - 1, first - 2].some((j) => j < start || steps[j]!.effects.sfuWrites > 0);
-  const groups: { first: number; codes: InstrCode[] }[] = [];
+  // Strict runs: an instruction that breaks a rule along the block's fall-through (known from
+  // the third instruction on; the machine checks the first two on entry) starts its own group,
+  // so that the run stops right before it, after everything before it has run.
+  const broken = (k: number) => (strict && k >= start + 2 ? (steps[k]!.alone.find(isError) ?? steps[k]!.fallThrough.find(isError)) : undefined);
+  const groups: { first: number; codes: InstrCode[]; bad?: Violation }[] = [];
   for (let k = start; k <= end; k++) {
     const code = instrCode(steps[k]!.instr, k, opts);
     const g = groups[groups.length - 1];
+    const bad = broken(k);
     const r4Late = !strict && g !== undefined && steps[k]!.effects.readsR4 && sfuJustBefore(g.first);
-    if (g && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
-    else groups.push({ first: k, codes: [code] });
+    if (g && !bad && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
+    else groups.push({ first: k, codes: [code], bad });
   }
 
   for (const g of groups) {
     const len = g.codes.length;
     lines.push(`// ${g.first}${len > 1 ? `-${g.first + len - 1}` : ''}`, `at = ${g.first};`);
-    if (strict)
-      for (let k = Math.max(g.first, start + 2); k < g.first + len; k++) {
-        const bad = steps[k]!.alone.find(isError) ?? steps[k]!.fallThrough.find(isError);
-        if (bad) {
-          if (k > g.first) lines.push(`at = ${k};`);
-          lines.push(`q.m.ruleBroken(q, ${k}, ${JSON.stringify(bad)});`);
-          break;
-        }
-      }
+    if (g.bad) lines.push(`q.m.ruleBroken(q, ${g.first}, ${JSON.stringify(g.bad)});`);
     if (len === 1) {
       const k = g.first;
       if (steps[k]!.shared) lines.push(`if (q.time > horizon) { ${leaveBefore(k)} return ${YIELD}; }`);

@@ -150,11 +150,13 @@ export class Machine {
         if (trace) trace(q.id, pc, steps[pc]!.instr);
         fn = p.blocks.units[pc] ??= compileUnit(steps, pc, p.translate);
       } else {
-        if (strict) {
-          this.checkEntry(q, pc, q.prev0, q.prev1);
-          if (p.blockEnds[pc]! > pc) this.checkEntry(q, pc + 1, pc, q.prev0);
-        }
-        fn = blocks[pc] ??= compileBlock(steps, pc, strict, p.translate);
+        if (strict) this.checkEntry(q, pc, q.prev0, q.prev1);
+        // The second instruction's rules depend on the one before the block, known only now. When
+        // it breaks one, the first instruction runs on its own and the check comes before the
+        // second, where it belongs: a fault or a wait in the first is reported, not the rule.
+        if (strict && p.blockEnds[pc]! > pc && this.entryViolation(pc + 1, pc, q.prev0))
+          fn = p.blocks.units[pc] ??= compileUnit(steps, pc, p.translate);
+        else fn = blocks[pc] ??= compileBlock(steps, pc, strict, p.translate);
       }
       const before = q.count;
       const status = fn(q, horizon);
@@ -173,11 +175,19 @@ export class Machine {
     }
   }
 
-  /** Strict mode: the rules between instruction pc and the two executed before it. */
+  /** Strict mode: stops at a rule broken by instruction pc after the two executed before it. */
   private checkEntry(q: Qpu, pc: number, p0: number, p1: number): void {
-    const steps = this.program!.steps;
-    const key = pc * 4194304 + (p0 + 1) * 2048 + (p1 + 1);
-    const cache = this.program!.entryChecks;
+    const bad = this.entryViolation(pc, p0, p1);
+    if (bad) this.ruleBroken(q, pc, bad);
+  }
+
+  /** The first error-severity rule instruction pc breaks after p0 and p1 (-1: none), cached per program. */
+  private entryViolation(pc: number, p0: number, p1: number): Violation | null {
+    const p = this.program!;
+    const steps = p.steps;
+    // One map per instruction, keyed by the pair of predecessors: exact for any program length.
+    const cache = (p.entryChecks[pc] ??= new Map());
+    const key = (p0 + 1) * (steps.length + 1) + (p1 + 1);
     let bad = cache.get(key);
     if (bad === undefined) {
       const step = steps[pc]!;
@@ -185,7 +195,7 @@ export class Machine {
       bad = step.alone.find(isError) ?? seq.find(isError) ?? null;
       cache.set(key, bad);
     }
-    if (bad) this.ruleBroken(q, pc, bad);
+    return bad;
   }
 
   /** Strict mode: stops the run at a broken rule. */

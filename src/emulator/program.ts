@@ -25,8 +25,8 @@ export interface Translation {
   readonly steps: readonly Step[];
   /** Translated blocks by first instruction, for strict and non-strict runs; units by pc. */
   readonly blocks: { strict: (BlockFn | undefined)[]; loose: (BlockFn | undefined)[]; units: (BlockFn | undefined)[] };
-  /** Rules checked on entry to a block, by instruction and the two executed before it. */
-  readonly entryChecks: Map<number, Violation | null>;
+  /** Rules checked on entry to a block: per instruction, by the two executed before it. */
+  readonly entryChecks: (Map<number, Violation | null> | undefined)[];
   /** The last instruction of the block starting at each instruction. */
   readonly blockEnds: Int32Array;
   readonly translate: TranslateOptions;
@@ -66,7 +66,7 @@ function translate(instrs: Instr[]): Translation {
   const blockEnds = Int32Array.from(steps, (_, pc) => blockEnd(steps, pc));
   // Reads of the nop register return earlier reads (vc4asm's addendum); remember them only if needed.
   const lastReads = instrs.some((i) => i.kind === 'alu' && readsNopRegister(i));
-  return { instrs, steps, blocks: { strict: [], loose: [], units: [] }, entryChecks: new Map(), blockEnds, translate: { lastReads } };
+  return { instrs, steps, blocks: { strict: [], loose: [], units: [] }, entryChecks: [], blockEnds, translate: { lastReads } };
 }
 
 /** Instructions whose effects other QPUs can see or that depend on shared units. */
