@@ -16,7 +16,7 @@ import { floatBits, smallImmForFloat, smallImmForInt, smallImmValue, bitsToFloat
 import { CompileError } from './errors.ts';
 import { imm, type IrInstr, p, type Reg, type Src, v, type VReg } from './ir.ts';
 
-/** DMA load setup (Guide p. 58, Table 36): 32-bit, 1 row of 16 words, horizontal, to VPM row 0. */
+/** DMA load setup (Guide p. 59, Table 36): 32-bit, 1 row of 16 words, horizontal, to VPM row 0. */
 const DMA_LOAD_ROW = 0x80011000;
 /** VPM read setup (Guide p. 58, Table 33): one vector, horizontal, 32-bit, row 0. */
 const VPM_READ_ROW = 0x00101a00;
