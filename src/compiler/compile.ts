@@ -55,19 +55,19 @@ export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
   let code: IrInstr[] = lowered.code;
   const st: SpillState = { nregs: lowered.vregs, slots: new Map(), unspillable: new Set([lowered.qpu.id]) };
   let place: (Placement | undefined)[];
-  let liveDump = '';
+  let liveDump = () => '';
   for (let round = 0; ; round++) {
     const live = liveness(code, st.nregs);
-    const early = pressureSpills(code, live.liveOut, st.nregs, st.unspillable);
+    const early = pressureSpills(code, live, st.unspillable);
     if (early.length) {
       code = spillRegisters(code, early, st, { qpu: lowered.qpu, qpus, kernel: ast.name });
       continue;
     }
-    const adj = interference(code, live, st.nregs);
+    const adj = interference(live);
     const r = allocate(code, adj, st.nregs, st.unspillable);
     if (r.ok) {
       place = r.place;
-      liveDump = printLiveness(code, live, irText);
+      liveDump = () => printLiveness(live, irText);
       break;
     }
     if (r.spill.length === 0 || round > 20)
@@ -94,7 +94,7 @@ export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
         case 'ir':
           return irDump;
         case 'liveness':
-          return liveDump;
+          return liveDump();
         case 'alloc':
           return place
             .map((x, id) => (x ? `%${id} -> ${placeName(x)}${st.slots.has(id) ? '' : ''}` : undefined))

@@ -1,66 +1,18 @@
-// Liveness: which virtual registers hold a value that may still be read, before and after each IR
+// Liveness: which virtual registers hold a value that may still be read, after each IR
 // instruction. Needs: IR from lower.ts (every branch followed by its 3 delay-slot nops, labels
-// unique). Guarantees: for each instruction, the set of virtual registers live on entry and on
-// exit, along every control-flow path, and the interference between virtual registers that the
-// register allocator must respect.
+// unique). Guarantees: the set of virtual registers live on exit from each instruction, along
+// every control-flow path, given to a visitor one instruction at a time; and the interference
+// between virtual registers that the register allocator must respect.
 //
 // Control flow follows the hardware: a branch takes effect after its three delay slots, so the
 // last delay slot is the instruction whose successors are the target (and, for a conditional
 // branch, the next instruction). The program end has none.
+//
+// The dataflow runs over basic blocks with bitsets; within a block the live set is walked
+// backwards as a sparse set, so long straight-line kernels with tens of thousands of values
+// cost time and memory in proportion to their size, not to its square.
 
 import { def, type IrInstr, uses } from './ir.ts';
-
-/** A set of virtual registers as a bitset, one bit per register. */
-export class RegSet {
-  readonly bits: Uint32Array;
-  constructor(
-    readonly size: number,
-    bits?: Uint32Array,
-  ) {
-    this.bits = bits ?? new Uint32Array((size + 31) >>> 5);
-  }
-  has(r: number): boolean {
-    return ((this.bits[r >>> 5]! >>> (r & 31)) & 1) === 1;
-  }
-  add(r: number): void {
-    this.bits[r >>> 5]! |= 1 << (r & 31);
-  }
-  delete(r: number): void {
-    this.bits[r >>> 5]! &= ~(1 << (r & 31));
-  }
-  /** Adds every member of o; returns whether this set grew. */
-  union(o: RegSet): boolean {
-    let grew = false;
-    for (let i = 0; i < this.bits.length; i++) {
-      const x = (this.bits[i]! | o.bits[i]!) >>> 0;
-      if (x !== this.bits[i]) {
-        this.bits[i] = x;
-        grew = true;
-      }
-    }
-    return grew;
-  }
-  copy(): RegSet {
-    const s = new RegSet(this.size);
-    s.bits.set(this.bits);
-    return s;
-  }
-  *[Symbol.iterator](): IterableIterator<number> {
-    for (let w = 0; w < this.bits.length; w++) {
-      let x = this.bits[w]!;
-      while (x) {
-        const b = 31 - Math.clz32(x & -x);
-        yield w * 32 + b;
-        x &= x - 1;
-      }
-    }
-  }
-  get count(): number {
-    let n = 0;
-    for (const _ of this) n++;
-    return n;
-  }
-}
 
 /** The successors of each IR instruction, by index (code.length means "falls off the end"). */
 export function successors(code: readonly IrInstr[]): number[][] {
@@ -79,71 +31,164 @@ export function successors(code: readonly IrInstr[]): number[][] {
   return succs;
 }
 
-export interface Liveness {
-  readonly liveIn: RegSet[];
-  readonly liveOut: RegSet[];
+/** A set of small integers with O(1) add, delete and test, and iteration over its members only. */
+export class SparseSet {
+  readonly dense: Int32Array;
+  private readonly index: Int32Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.dense = new Int32Array(capacity);
+    this.index = new Int32Array(capacity);
+  }
+  has(x: number): boolean {
+    const i = this.index[x]!;
+    return i < this.size && this.dense[i] === x;
+  }
+  add(x: number): void {
+    if (this.has(x)) return;
+    this.dense[this.size] = x;
+    this.index[x] = this.size++;
+  }
+  delete(x: number): void {
+    if (!this.has(x)) return;
+    const i = this.index[x]!;
+    const last = this.dense[--this.size]!;
+    this.dense[i] = last;
+    this.index[last] = i;
+  }
+  clear(): void {
+    this.size = 0;
+  }
 }
 
-/** Backward dataflow to a fixed point: live-in = uses ∪ (live-out − def). */
+interface Block {
+  readonly first: number;
+  readonly last: number;
+}
+
+/** Live-out sets of the basic blocks, from which each instruction's can be walked. */
+export interface Liveness {
+  readonly code: readonly IrInstr[];
+  readonly nregs: number;
+  readonly blocks: readonly Block[];
+  /** Bitset per block, W words each. */
+  readonly blockOut: Uint32Array;
+}
+
 export function liveness(code: readonly IrInstr[], nregs: number): Liveness {
-  const succs = successors(code);
   const n = code.length;
+  const succs = successors(code);
+  // Leaders: the start, labels, and whatever follows an instruction that does not fall through.
+  const leader = new Uint8Array(n + 1);
+  leader[0] = 1;
+  code.forEach((i, k) => {
+    if (i.op === 'label') leader[k] = 1;
+    const s = succs[k]!;
+    if (s.length !== 1 || s[0] !== k + 1) leader[k + 1] = 1;
+  });
+  const blocks: Block[] = [];
+  const blockOf = new Int32Array(n + 1).fill(-1);
+  for (let k = 0; k < n; ) {
+    let e = k;
+    while (e + 1 < n && !leader[e + 1]) e++;
+    for (let j = k; j <= e; j++) blockOf[j] = blocks.length;
+    blocks.push({ first: k, last: e });
+    k = e + 1;
+  }
   const W = (nregs + 31) >>> 5;
-  // One flat array per direction; each instruction's set is a W-word slice.
-  const inBits = new Uint32Array(n * W);
-  const outBits = new Uint32Array(n * W);
-  const useOf = code.map(uses);
-  const defOf = code.map(def);
-  const tmp = new Uint32Array(W);
+  const B = blocks.length;
+  const use = new Uint32Array(B * W);
+  const kill = new Uint32Array(B * W);
+  blocks.forEach((b, bi) => {
+    const o = bi * W;
+    for (let k = b.last; k >= b.first; k--) {
+      const i = code[k]!;
+      const d = def(i);
+      if (d) {
+        kill[o + (d.id >>> 5)]! |= 1 << (d.id & 31);
+        use[o + (d.id >>> 5)]! &= ~(1 << (d.id & 31));
+      }
+      for (const u of uses(i)) use[o + (u.id >>> 5)]! |= 1 << (u.id & 31);
+    }
+  });
+  const bsuccs = blocks.map((b) => [...new Set(succs[b.last]!.filter((s) => s < n).map((s) => blockOf[s]!))]);
+  const inB = new Uint32Array(B * W);
+  const outB = new Uint32Array(B * W);
   for (let changed = true; changed; ) {
     changed = false;
-    for (let i = n - 1; i >= 0; i--) {
-      const o = i * W;
-      for (const s of succs[i]!) {
-        if (s >= n) continue;
+    for (let bi = B - 1; bi >= 0; bi--) {
+      const o = bi * W;
+      for (const s of bsuccs[bi]!) {
         const so = s * W;
-        for (let w = 0; w < W; w++) outBits[o + w] = (outBits[o + w]! | inBits[so + w]!) >>> 0;
+        for (let w = 0; w < W; w++) outB[o + w] = (outB[o + w]! | inB[so + w]!) >>> 0;
       }
-      for (let w = 0; w < W; w++) tmp[w] = outBits[o + w]!;
-      const d = defOf[i];
-      if (d) tmp[d.id >>> 5]! &= ~(1 << (d.id & 31));
-      for (const u of useOf[i]!) tmp[u.id >>> 5]! |= 1 << (u.id & 31);
       for (let w = 0; w < W; w++) {
-        const x = (inBits[o + w]! | tmp[w]!) >>> 0;
-        if (x !== inBits[o + w]) {
-          inBits[o + w] = x;
+        const x = ((use[o + w]! | (outB[o + w]! & ~kill[o + w]!)) | inB[o + w]!) >>> 0;
+        if (x !== inB[o + w]) {
+          inB[o + w] = x;
           changed = true;
         }
       }
     }
   }
-  const sets = (bits: Uint32Array) => code.map((_, i) => new RegSet(nregs, bits.subarray(i * W, i * W + W)));
-  return { liveIn: sets(inBits), liveOut: sets(outBits) };
+  return { code, nregs, blocks, blockOut: outB };
+}
+
+/**
+ * Calls `visit(k, live)` for every instruction k with the set live on its exit, walking each
+ * block backwards. `live` is shared: read it during the call only.
+ */
+export function walkLive(l: Liveness, visit: (k: number, live: SparseSet) => void): void {
+  const W = (l.nregs + 31) >>> 5;
+  const live = new SparseSet(l.nregs);
+  l.blocks.forEach((b, bi) => {
+    live.clear();
+    const o = bi * W;
+    for (let w = 0; w < W; w++) {
+      let x = l.blockOut[o + w]!;
+      while (x) {
+        const low = x & -x;
+        live.add(w * 32 + 31 - Math.clz32(low));
+        x = (x ^ low) >>> 0;
+      }
+    }
+    for (let k = b.last; k >= b.first; k--) {
+      const i = l.code[k]!;
+      visit(k, live);
+      const d = def(i);
+      if (d) live.delete(d.id);
+      for (const u of uses(i)) live.add(u.id);
+    }
+  });
 }
 
 /** Interference: two virtual registers interfere when one is written while the other is live. */
-export function interference(code: readonly IrInstr[], live: Liveness, nregs: number): RegSet[] {
-  const adj = Array.from({ length: nregs }, () => new RegSet(nregs));
-  code.forEach((i, n) => {
-    const d = def(i);
+export function interference(l: Liveness): number[][] {
+  const adj: number[][] = Array.from({ length: l.nregs }, () => []);
+  walkLive(l, (k, live) => {
+    const d = def(l.code[k]!);
     if (!d) return;
-    for (const o of live.liveOut[n]!) {
+    for (let j = 0; j < live.size; j++) {
+      const o = live.dense[j]!;
       if (o === d.id) continue;
-      adj[d.id]!.add(o);
-      adj[o]!.add(d.id);
+      adj[d.id]!.push(o);
+      adj[o]!.push(d.id);
     }
   });
-  return adj;
+  return adj.map((a) => (a.length < 2 ? a : [...new Set(a)]));
 }
 
-/** The IR with each instruction's live-out set, for `--dump`. */
-export function printLiveness(code: readonly IrInstr[], live: Liveness, text: (i: IrInstr) => string): string {
+/** The IR with each instruction's live-out set, for `--dump liveness`. */
+export function printLiveness(l: Liveness, text: (i: IrInstr) => string): string {
+  const outs: string[] = new Array(l.code.length).fill('');
+  walkLive(l, (k, live) => {
+    outs[k] = [...live.dense.subarray(0, live.size)].sort((a, b) => a - b).map((r) => `%${r}`).join(' ');
+  });
   return (
-    code
+    l.code
       .map((i, n) => {
-        const out = [...live.liveOut[n]!].map((r) => `%${r}`).join(' ');
         const line = i.op === 'label' ? text(i) : `    ${text(i)}`;
-        return out ? `${line.padEnd(40)} # live: ${out}` : line;
+        return outs[n] ? `${line.padEnd(40)} # live: ${outs[n]}` : line;
       })
       .join('\n') + '\n'
   );

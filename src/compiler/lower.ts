@@ -80,7 +80,6 @@ class Lowering {
   private readonly vars: VReg[] = [];
   private qpu!: VReg;
   private nqpus!: VReg;
-  private lane4!: VReg;
   private vpmSetup!: VReg;
   private dmaSetup!: VReg;
   private loadDma!: VReg;
@@ -138,8 +137,6 @@ class Lowering {
     this.mov(this.nqpus, p('unif'));
     for (const prm of k.params) this.mov(this.vars[prm.id]!, p('unif'));
     for (const x of k.vars) if (x.id >= k.params.length) this.mov(this.vars[x.id]!, imm('0'));
-    this.lane4 = this.fresh();
-    this.alu('shl', this.lane4, p('elem_num'), imm('2'));
     // This QPU's VPM row (its number) for stores, and the DMA store of that row (docs/compiler.md).
     this.vpmSetup = this.fresh();
     const t = this.fresh();
@@ -173,7 +170,6 @@ class Lowering {
     k.vars.forEach((x) => names.set(this.vars[x.id]!.id, x.name));
     names.set(this.qpu.id, 'me()');
     names.set(this.nqpus.id, 'numQPUs()');
-    names.set(this.lane4.id, '4 * index()');
     names.set(this.vpmSetup.id, 'VPM write setup of this QPU\'s row');
     names.set(this.dmaSetup.id, 'DMA store setup of that row');
     names.set(this.loadDma.id, 'DMA load setup of this QPU\'s load row');

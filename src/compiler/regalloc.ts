@@ -16,7 +16,7 @@
 
 import { lookupSource } from '../vc4/asm/names.ts';
 import type { IrInstr, Src } from './ir.ts';
-import type { RegSet } from './liveness.ts';
+import { type Liveness, walkLive } from './liveness.ts';
 
 /** Registers per file that hold virtual registers (addresses 32-63 are I/O). */
 export const REGS_PER_FILE = 32;
@@ -46,31 +46,42 @@ interface Partner {
  * picks values to spill: at each such point, the live value with the fewest uses per instruction
  * of its live range (a long-lived, rarely used value frees the most at the least cost).
  */
-export function pressureSpills(code: readonly IrInstr[], liveOut: readonly RegSet[], nregs: number, unspillable: ReadonlySet<number>, limit = 2 * REGS_PER_FILE - 4): number[] {
+export function pressureSpills(code: readonly IrInstr[], live: Liveness, unspillable: ReadonlySet<number>, limit = 2 * REGS_PER_FILE - 4): number[] {
+  const nregs = live.nregs;
   const range = new Float64Array(nregs);
   const uses = new Float64Array(nregs);
-  const counts = liveOut.map((s) => s.count);
-  for (const s of liveOut) for (const r of s) range[r]! += 1;
+  let over = false;
+  walkLive(live, (_, set) => {
+    if (set.size > limit) over = true;
+    for (let j = 0; j < set.size; j++) range[set.dense[j]!]! += 1;
+  });
+  if (!over) return [];
   for (const i of code)
     if (i.op === 'alu') for (const r of [i.dst, i.a, i.b]) r.k === 'v' && (uses[r.id]! += 1);
     else if (i.op === 'ldi' && i.dst.k === 'v') uses[i.dst.id]! += 1;
-  const chosen = new Set<number>();
-  for (let n = 0; n < liveOut.length; n++) {
-    while (counts[n]! > limit) {
-      let best: number | undefined;
-      for (const r of liveOut[n]!) {
-        if (chosen.has(r) || unspillable.has(r)) continue;
-        if (best === undefined || uses[r]! / range[r]! < uses[best]! / range[best]!) best = r;
+  // Walking backwards, values chosen at one point also relieve the points already passed.
+  const chosen = new Uint8Array(nregs);
+  const out: number[] = [];
+  walkLive(live, (_, set) => {
+    let count = 0;
+    for (let j = 0; j < set.size; j++) if (!chosen[set.dense[j]!]) count++;
+    while (count > limit) {
+      let best = -1;
+      for (let j = 0; j < set.size; j++) {
+        const r = set.dense[j]!;
+        if (chosen[r] || unspillable.has(r)) continue;
+        if (best < 0 || uses[r]! / range[r]! < uses[best]! / range[best]!) best = r;
       }
-      if (best === undefined) break;
-      chosen.add(best);
-      liveOut.forEach((s, m) => s.has(best) && counts[m]!--);
+      if (best < 0) break;
+      chosen[best] = 1;
+      out.push(best);
+      count--;
     }
-  }
-  return [...chosen];
+  });
+  return out;
 }
 
-export function allocate(code: readonly IrInstr[], adj: readonly RegSet[], nregs: number, unspillable: ReadonlySet<number>): AllocResult {
+export function allocate(code: readonly IrInstr[], adj: readonly (readonly number[])[], nregs: number, unspillable: ReadonlySet<number>): AllocResult {
   // Who is read beside whom.
   const partners: Partner[][] = Array.from({ length: nregs }, () => []);
   const weight = new Float64Array(nregs);
