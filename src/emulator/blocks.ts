@@ -122,7 +122,7 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
         if (k + 3 === end) lines.push('const took = q.branchCountdown > 0;');
         branchAt = k;
       }
-      if (isEnd(steps[k]!)) endAt = k;
+      if (isEnd(steps[k]!) && !(endAt >= 0 && k <= endAt + 2)) endAt = k; // one in the delay slots does not count
     }
   }
   if (endAt >= 0 && endAt + 2 === end) {

@@ -211,7 +211,9 @@ function signalCode(sig: number, c: InstrCode): void {
   if (sig === 0) throw new Unsupported('unsupported', 'a software breakpoint (bkpt signal)');
   if ([2, 4, 5, 6, 7, 8, 9, 12].includes(sig))
     throw new Unsupported('unsupported', 'a thread-switch, scoreboard or tile-buffer signal, which only fragment shaders use');
-  if (sig === 3) c.post.push('q.endCountdown = 3;');
+  // Two delay slots run after a program end, then the QPU is idle (Guide p. 21): a program end
+  // in them (a broken rule, end-in-end-delay-slot) does not restart them.
+  if (sig === 3) c.post.push('if (!(q.endCountdown > 0)) q.endCountdown = 3;');
   if (sig === 10 || sig === 11) c.post.push(`q.tmuLoad(${sig - 10});`);
 }
 

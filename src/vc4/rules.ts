@@ -90,6 +90,11 @@ export const RULES = {
     summary: 'the last instruction (second delay slot of program end) writes the TLB Z',
     source: 'Guide p. 37',
   },
+  'end-in-end-delay-slot': {
+    severity: 'error',
+    summary: 'a program end in the two delay slots of another program end',
+    source: 'Guide p. 21 (two delay-slot instructions run after a program end, then the QPU is idle); what a second one there does is not documented',
+  },
   'end-missing-delay-slots': {
     severity: 'error',
     summary: 'a program end is not followed by its two delay-slot instructions',
@@ -214,6 +219,8 @@ export function sequenceViolations(cur: Effects, prev: readonly (Effects | undef
     );
   if (inEnd && touchesReg14(cur))
     out.push(v('end-reg14', `${cur.programEnd ? 'the program-end instruction' : 'a program-end delay slot'} touches regfile address 14`));
+  if (cur.programEnd && within2((e) => e.programEnd))
+    out.push(v('end-in-end-delay-slot', 'a program end in a delay slot of another program end'));
   if (p1?.programEnd && cur.writesTlbZ) out.push(v('end-tlb-z', 'the last instruction writes the TLB Z'));
   if (cur.isBranch && within2((e) => e.isBranch))
     out.push(v('branch-in-delay-slot', 'a branch within two instructions of another branch'));

@@ -17,25 +17,83 @@ export interface Finding {
   readonly message: string;
 }
 
-/** Successors of each instruction: fall-through, branch targets after 3 delay slots, none after program end. */
+/** Where a pending jump goes: an instruction index, or one of these. */
+const UNKNOWN = -1; // through a register: not known statically
+const OUTSIDE = -2; // outside the program or between instructions (branch-target-outside)
+
+/**
+ * Successors of each instruction, as the QPU runs them: fall-through; after a branch's three
+ * delay slots (Guide p. 20) its target; a branch in the last delay slot of another queued behind
+ * it, jumping after the first's target and the two instructions after that (vc4asm's addendum,
+ * "you can enqueue the next branch", as the emulator runs it); nothing after the two delay slots
+ * of a program end (Guide p. 21; a program end inside them does not restart them). Found by
+ * running the pending-branch and program-end state from the start. When the program jumps
+ * through a register somewhere, an instruction the start does not reach otherwise is taken as
+ * reached with nothing pending; without such a jump it is dead and has no successors.
+ * `unknownTargets[i]` is set where a jump through a register happens after i.
+ */
 export function controlFlow(instrs: readonly Instr[]): { succs: number[][]; unknownTargets: boolean[] } {
   const n = instrs.length;
-  const succs = instrs.map((_, i) => [i + 1]);
+  const succs: Set<number>[] = instrs.map(() => new Set<number>());
   const unknownTargets = new Array<boolean>(n).fill(false);
-  const cutAfter = (i: number) => {
-    if (i < n) succs[i] = succs[i]!.filter((s) => s !== i + 1);
+  const targetOf = (i: number): number => {
+    const b = instrs[i]!;
+    if (b.kind !== 'branch') return OUTSIDE;
+    if (b.reg || !b.rel) return UNKNOWN; // absolute targets are bus addresses, unknown here
+    const t = i + 4 + b.imm / 8;
+    return Number.isInteger(t) && t >= 0 && t < n ? t : OUTSIDE;
   };
-  instrs.forEach((ins, i) => {
-    if (ins.kind === 'alu' && (ins.sig === 3 || ins.sig === 9)) cutAfter(i + 2);
-    if (ins.kind !== 'branch') return;
-    const last = i + 3;
-    if (last >= n) return;
-    const target = ins.rel && !ins.reg && ins.imm % 8 === 0 ? i + 4 + ins.imm / 8 : undefined;
-    if (ins.cond === 15) cutAfter(last);
-    if (target !== undefined && target >= 0 && target < n) succs[last]!.push(target);
-    else if (target === undefined) unknownTargets[last] = true;
-  });
-  return { succs, unknownTargets };
+  // A state before running `pc`: the pending branch (instructions left, target), the one queued
+  // behind it, and the instructions left before a program end stops the QPU (0: none).
+  type State = [pc: number, left: number, target: number, left2: number, target2: number, endLeft: number];
+  const seen = new Set<string>();
+  const reached = new Array<boolean>(n).fill(false);
+  const work: State[] = [];
+  const push = (st: State) => {
+    const key = st.join(',');
+    if (seen.has(key)) return;
+    seen.add(key);
+    reached[st[0]] = true;
+    work.push(st);
+  };
+  const explore = () => {
+    while (work.length) {
+      const [pc, left0, target0, left20, target20, endLeft0] = work.pop()!;
+      const ins = instrs[pc]!;
+      // A conditional branch may go either way; `always` (15) is always taken.
+      const outcomes = ins.kind === 'branch' ? (ins.cond === 15 ? [true] : [true, false]) : [false];
+      for (const taken of outcomes) {
+        let [left, target, left2, target2, endLeft] = [left0, target0, left20, target20, endLeft0];
+        if (taken) {
+          if (left > 0) [left2, target2] = [4, targetOf(pc)];
+          else [left, target] = [4, targetOf(pc)];
+        }
+        if (ins.kind === 'alu' && (ins.sig === 3 || ins.sig === 9) && endLeft <= 0) endLeft = 3;
+        if (endLeft > 0 && --endLeft === 0) continue; // the QPU stops
+        let next = pc + 1;
+        if (left > 0 && --left === 0) {
+          next = target;
+          if (left2 > 0) [target, left, left2, target2] = [target2, left2 - 1, 0, OUTSIDE];
+          else [left, target] = [0, OUTSIDE];
+        }
+        if (next === UNKNOWN) unknownTargets[pc] = true;
+        if (next < 0) continue;
+        succs[pc]!.add(next);
+        if (next < n) push([next, left, target, left2, target2, endLeft]);
+      }
+    }
+  };
+  if (n > 0) push([0, 0, OUTSIDE, 0, OUTSIDE, 0]);
+  explore();
+  // A jump through a register may land anywhere: then every instruction not reached yet counts
+  // as reached with nothing pending. Without one, what the start does not reach never runs.
+  if (unknownTargets.includes(true))
+    for (let i = 0; i < n; i++)
+      if (!reached[i]) {
+        push([i, 0, OUTSIDE, 0, OUTSIDE, 0]);
+        explore();
+      }
+  return { succs: succs.map((x) => [...x].sort((p, q) => p - q)), unknownTargets };
 }
 
 export function validate(instrs: readonly Instr[]): Finding[] {

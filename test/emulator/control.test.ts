@@ -178,3 +178,13 @@ test('program end: two delay slots run, then the QPU stops', () => {
   assert.deepEqual(r.reg(0, 'r1'), lanes(() => 3));
   assert.equal(r.result.total.instructions, 4);
 });
+
+test('a program end in the delay slots of another: a broken rule; the QPU stops after the first one\'s two', () => {
+  const src = 'mov r0, 1\nnop.tend\nnop.tend\nnop\nmov r0, 9\nnop';
+  for (const trace of [undefined, () => {}]) {
+    const r = runAsm(src, { strict: false, trace });
+    assert.deepEqual(r.reg(0, 'r0'), lanes(() => 1));
+    assert.equal(r.result.total.instructions, 4);
+  }
+  assert.throws(() => runAsm(src), /pc 2 \(nop\.tend\): \[end-in-end-delay-slot\]/);
+});

@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { EmulatorError } from '../../src/emulator/errors.ts';
+import { Machine } from '../../src/emulator/machine.ts';
 import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { decodeHiLo } from '../../src/vc4/codec.ts';
 import { RULES, type RuleName } from '../../src/vc4/rules.ts';
@@ -9,7 +12,8 @@ import { validate } from '../../src/vc4/validate.ts';
 const END = '\nnop.tend\nnop\nnop';
 /** Findings of a program (a clean ending is appended), as "index rule". */
 const check = (src: string, end = END) => validate(assemble(src + end).instrs).map((f) => `${f.index} ${f.rule}`);
-const has = (src: string, rule: RuleName, index: number) => assert.ok(check(src).includes(`${index} ${rule}`), `${rule} at ${index} in:\n${src}\n${check(src)}`);
+const has = (src: string, rule: RuleName, index: number, end = END) =>
+  assert.ok(check(src, end).includes(`${index} ${rule}`), `${rule} at ${index} in:\n${src}\n${check(src, end)}`);
 const clean = (src: string) => assert.deepEqual(check(src), [], src);
 
 test('the hello world breaks no rule', () => {
@@ -115,4 +119,54 @@ test('every rule has a severity, a summary and a source', () => {
   for (const [name, r] of Object.entries(RULES)) {
     assert.ok(r.summary.length > 10 && r.source.length > 3, name);
   }
+});
+
+test('a branch in the last delay slot of another: its delay slots are the first target and the two after it', () => {
+  // The validator follows the flow the emulator runs (vc4asm's addendum: "you can enqueue the next
+  // branch"): A, A+1, A+2, then B. A+2 writes ra1, B reads it.
+  const queued = 'brr -, a\nnop\nnop\nbrr -, b\nnop\nnop\nnop\na: nop\nnop\nmov ra1, 1\nnop.tend\nnop\nnop\nb: mov r0, ra1';
+  has(queued, 'regfile-read-after-write', 13);
+  // The two instructions after A+2 are not on that path.
+  clean('brr -, a\nnop\nnop\nbrr -, b\nnop\nnop\nnop\na: nop\nnop\nnop\nmov ra1, 1\nnop.tend\nnop\nnop\nb: mov r0, ra1');
+  // When the first branch may not be taken, the second's own delay slots lead to b too.
+  has('brr.anyz -, a\nnop\nnop\nbrr -, b\nnop\nnop\nmov ra1, 1\na: nop\nnop\nnop.tend\nnop\nnop\nb: mov r0, ra1', 'regfile-read-after-write', 12);
+  // Code no path reaches cannot run off the end (without jumps through a register).
+  assert.deepEqual(check('brr -, a\nnop\nnop\nbrr -, b\nnop\nnop\nnop\nb: nop.tend\nnop\nnop\na: nop\nnop\nnop\nnop', ''), []);
+});
+
+test('a program end in the delay slots of another is an error, and does not extend them', () => {
+  has('nop.tend\nnop.tend\nnop', 'end-in-end-delay-slot', 1, '');
+  has('nop.tend\nnop\nnop.tend', 'end-in-end-delay-slot', 2, '');
+  // The QPU stops two instructions after the first: what follows is not a delay slot.
+  assert.deepEqual(check('nop.tend\nnop\nnop.tend\nmov r0, unif\nnop', '').filter((s) => s.endsWith('end-io')), []);
+});
+
+test('random programs: every rule strict mode stops at, the validator reports at that instruction', () => {
+  // Writes and reads of ra1, flag changes, program ends and relative branches anywhere, so that
+  // branches land in and queue behind delay slots.
+  const n = 20;
+  const vocab = ['mov ra1, 1', 'mov r0, ra1', 'nop', 'nop', 'sub.setf r1, r1, 1', 'mov r2, unif', 'mov sfu_recip, r1', 'mov r3, r4', 'nop.tend'];
+  fc.assert(
+    fc.property(
+      fc.array(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...vocab) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom('brr', 'brr.anyz', 'brr.allnz'), fc.nat(n - 1)).map(([b, t]) => `${b} -, l${t}`) }), {
+        minLength: n,
+        maxLength: n,
+      }),
+      (lines) => {
+        const src = lines.map((l, k) => `l${k}: ${l}`).join('\n') + END;
+        const instrs = assemble(src).instrs;
+        const m = new Machine();
+        const prog = m.load(instrs);
+        const u = m.memory.alloc(64, 'u');
+        try {
+          m.run(prog, [u.address], { maxSteps: 500 });
+        } catch (e) {
+          if (!(e instanceof EmulatorError) || e.kind !== 'rule') return;
+          const found = validate(instrs).map((f) => `${f.index} ${f.rule}`);
+          assert.ok(found.includes(`${e.where!.pc} ${e.rule}`), `${e.message}\n${src}\nvalidator: ${found.join(', ')}`);
+        }
+      },
+    ),
+    { seed: 7, numRuns: 600 },
+  );
 });
