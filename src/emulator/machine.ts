@@ -222,10 +222,15 @@ export class Machine {
 
   // ---- shared units
 
-  /** The cycle at which a TMU request from `q` at `time` has its data (Guide pp. 39-40). */
-  tmuSchedule(q: Qpu, time: number): number {
-    // Two TMUs per slice; QPUs 2 and 3 of a slice use the other one unless tmu_noswap is set.
-    const unit = Math.floor(q.id / 4) * 2 + (q.noSwap ? 0 : (q.id % 4) >> 1);
+  /**
+   * The cycle at which a request from `q` at `time` to TMU `t` (the one its register address
+   * names: tmu0_s 0, tmu1_s 1) has its data. Each slice has two TMUs; "the TMU selected by the
+   * I/O register address is automatically swapped for accesses by QPU2 and QPU3" of the slice
+   * unless tmu_noswap is set (Guide pp. 39-40, p. 23).
+   */
+  tmuSchedule(q: Qpu, t: number, time: number): number {
+    const swap = !q.noSwap && q.id % 4 >= 2 ? 1 : 0;
+    const unit = Math.floor(q.id / 4) * 2 + (t ^ swap);
     const start = Math.max(time, this.tmuFree[unit]!);
     this.tmuFree[unit] = start + this.timing.tmuCyclesPerRequest;
     return start + this.timing.tmuLatency;

@@ -220,7 +220,7 @@ export class Qpu {
       if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
       data[base + l] = words[i]!;
     }
-    fifo.readyAt[slot] = this.m.tmuSchedule(this, this.time);
+    fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time);
     fifo.count++;
     this.stats.tmuRequests++;
   }
