@@ -21,7 +21,8 @@ export const YIELD = 1;
 export const BLOCK = 2;
 export const DONE = 3;
 
-export type BlockFn = (q: Qpu, horizon: number) => number;
+/** Runs from q.pc; returns CONTINUE, YIELD, BLOCK or DONE. Shared-unit steps compare q.time with the machine's horizons. */
+export type BlockFn = (q: Qpu) => number;
 
 export const MAX_BLOCK = 64;
 
@@ -29,11 +30,18 @@ const HELPER_NAMES = Object.keys(HELPERS);
 const HELPER_VALUES = HELPER_NAMES.map((n) => HELPERS[n]);
 
 function make(name: string, body: string): BlockFn {
-  const src = `return function ${name}(q, horizon) {\nconst R = q.R, F = q.F, Z = q.Z, N = q.N, C = q.C;\nlet at = q.pc;\ntry {\n${body}\n} catch (e) { q.pc = at; throw q.m.locate(q, at, e); }\n}`;
+  const src = `return function ${name}(q) {\nconst R = q.R, F = q.F, Z = q.Z, N = q.N, C = q.C;\nlet at = q.pc;\ntry {\n${body}\n} catch (e) { q.pc = at; throw q.m.locate(q, at, e); }\n}`;
   return (new Function(...HELPER_NAMES, src) as (...h: unknown[]) => BlockFn)(...HELPER_VALUES);
 }
 
 const isError = (v: Violation) => RULES[v.rule].severity === 'error';
+
+/**
+ * The clock a shared-unit step may not run past: semaphore and mutex steps run in time order
+ * (q.m.syncHorizon, the earliest other running QPU's clock); other shared units (TMU, VPM, DMA,
+ * host interrupts) within SLACK of it (q.m.horizon). See machine.ts.
+ */
+const horizonOf = (s: Step) => (s.sync ? 'q.m.syncHorizon' : 'q.m.horizon');
 
 /** After a jump: the branch queued in its last delay slot becomes the pending one. */
 const PROMOTE =
@@ -103,7 +111,7 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
     if (g.bad) lines.push(`q.m.ruleBroken(q, ${g.first}, ${JSON.stringify(g.bad)});`);
     if (len === 1) {
       const k = g.first;
-      if (steps[k]!.shared) lines.push(`if (q.time > horizon) { ${leaveBefore(k)} return ${YIELD}; }`);
+      if (steps[k]!.shared) lines.push(`if (q.time > ${horizonOf(steps[k]!)}) { ${leaveBefore(k)} return ${YIELD}; }`);
       const body = joinCode(g.codes[0]!).replaceAll(BLOCKED, `{ ${leaveBefore(k)} return ${BLOCK}; }`).replaceAll(SYNC_R4, 'q.syncR4(0);');
       lines.push(`{\n${body}\n}`, 'q.time += 4; q.count++;');
     } else {
@@ -146,7 +154,7 @@ export function compileUnit(steps: readonly Step[], pc: number, opts: TranslateO
   const step = steps[pc]!;
   const body = joinCode(instrCode(step.instr, pc, opts)).replaceAll(BLOCKED, `return ${BLOCK};`).replaceAll(SYNC_R4, 'q.syncR4(0);');
   const lines = [
-    step.shared ? `if (q.time > horizon) return ${YIELD};` : '',
+    step.shared ? `if (q.time > ${horizonOf(step)}) return ${YIELD};` : '',
     `{\n${body}\n}`,
     'q.time += 4; q.count++;',
     step.nop ? 'q.stats.nops++;' : '',

@@ -20,12 +20,15 @@ import { forEachVdrRow, forEachVdwRow, type VdrSetup, type VdwSetup, VPM_WORDS, 
 export const MAX_QPUS = 12;
 
 /**
- * How far (in cycles) a QPU may run past the earliest other QPU before it yields at an
- * instruction that uses a shared unit. Shared-unit operations are ordered in time to within this
- * much; results of programs that synchronise through semaphores or the mutex do not depend on it,
- * only the cycle counts' fine grain of contention does. A few instructions' worth.
+ * How far (in cycles) a QPU may run past the earliest other running QPU before it yields at an
+ * instruction that uses a shared unit (TMU, VPM, DMA, host interrupt). Those operations are
+ * ordered in time to within this much; only the cycle counts' fine grain of contention depends
+ * on it. Semaphore and mutex operations are ordered exactly (no slack). A few instructions' worth.
  */
 export const SLACK = 32;
+
+/** What a blocked QPU waits for: semaphores 0-15, or the mutex. */
+const MUTEX = 16;
 
 
 export interface RunOptions {
@@ -55,9 +58,26 @@ export interface LoadedProgram extends Translation {
 
 export class Machine {
   readonly vpm = new Int32Array(VPM_WORDS);
+  /** Each semaphore's count. */
   readonly semaphores = new Uint8Array(16);
   mutexHolder = -1;
   codeBase = 0;
+  /**
+   * The running QPU's limits: a shared-unit step runs only while its clock is at most `horizon`
+   * (the earliest other running QPU's clock plus SLACK), a semaphore or mutex step only while it
+   * is at most `syncHorizon` (that clock itself). Waking a QPU lowers both.
+   */
+  horizon = Infinity;
+  syncHorizon = Infinity;
+  /**
+   * When each unit of each semaphore became available, for the cycle model: a count (taken by a
+   * down) becomes available at the up that made it, a free place below 15 (taken by an up) at
+   * the down that made it. An operation happens no earlier than the unit it takes.
+   */
+  private readonly semaCounts: number[][] = [];
+  private readonly semaRoom: number[][] = [];
+  /** When the mutex was last released. */
+  private mutexFreeAt = 0;
   private qpus: Qpu[] = [];
   private program: LoadedProgram | undefined;
   private vdrFree = 0;
@@ -93,7 +113,12 @@ export class Machine {
     this.program = program;
     this.codeBase = program.code.address;
     this.semaphores.fill(0);
+    for (let n = 0; n < 16; n++) {
+      this.semaCounts[n] = [];
+      this.semaRoom[n] = new Array<number>(15).fill(0);
+    }
     this.mutexHolder = -1;
+    this.mutexFreeAt = 0;
     this.vdrFree = this.vdwFree = 0;
     this.tmuFree.fill(0);
     const strict = opts.strict ?? true;
@@ -106,20 +131,17 @@ export class Machine {
     });
     const budget = { left: opts.maxSteps ?? 200_000_000 };
     for (;;) {
+      // The earliest running QPU runs (the lowest-numbered at equal clocks), up to the clock of
+      // the earliest other one.
       let q: Qpu | undefined;
-      let horizon = Infinity;
-      for (const x of this.qpus) {
-        if (x.state !== 'running') continue;
-        if (!q || x.time < q.time) {
-          if (q) horizon = Math.min(horizon, q.time);
-          q = x;
-        } else horizon = Math.min(horizon, x.time);
-      }
+      for (const x of this.qpus) if (x.state === 'running' && (!q || x.time < q.time)) q = x;
       if (!q) {
         if (this.qpus.every((x) => x.state === 'done')) break;
         throw this.deadlock();
       }
-      this.runQpu(q, horizon + SLACK, strict, budget, opts.trace);
+      this.syncHorizon = this.horizon = Infinity;
+      for (const x of this.qpus) if (x !== q && x.state === 'running') this.limitBy(q, x);
+      this.runQpu(q, strict, budget, opts.trace);
     }
     const qpus = this.qpus.map((x) => x.stats);
     const total = newStats();
@@ -132,8 +154,8 @@ export class Machine {
     return { qpus, total, cycles: total.cycles, seconds: total.cycles / this.timing.clockHz };
   }
 
-  /** Runs one QPU until it ends, blocks, or reaches a shared instruction later than `horizon`. */
-  private runQpu(q: Qpu, horizon: number, strict: boolean, budget: { left: number }, trace: RunOptions['trace']): void {
+  /** Runs one QPU until it ends, blocks, or reaches a shared instruction beyond its horizon. */
+  private runQpu(q: Qpu, strict: boolean, budget: { left: number }, trace: RunOptions['trace']): void {
     const p = this.program!;
     const steps = p.steps;
     const blocks = strict ? p.blocks.strict : p.blocks.loose;
@@ -159,7 +181,7 @@ export class Machine {
         else fn = blocks[pc] ??= compileBlock(steps, pc, strict, p.translate);
       }
       const before = q.count;
-      const status = fn(q, horizon);
+      const status = fn(q);
       budget.left -= q.count - before;
       if (status === CONTINUE) continue;
       if (status === YIELD) return;
@@ -268,47 +290,74 @@ export class Machine {
     return { done: this.vdwFree, bytes: words * 4 };
   }
 
-  /** A semaphore instruction: false (and the QPU blocks) when it must wait (Guide p. 33). */
+  /**
+   * A semaphore instruction (Guide p. 33): a down blocks at 0, an up at 15; false (and the QPU
+   * blocks) when it must wait. Otherwise it takes the earliest available unit (a count for a
+   * down, room below 15 for an up), stalling until that unit became available, and makes one of
+   * the other kind available at its own clock. QPUs waiting on this semaphore retry.
+   */
   semaphore(q: Qpu, n: number, down: boolean): boolean {
-    const v = this.semaphores[n]!;
-    if (down ? v === 0 : v === 15) {
-      q.waitingFor = `semaphore ${n} to ${down ? 'be above 0' : 'be below 15'} (it is ${v})`;
-      q.blockedAt = q.time;
+    const from = down ? this.semaCounts[n]! : this.semaRoom[n]!;
+    if (from.length === 0) {
+      q.waitingFor = `semaphore ${n} to ${down ? 'be above 0' : 'be below 15'} (it is ${this.semaphores[n]})`;
+      q.waitingOn = n;
       return false;
     }
-    this.semaphores[n] = down ? v - 1 : v + 1;
-    this.wake(q, 'semaphore');
+    q.stall(takeEarliest(from), 'semaphore');
+    (down ? this.semaRoom[n]! : this.semaCounts[n]!).push(q.time);
+    this.semaphores[n] = this.semaCounts[n]!.length;
+    this.wake(q, n);
     return true;
   }
 
-  /** Reading the mutex register: false when another QPU holds it (Guide p. 24). */
+  /**
+   * Reading the mutex register (Guide p. 24): false when another QPU holds it. Taking it stalls
+   * until it was released.
+   */
   mutexAcquire(q: Qpu): boolean {
-    if (this.mutexHolder !== -1 && this.mutexHolder !== q.id) {
+    if (this.mutexHolder === q.id) return true;
+    if (this.mutexHolder !== -1) {
       q.waitingFor = `the mutex, held by QPU ${this.mutexHolder}`;
-      q.blockedAt = q.time;
+      q.waitingOn = MUTEX;
       return false;
     }
+    q.stall(this.mutexFreeAt, 'mutex');
     this.mutexHolder = q.id;
     return true;
   }
 
+  /** Writing the mutex register releases it (when this QPU holds it); QPUs waiting for it retry. */
   mutexRelease(q: Qpu): void {
     if (this.mutexHolder === q.id) {
       this.mutexHolder = -1;
-      this.wake(q, 'mutex');
+      this.mutexFreeAt = q.time;
+      this.wake(q, MUTEX);
     }
   }
 
-  /** Lets every QPU blocked on a semaphore or the mutex try again, from `by`'s current time. */
-  private wake(by: Qpu, cause: 'semaphore' | 'mutex'): void {
+  /**
+   * Lets the QPUs blocked on `what` try again. Their clocks stay where they blocked: the retry
+   * stalls until the unit it takes became available, and counts the wait as a stall of that
+   * kind. The running QPU yields before its next semaphore or mutex step later than theirs, and
+   * before its next other shared-unit step more than SLACK later.
+   */
+  private wake(by: Qpu, what: number): void {
     for (const x of this.qpus) {
-      if (x.state !== 'blocked') continue;
+      if (x.state !== 'blocked' || x.waitingOn !== what) continue;
       x.state = 'running';
-      if (by.time > x.time) {
-        x.stats.stalls[x.waitingFor.startsWith('the mutex') ? 'mutex' : cause] += by.time - x.time;
-        x.time = by.time;
-      }
+      x.waitingOn = -1;
+      this.limitBy(by, x);
     }
+  }
+
+  /**
+   * Lowers the horizons of running QPU `q` for another running QPU `x`. Semaphore and mutex
+   * steps go in order of clock, then QPU number: at equal clocks `q` yields to a lower-numbered
+   * `x` (clocks are whole cycles, so half a cycle less does it).
+   */
+  private limitBy(q: Qpu, x: Qpu): void {
+    this.syncHorizon = Math.min(this.syncHorizon, x.id < q.id ? x.time - 0.5 : x.time);
+    this.horizon = Math.min(this.horizon, x.time + SLACK);
   }
 
   /** The instruction index of an absolute branch target, or a fault. */
@@ -332,3 +381,13 @@ export class Machine {
 }
 
 const isError = (v: Violation) => RULES[v.rule].severity === 'error';
+
+/** Removes and returns the smallest of a few numbers. */
+function takeEarliest(a: number[]): number {
+  let k = 0;
+  for (let i = 1; i < a.length; i++) if (a[i]! < a[k]!) k = i;
+  const t = a[k]!;
+  a[k] = a[a.length - 1]!;
+  a.pop();
+  return t;
+}

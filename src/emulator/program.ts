@@ -12,8 +12,10 @@ import type { TranslateOptions } from './compile.ts';
 export interface Step {
   readonly instr: Instr;
   readonly effects: Effects;
-  /** Touches state other QPUs see: runs only when this QPU is the earliest. */
+  /** Touches state other QPUs see: runs only when no other QPU is more than SLACK earlier. */
   readonly shared: boolean;
+  /** A semaphore or mutex access: runs only when this QPU is the earliest. */
+  readonly sync: boolean;
   readonly nop: boolean;
   /** Rules broken by the instruction alone, and along the fall-through from the two before it. */
   readonly alone: Violation[];
@@ -58,6 +60,7 @@ function translate(instrs: Instr[]): Translation {
       instr,
       effects: e,
       shared: isShared(instr, e),
+      sync: instr.kind === 'sema' || e.raddrs.includes(51) || e.waddrs.some((w) => w.addr === 51),
       nop: isNop(instr),
       alone: instrViolations(e),
       fallThrough: sequenceViolations(e, [effects[pc - 1], effects[pc - 2]]),

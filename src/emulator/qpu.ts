@@ -105,8 +105,8 @@ export class Qpu {
   /** The last two instructions executed (for the rules between instructions); -1 at the start. */
   prev0 = -1;
   prev1 = -1;
-  /** When the QPU blocked on a semaphore or the mutex. */
-  blockedAt = 0;
+  /** What a blocked QPU waits on: a semaphore (0-15) or the mutex (16); -1 for nothing. */
+  waitingOn = -1;
   /** Instructions executed; the SFU's result lands in r4 three instructions after the write. */
   count = 0;
   stats: QpuStats = newStats();
@@ -139,7 +139,7 @@ export class Qpu {
     for (const f of [this.Z, this.N, this.C]) f.fill(0);
     this.lastA.fill(0);
     this.lastB.fill(0);
-    Object.assign(this, { pc, time: 0, state: 'running', waitingFor: '', branchTarget: -1, branchCountdown: 0, branchTarget2: -1, branchCountdown2: 0 });
+    Object.assign(this, { pc, time: 0, state: 'running', waitingFor: '', waitingOn: -1, branchTarget: -1, branchCountdown: 0, branchTarget2: -1, branchCountdown2: 0 });
     Object.assign(this, { endCountdown: -1, count: 0, stats: newStats(), unifAddr: uniforms, noSwap: false, prev0: -1, prev1: -1 });
     this.tmu[0]!.head = this.tmu[0]!.count = 0;
     this.tmu[1]!.head = this.tmu[1]!.count = 0;

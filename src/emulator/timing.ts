@@ -18,8 +18,6 @@ export interface Timing {
   /** The same for DMA stores (VPM to memory; about 1120 MB/s). */
   readonly dmaStoreBaseCycles: number;
   readonly dmaStoreCyclesPerWord: number;
-  /** Cycles a semaphore or mutex access takes to arbitrate (on top of any wait). */
-  readonly syncCycles: number;
 }
 
 export const PI_TIMING: Timing = {
@@ -31,5 +29,4 @@ export const PI_TIMING: Timing = {
   dmaLoadCyclesPerWord: 1.45,
   dmaStoreBaseCycles: 100,
   dmaStoreCyclesPerWord: 0.9,
-  syncCycles: 0,
 };

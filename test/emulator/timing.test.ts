@@ -1,10 +1,13 @@
-// The cycle model where QPUs meet: which TMU a request goes to (docs/timing.md). Every figure
-// here follows from PI_TIMING and the schedule, so the tests compare exact cycle counts; none of
-// them measures wall time.
+// The cycle model where QPUs meet: which TMU a request goes to, and waits on semaphores and the
+// mutex (docs/timing.md). Every figure here follows from PI_TIMING and the schedule, so the
+// tests compare exact cycle counts; none of them measures wall time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Qpu } from '../../src/emulator/qpu.ts';
 import { PI_TIMING } from '../../src/emulator/timing.ts';
-import { END, runAsm } from '../helpers/emu.ts';
+import { END, type EmuOptions, runAsm } from '../helpers/emu.ts';
+
+const nops = (n: number) => new Array<string>(n).fill('nop').join('\n');
 
 test('TMU0 and TMU1 serve requests side by side', () => {
   const program = (a: string, b: string) =>
@@ -44,4 +47,55 @@ test('QPUs 2 and 3 of a slice use the other TMU unless tmu_noswap is set (Guide 
   assert.ok(stall(4, true, 'tmu0') > stall(4, false, 'tmu0'));
   // Each slice has its own two TMUs: QPUs 4-7 do not wait for QPUs 0-3.
   assert.equal(stall(8, true, 'tmu1'), 2 * stall(4, true, 'tmu1'));
+});
+
+/** QPU 0 runs `zero`, the others `rest` (by the QPU number). */
+function split(zero: string, rest: string): string {
+  return `mov r0, qpu_num\nnop\nmov.setf r0, r0\nbrr.allz -, zero\nnop\nnop\nnop\n${rest}${END}zero:\n${zero}${END}`;
+}
+
+test('a semaphore down waits for the up, whatever else wakes the waiting QPU meanwhile', () => {
+  // QPU 1 waits on semaphore 0; QPU 0 takes and releases the mutex (which wakes waiters of the
+  // mutex only), then raises the semaphore.
+  const zero = `${nops(40)}\nmov r1, mutex\nmov mutex, r1\n${nops(40)}\nsema up, 0`;
+  const withMutex = runAsm(split(zero, 'sema down, 0'), { qpus: 2 }).result;
+  const without = runAsm(split(zero.replace('mov r1, mutex\nmov mutex, r1', 'nop\nnop'), 'sema down, 0'), { qpus: 2 }).result;
+  // The up runs at 7 * 4 + 82 * 4: QPU 1 takes the count then, runs its end (3 instructions).
+  const up = (7 + 82) * 4;
+  assert.equal(withMutex.qpus[1]!.cycles, up + 4 + 3 * 4);
+  assert.equal(withMutex.qpus[1]!.stalls.semaphore, up - 7 * 4);
+  assert.equal(withMutex.qpus[1]!.stalls.mutex, 0);
+  assert.deepEqual(withMutex.qpus[1], without.qpus[1]);
+});
+
+test('a semaphore up at 15 waits for a down; a down waits for an up made later in the run', () => {
+  // QPU 0 raises semaphore 2 sixteen times; QPU 1 lowers it once, late.
+  const r = runAsm(split('sema up, 2\n'.repeat(16).trim(), `${nops(60)}\nsema down, 2`), { qpus: 2 }).result;
+  const down = (7 + 60) * 4;
+  // QPU 0's 16th up happens at QPU 1's down.
+  assert.equal(r.qpus[0]!.cycles, down + 4 + 3 * 4);
+  assert.equal(r.qpus[0]!.stalls.semaphore, down - (7 + 15) * 4);
+  // A down by QPU 1 at cycle 28 waits for QPU 0's up at cycle 200.
+  const late = runAsm(split(`${nops(43)}\nsema up, 5`, 'sema down, 5'), { qpus: 2 }).result;
+  assert.equal(late.qpus[1]!.stalls.semaphore, (7 + 43) * 4 - 7 * 4);
+});
+
+test('mutex sections never overlap in model time, and go in order of clock, then QPU number', () => {
+  const section = 20;
+  const src = `ldi r1, 3\nloop:\nmov r0, mutex\nmov r2, 1\n${nops(section - 2)}\nmov mutex, r0\nnop\nnop\nsub.setf r1, r1, 1\nbrr.anynz -, loop\nnop\nnop\nnop${END}`;
+  for (const qpus of [2, 3, 12]) {
+    const entries: { q: number; t: number }[] = [];
+    const opts: EmuOptions = { qpus };
+    const qs: Qpu[] = [];
+    const r = runAsm(src, { ...opts, init: (q) => (qs[q.id] = q), trace: (q, pc) => void (pc === 2 && entries.push({ q, t: qs[q]!.time })) });
+    // Each section runs from its acquire (the instruction before the marker) to its release,
+    // `section` instructions later.
+    const sections = entries.map((e) => ({ ...e, from: e.t - 4, to: e.t - 4 + section * 4 }));
+    sections.sort((a, b) => a.from - b.from);
+    for (let i = 1; i < sections.length; i++) assert.ok(sections[i]!.from >= sections[i - 1]!.to, `QPUs ${qpus}: ${JSON.stringify(sections)}`);
+    assert.deepEqual(sections.slice(0, qpus).map((s) => s.q), Array.from({ length: qpus }, (_, i) => i));
+    assert.ok(r.result.cycles >= 3 * qpus * section * 4);
+    // The same schedule in blocks: the run's figures do not depend on how it is run.
+    assert.deepEqual(runAsm(src, opts).result, r.result);
+  }
 });
