@@ -243,6 +243,16 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   const add = ADD_OPS[i.opAdd];
   if (!add) throw new Unsupported('unsupported', `add opcode ${i.opAdd} is reserved`);
   const mul = MUL_OPS[i.opMul]!;
+  // An ALU with opcode nop still writes when its write address and condition say so: the mul
+  // ALU its last result of elements 12-15 (vc4asm's addendum, "Secret access to previous MUL
+  // ALU result"), the add ALU something undocumented. Not modelled, so never silently dropped.
+  if (i.opAdd === 0 && i.waddrAdd !== 39 && i.condAdd !== 0)
+    throw new Unsupported('unsupported', `the add ALU's opcode is nop but it writes address ${i.waddrAdd}: what that writes is not documented`);
+  if (i.opMul === 0 && i.waddrMul !== 39 && i.condMul !== 0)
+    throw new Unsupported(
+      'unsupported',
+      `the mul ALU's opcode is nop but it writes address ${i.waddrMul}: that writes its last result of elements 12-15 (vc4asm's addendum), which the emulator does not model`,
+    );
   const smallImm = i.sig === 13;
   if (i.raddrA === 51 || (!smallImm && i.raddrB === 51)) c.pre.push(`if (!q.m.mutexAcquire(q)) ${BLOCKED}`);
   if (!smallImm) signalCode(i.sig, c);

@@ -65,6 +65,8 @@ export interface Effects {
   readonly isBranch: boolean;
   /** Both ALUs write the same accumulator or I/O register. */
   readonly doubleWrite?: string;
+  /** An ALU whose opcode is nop writes a register anyway (names it): see rule nop-opcode-write. */
+  readonly nopOpcodeWrite?: string;
   /** A conditional write to the VPM or a TMU request register (names it). */
   readonly conditionalFifoWrite?: string;
   readonly signal: number;
@@ -89,6 +91,7 @@ export function effectsOf(i: Instr): Effects {
   let signal = 1;
   let doubleWrite: string | undefined;
   let conditionalFifoWrite: string | undefined;
+  let nopOpcodeWrite: string | undefined;
 
   // Writes: the add ALU to waddrAdd, the mul ALU to waddrMul, files chosen by ws.
   const write = (file: 'a' | 'b', addr: number, cond: number) => {
@@ -129,6 +132,11 @@ export function effectsOf(i: Instr): Effects {
     const differs = a === 41 || a === 42 || a === 49 || a === 50;
     if (a === i.waddrMul && a >= 32 && a !== 39 && !differs && i.condAdd !== 0 && i.condMul !== 0)
       doubleWrite = `both ALUs write ${a === 37 ? 'r5' : `address ${a}`}`;
+    // The write is recorded above all the same: the hardware makes it (vc4asm's addendum).
+    if (i.kind === 'alu') {
+      if (i.opAdd === 0 && i.waddrAdd !== 39 && i.condAdd !== 0) nopOpcodeWrite = `the add ALU (write address ${i.waddrAdd})`;
+      else if (i.opMul === 0 && i.waddrMul !== 39 && i.condMul !== 0) nopOpcodeWrite = `the mul ALU (write address ${i.waddrMul})`;
+    }
   }
 
   if (i.kind === 'sema') peripherals.push('semaphore');
@@ -190,6 +198,7 @@ export function effectsOf(i: Instr): Effects {
     programEnd: i.kind === 'alu' && PROGRAM_END_SIGNALS.has(i.sig),
     isBranch: i.kind === 'branch',
     doubleWrite,
+    nopOpcodeWrite,
     conditionalFifoWrite,
     signal,
   };

@@ -150,6 +150,11 @@ export const RULES = {
     summary: 'the instruction uses an opcode, mode or condition the guide reserves',
     source: 'Guide Tables 9, 11, 12 and Figure 5',
   },
+  'nop-opcode-write': {
+    severity: 'warning',
+    summary: 'an ALU whose opcode is nop writes a register: the mul ALU writes its last result of elements 12-15, the add ALU something undocumented; the emulator does not run it',
+    source: "vc4asm's addendum, \"Secret access to previous MUL ALU result\"",
+  },
   'fragment-only': {
     severity: 'warning',
     summary: 'a tile-buffer, varyings, scoreboard or thread-switch access, which only fragment shaders can make',
@@ -177,6 +182,8 @@ export function instrViolations(e: Effects): Violation[] {
   if (e.peripherals.length > 1)
     out.push(v('one-peripheral', `one instruction makes ${e.peripherals.length} peripheral accesses: ${e.peripherals.join(', ')}`));
   if (e.doubleWrite) out.push(v('double-write', e.doubleWrite));
+  if (e.nopOpcodeWrite)
+    out.push(v('nop-opcode-write', `${e.nopOpcodeWrite} has opcode nop but writes; what it writes is not an operation's result`));
   if (e.conditionalFifoWrite)
     out.push(v('conditional-fifo-write', `a conditional write to ${e.conditionalFifoWrite}: the FIFO takes it on every lane, with undefined data where the condition fails`));
   if (e.programEnd && e.waddrs.some((w) => w.addr < 32))

@@ -100,6 +100,9 @@ const arbAlu: fc.Arbitrary<AluInstr> = fc
   .map(({ small, ...r }) => {
     const i: AluInstr = { ...nopInstr(), ...r, sig: small ? 13 : 1, raddrB: small ? r.raddrB : r.raddrB & 31 };
     if (i.pm === 1 && (i.pack === 1 || i.pack === 2 || i.pack > 7)) i.pack = 0;
+    // An ALU with opcode nop that writes is not run (rule nop-opcode-write): it writes nothing here.
+    if (i.opAdd === 0 && i.condAdd !== 0) i.waddrAdd = 39;
+    if (i.opMul === 0 && i.condMul !== 0) i.waddrMul = 39;
     // Both ALUs writing one accumulator is undefined (Guide p. 19): keep them apart.
     if (i.waddrAdd === i.waddrMul && i.waddrAdd >= 32 && i.waddrAdd !== 39) i.waddrMul = 39;
     return i;

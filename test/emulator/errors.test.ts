@@ -104,3 +104,16 @@ test('words the emulator does not run say so when executed', () => {
   const p = m.load(encodeProgram([{ ...nopInstr(), opAdd: 9 }, nopInstr(3), nopInstr(), nopInstr()]));
   assert.throws(() => m.run(p, [m.memory.alloc(4).address]), /add opcode 9 is reserved/);
 });
+
+test('an ALU whose opcode is nop but which writes is not run, in either mode (addendum: the mul ALU writes its last result)', () => {
+  for (const strict of [true, false]) {
+    const tmu = fails(`nop.always tmu0_s, elem_num, elem_num\nnop.ldtmu0${END}`, { strict });
+    assert.equal(tmu.kind, 'unsupported');
+    assert.equal(tmu.where?.pc, 0);
+    assert.match(tmu.message, /add ALU's opcode is nop but it writes address 56/);
+    const mul = fails(`nop; nop.always r2, r0, r0${END}`, { strict });
+    assert.match(mul.message, /last result of elements 12-15/);
+  }
+  // With condition never (what the assembler gives `nop ra1, r0, r0`) nothing is written.
+  assert.deepEqual(runAsm(`nop ra1, r0, r0\nnop${END}`).reg(0, 'ra1'), new Array(16).fill(0));
+});

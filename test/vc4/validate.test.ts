@@ -115,6 +115,12 @@ test('reserved encodings and fragment-only signals', () => {
   assert.deepEqual(check('mov r0, ra40').map((s) => s.split(' ')[1]), ['unmapped-read']);
 });
 
+test('an ALU whose opcode is nop but which writes: a warning (the write happens; the emulator does not run it)', () => {
+  assert.deepEqual(check('nop.always tmu0_s, elem_num, elem_num\nnop.ldtmu0'), ['0 nop-opcode-write']);
+  assert.deepEqual(check('nop; nop.always r2, r0, r0'), ['0 nop-opcode-write']);
+  clean('nop ra1, r0, r0\nnop; nop r2, r0, r0'); // condition never: no write
+});
+
 test('every rule has a severity, a summary and a source', () => {
   for (const [name, r] of Object.entries(RULES)) {
     assert.ok(r.summary.length > 10 && r.source.length > 3, name);
