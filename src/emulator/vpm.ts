@@ -131,7 +131,9 @@ export function decodeVdrSetup(v: number): VdrSetup {
 
 /**
  * A DMA load's memory rows: memory row r (at r * pitch bytes), element c goes to VPM row
- * Y + r * VPITCH, column X + c when horizontal; when vertical, down the one column X, to row
+ * Y + r * VPITCH, column X + c when horizontal, wrapping within the row as DMA stores do (the
+ * setup keeps X in its own 4-bit field and VPITCH steps only Y, Table 36; vc4asm issue 27 saw
+ * stores wrap on a chip; not measured for loads); when vertical, down the one column X, to row
  * Y + r * VPITCH + c (the guide: loads and stores are not symmetric; py-videocore's and QPULib's
  * programs on a Pi rely on it).
  */
@@ -141,7 +143,7 @@ export function forEachVdrRow(s: VdrSetup, pitchB: number, row: (vpmWords: Int32
   const words = ROW;
   for (let r = 0; r < s.rows; r++) {
     for (let c = 0; c < s.rowLength; c++)
-      words[c] = (s.vertical ? vertical(s.y + r * s.vpitch + c, s.x) : (s.y + r * s.vpitch) * 16 + s.x + c) % VPM_WORDS;
+      words[c] = (s.vertical ? vertical(s.y + r * s.vpitch + c, s.x) : (s.y + r * s.vpitch) * 16 + ((s.x + c) & 15)) % VPM_WORDS;
     row(words, s.rowLength, r * pitch);
   }
 }

@@ -131,6 +131,23 @@ test('DMA: a load to the VPM and a store back, horizontal and vertical, with pit
   assert.deepEqual(v.read('out'), lanes((l) => 7 * l));
 });
 
+test('DMA: a horizontal load row wraps within its VPM row, as stores do', () => {
+  const src = `
+    mov ra0, unif
+    ldi vr_setup, 0x83011028  # DMA load: 1 row of 16 words, horizontal, VPM row 2 from column 8
+    mov vr_addr, ra0
+    read vr_wait
+    ldi vr_setup, 0x201a02    # VPM read: 2 horizontal 32-bit vectors from row 2
+    nop
+    nop
+    mov r0, vpm
+    mov r1, vpm
+    ${END}`;
+  const r = runAsm(src, { buffers: { in: lanes((l) => 100 + l) }, uniforms: ['@in'] });
+  assert.deepEqual(r.reg(0, 'r0'), lanes((l) => 100 + ((l - 8) & 15)));
+  assert.deepEqual(r.reg(0, 'r1'), lanes(() => 0), 'row 3 is untouched');
+});
+
 test('semaphores order two QPUs; the mutex serialises; host interrupts are counted', () => {
   // QPU 1 waits on semaphore 0 until QPU 0 has written its value and raised it.
   const src = `
