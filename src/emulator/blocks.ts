@@ -101,7 +101,10 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
     const g = groups[groups.length - 1];
     const bad = broken(k);
     const r4Late = !strict && g !== undefined && steps[k]!.effects.readsR4 && sfuJustBefore(g.first);
-    if (g && !bad && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
+    // A uniform read, the one thing in a lane-only instruction that can fault, starts a group:
+    // a fault then leaves registers, clock and counts as they were before that instruction.
+    const mayFault = steps[k]!.effects.readsUniform;
+    if (g && !bad && !mayFault && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
     else groups.push({ first: k, codes: [code], bad });
   }
 
@@ -116,8 +119,7 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
       lines.push(`{\n${body}\n}`, 'q.time += 4; q.count++;');
     } else {
       g.codes.forEach((c, j) => {
-        // Uniform reads can fault: name the instruction they belong to.
-        if (j > 0 && c.pre.length) lines.push(`at = ${g.first + j};`);
+        if (j > 0 && c.pre.length) lines.push(`at = ${g.first + j};`); // (only the first can fault)
         lines.push(...c.pre.map((s) => s.replaceAll(SYNC_R4, `q.syncR4(${j});`)));
       });
       const bodies = g.codes.filter((c) => c.loop.length).map((c) => `{\n${c.loop.join('\n')}\n}`);

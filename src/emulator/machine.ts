@@ -122,6 +122,8 @@ export class Machine {
     this.vdrFree = this.vdwFree = 0;
     this.tmuFree.fill(0);
     const strict = opts.strict ?? true;
+    const maxSteps = opts.maxSteps ?? 200_000_000;
+    if (!(maxSteps >= 0)) throw new RangeError(`maxSteps must be a number of instructions, not ${maxSteps}`);
     this.qpus = uniforms.map((u, id) => {
       const q = new Qpu(id, this);
       q.reset(0, u);
@@ -129,19 +131,27 @@ export class Machine {
       opts.init?.(q);
       return q;
     });
-    const budget = { left: opts.maxSteps ?? 200_000_000 };
-    for (;;) {
-      // The earliest running QPU runs (the lowest-numbered at equal clocks), up to the clock of
-      // the earliest other one.
-      let q: Qpu | undefined;
-      for (const x of this.qpus) if (x.state === 'running' && (!q || x.time < q.time)) q = x;
-      if (!q) {
-        if (this.qpus.every((x) => x.state === 'done')) break;
-        throw this.deadlock();
+    const budget = { left: maxSteps };
+    try {
+      for (;;) {
+        // The earliest running QPU runs (the lowest-numbered at equal clocks), up to the clock of
+        // the earliest other one.
+        let q: Qpu | undefined;
+        for (const x of this.qpus) if (x.state === 'running' && (!q || x.time < q.time)) q = x;
+        if (!q) {
+          if (this.qpus.every((x) => x.state === 'done')) break;
+          throw this.deadlock();
+        }
+        this.syncHorizon = this.horizon = Infinity;
+        for (const x of this.qpus) if (x !== q && x.state === 'running') this.limitBy(q, x);
+        this.runQpu(q, strict, budget, opts.trace);
       }
-      this.syncHorizon = this.horizon = Infinity;
-      for (const x of this.qpus) if (x !== q && x.state === 'running') this.limitBy(q, x);
-      this.runQpu(q, strict, budget, opts.trace);
+    } finally {
+      // Also after an error, each QPU's figures are where it got to (lastRun).
+      for (const x of this.qpus) {
+        x.stats.instructions = x.count;
+        x.stats.cycles = x.time;
+      }
     }
     const qpus = this.qpus.map((x) => x.stats);
     const total = newStats();
@@ -191,8 +201,6 @@ export class Machine {
       }
       q.state = 'done';
       q.syncR4(Infinity); // an SFU result still on its way lands in r4, for whoever inspects the QPU
-      q.stats.instructions = q.count;
-      q.stats.cycles = q.time;
       return;
     }
   }

@@ -150,9 +150,10 @@ function runWords(words: Uint32Array, unitsOnly: boolean, strict: boolean) {
     err = e.kind === 'budget' ? 'budget' : e.message;
   }
   const q = m.lastRun[0]!;
-  // After an error only the error is compared: a lane loop's instructions write together.
-  if (err) return { err, pc: err === 'budget' ? -1 : q.pc };
-  return { R: Array.from(q.R.subarray(0, 32)).concat(Array.from(q.R.subarray(ACC, ACC + 96))), Z: [...q.Z], N: [...q.N], C: [...q.C], time: q.time, count: q.count, pc: q.pc };
+  // Where the budget runs out depends on how much runs at once; any other error leaves the QPU
+  // as it was before the instruction that failed.
+  if (err === 'budget') return { err };
+  return { err, R: Array.from(q.R.subarray(0, 32)).concat(Array.from(q.R.subarray(ACC, ACC + 96))), Z: [...q.Z], N: [...q.N], C: [...q.C], time: q.time, count: q.count, pc: q.pc };
 }
 
 test('random programs with SFU results, uniforms and branches anywhere: blocks equal units', () => {

@@ -94,6 +94,18 @@ test('the step budget stops an endless loop', () => {
   assert.match(e.message, /the step budget ran out/);
 });
 
+test('a step budget that is not a number is refused, not an endless run', () => {
+  assert.throws(() => runAsm(`top: brr -, top\nnop\nnop\nnop${END}`, { maxSteps: NaN }), RangeError);
+  assert.throws(() => runAsm(END, { maxSteps: -1 }), RangeError);
+});
+
+test('after an error, each QPU\'s figures are where it stopped', () => {
+  let qpu: import('../../src/emulator/qpu.ts').Qpu | undefined;
+  assert.throws(() => runAsm(`mov r0, 1\nmov r1, unif\nmov r2, unif${END}`, { uniforms: [5], init: (q) => (qpu = q) }));
+  assert.equal(qpu!.stats.instructions, 2);
+  assert.equal(qpu!.stats.cycles, 8);
+});
+
 test('words the emulator does not run say so when executed', () => {
   assert.match(fails(`nop.thrsw${END}`).message, /thread-switch, scoreboard or tile-buffer signal/);
   assert.match(fails(`mov tlb_z, r0${END}`, { strict: false }).message, /tile-buffer or fragment register/);
