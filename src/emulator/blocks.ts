@@ -104,6 +104,9 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
     // A uniform read, the one thing in a lane-only instruction that can fault, starts a group:
     // a fault then leaves registers, clock and counts as they were before that instruction.
     const mayFault = steps[k]!.effects.readsUniform;
+    // A shared-unit step (even one whose write never happens, as `or.never mutex, ...`) runs alone,
+    // after its horizon check, as it does one instruction at a time.
+    if (steps[k]!.shared) code.fusable = false;
     if (g && !bad && !mayFault && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
     else groups.push({ first: k, codes: [code], bad });
   }

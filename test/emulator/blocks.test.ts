@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { Machine } from '../../src/emulator/machine.ts';
 import { GpuMemory } from '../../src/emulator/memory.ts';
-import { ACC } from '../../src/emulator/qpu.ts';
+import { ACC, type Qpu } from '../../src/emulator/qpu.ts';
 import { encodeProgram } from '../../src/vc4/codec.ts';
 import { type AluInstr, branchInstr, type Instr, ldiInstr, nopInstr } from '../../src/vc4/instr.ts';
 import { END, type EmuOptions, lanes, runAsm } from '../helpers/emu.ts';
@@ -167,4 +167,16 @@ test('random programs with SFU results, uniforms and branches anywhere: blocks e
       }),
       { seed: 20240601, numRuns: 400 },
     );
+});
+
+test('a shared-unit step whose write never happens still waits for the other QPUs, as one at a time', () => {
+  // QPU 0 faults at pc 3; how far QPU 1 got by then depends on where QPU 0 yielded: at pc 1.
+  const src = `nop\nor.never mutex, r0, r1\nmov r0, unif\nmov r1, unif${END}`;
+  const where = (trace?: () => void) => {
+    const qs: Qpu[] = [];
+    const e = errorOf(() => runAsm(src, { qpus: 2, uniforms: [1], trace, init: (q) => (qs[q.id] = q) }));
+    return { error: e.message, qpu1: { pc: qs[1]!.pc, count: qs[1]!.count, time: qs[1]!.time } };
+  };
+  assert.deepEqual(where(), where(() => {}));
+  assert.equal(where().qpu1.count, 1);
 });
