@@ -4,9 +4,10 @@
 // or MAX_BLOCK instructions. Consecutive instructions that only do lane arithmetic share one lane
 // loop. Blocks are made lazily, one per starting instruction, and cached.
 // Needs: the program's steps, and for a block, a QPU with no branch or program end pending.
-// Guarantees: the QPU's pc, clock, counts, pending branch and program end afterwards are
-// exactly as if its instructions had run one at a time; strict-mode rule checks along the
-// block's own fall-through are resolved when the block is made.
+// Guarantees: the QPU's pc, clock, counts, registers, pending branch and program end afterwards
+// are exactly as if its instructions had run one at a time, also when one of them fails (then as
+// before that instruction); strict-mode rule checks along the block's own fall-through are
+// resolved when the block is made and run right before the instruction that breaks the rule.
 //
 // A "unit" is a block of one instruction that handles pending branches and program ends in
 // general; the machine uses units for tracing, near the step budget, and inside delay slots.
@@ -37,11 +38,11 @@ function make(name: string, body: string): BlockFn {
 const isError = (v: Violation) => RULES[v.rule].severity === 'error';
 
 /**
- * The clock a shared-unit step may not run past: semaphore and mutex steps run in time order
- * (q.m.syncHorizon, the earliest other running QPU's clock); other shared units (TMU, VPM, DMA,
- * host interrupts) within SLACK of it (q.m.horizon). See machine.ts.
+ * When a shared-unit step must yield to the other QPUs: semaphore and mutex steps run in order
+ * of clock, then QPU number (q.m.syncLate); other shared units (TMU, VPM, DMA, host interrupts)
+ * within SLACK of the earliest other QPU (q.m.horizon). See machine.ts.
  */
-const horizonOf = (s: Step) => (s.sync ? 'q.m.syncHorizon' : 'q.m.horizon');
+const mustYield = (s: Step) => (s.sync ? 'q.m.syncLate(q)' : 'q.time > q.m.horizon');
 
 /** After a jump: the branch queued in its last delay slot becomes the pending one. */
 const PROMOTE =
@@ -117,14 +118,12 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
     if (g.bad) lines.push(`q.m.ruleBroken(q, ${g.first}, ${JSON.stringify(g.bad)});`);
     if (len === 1) {
       const k = g.first;
-      if (steps[k]!.shared) lines.push(`if (q.time > ${horizonOf(steps[k]!)}) { ${leaveBefore(k)} return ${YIELD}; }`);
+      if (steps[k]!.shared) lines.push(`if (${mustYield(steps[k]!)}) { ${leaveBefore(k)} return ${YIELD}; }`);
       const body = joinCode(g.codes[0]!).replaceAll(BLOCKED, `{ ${leaveBefore(k)} return ${BLOCK}; }`).replaceAll(SYNC_R4, 'q.syncR4(0);');
       lines.push(`{\n${body}\n}`, 'q.time += 4; q.count++;');
     } else {
-      g.codes.forEach((c, j) => {
-        if (j > 0 && c.pre.length) lines.push(`at = ${g.first + j};`); // (only the first can fault)
-        lines.push(...c.pre.map((s) => s.replaceAll(SYNC_R4, `q.syncR4(${j});`)));
-      });
+      // Only the group's first instruction can fault (uniform reads start groups), so `at` holds.
+      g.codes.forEach((c, j) => lines.push(...c.pre.map((s) => s.replaceAll(SYNC_R4, `q.syncR4(${j});`))));
       const bodies = g.codes.filter((c) => c.loop.length).map((c) => `{\n${c.loop.join('\n')}\n}`);
       if (bodies.length) lines.push('for (let l = 0; l < 16; l++) {', ...promoteRegisters(bodies), '}');
       lines.push(`q.time += ${4 * len}; q.count += ${len};`);
@@ -159,7 +158,7 @@ export function compileUnit(steps: readonly Step[], pc: number, opts: TranslateO
   const step = steps[pc]!;
   const body = joinCode(instrCode(step.instr, pc, opts)).replaceAll(BLOCKED, `return ${BLOCK};`).replaceAll(SYNC_R4, 'q.syncR4(0);');
   const lines = [
-    step.shared ? `if (q.time > ${horizonOf(step)}) return ${YIELD};` : '',
+    step.shared ? `if (${mustYield(step)}) return ${YIELD};` : '',
     `{\n${body}\n}`,
     'q.time += 4; q.count++;',
     step.nop ? 'q.stats.nops++;' : '',

@@ -65,10 +65,12 @@ export class Machine {
   /**
    * The running QPU's limits: a shared-unit step runs only while its clock is at most `horizon`
    * (the earliest other running QPU's clock plus SLACK), a semaphore or mutex step only while it
-   * is at most `syncHorizon` (that clock itself). Waking a QPU lowers both.
+   * is before `syncHorizon` (that clock itself), or at it if no QPU numbered lower is there
+   * (`syncTie` is the lowest number there; see syncLate). Waking a QPU lowers them.
    */
   horizon = Infinity;
-  syncHorizon = Infinity;
+  private syncHorizon = Infinity;
+  private syncTie = MAX_QPUS;
   /**
    * When each unit of each semaphore became available, for the cycle model: a count (taken by a
    * down) becomes available at the up that made it, a free place below 15 (taken by an up) at
@@ -143,7 +145,8 @@ export class Machine {
           throw this.deadlock();
         }
         this.syncHorizon = this.horizon = Infinity;
-        for (const x of this.qpus) if (x !== q && x.state === 'running') this.limitBy(q, x);
+        this.syncTie = MAX_QPUS;
+        for (const x of this.qpus) if (x !== q && x.state === 'running') this.limitBy(x);
         this.runQpu(q, strict, budget, opts.trace);
       }
     } finally {
@@ -314,7 +317,7 @@ export class Machine {
     q.stall(takeEarliest(from), 'semaphore');
     (down ? this.semaRoom[n]! : this.semaCounts[n]!).push(q.time);
     this.semaphores[n] = this.semaCounts[n]!.length;
-    this.wake(q, n);
+    this.wake(n);
     return true;
   }
 
@@ -339,7 +342,7 @@ export class Machine {
     if (this.mutexHolder === q.id) {
       this.mutexHolder = -1;
       this.mutexFreeAt = q.time;
-      this.wake(q, MUTEX);
+      this.wake(MUTEX);
     }
   }
 
@@ -349,23 +352,28 @@ export class Machine {
    * kind. The running QPU yields before its next semaphore or mutex step later than theirs, and
    * before its next other shared-unit step more than SLACK later.
    */
-  private wake(by: Qpu, what: number): void {
+  private wake(what: number): void {
     for (const x of this.qpus) {
       if (x.state !== 'blocked' || x.waitingOn !== what) continue;
       x.state = 'running';
       x.waitingOn = -1;
-      this.limitBy(by, x);
+      this.limitBy(x);
     }
   }
 
-  /**
-   * Lowers the horizons of running QPU `q` for another running QPU `x`. Semaphore and mutex
-   * steps go in order of clock, then QPU number: at equal clocks `q` yields to a lower-numbered
-   * `x` (clocks are whole cycles, so half a cycle less does it).
-   */
-  private limitBy(q: Qpu, x: Qpu): void {
-    this.syncHorizon = Math.min(this.syncHorizon, x.id < q.id ? x.time - 0.5 : x.time);
+  /** Lowers the running QPU's horizons for another running QPU `x`. */
+  private limitBy(x: Qpu): void {
+    if (x.time < this.syncHorizon) [this.syncHorizon, this.syncTie] = [x.time, x.id];
+    else if (x.time === this.syncHorizon) this.syncTie = Math.min(this.syncTie, x.id);
     this.horizon = Math.min(this.horizon, x.time + SLACK);
+  }
+
+  /**
+   * Whether running QPU `q` must let another QPU go first before a semaphore or mutex step:
+   * those go in order of clock, then of QPU number.
+   */
+  syncLate(q: Qpu): boolean {
+    return q.time > this.syncHorizon || (q.time === this.syncHorizon && q.id > this.syncTie);
   }
 
   /** The instruction index of an absolute branch target, or a fault. */
