@@ -47,11 +47,13 @@ const OVERFLOW = '3.402823669209385e38';
  * statements in `lo` compute) toward zero to a single, as arith.roundToZero does: Math.fround
  * rounds to nearest; when that went away from zero, the single one unit nearer zero is
  * fround(f - f * 2^-24) (f * 2^-24 lies strictly between a half and a whole unit, or is exactly
- * the unit below a power of two). +0 below the smallest normal, tested on the exact value too:
- * an exact product in [2^-126 - 2^-150, 2^-126) rounds to nearest up to 2^-126, and the step
- * back toward zero is then a tie in the denormal spacing that rounds up again (toward zero it is
- * a denormal, so +0). NaN, infinities and 2^128 and beyond take `slow` (the arith function),
- * whose pattern goes to `rb${out}`.
+ * the unit below a power of two). +0 below the smallest normal, tested on the exact value: toward
+ * zero, a result is below 2^-126 exactly when the exact value is, and the rounded one can be
+ * wrong there (an exact product in [2^-126 - 2^-150, 2^-126) rounds to nearest up to 2^-126, and
+ * the step back toward zero is a tie in the denormal spacing that rounds up again). For sums the
+ * double `fr` is exact whenever it is that small (float sums that cancel are exact). NaN,
+ * infinities and 2^128 and beyond take `slow` (the arith function), whose pattern goes to
+ * `rb${out}`.
  */
 function toZero(out: string, slow: string, lo?: string): string {
   const fr = `fr${out}`;
@@ -60,7 +62,7 @@ function toZero(out: string, slow: string, lo?: string): string {
     `if (${fr} < ${OVERFLOW} && ${fr} > -${OVERFLOW}) { let f = Math.fround(${fr}); ` +
     `if (f !== ${fr}) { if (f > 0 ? f > ${fr} : f < ${fr}) f = f === Infinity ? 3.4028234663852886e38 : f === -Infinity ? -3.4028234663852886e38 : Math.fround(f - f * 5.960464477539063e-8); } ` +
     (lo ? `else if (f !== 0) { ${lo} if (lo !== 0 && (f > 0) === (lo < 0)) f = Math.fround(f - f * 5.960464477539063e-8); } ` : '') +
-    `${fr} = (f < ${MIN_NORMAL} && f > -${MIN_NORMAL}) || (${fr} < ${MIN_NORMAL} && ${fr} > -${MIN_NORMAL}) ? 0 : f; } ` +
+    `${fr} = ${fr} < ${MIN_NORMAL} && ${fr} > -${MIN_NORMAL} ? 0 : f; } ` +
     `else { rb${out} = ${slow}; sl${out} = true; }`
   );
 }
