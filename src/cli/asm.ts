@@ -2,7 +2,7 @@
 
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
 import { decodeProgram, formatWord, programToBytes } from '../vc4/codec.ts';
-import { type Command, CliError, onePositional, parse, readInput } from './io.ts';
+import { type Command, CliError, onePositional, parse, readInput, writeOutput } from './io.ts';
 
 export const asmCommand: Command = {
   name: 'asm',
@@ -47,7 +47,7 @@ options:
     }
     if (values.output) {
       try {
-        io.writeFile(values.output, programToBytes(words));
+        writeOutput(io, values.output, programToBytes(words));
       } catch (e) {
         throw new CliError(`cannot write ${values.output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }

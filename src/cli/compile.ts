@@ -8,7 +8,7 @@ import type { Kernel } from '../runtime/kernel.ts';
 import type { ParamType } from '../dsl/types.ts';
 import { printKernel } from '../source/print.ts';
 import { programToBytes } from '../vc4/codec.ts';
-import { type Command, CliError, onePositional, parse } from './io.ts';
+import { type Command, CliError, onePositional, parse, parseCount, writeOutput } from './io.ts';
 
 type AnyKernel = Kernel<readonly ParamType[]>;
 
@@ -19,7 +19,7 @@ export const compileCommand: Command = {
   summary: 'compile a kernel from a TypeScript module to machine code',
   help: `usage: qpu compile MODULE.ts [--kernel NAME] [--qpus N] [--dump STAGE] [-o OUT.bin]
 
-Imports MODULE.ts, takes the kernel it exports (kernel(...) values; name one with --kernel
+Imports MODULE.ts (an ES module: .mts, or .ts in a package with "type": "module"), takes the kernel it exports (kernel(...) values; name one with --kernel
 when there are several), compiles it for N QPUs (default 1) and prints its assembly, or writes
 its machine code to OUT.bin (64-bit words, little-endian, low word first: what qpu disasm reads).
 
@@ -33,7 +33,7 @@ options:
                         alloc     where each virtual register went (ra/rb, or a VPM spill row)
                         asm       the final assembly (the default)
                         code      the machine code: index, word, instruction
-  -o, --output FILE   write the machine code to FILE
+  -o, --output FILE   write the machine code to FILE (and print only a --dump asked for)
   -h, --help          this text
 `,
   async run(args, io) {
@@ -44,8 +44,7 @@ options:
       output: { type: 'string', short: 'o' },
     });
     const path = onePositional(positionals, 'TypeScript module');
-    const qpus = Number(values.qpus ?? 1);
-    if (!Number.isInteger(qpus) || qpus < 1 || qpus > 12) throw new CliError(`--qpus ${values.qpus}: 1 to 12 QPUs`);
+    const qpus = parseCount(values.qpus, 1, 1, 12, '--qpus');
     const stage = values.dump ?? 'asm';
     if (stage !== 'ast' && !(STAGES as readonly string[]).includes(stage))
       throw new CliError(`--dump ${stage}: the stages are ast, ${STAGES.join(', ')}`);
@@ -54,7 +53,10 @@ options:
     try {
       mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
     } catch (e) {
-      throw new CliError(`cannot load ${path}: ${(e as Error).message}`, 1);
+      const msg = (e as Error).message;
+      // tsx loads a .ts file outside an ES-module package as CommonJS, which cannot import qpu-ts.
+      const hint = /require\(\)|ES Module/i.test(msg) ? ' (the module must be an ES module: name it .mts, or put it in a package with "type": "module")' : '';
+      throw new CliError(`cannot load ${path}: ${msg}${hint}`, 1);
     }
     const kernels = Object.entries(mod).filter(([, v]) => isKernel(v)) as [string, AnyKernel][];
     if (kernels.length === 0) throw new CliError(`${path} exports no kernel (make one with kernel(...) and export it)`, 1);
@@ -75,9 +77,11 @@ options:
     try {
       const c = chosen.setNumQPUs(qpus).code();
       if (values.output !== undefined) {
-        io.writeFile(values.output, programToBytes(c.words));
+        writeOutput(io, values.output, programToBytes(c.words));
         io.err(`${c.kernel}: ${c.instrs.length} instructions for ${qpus} QPU${qpus > 1 ? 's' : ''} written to ${values.output}\n`);
-      } else io.out(c.dump(stage as Stage));
+      }
+      // With -o the assembly is printed only when a stage is asked for.
+      if (values.output === undefined || values.dump !== undefined) io.out(c.dump(stage as Stage));
       return 0;
     } catch (e) {
       if (e instanceof CompileError) throw new CliError(e.message, 1);

@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { DifferentialRunner, shrink } from '../runtime/differential.ts';
-import { generate } from '../source/generate.ts';
+import { generate, type GeneratorOptions } from '../source/generate.ts';
 import { printKernel } from '../source/print.ts';
 
 interface FuzzArgs {
@@ -16,15 +16,21 @@ interface FuzzArgs {
   jobs: number;
   /** Report every failing seed (without shrinking) instead of stopping at the first. */
   keepGoing?: boolean;
+  /** What the programs are like (--vars, --qpus). */
+  gen?: GeneratorOptions;
 }
 
 const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--jobs J] [--keep-going] [--quiet]
+                        [--vars V] [--qpus LIST]
 
 Generates N random programs (default 1000) from seeds S, S+1, ... (default S = 1), runs each on
 the reference interpreter and compiled on the emulator, and compares their memory bit for bit.
 On a mismatch it prints the smallest failing program it can find and both results.
 --jobs J runs J worker threads (default 1; 0 means one per CPU). --keep-going lists every
-failing seed with its first difference instead of stopping to shrink the first.`;
+failing seed with its first difference instead of stopping to shrink the first.
+--vars V gives each program V int and V float variables (default 4 to 9 of each; 20 and more
+make the compiler spill), --qpus LIST the QPU counts to choose among (e.g. 1,2,4; default
+1, 2, 3, 4 or 12). The same seed with the same options makes the same program.`;
 
 function parse(argv: readonly string[]): FuzzArgs {
   const a: FuzzArgs = { count: 1000, seed: 1, quiet: false, jobs: 1 };
@@ -40,6 +46,12 @@ function parse(argv: readonly string[]): FuzzArgs {
     else if (k === '--quiet' || k === '-q') a.quiet = true;
     else if (k === '--keep-going' || k === '-k') a.keepGoing = true;
     else if (k === '--jobs' || k === '-j') a.jobs = num() || availableParallelism();
+    else if (k === '--vars') a.gen = { ...a.gen, vars: num() };
+    else if (k === '--qpus') {
+      const list = (argv[++i] ?? '').split(',').map(Number);
+      if (!list.every((q) => Number.isInteger(q) && q >= 1 && q <= 12)) throw new Error(`--qpus needs QPU counts from 1 to 12, like 1,2,4, not '${argv[i] ?? ''}'\n${USAGE}`);
+      a.gen = { ...a.gen, qpus: list };
+    }
     else if (k === '--help' || k === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -54,7 +66,7 @@ export function fuzz(args: FuzzArgs, log: (s: string) => void = console.log, str
   let failures = 0;
   for (let i = 0; i < args.count; i++) {
     const seed = args.seed + i * stride;
-    const p = generate(seed);
+    const p = generate(seed, args.gen);
     const r = runner.run(p);
     if (r.kind === 'agree') {
       if (!args.quiet && (i + 1) % 1000 === 0) log(`${i + 1} programs agree (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
@@ -93,7 +105,7 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
   const workers = Array.from({ length: args.jobs }, (_, k) => {
     const count = Math.floor(args.count / args.jobs) + (k < args.count % args.jobs ? 1 : 0);
     return new Worker(new URL('./tsx-worker.mjs', import.meta.url), {
-      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false },
+      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false, gen: args.gen },
     });
   });
   await Promise.all(
@@ -128,14 +140,14 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
 }
 
 if (!isMainThread && parentPort && workerData) {
-  const { seed, count, stride, keepGoing } = workerData as { seed: number; count: number; stride: number; keepGoing: boolean };
+  const { seed, count, stride, keepGoing, gen } = workerData as { seed: number; count: number; stride: number; keepGoing: boolean; gen?: GeneratorOptions };
   const port = parentPort;
   const runner = new DifferentialRunner();
   let status = 0;
   for (let i = 0; i < count && (status === 0 || keepGoing); i++) {
     const s = seed + i * stride;
     const log = (text: string) => port.postMessage({ kind: 'log', text });
-    if (fuzz({ count: 1, seed: s, quiet: true, jobs: 1, keepGoing }, (t) => !t.includes(' of 1 programs') && log(t), 1, runner) !== 0) status = 1;
+    if (fuzz({ count: 1, seed: s, quiet: true, jobs: 1, keepGoing, gen }, (t) => !t.includes(' of 1 programs') && log(t), 1, runner) !== 0) status = 1;
     if ((i + 1) % 100 === 0) port.postMessage({ kind: 'progress' });
   }
   port.postMessage({ kind: 'done', status });

@@ -52,6 +52,22 @@ export function readInput(io: Io, path: string): Uint8Array {
   }
 }
 
+export function writeOutput(io: Io, path: string, data: Uint8Array | string): void {
+  try {
+    io.writeFile(path, data);
+  } catch (e) {
+    throw new CliError(`cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 1);
+  }
+}
+
+/** A count given on the command line: decimal digits only, within [min, max]. */
+export function parseCount(text: string | undefined, fallback: number, min: number, max: number, what: string): number {
+  if (text === undefined) return fallback;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= max)) throw new CliError(`${what} ${text}: a whole number from ${min} to ${max}`);
+  return n;
+}
+
 export function onePositional(positionals: readonly string[], what: string): string {
   if (positionals.length !== 1)
     throw new CliError(positionals.length === 0 ? `which ${what}? (see --help)` : `one ${what} at a time, not ${positionals.length}`);

@@ -46,6 +46,20 @@ export interface Compiled {
 }
 
 export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
+  try {
+    return compileStages(ast, opts);
+  } catch (e) {
+    // The passes recurse over expressions and blocks: a nest deep enough exhausts the host's stack.
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      throw new CompileError(
+        `kernel ${ast.name}: expressions or blocks nested too deeply to compile (the host's stack ran out); ` +
+          `break long expressions up with intermediate variables`,
+      );
+    throw e;
+  }
+}
+
+function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   const { qpus } = opts;
   if (!Number.isInteger(qpus) || qpus < 1 || qpus > 12) throw new RangeError(`kernel ${ast.name}: compile for 1 to 12 QPUs, not ${qpus}`);
   const lowered = lower(ast, qpus);
@@ -97,7 +111,7 @@ export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
           return liveDump();
         case 'alloc':
           return place
-            .map((x, id) => (x ? `%${id} -> ${placeName(x)}${st.slots.has(id) ? '' : ''}` : undefined))
+            .map((x, id) => (x ? `%${id} -> ${placeName(x)}` : undefined))
             .filter(Boolean)
             .concat([...st.slots].map(([id, slot]) => `%${id} -> VPM spill row ${slot}`))
             .join('\n') + '\n';

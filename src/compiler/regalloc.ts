@@ -4,14 +4,14 @@
 // result names virtual registers to spill instead (spill.ts rewrites them and allocation runs
 // again), never a wrong assignment.
 //
-// The accumulators are not allocated: r0 and r1 are scratch for operands.ts and spill.ts, r2
+// The accumulators are not allocated: r0 and r1 are scratch for emit.ts and spill.ts, r2
 // holds rotations' inputs (only r0-r3 rotate across all 16 lanes, Guide p. 20), r3 is free, r4
 // is the TMU/SFU result and r5 the broadcast register.
 //
 // Placement between the files follows the read-port rule (Guide p. 17: one read from each
 // regfile per instruction; a small immediate takes the B read): a register read beside a small
 // immediate or a B-only register leans to A, one read beside a register already in A leans to
-// B, and so on. A choice the rule cannot satisfy is still correct: operands.ts then copies one
+// B, and so on. A choice the rule cannot satisfy is still correct: emit.ts then copies one
 // operand to an accumulator first, at the cost of an instruction.
 
 import { lookupSource } from '../vc4/asm/names.ts';

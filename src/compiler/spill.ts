@@ -51,7 +51,7 @@ export function spillRegisters(
     if (st.slots.size >= rows)
       throw new CompileError(
         `kernel ${ctx.kernel} needs more than ${rows} spilled registers with ${ctx.qpus} QPU${ctx.qpus > 1 ? 's' : ''} ` +
-          `(${rows} VPM rows each): keep fewer values live at once, or run on fewer QPUs`,
+          `(${rows} VPM rows each): keep fewer values live at once${ctx.qpus > 1 ? ', or run on fewer QPUs' : ''}`,
       );
     st.slots.set(id, st.slots.size);
   }

@@ -34,6 +34,8 @@ export interface GeneratorOptions {
   readonly maxDepth?: number;
   /** Int and Float variables besides the parameters (default 4 to 9 of each). */
   readonly vars?: number;
+  /** The QPU counts to choose among, uniformly (default 1, 2, 3, 4 or 12, favouring few). */
+  readonly qpus?: readonly number[];
 }
 
 export interface GeneratedProgram {
@@ -87,7 +89,7 @@ class Generator {
     this.r = rng(seed);
     this.maxBlock = opts.maxBlock ?? 5;
     this.maxDepth = opts.maxDepth ?? 3;
-    this.qpus = this.pick([1, 1, 1, 2, 2, 3, 4, 12]);
+    this.qpus = this.pick(opts.qpus ?? [1, 1, 1, 2, 2, 3, 4, 12]);
     this.slots = 32;
   }
 

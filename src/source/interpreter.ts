@@ -108,7 +108,7 @@ class Interpreter {
         if (q.done) continue;
         live++;
         const before = q.steps;
-        const r = runs[q.id]!.next();
+        const r = this.resume(runs[q.id]!);
         if (r.done) {
           q.done = true;
           progressed = true;
@@ -124,6 +124,20 @@ class Interpreter {
       }
     }
     return { steps: states.map((q) => q.steps) };
+  }
+
+  /** Runs a QPU on; its statements and expressions recurse, so a deep enough nest exhausts the host's stack. */
+  private resume(run: Run): IteratorResult<Wait, 'break' | undefined> {
+    try {
+      return run.next();
+    } catch (e) {
+      if (e instanceof RangeError && /call stack/i.test(e.message))
+        throw new InterpreterError(
+          `kernel ${this.k.name}: expressions or blocks nested too deeply to run (the host's stack ran out); ` +
+            `break long expressions up with intermediate variables`,
+        );
+      throw e;
+    }
   }
 
   // ---- errors

@@ -27,6 +27,9 @@ test('qpu compile prints the assembly, each stage with --dump, and writes machin
   const file = join(mkdtempSync(join(tmpdir(), 'qpu-')), 'gcd.bin');
   const w = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcdUnrolled', '--qpus', '4', '-o', file);
   assert.equal(w.code, 0, w.err);
+  assert.equal(w.out, '', 'with -o, only a --dump asked for is printed');
+  const both = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', 'ir', '-o', file);
+  assert.match(both.out, /# %0: p\n/);
   const words = bytesToProgram(readFileSync(file));
   assert.ok(disassemble(words).includes('nop.tend'));
 });
@@ -38,7 +41,11 @@ test('qpu compile explains what is wrong: several kernels, unknown kernel, bad s
   const unknown = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'nope');
   assert.match(unknown.err, /has no kernel 'nope'; it exports: gcd, gcdUnrolled/);
   assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', 'x')).err, /the stages are ast, ir, liveness/);
-  assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--qpus', '13')).err, /1 to 12 QPUs/);
+  for (const q of ['13', '0', '0x4', '2.5', ''])
+    assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--qpus', q)).err, /--qpus .*: a whole number from 1 to 12/);
+  const unwritable = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '-o', '/nonexistent-dir/x.bin');
+  assert.equal(unwritable.code, 1);
+  assert.match(unwritable.err, /cannot write \/nonexistent-dir\/x\.bin: ENOENT/);
   const missing = await runQpu('compile', 'examples/none.ts');
   assert.equal(missing.code, 1);
   assert.match(missing.err, /cannot load examples\/none\.ts/);

@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { any, index, Int, kernel, Ptr, SharedArray, While } from '../../src/index.ts';
 import { EmulatorError } from '../../src/emulator/errors.ts';
+import { CompileError } from '../../src/compiler/errors.ts';
+import { InterpreterError } from '../../src/source/interpreter.ts';
 
 test('an endless loop on the emulator names the kernel, the loop and where it was written', () => {
   const k = kernel([Ptr(Int)], function runaway(p) {
@@ -30,4 +32,15 @@ test('a store outside memory on the emulator names the statement and the address
     () => k.emulateSync([SharedArray.int32(16)]),
     (e: unknown) => e instanceof EmulatorError && e.kind === 'fault' && /kernel far in .*`\*\(p \+ 1000\) = index\(\)`: QPU 0, pc \d+ \(mov vw_addr, r[ab]\d+\): DMA store at 0x[0-9a-f]+: 3936 bytes past the end/.test(e.message),
   );
+});
+
+test('an expression nested too deeply for the host stack is an error naming the kernel, not a crash', () => {
+  const k = kernel([Ptr(Int)], function deep(p) {
+    let e = index();
+    for (let i = 0; i < 30_000; i++) e = e.add(i & 7);
+    p.store(e);
+  });
+  const deep = /^kernel deep: expressions or blocks nested too deeply to (compile|run)/;
+  assert.throws(() => k.code(), (e: unknown) => e instanceof CompileError && deep.test(e.message));
+  assert.throws(() => k.interpretSync([SharedArray.int32(16)]), (e: unknown) => e instanceof InterpreterError && deep.test(e.message));
 });

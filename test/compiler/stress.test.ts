@@ -46,7 +46,7 @@ test('register pressure: 40 values fit the 64 registers; 80 and 100 spill to the
 });
 
 test('a kernel that cannot fit fails with an error that names it', () => {
-  // On 12 QPUs each has 4 spare VPM rows for spills: 150 live values do not fit.
+  // On 12 QPUs each has 3 spare VPM rows for spills: 150 live values do not fit.
   const k = pressure(150).setNumQPUs(12);
   assert.throws(() => k.code(), (e: unknown) => e instanceof CompileError && /kernel pressure/.test(e.message) && /spilled registers/.test(e.message));
   assert.throws(() => k.emulateSync([SharedArray.int32(16 * 12)]), CompileError);

@@ -2,13 +2,13 @@
 // disagreeing program (src/runtime/differential.ts) when they differ.
 import assert from 'node:assert/strict';
 import { DifferentialRunner, shrink } from '../../src/runtime/differential.ts';
-import { generate } from '../../src/source/generate.ts';
+import { generate, type GeneratorOptions } from '../../src/source/generate.ts';
 import { printKernel } from '../../src/source/print.ts';
 
-export function differential(first: number, count: number): void {
+export function differential(first: number, count: number, opts?: GeneratorOptions): void {
   const runner = new DifferentialRunner();
   for (let seed = first; seed < first + count; seed++) {
-    const p = generate(seed);
+    const p = generate(seed, opts);
     const r = runner.run(p);
     if (r.kind === 'invalid') assert.fail(`seed ${seed}: the generator made an invalid program: ${r.error}\n${printKernel(p.ast)}`);
     if (r.kind === 'mismatch') {
