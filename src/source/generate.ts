@@ -75,6 +75,8 @@ class Generator {
   /** Loop counters currently in use: not to be assigned by the loop's body. */
   private readonly protectedVars = new Set<number>();
   private loopDepth = 0;
+  /** Semaphores left for semaphoreWait. */
+  private readonly waitSemas = [10, 11, 12, 13, 14];
   private readonly qpus: number;
   private readonly slots: number;
   private budget = 60; // statements in the whole program, roughly
@@ -89,7 +91,8 @@ class Generator {
     this.r = rng(seed);
     this.maxBlock = opts.maxBlock ?? 5;
     this.maxDepth = opts.maxDepth ?? 3;
-    this.qpus = this.pick(opts.qpus ?? [1, 1, 1, 2, 2, 3, 4, 12]);
+    // Mostly few QPUs; now and then 5 to 11.
+    this.qpus = this.pick(opts.qpus ?? [1, 1, 1, 2, 2, 3, 4, 12, 0]) || 5 + this.int(7);
     this.slots = 32;
   }
 
@@ -254,14 +257,15 @@ class Generator {
     return this.inPtr(this.params[ty === 'int' ? 0 : 1]!, INPUT_ELEMS / 2 - 1);
   }
 
-  private boolExpr(depth: number): BoolExpr {
+  /** A condition; `loads` lets its operands load (If and loop conditions, not Where's). */
+  private boolExpr(depth: number, loads = false): BoolExpr {
     if (depth > 0 && this.chance(0.3)) {
       const c = this.int(3);
-      if (c === 2) return { k: 'not', a: this.boolExpr(depth - 1) };
-      return { k: c === 0 ? 'and' : 'or', a: this.boolExpr(depth - 1), b: this.boolExpr(depth - 1) };
+      if (c === 2) return { k: 'not', a: this.boolExpr(depth - 1, loads) };
+      return { k: c === 0 ? 'and' : 'or', a: this.boolExpr(depth - 1, loads), b: this.boolExpr(depth - 1, loads) };
     }
     const ty = this.chance(0.6) ? 'int' : 'float';
-    return { k: 'cmp', op: this.pick(CMP), ty, a: this.expr(ty, 1, true), b: this.expr(ty, 1, true) };
+    return { k: 'cmp', op: this.pick(CMP), ty, a: this.expr(ty, 1, !loads), b: this.expr(ty, 1, !loads) };
   }
 
   // ---- statements
@@ -294,12 +298,21 @@ class Generator {
       return [s];
     }
     if (c < 12) return this.loop(depth);
-    if (c === 12 && this.loopDepth > 0) return [{ k: 'if', c: this.cond(), then: [{ k: 'break' }], else: [] }];
+    if (c === 12 && this.loopDepth > 0) {
+      // Break in the then or the else branch, alone or after other statements.
+      const arm: Stmt[] = [...(this.chance(0.3) ? this.assign(false) : []), { k: 'break' }];
+      const other = this.chance(0.3) ? this.assign(false) : [];
+      return [this.chance(0.6) ? { k: 'if', c: this.cond(), then: arm, else: other } : { k: 'if', c: this.cond(), then: other, else: arm }];
+    }
     if (c === 13) return this.gatherGroup();
     if (c === 14) return [this.storeTo(this.outQ, this.storeSlot(), this.intExpr(2, false), this.chance(0.5))];
     if (c === 15) return [this.storeTo(this.outFQ, this.storeSlot(), this.floatExpr(2, false), this.chance(0.5))];
     if (c === 16) {
-      const n = this.int(15);
+      // At the top level every QPU runs the statement once: QPU 0 waits for each of the others,
+      // on a semaphore of its own (10-14, each used once: at most 11 raises pending, and the
+      // raise-then-lower pairs on 0-9 never lose a count to it and wait).
+      if (this.qpus > 1 && depth === 0 && this.waitSemas.length && this.chance(0.5)) return [this.semaphoreWait(this.waitSemas.shift()!)];
+      const n = this.int(10);
       return [{ k: 'sema', down: false, n }, ...this.assign(false), { k: 'sema', down: true, n }];
     }
     if (c === 17) return [{ k: 'mutex', lock: true }, ...this.assign(false), { k: 'mutex', lock: false }];
@@ -315,7 +328,14 @@ class Generator {
   }
 
   private cond() {
-    return { k: this.chance(0.5) ? 'any' : 'all', b: this.boolExpr(1) } as const;
+    return { k: this.chance(0.5) ? 'any' : 'all', b: this.boolExpr(1, this.chance(0.3)) } as const;
+  }
+
+  /** If me() == 0, lower semaphore n once for every other QPU; else raise it once. */
+  private semaphoreWait(n: number): Stmt {
+    const first: BoolExpr = { k: 'cmp', op: 'eq', ty: 'int', a: { k: 'special', ty: 'int', what: 'me' }, b: lit('int', 0) };
+    const downs: Stmt[] = Array.from({ length: this.qpus - 1 }, () => ({ k: 'sema', down: true, n }));
+    return { k: 'if', c: { k: this.chance(0.5) ? 'any' : 'all', b: first }, then: [...downs, ...this.assign(false)], else: [...this.assign(false), { k: 'sema', down: false, n }] };
   }
 
   private where(depth: number): Stmt {
@@ -328,7 +348,16 @@ class Generator {
     const c = this.newVar('int');
     const start: Expr = this.chance(0.5) ? lit('int', 0) : { k: 'bin', op: 'and', ty: 'int', a: { k: 'special', ty: 'int', what: 'index' }, b: lit('int', 3) };
     const limit = 1 + this.int(4);
-    const cond = { k: this.chance(0.5) ? 'any' : 'all', b: { k: 'cmp', op: 'lt', ty: 'int', a: c, b: lit('int', limit) } } as const;
+    // The counter's bound in one of several forms, sometimes with another condition beside it
+    // (and: the loop still ends when the counter reaches the limit).
+    const form = this.int(4);
+    let bound: BoolExpr =
+      form === 0 ? { k: 'cmp', op: 'lt', ty: 'int', a: c, b: lit('int', limit) }
+      : form === 1 ? { k: 'cmp', op: 'gt', ty: 'int', a: lit('int', limit), b: c }
+      : form === 2 ? { k: 'cmp', op: 'le', ty: 'int', a: c, b: lit('int', limit - 1) }
+      : { k: 'not', a: { k: 'cmp', op: 'ge', ty: 'int', a: c, b: lit('int', limit) } };
+    if (this.chance(0.3)) bound = { k: 'and', a: bound, b: this.boolExpr(1, this.chance(0.3)) };
+    const cond = { k: this.chance(0.5) ? 'any' : 'all', b: bound } as const;
     const inc: Stmt = { k: 'assign', v: c, e: { k: 'bin', op: 'add', ty: 'int', a: c, b: lit('int', 1) } };
     this.protectedVars.add(c.id);
     this.loopDepth++;
@@ -350,7 +379,9 @@ class Generator {
       const vs = this.varsOf(ty, true);
       if (!vs.length) continue;
       into.push(this.pick(vs));
-      out.push({ k: 'gather', ptr: this.inPtr(this.params[ty === 'int' ? 0 : 1]!, INPUT_ELEMS - 1) });
+      // Through the pointer variable too (pv is inI + 0..15, so pv + 0..31 stays inside).
+      const ptr: Expr = ty === 'int' && this.chance(0.3) ? { k: 'ptradd', ty: 'int*', p: this.ptrVar, n: { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', 31) } } : this.inPtr(this.params[ty === 'int' ? 0 : 1]!, INPUT_ELEMS - 1);
+      out.push({ k: 'gather', ptr });
     }
     if (this.chance(0.5)) out.push(...this.assign(false));
     for (const v of into) out.push({ k: 'receive', v });
