@@ -80,6 +80,11 @@ options:
         writeOutput(io, values.output, programToBytes(c.words));
         io.err(`${c.kernel}: ${c.instrs.length} instructions for ${qpus} QPU${qpus > 1 ? 's' : ''} written to ${values.output}\n`);
       }
+      if (c.scratchBytes)
+        io.err(
+          `${c.kernel} spills registers to memory: give it ${c.scratchBytes} bytes of scratch memory, ` +
+            `its address as the uniform after the QPU count (docs/compiler.md, "The calling convention")\n`,
+        );
       // With -o the assembly is printed only when a stage is asked for.
       if (values.output === undefined || values.dump !== undefined) io.out(c.dump(stage as Stage));
       return 0;

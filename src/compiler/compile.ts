@@ -18,7 +18,7 @@ import { printIr, irText, type IrInstr } from './ir.ts';
 import { interference, liveness, printLiveness } from './liveness.ts';
 import { lower } from './lower.ts';
 import { allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
-import { type SpillState, spillRegisters } from './spill.ts';
+import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 
 export const STAGES = ['ir', 'liveness', 'alloc', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
@@ -38,9 +38,20 @@ export interface Compiled {
   readonly asm: string;
   /** For each instruction, the kernel statement it comes from (undefined: prologue, barrier). */
   readonly statements: readonly (Stmt | undefined)[];
-  /** Uniforms each QPU reads before the kernel's arguments: its number and the QPU count. */
+  /**
+   * Uniforms each QPU reads before the kernel's arguments: its number and the QPU count (2), and
+   * when registers spill to memory, the address of scratchBytes of memory for them (3).
+   */
   readonly uniformsBeforeArgs: number;
-  readonly stats: { readonly vregs: number; readonly spilled: number; readonly nops: number; readonly registers: number };
+  /** Scratch memory (for all QPUs) the code needs for spilled registers; 0 when it needs none. */
+  readonly scratchBytes: number;
+  readonly stats: {
+    readonly vregs: number;
+    readonly spilled: number;
+    readonly spilledToMemory: number;
+    readonly nops: number;
+    readonly registers: number;
+  };
   /** A stage's output as text. */
   dump(stage: Stage): string;
 }
@@ -67,14 +78,14 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   const irDump = `${header}\n${printIr(lowered.code)}`;
 
   let code: IrInstr[] = lowered.code;
-  const st: SpillState = { nregs: lowered.vregs, slots: new Map(), unspillable: new Set([lowered.qpu.id]) };
+  const st: SpillState = { nregs: lowered.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
   let place: (Placement | undefined)[];
   let liveDump = () => '';
   for (let round = 0; ; round++) {
     const live = liveness(code, st.nregs);
     const early = pressureSpills(code, live, st.unspillable);
     if (early.length) {
-      code = spillRegisters(code, early, st, { qpu: lowered.qpu, qpus, kernel: ast.name });
+      code = spillRegisters(code, early, st, { qpu: lowered.qpu, qpus });
       continue;
     }
     const adj = interference(live);
@@ -88,7 +99,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
       throw new CompileError(
         `kernel ${ast.name}: too many values live at once for the 64 registers of regfiles A and B, even after spilling`,
       );
-    code = spillRegisters(code, r.spill, st, { qpu: lowered.qpu, qpus, kernel: ast.name });
+    code = spillRegisters(code, r.spill, st, { qpu: lowered.qpu, qpus });
   }
   const lines: AsmLine[] = emit(code, place);
   const spaced = satisfyRules(lines, ast.name);
@@ -101,8 +112,9 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     instrs: spaced.instrs,
     asm,
     statements: spaced.lines.flatMap((l) => ('text' in l ? [l.stmt] : [])),
-    uniformsBeforeArgs: 2,
-    stats: { vregs: st.nregs, spilled: st.slots.size, nops: spaced.nops, registers },
+    uniformsBeforeArgs: st.scratch ? 3 : 2,
+    scratchBytes: scratchBytes(st, qpus),
+    stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spaced.nops, registers },
     dump(stage: Stage): string {
       switch (stage) {
         case 'ir':
@@ -114,6 +126,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
             .map((x, id) => (x ? `%${id} -> ${placeName(x)}` : undefined))
             .filter(Boolean)
             .concat([...st.slots].map(([id, slot]) => `%${id} -> VPM spill row ${slot}`))
+            .concat([...st.memory].map(([id, slot]) => `%${id} -> scratch memory slot ${slot}`))
             .join('\n') + '\n';
         case 'asm':
           return asm;

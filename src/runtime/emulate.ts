@@ -1,6 +1,7 @@
 // The emulator target: compiled kernels run on the machine-code emulator (src/emulator), in the
-// GPU memory their arrays live in. Each QPU's uniform stream is its number, the QPU count, then
-// the kernel's arguments (docs/compiler.md, "Calling convention"). Programs are copied into GPU
+// GPU memory their arrays live in. Each QPU's uniform stream is its number, the QPU count, the
+// address of scratch memory when the code spills registers there, then the kernel's arguments
+// (docs/compiler.md, "Calling convention"). Programs are copied into GPU
 // memory once per machine and the uniform streams reuse one buffer, so running a kernel many
 // times does not use up GPU memory.
 
@@ -21,6 +22,7 @@ export class EmulatorTarget {
   readonly machine: Machine;
   private readonly loaded = new WeakMap<Compiled, LoadedProgram>();
   private uniforms: Allocation | undefined;
+  private scratch: Allocation | undefined;
 
   constructor(
     readonly memory: GpuMemory,
@@ -42,11 +44,16 @@ export class EmulatorTarget {
       if (this.uniforms) this.memory.free(this.uniforms);
       this.uniforms = this.memory.alloc(Math.max(bytes, 4096), 'uniforms');
     }
+    if (c.scratchBytes && (!this.scratch || this.scratch.bytes < c.scratchBytes)) {
+      if (this.scratch) this.memory.free(this.scratch);
+      this.scratch = this.memory.alloc(c.scratchBytes, 'spilled registers');
+    }
+    const before = c.uniformsBeforeArgs === 3 ? [this.scratch!.address] : [];
     const base = this.uniforms.address;
     const addrs: number[] = [];
     for (let q = 0; q < c.qpus; q++) {
       const at = base + q * per * 4;
-      const words = [q, c.qpus, ...args];
+      const words = [q, c.qpus, ...before, ...args];
       words.forEach((w, i) => this.memory.writeWord(at + 4 * i, w | 0));
       addrs.push(at);
     }
