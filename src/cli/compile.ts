@@ -31,6 +31,7 @@ options:
                         ir        lowered to instructions over virtual registers (%n)
                         liveness  the IR with the registers live after each instruction
                         alloc     where each virtual register went (ra/rb, or a VPM spill row)
+                        emit      the assembly before hardware-rule spacing (no nops yet)
                         asm       the final assembly (the default)
                         code      the machine code: index, word, instruction
   -o, --output FILE   write the machine code to FILE (and print only a --dump asked for)

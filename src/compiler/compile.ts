@@ -2,7 +2,7 @@
 //   lower.ts     AST -> IR over virtual registers
 //   liveness.ts  live sets and interference
 //   regalloc.ts  virtual registers -> ra0-31 / rb0-31, or a list to spill
-//   spill.ts     spilled registers -> VPM rows, then allocation again
+//   spill.ts     spilled registers -> VPM rows or scratch memory, then allocation again
 //   emit.ts      assembly lines, operands moved to r0 where two need one regfile
 //   hazards.ts   nops where the hardware needs spacing; the validator passes with no finding
 //   assembler    64-bit words (src/vc4/asm)
@@ -20,7 +20,7 @@ import { lower } from './lower.ts';
 import { allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 
-export const STAGES = ['ir', 'liveness', 'alloc', 'asm', 'code'] as const;
+export const STAGES = ['ir', 'liveness', 'alloc', 'emit', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
 
 export interface CompileOptions {
@@ -128,6 +128,8 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
             .concat([...st.slots].map(([id, slot]) => `%${id} -> VPM spill row ${slot}`))
             .concat([...st.memory].map(([id, slot]) => `%${id} -> scratch memory slot ${slot}`))
             .join('\n') + '\n';
+        case 'emit':
+          return asmText(lines);
         case 'asm':
           return asm;
         case 'code':

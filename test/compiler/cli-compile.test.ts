@@ -18,12 +18,15 @@ test('qpu compile prints the assembly, each stage with --dump, and writes machin
     ['ir', /# %0: p\n/],
     ['liveness', /# live: %/],
     ['alloc', /%0 -> r[ab]\d+/],
+    ['emit', /mov r[ab]\d+, unif/],
     ['code', /0x[0-9A-F]{8}_[0-9A-F]{8}/],
   ] as const) {
     const r = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', stage);
     assert.equal(r.code, 0, `${stage}: ${r.err}`);
     assert.match(r.out, re, stage);
   }
+  const c = gcd.setNumQPUs(1).code();
+  assert.ok(c.dump('emit').split('\n').length < c.dump('asm').split('\n').length, 'emit comes before the spacing nops');
   const file = join(mkdtempSync(join(tmpdir(), 'qpu-')), 'gcd.bin');
   const w = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcdUnrolled', '--qpus', '4', '-o', file);
   assert.equal(w.code, 0, w.err);
