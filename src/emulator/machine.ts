@@ -130,6 +130,7 @@ export class Machine {
       const q = new Qpu(id, this);
       q.reset(0, u);
       q.tmuLimit = strict ? TMU_FIFO_DEPTH : TMU_SLOTS;
+      q.dmaWords = strict ? { load: new Uint8Array(VPM_WORDS), store: new Uint8Array(VPM_WORDS) } : null;
       opts.init?.(q);
       return q;
     });
@@ -269,11 +270,14 @@ export class Machine {
     return start + this.timing.tmuLatency;
   }
 
-  dmaLoad(q: Qpu, s: VdrSetup, pitch: number, addr: number): { done: number; bytes: number } {
+  /** A DMA load; `touched`, when given, is set to mark the VPM words it writes. */
+  dmaLoad(q: Qpu, s: VdrSetup, pitch: number, addr: number, touched?: Uint8Array): { done: number; bytes: number } {
     const mem = this.memory;
     const vpm = this.vpm;
     let words = 0;
+    touched?.fill(0);
     forEachVdrRow(s, pitch, (vpmWords, n, off) => {
+      if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
       const i0 = mem.index((addr + off) >>> 0);
       if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
         for (let d = 0; d < n; d++) vpm[vpmWords[d]!] = mem.words[i0 + d]!;
@@ -285,11 +289,14 @@ export class Machine {
     return { done: this.vdrFree, bytes: words * 4 };
   }
 
-  dmaStore(q: Qpu, s: VdwSetup, stride: number, addr: number): { done: number; bytes: number } {
+  /** A DMA store; `touched`, when given, is set to mark the VPM words it reads. */
+  dmaStore(q: Qpu, s: VdwSetup, stride: number, addr: number, touched?: Uint8Array): { done: number; bytes: number } {
     const mem = this.memory;
     const vpm = this.vpm;
     let words = 0;
+    touched?.fill(0);
     forEachVdwRow(s, stride, (vpmWords, n, off) => {
+      if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
       const i0 = mem.index((addr + off) >>> 0);
       if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
         for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[vpmWords[d]!]!;

@@ -128,6 +128,13 @@ export class Qpu {
   /** Cycle at which this QPU's last DMA load / store completes. */
   dmaLoadDone = 0;
   dmaStoreDone = 0;
+  /**
+   * Strict runs: the VPM words this QPU's last DMA load writes and its last DMA store reads. The
+   * emulator moves the data when a transfer starts; a chip moves it until the transfer is done,
+   * so touching those words before `vr_wait` / `vw_wait` (or before the clock passes the
+   * transfer's end) is a race the emulator would not show. Null in other runs.
+   */
+  dmaWords: { load: Uint8Array; store: Uint8Array } | null = null;
 
   constructor(
     readonly id: number,
@@ -256,6 +263,7 @@ export class Qpu {
     const b = this.vpmReads[0];
     if (!b) throw ioError('rule', 'a VPM read with no VPM read setup outstanding: the QPU would wait forever', 'vpm-read-empty');
     const vpm = this.m.vpm;
+    if (this.dmaWords && this.dmaLoadDone > this.time) this.dmaRace(b, this.dmaWords.load, 'read', 'load', 'vr_wait');
     if (b.size === 32) for (let e = 0; e < 16; e++) this.R[dst + e] = vpm[blockField(b, e).word]!;
     else {
       // 8- and 16-bit elements read zero-extended (VC4C's emulator; unpack converts further).
@@ -281,6 +289,7 @@ export class Qpu {
     const b = this.vpmWriteBlock;
     if (!b) throw ioError('rule', 'a VPM write before any VPM write setup', 'vpm-write-no-setup');
     const vpm = this.m.vpm;
+    if (this.dmaWords && this.dmaStoreDone > this.time) this.dmaRace(b, this.dmaWords.store, 'write', 'store', 'vw_wait');
     if (b.size === 32) for (let e = 0; e < 16; e++) vpm[blockField(b, e).word] = this.R[src + e]!;
     else {
       // An 8- or 16-bit write stores the low bits of each element and keeps the rest of the word.
@@ -291,6 +300,18 @@ export class Qpu {
       }
     }
     b.addr = (b.addr + b.stride) & 0xff;
+  }
+
+  /** Strict runs: a VPM access to words this QPU's DMA transfer still uses is a rule error. */
+  private dmaRace(b: VpmBlock, busy: Uint8Array, access: string, transfer: string, wait: string): void {
+    for (let e = 0; e < 16; e++)
+      if (busy[blockField(b, e).word])
+        throw ioError(
+          'rule',
+          `a VPM ${access} of words this QPU's DMA ${transfer} is still moving (it ends at cycle ${transfer === 'load' ? this.dmaLoadDone : this.dmaStoreDone}, ` +
+            `now ${this.time}): read ${wait} first`,
+          'vpm-dma-race',
+        );
   }
 
   // ---- DMA between the VPM and memory (Guide pp. 56-59)
@@ -315,7 +336,7 @@ export class Qpu {
   dmaLoad(addr: number): void {
     if (!this.vdr) throw ioError('rule', 'a DMA load (vr_addr write) before any DMA load setup', 'dma-no-setup');
     this.stall(this.dmaLoadDone, 'dma');
-    const { done, bytes } = this.m.dmaLoad(this, this.vdr, this.vdrPitch, addr >>> 0);
+    const { done, bytes } = this.m.dmaLoad(this, this.vdr, this.vdrPitch, addr >>> 0, this.dmaWords?.load);
     this.dmaLoadDone = done;
     this.stats.dmaLoadBytes += bytes;
   }
@@ -323,7 +344,7 @@ export class Qpu {
   dmaStore(addr: number): void {
     if (!this.vdw) throw ioError('rule', 'a DMA store (vw_addr write) before any DMA store setup', 'dma-no-setup');
     this.stall(this.dmaStoreDone, 'dma');
-    const { done, bytes } = this.m.dmaStore(this, this.vdw, this.vdwStride, addr >>> 0);
+    const { done, bytes } = this.m.dmaStore(this, this.vdw, this.vdwStride, addr >>> 0, this.dmaWords?.store);
     this.dmaStoreDone = done;
     this.stats.dmaStoreBytes += bytes;
   }

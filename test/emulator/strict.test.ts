@@ -75,3 +75,22 @@ test('programs of more than 2047 instructions: every pair of predecessors is che
   // Without the write, both entries are clean.
   assert.deepEqual(runAsm(prog(2053).replace('mov ra1, 1', 'nop')).reg(0, 'r0'), lanes(() => 0));
 });
+
+test('strict runs: touching VPM words a DMA transfer of the QPU still moves is a race (vpm-dma-race)', () => {
+  // Row 0 written, a DMA store of it started, then row 0 written again before vw_wait: on a chip
+  // the store may carry the second value. Non-strict runs move the data when the store starts.
+  const store = (wait: string) =>
+    `ldi vw_setup, 0xa00\nmov vpm, 1\nldi vw_setup, 0x80904000\nmov vw_addr, unif\n${wait}ldi vw_setup, 0xa00\nmov vpm, 2${END}`;
+  const e = failsBothWays(store(''), { buffers: { out: 16 }, uniforms: ['@out'] });
+  assert.ok(e.kind === 'rule' && e.rule === 'vpm-dma-race' && /VPM write .* DMA store .*read vw_wait first/.test(e.message), e.message);
+  assert.deepEqual(runAsm(store(''), { buffers: { out: 16 }, uniforms: ['@out'], strict: false }).read('out'), new Array(16).fill(1));
+  runAsm(store('read vw_wait\n'), { buffers: { out: 16 }, uniforms: ['@out'] });
+  // A DMA load into row 0, then a VPM read of row 0 before vr_wait.
+  const load = (wait: string) =>
+    `ldi vr_setup, 0x80011000\nmov vr_addr, unif\n${wait}ldi vr_setup, 0x00101a00\nnop\nnop\nnop\nmov r0, vpm${END}`;
+  const l = failsBothWays(load(''), { buffers: { src: 16 }, uniforms: ['@src'] });
+  assert.ok(l.rule === 'vpm-dma-race' && /VPM read .* DMA load .*read vr_wait first/.test(l.message), l.message);
+  runAsm(load('read vr_wait\n'), { buffers: { src: 16 }, uniforms: ['@src'] });
+  // Other rows are free while the transfer runs.
+  runAsm(`ldi vr_setup, 0x80011000\nmov vr_addr, unif\nldi vw_setup, 0xa05\nmov vpm, 3\nread vr_wait${END}`, { buffers: { src: 16 }, uniforms: ['@src'] });
+});
