@@ -21,8 +21,6 @@ const DMA_LOAD_ROW = 0x80011000;
 /** VPM read setup (Guide p. 58, Table 33): one vector, horizontal, 32-bit, row 0. */
 const VPM_READ_ROW = 0x00101a00;
 
-/** What the kernel's uniforms hold, per QPU: its number, the QPU count, then the arguments. */
-export const UNIFORMS_BEFORE_ARGS = 2;
 
 const INT_OPS: Record<string, string> = {
   add: 'add',

@@ -19,6 +19,7 @@
 // load into the load row, a wait, and a VPM read. The TMU is not used: its cache would not see
 // the DMA's writes (docs/compiler.md, "Memory").
 
+import { CompileError } from './errors.ts';
 import { imm, type IrInstr, p, type Src, v, type VReg } from './ir.ts';
 
 export const VPM_ROWS = 64;
@@ -174,11 +175,13 @@ export function spillRegisters(
       }
       return t;
     };
-    const group = rest.slice(at, end).map((i) => {
+    const group = rest.slice(at, end).map((i, n) => {
       if (i.op !== 'alu' && i.op !== 'ldi') return { ins: i };
       const copy = { ...i } as typeof i & { a?: Src; b?: Src };
       if (i.op === 'alu') Object.assign(copy, { a: isSpilled(i.a) ? reload(i.a) : i.a, b: isSpilled(i.b) ? reload(i.b) : i.b });
       if (!isSpilled(i.dst)) return { ins: copy };
+      // Reloads come before the whole group: a value written inside it must not be read in it.
+      if (n < end - at - 1) throw new CompileError(`internal error: a spilled register is written inside a blocking load's sequence (pc ${at + n})`);
       // A conditional write keeps the old value elsewhere: reload it into the same temporary.
       copy.dst = i.cond ? reload(i.dst) : (temps.get(i.dst.id) ?? fresh());
       return { ins: copy, stored: i.dst.id };
@@ -193,7 +196,7 @@ export function spillRegisters(
       }
       if (dst?.k === 'v' && dst.id === scratch?.id) {
         scratchKnown = true;
-        for (const [id, t] of early) store(id, t);
+        for (const [id, t] of early.splice(0)) store(id, t);
       }
     }
     // Spill code belongs to the statement of the instructions it serves.
@@ -201,5 +204,6 @@ export function spillRegisters(
     if (stmt) for (let n = start; n < out.length; n++) if (!out[n]!.stmt) out[n] = { ...out[n]!, stmt };
     at = end;
   }
+  if (early.length) throw new CompileError('internal error: a register was stored before the scratch address was read');
   return out;
 }
