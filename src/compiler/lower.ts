@@ -16,10 +16,16 @@ import { floatBits, smallImmForFloat, smallImmForInt, smallImmValue, bitsToFloat
 import { CompileError } from './errors.ts';
 import { imm, type IrInstr, p, type Reg, type Src, v, type VReg } from './ir.ts';
 
-/** DMA load setup (Guide p. 59, Table 36): 32-bit, 1 row of 16 words, horizontal, to VPM row 0. */
-const DMA_LOAD_ROW = 0x80011000;
-/** VPM read setup (Guide p. 58, Table 33): one vector, horizontal, 32-bit, row 0. */
-const VPM_READ_ROW = 0x00101a00;
+// The setups that move one row of 16 words, for VPM row 0; adding the row (shifted to its field)
+// makes them for another row (the fields below it are 0, so adding cannot carry into them).
+/** VPM write setup, horizontal 32-bit, row 0 (Guide p. 57, Table 32). */
+export const VPM_WRITE_ROW = 0xa00;
+/** VPM read setup: one vector, stride 1, horizontal 32-bit, row 0 (Guide p. 58, Table 33). */
+export const VPM_READ_ROW = 0x00101a00;
+/** DMA store setup: 1 row of 16 words, horizontal, from VPM row 0; the row goes in bits 7-13 (Guide p. 58, Table 34). */
+export const DMA_STORE_ROW = 0x80904000;
+/** DMA load setup: 32-bit, 1 row of 16 words, horizontal, to VPM row 0; the row goes in bits 4-10 (Guide p. 59, Table 36). */
+export const DMA_LOAD_ROW = 0x80011000;
 
 
 const INT_OPS: Record<string, string> = {
@@ -138,12 +144,12 @@ class Lowering {
     // This QPU's VPM row (its number) for stores, and the DMA store of that row (docs/compiler.md).
     this.vpmSetup = this.fresh();
     const t = this.fresh();
-    this.emit({ op: 'ldi', dst: t, bits: 0xa00 });
+    this.emit({ op: 'ldi', dst: t, bits: VPM_WRITE_ROW });
     this.alu('add', this.vpmSetup, t, this.qpu);
     const u = this.fresh();
     this.alu('shl', u, this.qpu, imm('7'));
     const w = this.fresh();
-    this.emit({ op: 'ldi', dst: w, bits: 0x80904000 });
+    this.emit({ op: 'ldi', dst: w, bits: DMA_STORE_ROW });
     this.dmaSetup = this.fresh();
     this.alu('or', this.dmaSetup, w, u);
     // The DMA load of one row of 16 words into VPM row N + qpu, and the VPM read of that row.

@@ -21,17 +21,9 @@
 
 import { CompileError } from './errors.ts';
 import { imm, type IrInstr, p, type Src, v, type VReg } from './ir.ts';
+import { DMA_LOAD_ROW, DMA_STORE_ROW, VPM_READ_ROW, VPM_WRITE_ROW } from './lower.ts';
 
 export const VPM_ROWS = 64;
-
-/** VPM write setup, horizontal 32-bit, row 0 (Guide p. 57, Table 32). */
-const VPM_WRITE_SETUP = 0xa00;
-/** VPM read setup: one vector, stride 1, horizontal 32-bit, row 0 (Guide p. 58, Table 33). */
-const VPM_READ_SETUP = 0x00101a00;
-/** DMA store setup: 1 row of 16 words, horizontal, from VPM row 0; the row goes in bits 7-13 (Guide p. 58, Table 34). */
-const DMA_STORE_ROW = 0x80904000;
-/** DMA load setup: 32-bit, 1 row of 16 words, horizontal, to VPM row 0; the row goes in bits 4-10 (Guide p. 59, Table 36). */
-const DMA_LOAD_ROW = 0x80011000;
 
 export interface SpillState {
   /** The next free virtual register number. */
@@ -100,7 +92,7 @@ export function spillRegisters(
     // After `mov qpu, unif`: the setups for row 2 * qpus + qpu * rows.
     sink = [];
     const t = alu('mul24', qpu, ldi(rows));
-    st.setups = { w: alu('add', ldi(VPM_WRITE_SETUP + 2 * qpus), t), r: alu('add', ldi(VPM_READ_SETUP + 2 * qpus), t) };
+    st.setups = { w: alu('add', ldi(VPM_WRITE_ROW + 2 * qpus), t), r: alu('add', ldi(VPM_READ_ROW + 2 * qpus), t) };
     rest.splice(1, 0, ...sink);
   }
   if (!st.scratch && st.memory.size) {
@@ -135,7 +127,7 @@ export function spillRegisters(
       mov('vr_setup', loadRowSetup(DMA_LOAD_ROW, 4));
       mov('vr_addr', memoryAddress(m));
       out.push({ op: 'read', src: p('vr_wait') });
-      mov('vr_setup', loadRowSetup(VPM_READ_SETUP, 0));
+      mov('vr_setup', loadRowSetup(VPM_READ_ROW, 0));
     }
     out.push({ op: 'alu', code: 'mov', dst: t, a: p('vpm'), b: p('vpm') });
   };
@@ -148,7 +140,7 @@ export function spillRegisters(
     }
     const m = st.memory.get(id)!;
     out.push({ op: 'read', src: p('vw_wait') }); // a store of the kernel's may still be leaving
-    mov('vw_setup', loadRowSetup(VPM_WRITE_SETUP, 0));
+    mov('vw_setup', loadRowSetup(VPM_WRITE_ROW, 0));
     mov('vpm', t);
     mov('vw_setup', loadRowSetup(DMA_STORE_ROW, 7));
     mov('vw_addr', memoryAddress(m));

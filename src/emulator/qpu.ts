@@ -263,7 +263,7 @@ export class Qpu {
     const b = this.vpmReads[0];
     if (!b) throw ioError('rule', 'a VPM read with no VPM read setup outstanding: the QPU would wait forever', 'vpm-read-empty');
     const vpm = this.m.vpm;
-    if (this.dmaWords && this.dmaLoadDone > this.time) this.dmaRace(b, this.dmaWords.load, 'read', 'load', 'vr_wait');
+    if (this.dmaWords && this.dmaLoadDone > this.time) this.dmaRace(b, this.dmaWords.load, this.dmaLoadDone, 'read of words its DMA load is still filling', 'vr_wait');
     if (b.size === 32) for (let e = 0; e < 16; e++) this.R[dst + e] = vpm[blockField(b, e).word]!;
     else {
       // 8- and 16-bit elements read zero-extended (VC4C's emulator; unpack converts further).
@@ -289,7 +289,7 @@ export class Qpu {
     const b = this.vpmWriteBlock;
     if (!b) throw ioError('rule', 'a VPM write before any VPM write setup', 'vpm-write-no-setup');
     const vpm = this.m.vpm;
-    if (this.dmaWords && this.dmaStoreDone > this.time) this.dmaRace(b, this.dmaWords.store, 'write', 'store', 'vw_wait');
+    if (this.dmaWords && this.dmaStoreDone > this.time) this.dmaRace(b, this.dmaWords.store, this.dmaStoreDone, 'write to words its DMA store is still reading', 'vw_wait');
     if (b.size === 32) for (let e = 0; e < 16; e++) vpm[blockField(b, e).word] = this.R[src + e]!;
     else {
       // An 8- or 16-bit write stores the low bits of each element and keeps the rest of the word.
@@ -303,15 +303,10 @@ export class Qpu {
   }
 
   /** Strict runs: a VPM access to words this QPU's DMA transfer still uses is a rule error. */
-  private dmaRace(b: VpmBlock, busy: Uint8Array, access: string, transfer: string, wait: string): void {
+  private dmaRace(b: VpmBlock, busy: Uint8Array, done: number, what: string, wait: string): void {
     for (let e = 0; e < 16; e++)
       if (busy[blockField(b, e).word])
-        throw ioError(
-          'rule',
-          `a VPM ${access} of words this QPU's DMA ${transfer} is still moving (it ends at cycle ${transfer === 'load' ? this.dmaLoadDone : this.dmaStoreDone}, ` +
-            `now ${this.time}): read ${wait} first`,
-          'vpm-dma-race',
-        );
+        throw ioError('rule', `a VPM ${what} (it ends at cycle ${done}, now ${this.time}): read ${wait} first`, 'vpm-dma-race');
   }
 
   // ---- DMA between the VPM and memory (Guide pp. 56-59)
