@@ -13,6 +13,8 @@ import { formatSeconds } from '../src/emulator/report.ts';
 import { SharedArray } from '../src/index.ts';
 import type { KernelAst } from '../src/source/ast.ts';
 import { emulatorTarget } from '../src/runtime/kernel.ts';
+import type { ArrayArg } from '../src/runtime/emulate.ts';
+import { allocationOf } from '../src/runtime/shared-array.ts';
 
 /**
  * QPULib's figures (../shared/anchors.md): static size and instructions executed per QPU, counted
@@ -53,14 +55,25 @@ interface Case {
   kernel: string;
   qpus: number;
   ast: KernelAst;
-  /** Fresh arguments for one run (host values as the kernel takes them). */
-  args(): number[];
+  /** Fresh arguments for one run: 32-bit values, and SharedArrays for pointers. */
+  args(): (number | Int32Array | Float32Array)[];
 }
 
 const N = 192_000;
 const theta = 3.14159;
 const cases: Case[] = [];
-const bus = (a: Int32Array | Float32Array) => (a as unknown as { busAddress: number }).busAddress;
+
+/** A case's arguments as the emulator target takes them: values, and the arrays the kernel may reach. */
+function machineArgs(args: (number | Int32Array | Float32Array)[]): [number[], ArrayArg[]] {
+  const arrays: ArrayArg[] = [];
+  const values = args.map((a, i) => {
+    if (typeof a === 'number') return a;
+    const { alloc } = allocationOf(a)!;
+    arrays.push({ name: `argument ${i + 1}`, address: alloc.address, bytes: alloc.bytes });
+    return alloc.address | 0;
+  });
+  return [values, arrays];
+}
 
 for (const [name, k] of [['gcd v1', gcd], ['gcd v2', gcdUnrolled]] as const)
   cases.push({
@@ -69,7 +82,7 @@ for (const [name, k] of [['gcd v1', gcd], ['gcd v2', gcdUnrolled]] as const)
     ast: k.ast,
     args() {
       const { a, b } = gcdInputs();
-      return [bus(a), bus(b), bus(SharedArray.int32(16))];
+      return [a, b, SharedArray.int32(16)];
     },
   });
 for (const [name, k] of [['rot3D v1', rot3D_1], ['rot3D v2', rot3D_2], ['rot3D v3', rot3D_3]] as const)
@@ -80,12 +93,12 @@ for (const [name, k] of [['rot3D v1', rot3D_1], ['rot3D v2', rot3D_2], ['rot3D v
       ast: k.ast,
       args() {
         const { x, y } = rot3DArrays(N);
-        return [N, f32bits(Math.cos(theta)), f32bits(Math.sin(theta)), bus(x), bus(y)];
+        return [N, f32bits(Math.cos(theta)), f32bits(Math.sin(theta)), x, y];
       },
     });
 const grid = heatGrid(496, 504, glibcRand(0), 10);
 for (const qpus of [1, 2, 4])
-  cases.push({ kernel: 'heat', qpus, ast: step.ast, args: () => [bus(grid), bus(SharedArray.float32(grid.length)), 512, 496, 504] });
+  cases.push({ kernel: 'heat', qpus, ast: step.ast, args: () => [grid, SharedArray.float32(grid.length), 512, 496, 504] });
 
 function f32bits(x: number): number {
   return new Int32Array(new Float32Array([x]).buffer)[0]!;
@@ -104,11 +117,11 @@ function measure(c: Case): Record_ {
   // The first run translates the code and V8 compiles the translation as it runs: what a kernel
   // run once costs. Later runs reuse both.
   const cold0 = performance.now();
-  target.run(compiled, c.args());
+  target.run(compiled, ...machineArgs(c.args()));
   const cold = (performance.now() - cold0) / 1000;
-  const args = c.args();
+  const [args, arrays] = machineArgs(c.args());
   const t = performance.now();
-  const r = target.run(compiled, args);
+  const r = target.run(compiled, args, arrays);
   const wall = (performance.now() - t) / 1000;
   const executed = Math.max(...r.qpus.map((q) => q.instructions));
   const q = QPULIB[c.kernel];

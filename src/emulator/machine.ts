@@ -12,7 +12,7 @@ import { RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc
 import { BLOCK, type BlockFn, compileBlock, compileUnit, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { type Translation, translation } from './program.ts';
 import { EmulatorError } from './errors.ts';
-import { type Allocation, GpuMemory, hex, MemoryFault } from './memory.ts';
+import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
 import { newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
 import { forEachVdrRow, forEachVdwRow, type VdrSetup, type VdwSetup, VPM_WORDS, VpmFormatError } from './vpm.ts';
@@ -100,7 +100,7 @@ export class Machine {
   load(program: Uint32Array | readonly Instr[], name = 'code'): LoadedProgram {
     const words = program instanceof Uint32Array ? program : encodeProgram(program);
     const t = translation(words);
-    const code = this.memory.alloc(Math.max(8, t.instrs.length * 8), name);
+    const code = this.memory.alloc(Math.max(8, t.instrs.length * 8), name, READ);
     this.memory.words.set(new Int32Array(words.buffer, words.byteOffset, words.length), this.memory.index(code.address));
     return { code, ...t };
   }
@@ -297,10 +297,10 @@ export class Machine {
     touched?.fill(0);
     forEachVdwRow(s, stride, (vpmWords, n, off) => {
       if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
-      const i0 = mem.index((addr + off) >>> 0);
-      if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
+      const i0 = mem.index((addr + off) >>> 0, WRITE);
+      if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0, WRITE) === i0 + n - 1) {
         for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[vpmWords[d]!]!;
-      } else for (let d = 0; d < n; d++) mem.words[mem.check((addr + off + 4 * d) >>> 0, 'DMA store')] = vpm[vpmWords[d]!]!;
+      } else for (let d = 0; d < n; d++) mem.words[mem.check((addr + off + 4 * d) >>> 0, 'DMA store', WRITE)] = vpm[vpmWords[d]!]!;
       words += n;
     });
     const start = Math.max(q.time, this.vdwFree);

@@ -3,6 +3,11 @@
 // page-aligned with an unmapped guard page after it, so that a kernel that runs off the end of
 // an array faults instead of reading its neighbour. Reads and writes outside an allocation are
 // errors that name the address and what is near it.
+//
+// Protection: each allocation has rights (a program's code is read-only: the emulator runs the
+// words it loaded and does not model code that rewrites itself), and a run can be restricted to
+// a few regions (a kernel reaches only the arrays it was given, its uniforms and its scratch
+// memory). Rights are looked up per page owner, one typed-array read per access.
 
 /** The bus address of the first allocation (Pi 2/3 uncached alias of SDRAM, above the ARM's low memory). */
 export const BUS_BASE = 0xc0100000;
@@ -25,6 +30,21 @@ export interface Allocation {
   readonly bytes: number;
 }
 
+/** Access rights, a bit mask. */
+export const READ = 1;
+export const WRITE = 2;
+export const READ_WRITE = READ | WRITE;
+
+/** A region a restricted run may reach: an allocation's address, a name for messages, its rights. */
+export interface Grant {
+  readonly name: string;
+  readonly address: number;
+  readonly bytes: number;
+  readonly access: number;
+  /** Memory the code itself needs (uniforms, scratch): not listed in messages about the user's arrays. */
+  readonly internal?: boolean;
+}
+
 export class GpuMemory {
   /** Resizable, so that views the host holds (SharedArrays) stay valid as memory grows. */
   private readonly buffer: ArrayBuffer;
@@ -34,6 +54,12 @@ export class GpuMemory {
   /** Per page: 1 + index of the allocation owning it, or 0 when unmapped. */
   private pageOwner: Int32Array;
   private readonly allocs: Allocation[] = [];
+  /** Per allocation (1 + its index): its own rights, and the rights in force (less under restrict()). */
+  private rights = new Uint8Array(64);
+  private allowed = new Uint8Array(64);
+  /** While restricted: the regions granted, and what is running, for messages. */
+  private grants: readonly Grant[] | undefined;
+  private restrictedTo = '';
   private readonly freed = new Set<Allocation>();
   private nextPage = 0;
   readonly maxBytes: number;
@@ -46,8 +72,8 @@ export class GpuMemory {
     this.pageOwner = new Int32Array(this.buffer.byteLength / PAGE);
   }
 
-  /** Allocates `bytes` (rounded up to whole words), zeroed. */
-  alloc(bytes: number, name = `buffer${this.allocs.length}`): Allocation {
+  /** Allocates `bytes` (rounded up to whole words), zeroed, with these rights (READ, WRITE). */
+  alloc(bytes: number, name = `buffer${this.allocs.length}`, access = READ_WRITE): Allocation {
     if (!Number.isInteger(bytes) || bytes <= 0) throw new RangeError(`cannot allocate ${bytes} bytes for ${name}`);
     const pages = Math.ceil(bytes / PAGE);
     const first = this.nextPage;
@@ -57,7 +83,14 @@ export class GpuMemory {
     this.grow(end);
     const a: Allocation = { name, address: (BUS_BASE + first * PAGE) >>> 0, bytes: Math.ceil(bytes / 4) * 4 };
     this.allocs.push(a);
-    this.pageOwner.fill(this.allocs.length, first, first + pages);
+    const owner = this.allocs.length;
+    if (owner >= this.rights.length) {
+      this.rights = grown(this.rights, owner);
+      this.allowed = grown(this.allowed, owner);
+    }
+    this.rights[owner] = access;
+    this.allowed[owner] = this.grants ? 0 : access;
+    this.pageOwner.fill(owner, first, first + pages);
     this.nextPage = first + pages + 1;
     return a;
   }
@@ -91,44 +124,91 @@ export class GpuMemory {
   }
 
   /**
-   * The word index of a bus address, or -1 when no allocation covers the word. The low two
-   * bits are ignored, as the TMU ignores them (Guide p. 41).
+   * Until unrestrict(), only these regions can be reached, each with at most its allocation's
+   * own rights; `who` names what runs (for messages: "kernel gcd"). Every grant must be a whole
+   * allocation.
    */
-  index(address: number): number {
+  restrict(grants: readonly Grant[], who: string): void {
+    const owners = grants.map((g) => {
+      const owner = this.ownerOf(g.address);
+      const a = this.allocs[owner - 1];
+      if (!a || a.address !== g.address) throw new RangeError(`${g.name} at ${hex(g.address)} is not an allocation of this GPU memory`);
+      return owner;
+    });
+    this.allowed.fill(0);
+    grants.forEach((g, i) => (this.allowed[owners[i]!] |= this.rights[owners[i]!]! & g.access));
+    this.grants = grants;
+    this.restrictedTo = who;
+  }
+
+  /** Lifts restrict(): every allocation can be reached with its own rights again. */
+  unrestrict(): void {
+    this.allowed.set(this.rights);
+    this.grants = undefined;
+  }
+
+  /** 1 + the index of the allocation whose pages hold an address, or 0. */
+  private ownerOf(address: number): number {
+    const off = ((address >>> 0) - BUS_BASE) >>> 0;
+    return off < this.buffer.byteLength ? this.pageOwner[off >>> 12]! : 0;
+  }
+
+  /**
+   * The word index of a bus address, or -1 when no allocation covers the word or the access
+   * `need` (READ or WRITE) is not allowed there. The low two bits are ignored, as the TMU
+   * ignores them (Guide p. 41).
+   */
+  index(address: number, need = READ): number {
     const off = ((address >>> 0) - BUS_BASE) >>> 0;
     if (off >= this.buffer.byteLength) return -1;
     const owner = this.pageOwner[off >>> 12]!;
-    if (owner === 0) return -1;
+    if (owner === 0 || (this.allowed[owner]! & need) === 0) return -1;
     const a = this.allocs[owner - 1]!;
     if (off - (a.address - BUS_BASE) >= a.bytes) return -1;
     return off >>> 2;
   }
 
   /** Like index(), but throws a MemoryFault that says which allocation is near. */
-  check(address: number, what: string): number {
-    const i = this.index(address);
-    if (i < 0) throw new MemoryFault(`${what} at ${hex(address)}: ${this.describe(address)}`, address >>> 0);
+  check(address: number, what: string, need = READ): number {
+    const i = this.index(address, need);
+    if (i < 0) throw new MemoryFault(`${what} at ${hex(address)}: ${this.describe(address, need)}`, address >>> 0);
     return i;
   }
 
-  /** Where an address is, relative to the allocations, for error messages. */
-  describe(address: number): string {
+  /** Where an address is, relative to the allocations, and why `need` is refused there, for error messages. */
+  describe(address: number, need = READ): string {
     const a = address >>> 0;
     let best: Allocation | undefined;
     for (const x of this.allocs) if (x.address <= a && (!best || x.address > best.address)) best = x;
-    if (!best) return 'no GPU memory is allocated there';
-    const off = a - best.address;
-    if (off < best.bytes) return `inside ${best.name}${this.freed.has(best) ? ', which was freed' : ''}`;
-    const past = off - best.bytes;
-    return `${past === 0 ? 'just' : `${past} bytes`} past the end of ${best.name} (${hex(best.address)}, ${best.bytes} bytes)`;
+    const grant = best && this.grants?.find((g) => g.address === best.address);
+    let where: string;
+    if (!best) where = 'no GPU memory is allocated there';
+    else if (a - best.address >= best.bytes) {
+      const past = a - best.address - best.bytes;
+      where = `${past === 0 ? 'just' : `${past} bytes`} past the end of ${grant?.name ?? best.name} (${hex(best.address)}, ${best.bytes} bytes)`;
+    } else if (this.freed.has(best)) where = `inside ${best.name}, which was freed`;
+    else if (this.grants && !grant) where = `inside ${best.name}`;
+    else if ((this.rights[this.allocs.indexOf(best) + 1]! & need) === 0)
+      return `inside ${best.name}, which is ${need === WRITE ? 'read-only' : 'not readable'}`;
+    else if (grant) return `inside ${grant.name}, which ${this.restrictedTo} may not ${need === WRITE ? 'write' : 'read'}`;
+    else where = `inside ${best.name}`;
+    if (!this.grants) return where;
+    const given = this.grants.filter((g) => !g.internal).map((g) => `${g.name} at ${hex(g.address)}, ${g.bytes} bytes`);
+    return `outside the arrays ${this.restrictedTo} was given (${given.join('; ') || 'none'}): ${where}`;
   }
 
   readWord(address: number): number {
     return this.words[this.check(address, 'read')]!;
   }
   writeWord(address: number, value: number): void {
-    this.words[this.check(address, 'write')] = value;
+    this.words[this.check(address, 'write', WRITE)] = value;
   }
+}
+
+function grown(a: Uint8Array, index: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(Math.max(2 * a.length, index + 1));
+  out.set(a);
+  return out;
 }
 
 export function hex(n: number): string {

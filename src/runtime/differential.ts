@@ -4,17 +4,22 @@
 // statement and expression by expression, to a smaller one that still disagrees.
 
 import { compile } from '../compiler/compile.ts';
-import { GpuMemory } from '../emulator/memory.ts';
+import { type Allocation, GpuMemory } from '../emulator/memory.ts';
 import type { BoolExpr, Expr, KernelAst, Stmt } from '../source/ast.ts';
 import type { GeneratedProgram } from '../source/generate.ts';
 import { interpret } from '../source/interpreter.ts';
-import { EmulatorTarget } from './emulate.ts';
+import { type ArrayArg, EmulatorTarget } from './emulate.ts';
 
 export type Outcome =
   | { readonly kind: 'agree' }
   /** The interpreter rejected the program: a generator bug, not a compiler one. */
   | { readonly kind: 'invalid'; readonly error: string }
   | { readonly kind: 'mismatch'; readonly detail: string };
+
+/** The arrays a generated program is given, as both targets take them. */
+function regions(a: Record<'inI' | 'inF' | 'outI' | 'outF', Allocation>): ArrayArg[] {
+  return [a.inI, a.inF, a.outI, a.outF].map((x) => ({ name: x.name, address: x.address, bytes: x.bytes }));
+}
 
 /** Runs programs on both targets, in GPU memory renewed now and then (pages are never reused). */
 export class DifferentialRunner {
@@ -43,7 +48,7 @@ export class DifferentialRunner {
         qpus: p.qpus,
         args: a.args,
         memory: mem,
-        arrays: [a.inI, a.inF, a.outI, a.outF].map((x) => ({ name: x.name, address: x.address, bytes: x.bytes })),
+        arrays: regions(a),
         maxSteps: 2_000_000,
       });
     } catch (e) {
@@ -52,7 +57,7 @@ export class DifferentialRunner {
     const b = arrays();
     try {
       const c = compile(ast, { qpus: p.qpus });
-      this.target.run(c, b.args, { maxSteps: 50_000_000 });
+      this.target.run(c, b.args, regions(b), { maxSteps: 50_000_000 });
     } catch (e) {
       return { kind: 'mismatch', detail: `the emulator run failed: ${(e as Error).message ?? e}` };
     }

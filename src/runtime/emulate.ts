@@ -7,7 +7,7 @@
 
 import type { Compiled } from '../compiler/compile.ts';
 import { type LoadedProgram, Machine, type RunResult } from '../emulator/machine.ts';
-import type { Allocation, GpuMemory } from '../emulator/memory.ts';
+import { type Allocation, type GpuMemory, type Grant, READ, READ_WRITE } from '../emulator/memory.ts';
 import { PI_TIMING, type Timing } from '../emulator/timing.ts';
 
 export interface EmulateOptions {
@@ -15,6 +15,13 @@ export interface EmulateOptions {
   readonly maxSteps?: number;
   /** Stop at the first broken hardware rule (default true). */
   readonly strict?: boolean;
+}
+
+/** An array a kernel is given: the parameter's name, and where the array is. */
+export interface ArrayArg {
+  readonly name: string;
+  readonly address: number;
+  readonly bytes: number;
 }
 
 /** A machine bound to one GPU memory, with the programs it has loaded. */
@@ -31,8 +38,12 @@ export class EmulatorTarget {
     this.machine = new Machine(memory, timing);
   }
 
-  /** Runs compiled code on `c.qpus` QPUs with these argument values (ints, float bits, addresses). */
-  run(c: Compiled, args: readonly number[], opts: EmulateOptions = {}): RunResult {
+  /**
+   * Runs compiled code on `c.qpus` QPUs with these argument values (ints, float bits, addresses).
+   * The code reaches only `arrays` (read and write), its uniforms (read) and its scratch memory:
+   * any other access is a fault that names the arrays it was given.
+   */
+  run(c: Compiled, args: readonly number[], arrays: readonly ArrayArg[], opts: EmulateOptions = {}): RunResult {
     let prog = this.loaded.get(c);
     if (!prog) {
       prog = this.machine.load(c.words, `code of ${c.kernel}`);
@@ -57,6 +68,16 @@ export class EmulatorTarget {
       words.forEach((w, i) => this.memory.writeWord(at + 4 * i, w | 0));
       addrs.push(at);
     }
-    return this.machine.run(prog, addrs, { maxSteps: opts.maxSteps, strict: opts.strict ?? true });
+    const grants: Grant[] = [
+      ...arrays.map((a) => ({ ...a, access: READ_WRITE })),
+      { name: 'uniforms', address: this.uniforms.address, bytes: this.uniforms.bytes, access: READ, internal: true },
+    ];
+    if (c.scratchBytes) grants.push({ name: 'scratch', address: this.scratch!.address, bytes: this.scratch!.bytes, access: READ_WRITE, internal: true });
+    this.memory.restrict(grants, `kernel ${c.kernel}`);
+    try {
+      return this.machine.run(prog, addrs, { maxSteps: opts.maxSteps, strict: opts.strict ?? true });
+    } finally {
+      this.memory.unrestrict();
+    }
   }
 }

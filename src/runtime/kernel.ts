@@ -110,10 +110,10 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
     return c;
   };
   const runEmulator = (args: readonly unknown[], o: RunOptions = {}): RunReport => {
-    const { values } = hostArguments(ast, params, args);
+    const { values, arrays } = hostArguments(ast, params, args);
     const c = code();
     try {
-      const run = emulatorTarget().run(c, values, { maxSteps: o.maxSteps });
+      const run = emulatorTarget().run(c, values, arrays, { maxSteps: o.maxSteps });
       return { target: 'emulator', qpus, run };
     } catch (e) {
       throw e instanceof EmulatorError ? inKernel(ast, c, e) : e;

@@ -10,7 +10,7 @@
 import * as arith from '../vc4/arith.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import type { GpuMemory } from '../emulator/memory.ts';
-import { hex } from '../emulator/memory.ts';
+import { hex, WRITE } from '../emulator/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { Printer } from './print.ts';
 
@@ -274,7 +274,7 @@ class Interpreter {
     for (let e = 0; e < L; e++) {
       const addr = ((base >>> 0) + 4 * e) >>> 0;
       if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a write', addr, e);
-      this.opts.memory.words[this.opts.memory.index(addr)] = x[e]!;
+      this.opts.memory.words[this.opts.memory.index(addr, WRITE)] = x[e]!;
       this.stored.add(addr);
     }
   }
