@@ -21,6 +21,8 @@ export class KernelBuilder {
   whereDepth = 0;
   loopDepth = 0;
   finished = false;
+  /** The deepest nest of blocks reached, for the message when the host's stack runs out. */
+  deepest = 0;
 
   constructor(readonly name: string) {}
 
@@ -52,7 +54,9 @@ export class KernelBuilder {
 
   /** Runs `fn` collecting the statements it makes into a new list. */
   collect(fn: () => void): Stmt[] {
+    if (typeof fn !== 'function') throw this.error(`a block is a function (() => { ... }), not ${describeHost(fn)}`);
     this.blocks.push([]);
+    this.deepest = Math.max(this.deepest, this.blocks.length - 1);
     try {
       fn();
     } catch (e) {
@@ -85,6 +89,14 @@ export function withBuilder<T>(b: KernelBuilder, fn: () => T): T {
   current = b;
   try {
     return fn();
+  } catch (e) {
+    // The kernel's function and the constructs it calls recurse once per nested block.
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      throw new DslError(
+        `kernel ${b.name}: blocks nested ${b.deepest} deep when the host's stack ran out while the kernel was built; ` +
+          `nest less (combine conditions with and/or, or split the kernel)`,
+      );
+    throw e;
   } finally {
     current = undefined;
     b.finished = true;
@@ -117,4 +129,14 @@ export function callerLocation(): string | undefined {
 function relative(file: string): string {
   const cwd = process.cwd() + '/';
   return file.startsWith(cwd) ? file.slice(cwd.length) : file;
+}
+
+/** A host value as an error message shows it: its kind, and its value when short. */
+export function describeHost(a: unknown): string {
+  if (typeof a === 'number') return String(a);
+  if (typeof a === 'string') return `the string ${JSON.stringify(a.length > 40 ? a.slice(0, 40) + '...' : a)}`;
+  if (typeof a === 'bigint') return `the bigint ${a}n`;
+  if (a === null || a === undefined || typeof a === 'boolean') return String(a);
+  const kind = typeof a === 'object' ? ((a as object).constructor?.name ?? 'object') : typeof a;
+  return `${/^[AEIOUaeiou]/.test(kind) ? 'an' : 'a'} ${kind === 'Object' ? 'object' : kind}`;
 }

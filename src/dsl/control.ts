@@ -3,9 +3,10 @@
 // semaphores and the mutex. Each records a statement in the kernel being built.
 
 import type { Cond, Expr, Stmt } from '../source/ast.ts';
-import { builder, checkOwner, type KernelBuilder } from './builder.ts';
+import { builder, checkOwner, describeHost, type KernelBuilder } from './builder.ts';
 import {
   BoolValue,
+  boolOf,
   CondValue,
   type Elem,
   type ElemLike,
@@ -22,11 +23,11 @@ import {
 
 /** True in the lanes where b holds: for If, While and For, a plain vector condition means any(b). */
 export function any(b: BoolValue): CondValue {
-  checkOwner(b.owner, 'any');
+  checkOwner(boolOf(b, 'any').owner, 'any');
   return new CondValue('any', b);
 }
 export function all(b: BoolValue): CondValue {
-  checkOwner(b.owner, 'all');
+  checkOwner(boolOf(b, 'all').owner, 'all');
   return new CondValue('all', b);
 }
 
@@ -146,6 +147,7 @@ export function numQPUs(): IntExpr {
 /** Moves lane l to lane (l + n) mod 16: rotate(x, 1) puts element 0 in lane 1. n: 0-15, or an Int (its lane 0). */
 export function rotate<T extends IntExpr | FloatExpr>(x: T, n: IntLike): T {
   const b = builder('rotate');
+  if (!(x instanceof IntExpr || x instanceof FloatExpr)) throw b.error(`rotate needs an Int or a Float to rotate, not ${describeHost(x)}`);
   checkOwner(x.owner, 'rotate');
   if (typeof n === 'number' && (!Number.isInteger(n) || n < 0 || n > 15))
     throw b.error(`rotate by ${n}: the amount is 0 to 15 lanes, or an Int`);
@@ -168,8 +170,8 @@ export function gather<E extends Elem>(p: PtrExpr<E>): void {
 export function receive(v: IntVar | FloatVar): void {
   const b = builder('receive');
   notInWhere(b, 'receive');
+  if (!(v instanceof IntExpr || v instanceof FloatExpr) || v.node.k !== 'var') throw b.error('receive needs a variable (Int(), Float()) to put the values in');
   checkOwner(v.owner, 'receive');
-  if (v.node.k !== 'var') throw b.error('receive needs a variable (Int(), Float()) to put the values in');
   b.emit({ k: 'receive', v: v.node });
 }
 
@@ -184,10 +186,14 @@ export function store<E extends Elem>(x: ElemLike<E>, p: PtrExpr<E>): void {
 
 // ---- the special-function unit
 
-export const recip = (x: FloatExpr) => x.recip();
-export const recipsqrt = (x: FloatExpr) => x.recipsqrt();
-export const exp2 = (x: FloatExpr) => x.exp2();
-export const log2 = (x: FloatExpr) => x.log2();
+function floatOf(x: unknown, what: string): FloatExpr {
+  if (!(x instanceof FloatExpr)) throw builder(what).error(`${what} needs a Float, not ${x instanceof IntExpr ? 'an Int (convert it with toFloat())' : describeHost(x)}`);
+  return x;
+}
+export const recip = (x: FloatExpr) => floatOf(x, 'recip').recip();
+export const recipsqrt = (x: FloatExpr) => floatOf(x, 'recipsqrt').recipsqrt();
+export const exp2 = (x: FloatExpr) => floatOf(x, 'exp2').exp2();
+export const log2 = (x: FloatExpr) => floatOf(x, 'log2').log2();
 
 // ---- synchronisation between QPUs
 

@@ -6,7 +6,7 @@
 
 import type { BinOp, BoolExpr, CmpOp, Expr, Ty, UnOp, VarRef } from '../source/ast.ts';
 import { floatBits } from '../vc4/tables.ts';
-import { builder, checkOwner, type KernelBuilder } from './builder.ts';
+import { builder, checkOwner, describeHost, type KernelBuilder } from './builder.ts';
 
 export type IntLike = IntExpr | number;
 export type FloatLike = FloatExpr | number;
@@ -28,6 +28,7 @@ abstract class Vec {
 /** A language value as an expression of the kernel being built, checking it belongs there. */
 export function exprOf(x: Vec | number, ty: 'int' | 'float', what: string): Expr {
   if (typeof x === 'number') return literal(x, ty, what);
+  if (!(x instanceof Vec)) throw builder(what).error(`${what}: expected ${ty === 'int' ? 'an Int' : 'a Float'} or a number, got ${describeHost(x)}`);
   checkOwner(x.owner, what);
   if (x.ty !== ty)
     throw builder(what).error(`${what}: expected ${ty === 'int' ? 'an Int' : 'a Float'}, got ${describeTy(x.ty)}`);
@@ -258,18 +259,24 @@ export class BoolValue {
   ) {}
   and(x: BoolValue): BoolValue {
     checkOwner(this.owner, 'and');
-    checkOwner(x.owner, 'and');
+    checkOwner(boolOf(x, 'and').owner, 'and');
     return new BoolValue({ k: 'and', a: this.node, b: x.node }, this.owner);
   }
   or(x: BoolValue): BoolValue {
     checkOwner(this.owner, 'or');
-    checkOwner(x.owner, 'or');
+    checkOwner(boolOf(x, 'or').owner, 'or');
     return new BoolValue({ k: 'or', a: this.node, b: x.node }, this.owner);
   }
   not(): BoolValue {
     checkOwner(this.owner, 'not');
     return new BoolValue({ k: 'not', a: this.node }, this.owner);
   }
+}
+
+/** `x` when it is a vector condition (a comparison), else an error naming `what`. */
+export function boolOf(x: unknown, what: string): BoolValue {
+  if (!(x instanceof BoolValue)) throw builder(what).error(`${what} needs a vector condition (a comparison such as x.lt(y)), not ${describeHost(x)}`);
+  return x;
 }
 
 /** A condition on the whole vector: any or all of its lanes (for If, While, For). */
@@ -286,7 +293,7 @@ function assign(v: VarRef, owner: KernelBuilder, x: Vec | number, ty: 'int' | 'f
   const b = checkOwner(owner, what);
   let e: Expr;
   if (ty === 'int*' || ty === 'float*') {
-    if (typeof x === 'number' || x.ty !== ty) throw b.error(`${what}: expected ${describeTy(ty)}, got ${typeof x === 'number' ? 'a number' : describeTy(x.ty)}`);
+    if (!(x instanceof Vec) || x.ty !== ty) throw b.error(`${what}: expected ${describeTy(ty)}, got ${x instanceof Vec ? describeTy(x.ty) : describeHost(x)}`);
     checkOwner(x.owner, what);
     e = x.node;
   } else e = exprOf(x, ty, what);

@@ -11,7 +11,7 @@
 
 import * as arith from '../vc4/arith.ts';
 import type { AluInstr, BranchInstr, Instr, LoadImmInstr, SemaInstr } from '../vc4/instr.ts';
-import { addWriteFile, mulWriteFile, type RegFile } from '../vc4/registers.ts';
+import { addWriteFile, mulWriteFile, type RegFile, writeInfo } from '../vc4/registers.ts';
 import { ADD_OPS, MUL_OPS, perElementValues, smallImmValue } from '../vc4/tables.ts';
 import {
   ADD_FLOAT_OUT,
@@ -194,7 +194,7 @@ function ioWrite(file: RegFile, addr: number, src: number, mask: string): string
   if (addr === 37) return `q.writeR5(${src}, ${mask}, ${!isB});`;
   if (addr === 38) return `q.hostInterrupt(${src}, ${mask});`;
   if (addr === 40) return `if (${mask} & 1) q.setUniformAddress(R[${src}]);`;
-  if (addr >= 41 && addr <= 47) throw new Unsupported('unsupported', `writes ${isB ? 'rb' : 'ra'}${addr}, a tile-buffer or fragment register`);
+  if (addr >= 41 && addr <= 47) throw new Unsupported('unsupported', `writes ${writeInfo(file, addr).name}, a tile-buffer or fragment register`);
   if (addr === 48) return `q.vpmWrite(${src});`;
   if (addr === 49) return isB ? `q.writeSetup(R[${src}]);` : `q.readSetup(R[${src}]);`;
   if (addr === 50) return isB ? `q.dmaStore(R[${src}]);` : `q.dmaLoad(R[${src}]);`;
@@ -203,7 +203,7 @@ function ioWrite(file: RegFile, addr: number, src: number, mask: string): string
   if (addr === 56 || addr === 60) return `q.tmuRequest(${addr === 60 ? 1 : 0}, ${src}, ${mask});`;
   throw new Unsupported(
     'unsupported',
-    `writes tmu${addr >= 60 ? 1 : 0}_${'srtb'[(addr - 56) % 4]}: texture lookups are not supported, only general-memory lookups through tmu0_s/tmu1_s`,
+    `writes ${writeInfo(file, addr).name}: texture lookups are not supported, only general-memory lookups through tmu0_s/tmu1_s`,
   );
 }
 

@@ -18,6 +18,14 @@ export interface ErrorLocation {
   readonly instruction: string;
 }
 
+/** A QPU that waits in a deadlock: where, and for what. */
+export interface BlockedQpu {
+  readonly qpu: number;
+  readonly pc: number;
+  /** "semaphore 3 to be above 0 (it is 0)", "the mutex, held by QPU 0". */
+  readonly waitingFor: string;
+}
+
 export class EmulatorError extends Error {
   constructor(
     readonly kind: EmulatorErrorKind,
@@ -25,6 +33,8 @@ export class EmulatorError extends Error {
     readonly where?: ErrorLocation,
     /** The rule's name (rules.ts) when kind is 'rule'. */
     readonly rule?: string,
+    /** In a deadlock: every QPU that waits. */
+    readonly blocked?: readonly BlockedQpu[],
   ) {
     super(where ? `QPU ${where.qpu}, pc ${where.pc} (${where.instruction}): ${message}` : message);
     this.name = 'EmulatorError';

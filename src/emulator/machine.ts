@@ -11,6 +11,7 @@ import type { Instr } from '../vc4/instr.ts';
 import { RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
 import { BLOCK, type BlockFn, compileBlock, compileUnit, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { type Translation, translation } from './program.ts';
+import { count, EMULATOR_STEPS, stepBudget } from './budget.ts';
 import { EmulatorError } from './errors.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
 import { newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
@@ -124,8 +125,7 @@ export class Machine {
     this.vdrFree = this.vdwFree = 0;
     this.tmuFree.fill(0);
     const strict = opts.strict ?? true;
-    const maxSteps = opts.maxSteps ?? 200_000_000;
-    if (!(maxSteps >= 0)) throw new RangeError(`maxSteps must be a number of instructions, not ${maxSteps}`);
+    const maxSteps = stepBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator');
     this.qpus = uniforms.map((u, id) => {
       const q = new Qpu(id, this);
       q.reset(0, u);
@@ -134,7 +134,7 @@ export class Machine {
       opts.init?.(q);
       return q;
     });
-    const budget = { left: maxSteps };
+    const budget = { left: maxSteps, max: maxSteps };
     try {
       for (;;) {
         // The earliest running QPU runs (the lowest-numbered at equal clocks), up to the clock of
@@ -169,7 +169,7 @@ export class Machine {
   }
 
   /** Runs one QPU until it ends, blocks, or reaches a shared instruction beyond its horizon. */
-  private runQpu(q: Qpu, strict: boolean, budget: { left: number }, trace: RunOptions['trace']): void {
+  private runQpu(q: Qpu, strict: boolean, budget: { left: number; max: number }, trace: RunOptions['trace']): void {
     const p = this.program!;
     const steps = p.steps;
     const blocks = strict ? p.blocks.strict : p.blocks.loose;
@@ -181,7 +181,7 @@ export class Machine {
       // Blocks need no branch or program end pending; units handle everything one at a time.
       if (trace || q.branchCountdown > 0 || q.endCountdown > 0 || budget.left < MAX_BLOCK) {
         if (budget.left <= 0)
-          throw this.locate(q, pc, new EmulatorError('budget', 'the step budget ran out (an endless loop? raise it with maxSteps / --max-steps)'));
+          throw this.locate(q, pc, new EmulatorError('budget', this.budgetSpent(budget.max)));
         if (strict) this.checkEntry(q, pc, q.prev0, q.prev1);
         if (trace) trace(q.id, pc, steps[pc]!.instr);
         fn = p.blocks.units[pc] ??= compileUnit(steps, pc, p.translate);
@@ -247,11 +247,16 @@ export class Machine {
     throw e;
   }
 
+  /** The budget's message: how far each QPU got. */
+  private budgetSpent(max: number): string {
+    const got = this.qpus.map((x) => `QPU ${x.id} ${count(x.count)} instructions, ${count(x.time)} cycles`).join('; ');
+    return `the step budget of ${count(max)} instructions ran out (${got}): an endless loop? raise it with maxSteps / --max-steps`;
+  }
+
   private deadlock(): EmulatorError {
-    const waits = this.qpus
-      .filter((x) => x.state === 'blocked')
-      .map((x) => `QPU ${x.id} at pc ${x.pc} waits for ${x.waitingFor}`);
-    return new EmulatorError('deadlock', `deadlock: every QPU still running waits on another. ${waits.join('; ')}`);
+    const blocked = this.qpus.filter((x) => x.state === 'blocked').map((x) => ({ qpu: x.id, pc: x.pc, waitingFor: x.waitingFor }));
+    const waits = blocked.map((b) => `QPU ${b.qpu} at pc ${b.pc} waits for ${b.waitingFor}`);
+    return new EmulatorError('deadlock', `deadlock: every QPU still running waits on another. ${waits.join('; ')}`, undefined, undefined, blocked);
   }
 
   // ---- shared units

@@ -185,7 +185,7 @@ export class GpuMemory {
     if (!best) where = 'no GPU memory is allocated there';
     else if (a - best.address >= best.bytes) {
       const past = a - best.address - best.bytes;
-      where = `${past === 0 ? 'just' : `${past} bytes`} past the end of ${grant?.name ?? best.name} (${hex(best.address)}, ${best.bytes} bytes)`;
+      where = `${past === 0 ? 'just' : `${past} bytes`} past the end of ${grant ? grant.name : `${best.name} (${hex(best.address)}, ${best.bytes} bytes)`}`;
     } else if (this.freed.has(best)) where = `inside ${best.name}, which was freed`;
     else if (this.grants && !grant) where = `inside ${best.name}`;
     else if ((this.rights[this.allocs.indexOf(best) + 1]! & need) === 0)
@@ -194,7 +194,7 @@ export class GpuMemory {
     else where = `inside ${best.name}`;
     if (!this.grants) return where;
     const given = this.grants.filter((g) => !g.internal).map((g) => `${g.name} at ${hex(g.address)}, ${g.bytes} bytes`);
-    return `outside the arrays ${this.restrictedTo} was given (${given.join('; ') || 'none'}): ${where}`;
+    return `${where}, outside the arrays ${this.restrictedTo} was given (${given.join('; ') || 'none'})`;
   }
 
   readWord(address: number): number {

@@ -3,13 +3,14 @@
 // returns a Promise (so that targets on other threads or devices fit); `k.interpret(...)` and
 // `k.emulate(...)` choose a target. The compiler runs once per QPU count and its code is cached.
 
-import { DslError, KernelBuilder, withBuilder } from '../dsl/builder.ts';
+import { describeHost, DslError, KernelBuilder, withBuilder } from '../dsl/builder.ts';
 import type { ParamType, ParamValue } from '../dsl/types.ts';
 import { IntVar, FloatVar, PtrVar } from '../dsl/values.ts';
 import type { KernelAst, VarInfo } from '../source/ast.ts';
 import { checkKernel } from '../source/check.ts';
 import { interpret, type ArrayRegion } from '../source/interpreter.ts';
 import { Printer, printKernel } from '../source/print.ts';
+import { EMULATOR_STEPS, stepBudget } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { allocationOf, gpuMemory } from './shared-array.ts';
@@ -95,7 +96,13 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
   });
   const vars: VarInfo[] = b.vars;
   const ast: KernelAst = { name, params: vars.slice(0, params.length), vars, body: b.body };
-  checkKernel(ast);
+  try {
+    checkKernel(ast);
+  } catch (e) {
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      throw new DslError(`kernel ${name}: blocks or expressions nested too deeply to check (the host's stack ran out); nest less`);
+    throw e;
+  }
 
   let qpus = 1;
   const runInterpreter = (args: readonly unknown[], o: RunOptions = {}): RunReport => {
@@ -111,6 +118,7 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
   };
   const runEmulator = (args: readonly unknown[], o: RunOptions = {}): RunReport => {
     const { values, arrays } = hostArguments(ast, params, args);
+    stepBudget(o.maxSteps, EMULATOR_STEPS, `kernel ${name}`); // checked as the interpreter checks it, before compiling
     const c = code();
     try {
       const run = emulatorTarget().run(c, values, arrays, { maxSteps: o.maxSteps });
@@ -145,10 +153,23 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
  * instruction was compiled from (file:line:col and the statement as text) added.
  */
 function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError {
-  const s = e.where ? c.statements[e.where.pc] : undefined;
   const names = new Map(ast.vars.map((v) => [v.id, v.name]));
-  const stmt = s ? ` in ${s.loc ? s.loc + ' ' : ''}\`${new Printer((id) => names.get(id) ?? `v${id}`).head(s)}\`` : '';
-  const out = new EmulatorError(e.kind, `kernel ${ast.name}${stmt}: ${e.message}`, undefined, e.rule);
+  const printer = new Printer((id) => names.get(id) ?? `v${id}`);
+  const statement = (pc: number): string => {
+    const s = c.statements[pc];
+    return s ? `in ${s.loc ? s.loc + ' ' : ''}\`${printer.head(s)}\`` : '';
+  };
+  if (e.kind === 'deadlock' && e.blocked) {
+    const waits = e.blocked.map((b) =>
+      // Semaphore 15 is the compiler's end-of-kernel barrier (docs/compiler.md), not the user's.
+      / 15 to be above 0/.test(b.waitingFor) && !c.statements[b.pc]
+        ? `QPU ${b.qpu} has finished the kernel and waits for every other QPU to finish it`
+        : `QPU ${b.qpu} ${statement(b.pc) || `at pc ${b.pc}`} waits for ${b.waitingFor}`,
+    );
+    return new EmulatorError('deadlock', `kernel ${ast.name}: deadlock: every QPU still running waits on another: ${waits.join('; ')}`, undefined, undefined, e.blocked);
+  }
+  const stmt = e.where ? statement(e.where.pc) : '';
+  const out = new EmulatorError(e.kind, `kernel ${ast.name}${stmt ? ' ' + stmt : ''}: ${e.message}`, undefined, e.rule);
   Object.defineProperty(out, 'where', { value: e.where });
   return out;
 }
@@ -163,15 +184,15 @@ export function hostArguments(ast: KernelAst, params: readonly ParamType[], args
   const values = params.map((t, i) => {
     const a = args[i];
     if (t.ty === 'int') {
-      if (typeof a !== 'number' || !Number.isInteger(a) || a < -(2 ** 31) || a > 2 ** 32 - 1) fail(i, `expected a 32-bit integer, got ${String(a)}`);
+      if (typeof a !== 'number' || !Number.isInteger(a) || a < -(2 ** 31) || a > 2 ** 32 - 1) fail(i, `expected a 32-bit integer (a number), got ${describeHost(a)}`);
       return (a as number) | 0;
     }
     if (t.ty === 'float') {
-      if (typeof a !== 'number') fail(i, `expected a number, got ${String(a)}`);
+      if (typeof a !== 'number') fail(i, `expected a number, got ${describeHost(a)}`);
       return floatBits(a as number) | 0;
     }
     const want = t.ty === 'int*' ? Int32Array : Float32Array;
-    if (!(a instanceof want)) fail(i, `expected a SharedArray of ${t.ty === 'int*' ? 'int32 (SharedArray.int32)' : 'float32 (SharedArray.float32)'}`);
+    if (!(a instanceof want)) fail(i, `expected a SharedArray of ${t.ty === 'int*' ? 'int32 (SharedArray.int32)' : 'float32 (SharedArray.float32)'}, got ${describeHost(a)}`);
     const x = allocationOf(a as Int32Array);
     if (!x || x.memory !== gpuMemory) fail(i, `this ${want.name} is not in GPU memory: make it with SharedArray.${t.ty === 'int*' ? 'int32' : 'float32'}(n)`);
     arrays.push({ name: ast.params[i]!.name, address: x!.alloc.address, bytes: x!.alloc.bytes });

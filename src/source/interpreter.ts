@@ -10,6 +10,7 @@
 import * as arith from '../vc4/arith.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import type { GpuMemory } from '../emulator/memory.ts';
+import { count, INTERPRETER_STEPS, stepBudget } from '../emulator/budget.ts';
 import { hex, WRITE } from '../emulator/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { Printer } from './print.ts';
@@ -29,7 +30,7 @@ export interface InterpretOptions {
   readonly args: readonly number[];
   readonly memory: GpuMemory;
   readonly arrays: readonly ArrayRegion[];
-  /** Statements all QPUs may execute in total (default 100 million). */
+  /** Statements all QPUs may execute in total (default INTERPRETER_STEPS, 5 million). */
   readonly maxSteps?: number;
 }
 
@@ -79,14 +80,16 @@ class Interpreter {
   /** Word addresses stored to in this run: loading them again is an error (see read()). */
   private readonly stored = new Set<number>();
   private mutexHolder = -1;
+  private states: QpuState[] = [];
   private budget: number;
+  private readonly maxSteps: number;
   private readonly printer: Printer;
 
   constructor(
     private readonly k: KernelAst,
     private readonly opts: InterpretOptions,
   ) {
-    this.budget = opts.maxSteps ?? 100_000_000;
+    this.budget = this.maxSteps = stepBudget(opts.maxSteps, INTERPRETER_STEPS, `kernel ${k.name}`);
     const names = new Map(k.vars.map((v) => [v.id, v.name]));
     this.printer = new Printer((id) => names.get(id) ?? `v${id}`);
   }
@@ -95,7 +98,7 @@ class Interpreter {
     const { qpus, args } = this.opts;
     if (args.length !== this.k.params.length)
       throw new InterpreterError(`kernel ${this.k.name} takes ${this.k.params.length} arguments, not ${args.length}`);
-    const states = Array.from({ length: qpus }, (_, id) => new QpuState(id, this.k.vars.length));
+    const states = (this.states = Array.from({ length: qpus }, (_, id) => new QpuState(id, this.k.vars.length)));
     const runs = states.map((q) => {
       args.forEach((a, i) => q.env.fill(a | 0, i * L, i * L + L));
       return this.block(q, this.k.body, ALWAYS);
@@ -164,8 +167,14 @@ class Interpreter {
 
   private step(q: QpuState, s: Stmt): void {
     q.at = s;
+    if (this.budget-- <= 0) this.fail(q, this.budgetSpent());
     q.steps++;
-    if (--this.budget < 0) this.fail(q, 'the step budget ran out (an endless loop? raise maxSteps)');
+  }
+
+  /** The budget's message: how far each QPU got. */
+  private budgetSpent(): string {
+    const got = this.states.map((x) => `QPU ${x.id} ${count(x.steps)}`).join(', ');
+    return `the step budget of ${count(this.maxSteps)} statements ran out (statements run: ${got}): an endless loop? raise maxSteps`;
   }
 
   private *stmt(q: QpuState, s: Stmt, mask: Uint8Array): Run {

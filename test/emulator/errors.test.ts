@@ -91,7 +91,7 @@ test('a deadlock says who waits on what', () => {
 test('the step budget stops an endless loop', () => {
   const e = fails(`top: brr -, top\nnop\nnop\nnop${END}`, { maxSteps: 10000 });
   assert.equal(e.kind, 'budget');
-  assert.match(e.message, /the step budget ran out/);
+  assert.match(e.message, /the step budget of 10,000 instructions ran out \(QPU 0 10,000 instructions, \d[\d,]* cycles\)/);
 });
 
 test('a step budget that is not a number is refused, not an endless run', () => {
@@ -109,7 +109,10 @@ test('after an error, each QPU\'s figures are where it stopped', () => {
 test('words the emulator does not run say so when executed', () => {
   assert.match(fails(`nop.thrsw${END}`).message, /thread-switch, scoreboard or tile-buffer signal/);
   assert.match(fails(`mov tlb_z, r0${END}`, { strict: false }).message, /tile-buffer or fragment register/);
-  assert.match(fails(`mov tmu0_t, r0${END}`).message, /texture lookups are not supported/);
+  assert.match(fails(`mov tmu0_t, r0${END}`).message, /writes tmu0_t: texture lookups are not supported/);
+  assert.match(fails(`mov tmu0_r, r0${END}`).message, /writes tmu0_r: texture lookups/);
+  assert.match(fails(`mov tmu1_b, r0${END}`).message, /writes tmu1_b: texture lookups/);
+  assert.match(fails(`mov tlb_z, r0${END}`, { strict: false }).message, /writes tlb_z, a tile-buffer/);
   assert.match(fails(`mov r0, vary${END}`, { strict: false }).message, /varyings/);
   assert.match(fails(`nop.bkpt${END}`).message, /breakpoint/);
   const m = new Machine();

@@ -27,14 +27,14 @@ function fault(run: () => unknown): EmulatorError {
 }
 
 test("a load from a neighbouring array is a fault naming the arrays given, QPU, pc and statement", () => {
-  const { mine, theirs, words } = neighbours();
+  const { mine, words } = neighbours();
   const peek = kernel([Ptr(Int), Int], function peek(p, off) {
     p.store(p.add(off).load());
   });
   assert.throws(() => peek.interpretSync([mine, words]), /outside the arrays the kernel was given \(p at/);
   const e = fault(() => peek.emulateSync([mine, words]));
   assert.equal(e.kind, 'fault');
-  assert.match(e.message, /^kernel peek in .*isolation\.test\.ts:\d+:\d+ `\*p = \*\(p \+ off\)`: QPU 0, pc \d+ \(.*\): DMA load at 0x[0-9a-f]{8}: outside the arrays kernel peek was given \(p at 0x[0-9a-f]{8}, 64 bytes\): inside theirs$/);
+  assert.match(e.message, /^kernel peek in .*isolation\.test\.ts:\d+:\d+ `\*p = \*\(p \+ off\)`: QPU 0, pc \d+ \(.*\): DMA load at 0x[0-9a-f]{8}: inside theirs, outside the arrays kernel peek was given \(p at 0x[0-9a-f]{8}, 64 bytes\)$/);
   assert.deepEqual(Array.from(mine), new Array(16).fill(0));
 });
 
@@ -44,7 +44,7 @@ test('a store into a neighbouring array is a fault and leaves it untouched', () 
     p.add(off).store(index());
   });
   const e = fault(() => poke.emulateSync([mine, words]));
-  assert.match(e.message, /DMA store at .*: outside the arrays kernel poke was given \(p at .*\): inside theirs$/);
+  assert.match(e.message, /DMA store at .*: inside theirs, outside the arrays kernel poke was given \(p at .*\)$/);
   assert.deepEqual(Array.from(theirs), new Array(16).fill(7));
 });
 
@@ -57,7 +57,7 @@ test('a gather from a neighbouring array names the lane', () => {
     p.store(x);
   });
   const e = fault(() => g.emulateSync([mine, words]));
-  assert.match(e.message, /TMU0 lookup, lane 1, address 0x[0-9a-f]{8}: outside the arrays kernel g was given \(p at .*\): inside theirs$/);
+  assert.match(e.message, /TMU0 lookup, lane 1, address 0x[0-9a-f]{8}: inside theirs, outside the arrays kernel g was given \(p at .*\)$/);
 });
 
 test('every array given can be read and written; an array passed twice too', () => {
@@ -81,7 +81,7 @@ test("a kernel cannot overwrite its own code or uniforms", () => {
   const uniforms = gpuMemory.allocations.findLast((a) => a.name === 'uniforms')!;
   const before = Array.from(gpuMemory.view(code, Int32Array));
   const e1 = fault(() => w.emulateSync([arr, (code.address - arr.busAddress) / 4]));
-  assert.match(e1.message, /outside the arrays kernel w was given \(p at .*\): inside code of w$/);
+  assert.match(e1.message, /inside code of w, outside the arrays kernel w was given \(p at [^;]*\)$/);
   assert.deepEqual(Array.from(gpuMemory.view(code, Int32Array)), before);
   const e2 = fault(() => w.emulateSync([arr, (uniforms.address - arr.busAddress) / 4]));
   assert.match(e2.message, /DMA store at .*: inside uniforms, which kernel w may not write$/);
@@ -106,7 +106,7 @@ test('restrict() takes whole allocations and rights no larger than their own', (
   assert.equal(m.index(code.address, READ) >= 0, true);
   assert.equal(m.index(code.address, WRITE), -1);
   assert.equal(m.index(data.address, READ), -1);
-  assert.match(m.describe(data.address), /^outside the arrays kernel x was given \(code at .*\): inside data$/);
+  assert.match(m.describe(data.address), /^inside data, outside the arrays kernel x was given \(code at .*\)$/);
   m.unrestrict();
   assert.equal(m.index(data.address, WRITE) >= 0, true);
   assert.equal(m.index(code.address, WRITE), -1);

@@ -1,0 +1,25 @@
+// Step budgets: how many steps (interpreter statements, emulator instructions) a run may take
+// before it stops as a runaway. Both targets check what callers pass the same way, and their
+// defaults stop an endless loop within a few seconds on a CI-class machine (a tight loop: about
+// 4 s for either; docs/language.md "Runaway kernels").
+
+/** Interpreter statements all QPUs may execute in total, by default (1-2.5 million a second). */
+export const INTERPRETER_STEPS = 5_000_000;
+/** Emulator instructions all QPUs may execute in total, by default (about 50 million a second in a tight loop). */
+export const EMULATOR_STEPS = 200_000_000;
+
+/**
+ * A caller's `maxSteps`: undefined gives `fallback`; otherwise a whole number from 0 up, or
+ * Infinity for no limit. Anything else (NaN, -1, 1.5, '10') is a RangeError that names `who`.
+ */
+export function stepBudget(value: unknown, fallback: number, who: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && value >= 0 && (Number.isSafeInteger(value) || value === Infinity)) return value;
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  throw new RangeError(`${who}: maxSteps must be a whole number of steps from 0 up (or Infinity), not ${shown}`);
+}
+
+/** "12,345,678": a count as messages show it. */
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
