@@ -1,8 +1,23 @@
-// What every subcommand shares: its shape, its error type, and the I/O it may use (the real
-// process for `qpu`, a recorder in tests).
+// What every subcommand shares: its shape, its error type, the exit statuses, the parsing of
+// numbers on the command line, and the I/O it may use (the real process for `qpu`, a recorder in
+// tests).
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { getSystemErrorMap } from 'node:util';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/**
+ * The exit statuses of every subcommand. OK: success. INPUT: the input is wrong (assembly
+ * errors, a machine-code file of the wrong size, broken hardware rules, an emulator error, a
+ * kernel that does not compile or a module that does not load). USAGE: the command line is
+ * wrong, or a file cannot be read or written (standard output and standard error included).
+ * BUG: an internal error of qpu-ts (a bug to report).
+ */
+export const EXIT = { OK: 0, INPUT: 1, USAGE: 2, BUG: 3 } as const;
+
+/** The exit statuses as every --help states them. */
+export const EXIT_HELP = `exit status: 0 success; 1 the input is wrong; 2 the command line is wrong, or a file
+(standard output included) cannot be read or written; 3 a bug in qpu-ts.`;
 
 export interface Io {
   out(text: string): void;
@@ -11,12 +26,106 @@ export interface Io {
   writeFile(path: string, data: Uint8Array | string): void;
 }
 
+/** Writing to standard output or standard error failed (a full disk, a closed pipe, ...). */
+export class OutputError extends Error {
+  constructor(
+    readonly stream: 'standard output' | 'standard error',
+    readonly failure: NodeJS.ErrnoException,
+  ) {
+    super(`cannot write to ${stream}: ${describeSystemError(failure)}`);
+  }
+  /** The reader closed its end early (`qpu ... | head`): not an error. */
+  get brokenPipe(): boolean {
+    return this.failure.code === 'EPIPE';
+  }
+}
+
+/**
+ * Writes to a process stream and throws an OutputError as soon as the stream has failed. Node
+ * records a failed write in `errored` at once for files, devices and pipes (the 'error' event
+ * comes later), so a command stops at its first lost line instead of running on.
+ */
+function streamWriter(stream: NodeJS.WriteStream, name: OutputError['stream']): (text: string) => void {
+  return (text) => {
+    if (!stream.errored) {
+      try {
+        stream.write(text);
+      } catch (e) {
+        throw new OutputError(name, e as NodeJS.ErrnoException);
+      }
+    }
+    if (stream.errored) throw new OutputError(name, stream.errored as NodeJS.ErrnoException);
+  };
+}
+
+/**
+ * The largest input any subcommand reads: the emulator's GPU memory, which no program can
+ * exceed. Reading stops there, so that a device that never ends (/dev/zero) is an error, not a
+ * process that reads until the host's memory runs out.
+ */
+export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
+
+/** Reads a whole file, or fails with an INPUT CliError past `max` bytes. */
+export function readBounded(path: string, max = MAX_INPUT_BYTES): Uint8Array {
+  const tooBig = () => new CliError(`${shown(path)} is larger than ${max / (1024 * 1024)} MiB, more than any QPU program or source can be`, EXIT.INPUT);
+  const fd = openSync(path, 'r');
+  try {
+    const st = fstatSync(fd);
+    if (st.isFile() && st.size > max) throw tooBig();
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = new Uint8Array(st.isFile() ? Math.min(Math.max(st.size - total, 0) + 1, max + 1 - total) : Math.min(1 << 20, max + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > max) throw tooBig();
+    }
+    if (chunks.length === 1) return chunks[0]!;
+    const all = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      all.set(c, at);
+      at += c.length;
+    }
+    return all;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export const nodeIo: Io = {
-  out: (t) => process.stdout.write(t),
-  err: (t) => process.stderr.write(t),
-  readFile: (p) => readFileSync(p),
+  out: streamWriter(process.stdout, 'standard output'),
+  err: streamWriter(process.stderr, 'standard error'),
+  readFile: (p) => readBounded(p),
   writeFile: (p, d) => writeFileSync(p, d),
 };
+
+/** Failures of the process streams already reported, so that their later 'error' events are not. */
+export const reportedOutputErrors = new WeakSet<Error>();
+
+/**
+ * Reports a failed write to standard output or error and returns the exit status: a broken
+ * pipe is silent success; anything else is one line on standard error, when that still works,
+ * and USAGE.
+ */
+export function outputFailed(e: OutputError, prefix: string, io: Io): number {
+  reportedOutputErrors.add(e.failure);
+  if (e.brokenPipe) return EXIT.OK;
+  if (e.stream === 'standard output') quietly(io, `${prefix}: ${e.message}\n`);
+  return EXIT.USAGE;
+}
+
+/** Writes to standard error, ignoring a failure of standard error itself (nothing is left to tell). */
+export function quietly(io: Io, text: string): void {
+  try {
+    io.err(text);
+  } catch (e) {
+    if (!(e instanceof OutputError)) throw e;
+    reportedOutputErrors.add(e.failure);
+  }
+}
 
 export interface Command {
   readonly name: string;
@@ -25,11 +134,11 @@ export interface Command {
   run(args: readonly string[], io: Io): Promise<number> | number;
 }
 
-/** An error to report in one line, with the exit status to return. */
+/** An error to report in one line, with the exit status to return (USAGE unless told). */
 export class CliError extends Error {
   constructor(
     message: string,
-    readonly status = 2,
+    readonly status: number = EXIT.USAGE,
   ) {
     super(message);
   }
@@ -40,31 +149,76 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: r
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new CliError(`${(e as Error).message} (see --help)`);
+    // Node's messages can run over several lines ("... is ambiguous.\nDid you forget ...").
+    throw new CliError(`${(e as Error).message.split('\n').join(' ')} (see --help)`);
   }
 }
 
+/** "no such file or directory (ENOENT)" for a Node system error; its message for anything else. */
+export function describeSystemError(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  const known = typeof err?.errno === 'number' ? getSystemErrorMap().get(err.errno) : undefined;
+  if (known) return `${known[1]} (${known[0]})`;
+  if (err?.code) return err.code;
+  return firstLine(err instanceof Error ? err.message : String(e));
+}
+
+/** The first non-empty line of a message, for errors that must fit on one line. */
+export function firstLine(text: string): string {
+  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? text.trim();
+}
+
+/** Reads an input file; a file that cannot be read (missing, a directory, no permission) is USAGE. */
 export function readInput(io: Io, path: string): Uint8Array {
   try {
     return io.readFile(path);
   } catch (e) {
-    throw new CliError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    if (e instanceof CliError) throw e;
+    throw new CliError(`cannot read ${shown(path)}: ${describeSystemError(e)}`);
   }
 }
 
+/** Writes an output file; a file that cannot be written is USAGE, as one that cannot be read. */
 export function writeOutput(io: Io, path: string, data: Uint8Array | string): void {
   try {
     io.writeFile(path, data);
   } catch (e) {
-    throw new CliError(`cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 1);
+    throw new CliError(`cannot write ${shown(path)}: ${describeSystemError(e)}`);
   }
 }
 
-/** A count given on the command line: decimal digits only, within [min, max]. */
+/**
+ * Refuses an output path that is the input file (the same file through another name, a link
+ * or a symbolic link included), which writing would destroy. A missing output is fine.
+ */
+export function refuseOverwrite(input: string, output: string, option = '-o'): void {
+  let a, b;
+  try {
+    a = statSync(input);
+    b = statSync(output);
+  } catch {
+    return;
+  }
+  if (a.isFile() && a.dev === b.dev && a.ino === b.ino)
+    throw new CliError(`${option} ${output} is the input file ${input}: writing it would destroy the input; choose another output file`);
+}
+
+/** A command-line value in an error message: quoted when it would otherwise be invisible. */
+export function shown(text: string): string {
+  return text === '' || /\s/.test(text) ? `'${text}'` : text;
+}
+
+/**
+ * The one parser of counts given on the command line (--qpus, --max-steps, buffer sizes, ...):
+ * decimal digits only (no sign, no 0x, no exponent, no fraction), from min to max. `text`
+ * undefined (the option not given) is `fallback`. Every count of every subcommand goes through
+ * here, so all say the same thing when wrong.
+ */
 export function parseCount(text: string | undefined, fallback: number, min: number, max: number, what: string): number {
   if (text === undefined) return fallback;
-  const n = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!(n >= min && n <= max)) throw new CliError(`${what} ${text}: a whole number from ${min} to ${max}`);
+  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= max && Number.isSafeInteger(n)))
+    throw new CliError(`${what} ${shown(text)}: expected a whole number from ${min} to ${max}, in decimal digits`);
   return n;
 }
 

@@ -1,12 +1,18 @@
 // The `qpu` command: dispatches to subcommands. Each subcommand is a file in this folder with
-// its own --help. Exit status: 0 success, 1 the input is wrong (assembly errors, broken rules),
-// 2 the command line is wrong or a file cannot be read.
+// its own --help. Exit status (EXIT in io.ts), the same for every subcommand:
+//   0  success
+//   1  the input is wrong (assembly errors, a machine-code file of the wrong size, broken rules,
+//      an emulator error, a kernel that does not compile or a module that does not load)
+//   2  the command line is wrong, or a file cannot be read or written (standard output and
+//      standard error included; a reader closing a pipe early is not an error)
+//   3  a bug in qpu-ts (an internal error, printed with its stack to report it)
+// Every error is one line on standard error that says where, except an internal error.
 
 import { asmCommand } from './asm.ts';
 import { compileCommand } from './compile.ts';
 import { disasmCommand } from './disasm.ts';
 import { emuCommand } from './emu.ts';
-import { type Command, CliError, type Io, nodeIo } from './io.ts';
+import { type Command, CliError, EXIT, EXIT_HELP, type Io, nodeIo, OutputError, outputFailed, quietly } from './io.ts';
 import { validateCommand } from './validate.ts';
 
 export const COMMANDS: readonly Command[] = [asmCommand, disasmCommand, validateCommand, emuCommand, compileCommand];
@@ -20,31 +26,46 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
 
 Run 'qpu <command> --help' for a command's options. The assembly language is described in
 docs/asm.md.
+
+${EXIT_HELP}
 `;
+
+/** How to report a bug, printed before an internal error's stack. */
+export const BUG_REPORT =
+  'this is a bug in qpu-ts, not a problem with your input: please report it as an issue of qpu-ts, ' +
+  'with the command line, the input files and the lines below';
 
 export async function main(argv: readonly string[], io: Io = nodeIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.out(HELP);
-    return name === undefined ? 2 : 0;
-  }
-  const cmd = COMMANDS.find((c) => c.name === name);
-  if (!cmd) {
-    io.err(`qpu: unknown command '${name}'\n\n${HELP}`);
-    return 2;
-  }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(cmd.help);
-    return 0;
-  }
+  let prefix = 'qpu';
   try {
+    if (name === '--help' || name === '-h' || name === 'help') {
+      io.out(HELP);
+      return EXIT.OK;
+    }
+    if (name === undefined) {
+      // Not asked for: the usage goes where errors go.
+      io.err(`qpu: which command?\n\n${HELP}`);
+      return EXIT.USAGE;
+    }
+    const cmd = COMMANDS.find((c) => c.name === name);
+    if (!cmd) {
+      io.err(`qpu: unknown command '${name}'\n\n${HELP}`);
+      return EXIT.USAGE;
+    }
+    prefix = `qpu ${cmd.name}`;
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(cmd.help);
+      return EXIT.OK;
+    }
     return await cmd.run(rest, io);
   } catch (e) {
+    if (e instanceof OutputError) return outputFailed(e, prefix, io);
     if (e instanceof CliError) {
-      io.err(`qpu ${cmd.name}: ${e.message}\n`);
+      quietly(io, `${prefix}: ${e.message}\n`);
       return e.status;
     }
-    io.err(`qpu ${cmd.name}: internal error: ${(e as Error).stack ?? String(e)}\n`);
-    return 2;
+    quietly(io, `${prefix}: internal error (${BUG_REPORT}):\n${e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e)}\n`);
+    return EXIT.BUG;
   }
 }
