@@ -2,7 +2,7 @@
 
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
 import { decodeProgram, formatWord, programToBytes } from '../vc4/codec.ts';
-import { type Command, CliError, onePositional, parse, readInput, writeOutput } from './io.ts';
+import { type Command, CliError, EXIT, EXIT_HELP, onePositional, parse, readInput, refuseOverwrite, writeOutput } from './io.ts';
 
 export const asmCommand: Command = {
   name: 'asm',
@@ -14,13 +14,15 @@ Assembles IN.qasm (syntax: docs/asm.md). With -o, writes the 64-bit instructions
 each little-endian with the low 32-bit word first, the layout a Raspberry Pi loads. With --hex,
 prints one instruction a line as 0xHIGHWORD_LOWWORD instead.
 
-Errors are printed as file:line:col and no output file is written. Exit status: 0 on success,
-1 when the source has errors, 2 for a bad command line or an unreadable file.
+Errors are printed as file:line:col and no output file is written. OUT.bin may not be IN.qasm
+itself (under any name).
 
 options:
   -o, --output FILE   write the machine code to FILE
       --hex           print the words instead of writing a file
   -h, --help          this text
+
+${EXIT_HELP} (1: the source has errors.)
 `,
   run(args, io) {
     const { values, positionals } = parse(args, {
@@ -28,7 +30,8 @@ options:
       hex: { type: 'boolean' },
     });
     const input = onePositional(positionals, 'assembly file');
-    if (!values.output && !values.hex) throw new CliError('say where the code goes: -o OUT.bin, or --hex to print it');
+    if (values.output === undefined && !values.hex) throw new CliError('say where the code goes: -o OUT.bin, or --hex to print it');
+    if (values.output !== undefined) refuseOverwrite(input, values.output);
     const text = new TextDecoder().decode(readInput(io, input));
     let words: Uint32Array;
     try {
@@ -37,7 +40,7 @@ options:
       if (e instanceof AsmError) {
         io.err(e.message + '\n');
         io.err(`qpu asm: ${e.diagnostics.length} error${e.diagnostics.length > 1 ? 's' : ''}; no output written\n`);
-        return 1;
+        return EXIT.INPUT;
       }
       throw e;
     }
@@ -45,13 +48,7 @@ options:
       const lines = decodeProgram(words).map((_, i) => formatWord(words[2 * i + 1]!, words[2 * i]!));
       io.out(lines.join('\n') + (lines.length ? '\n' : ''));
     }
-    if (values.output) {
-      try {
-        writeOutput(io, values.output, programToBytes(words));
-      } catch (e) {
-        throw new CliError(`cannot write ${values.output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
-    }
-    return 0;
+    if (values.output !== undefined) writeOutput(io, values.output, programToBytes(words));
+    return EXIT.OK;
   },
 };

@@ -2,13 +2,13 @@
 // with any stage of the compiler printed (docs/compiler.md).
 
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CompileError, type Stage, STAGES } from '../compiler/compile.ts';
 import type { Kernel } from '../runtime/kernel.ts';
 import type { ParamType } from '../dsl/types.ts';
 import { printKernel } from '../source/print.ts';
 import { programToBytes } from '../vc4/codec.ts';
-import { type Command, CliError, onePositional, parse, parseCount, writeOutput } from './io.ts';
+import { type Command, CliError, EXIT, EXIT_HELP, onePositional, parse, parseCount, readInput, refuseOverwrite, writeOutput } from './io.ts';
 
 type AnyKernel = Kernel<readonly ParamType[]>;
 
@@ -34,8 +34,15 @@ options:
                         emit      the assembly before hardware-rule spacing (no nops yet)
                         asm       the final assembly (the default)
                         code      the machine code: index, word, instruction
-  -o, --output FILE   write the machine code to FILE (and print only a --dump asked for)
+  -o, --output FILE   write the machine code to FILE (and print only a --dump asked for);
+                      FILE may not be MODULE.ts itself
   -h, --help          this text
+
+N is a count: decimal digits only. An error thrown while MODULE.ts loads (or builds its
+kernels) is reported in one line with the place in MODULE.ts it came from.
+
+${EXIT_HELP} (1: MODULE.ts does not load, exports no kernel,
+or its kernel does not compile; 2 also for --kernel naming no kernel it exports.)
 `,
   async run(args, io) {
     const { values, positionals } = parse(args, {
@@ -49,22 +56,25 @@ options:
     const stage = values.dump ?? 'asm';
     if (stage !== 'ast' && !(STAGES as readonly string[]).includes(stage))
       throw new CliError(`--dump ${stage}: the stages are ast, ${STAGES.join(', ')}`);
+    if (values.output !== undefined) refuseOverwrite(path, values.output);
+    readInput(io, path); // a missing or unreadable module (or a directory) is a file that cannot be read
 
     let mod: Record<string, unknown>;
     try {
       mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
     } catch (e) {
-      const msg = (e as Error).message;
+      const msg = e instanceof Error ? e.message : String(e);
       // tsx loads a .ts file outside an ES-module package as CommonJS, which cannot import qpu-ts.
       const hint = /require\(\)|ES Module/i.test(msg) ? ' (the module must be an ES module: name it .mts, or put it in a package with "type": "module")' : '';
-      throw new CliError(`cannot load ${path}: ${msg}${hint}`, 1);
+      const at = e instanceof Error ? userFrame(e) : undefined;
+      throw new CliError(`cannot load ${path}: ${oneLine(msg)}${at ? ` (at ${at})` : ''}${hint}`, EXIT.INPUT);
     }
     const kernels = Object.entries(mod).filter(([, v]) => isKernel(v)) as [string, AnyKernel][];
-    if (kernels.length === 0) throw new CliError(`${path} exports no kernel (make one with kernel(...) and export it)`, 1);
+    if (kernels.length === 0) throw new CliError(`${path} exports no kernel (make one with kernel(...) and export it)`, EXIT.INPUT);
     let chosen: AnyKernel;
     if (values.kernel !== undefined) {
       const hit = kernels.find(([name, k]) => name === values.kernel || k.kernelName === values.kernel);
-      if (!hit) throw new CliError(`${path} has no kernel '${values.kernel}'; it exports: ${kernels.map(([n]) => n).join(', ')}`, 1);
+      if (!hit) throw new CliError(`--kernel ${values.kernel}: ${path} has no such kernel; it exports: ${kernels.map(([n]) => n).join(', ')}`);
       chosen = hit[1];
     } else if (kernels.length > 1) {
       throw new CliError(`${path} exports ${kernels.length} kernels (${kernels.map(([n]) => n).join(', ')}): choose one with --kernel`);
@@ -72,7 +82,7 @@ options:
 
     if (stage === 'ast') {
       io.out(printKernel(chosen.ast));
-      return 0;
+      return EXIT.OK;
     }
     const before = chosen.numQPUs;
     try {
@@ -88,12 +98,39 @@ options:
         );
       // With -o the assembly is printed only when a stage is asked for.
       if (values.output === undefined || values.dump !== undefined) io.out(c.dump(stage as Stage));
-      return 0;
+      return EXIT.OK;
     } catch (e) {
-      if (e instanceof CompileError) throw new CliError(e.message, 1);
+      if (e instanceof CompileError) throw new CliError(oneLine(e.message), EXIT.INPUT);
       throw e;
     } finally {
       chosen.setNumQPUs(before);
     }
   },
 };
+
+/** A message on one line. */
+function oneLine(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join(' ');
+}
+
+const OWN_SOURCES = fileURLToPath(new URL('../', import.meta.url));
+
+/** The first place in an error's stack outside qpu-ts's sources and Node: where the user's module threw. */
+function userFrame(e: Error): string | undefined {
+  for (const line of (e.stack ?? '').split('\n').slice(1)) {
+    const m = /^\s*at (?:.*\()?(.+?:\d+:\d+)\)?$/.exec(line);
+    if (!m) continue;
+    let file = m[1]!;
+    if (file.startsWith('file://')) {
+      const [, url, pos] = /^(.*?)(:\d+:\d+)$/.exec(file)!;
+      file = fileURLToPath(url!) + pos;
+    }
+    if (file.startsWith('node:') || file.startsWith(OWN_SOURCES) || file.includes('/node_modules/')) continue;
+    return file;
+  }
+  return undefined;
+}

@@ -2,7 +2,7 @@
 
 import { disassemble } from '../vc4/asm/disasm.ts';
 import { bytesToProgram, ProgramBytesError } from '../vc4/codec.ts';
-import { type Command, CliError, type Io, onePositional, parse, readInput } from './io.ts';
+import { type Command, CliError, EXIT, EXIT_HELP, type Io, onePositional, parse, readInput } from './io.ts';
 
 export const disasmCommand: Command = {
   name: 'disasm',
@@ -19,6 +19,8 @@ options:
                     instead of readable names (unif, vpm, ...)
       --addresses   append each instruction's index and word as a comment
   -h, --help        this text
+
+${EXIT_HELP} (1: IN.bin's size is not a whole number of instructions.)
 `,
   run(args, io) {
     const { values, positionals } = parse(args, {
@@ -27,7 +29,7 @@ options:
     });
     const words = readProgram(io, onePositional(positionals, 'machine-code file'));
     io.out(disassemble(words, { numeric: values.numeric ?? false, addresses: values.addresses ?? false }));
-    return 0;
+    return EXIT.OK;
   },
 };
 
@@ -36,7 +38,7 @@ export function readProgram(io: Io, path: string): Uint32Array {
   try {
     return bytesToProgram(readInput(io, path));
   } catch (e) {
-    if (e instanceof ProgramBytesError) throw new CliError(`${path}: ${e.message}`, 1);
+    if (e instanceof ProgramBytesError) throw new CliError(`${path}: ${e.message}`, EXIT.INPUT);
     throw e;
   }
 }

@@ -191,7 +191,7 @@ export function writeOutput(io: Io, path: string, data: Uint8Array | string): vo
  * Refuses an output path that is the input file (the same file through another name, a link
  * or a symbolic link included), which writing would destroy. A missing output is fine.
  */
-export function refuseOverwrite(input: string, output: string, option = '-o'): void {
+export function refuseOverwrite(input: string, output: string): void {
   let a, b;
   try {
     a = statSync(input);
@@ -200,7 +200,7 @@ export function refuseOverwrite(input: string, output: string, option = '-o'): v
     return;
   }
   if (a.isFile() && a.dev === b.dev && a.ino === b.ino)
-    throw new CliError(`${option} ${output} is the input file ${input}: writing it would destroy the input; choose another output file`);
+    throw new CliError(`the output file ${shown(output)} is the input file ${shown(input)}: writing it would destroy the input; choose another output file`);
 }
 
 /** A command-line value in an error message: quoted when it would otherwise be invisible. */

@@ -6,7 +6,7 @@ import type { Instr } from '../vc4/instr.ts';
 import { decodeProgram } from '../vc4/codec.ts';
 import { RULES } from '../vc4/rules.ts';
 import { validate } from '../vc4/validate.ts';
-import { type Command, onePositional, parse, readInput } from './io.ts';
+import { type Command, EXIT, EXIT_HELP, onePositional, parse, readInput } from './io.ts';
 import { readProgram } from './disasm.ts';
 
 export const validateCommand: Command = {
@@ -19,18 +19,20 @@ export const validateCommand: Command = {
 Reports every violation of the VideoCore IV instruction restrictions (Broadcom's reference
 guide, "Summary of Instruction Restrictions", and rules found on real chips) with the
 instruction index, the rule's name and the instruction. A .qasm file is assembled first and
-findings also name its file:line. Exit status: 1 when a rule is broken (an error), 0
-otherwise (warnings do not fail).
+findings also name its file:line. Warnings do not fail.
 
 options:
       --rules       list the rules with their sources
   -h, --help        this text
+
+${EXIT_HELP} (1: a rule is broken, the assembly has errors, or IN.bin's size is not a whole
+number of instructions.)
 `,
   run(args, io) {
     const { values, positionals } = parse(args, { rules: { type: 'boolean' } });
     if (values.rules) {
       for (const [name, r] of Object.entries(RULES)) io.out(`${name.padEnd(26)} ${r.severity.padEnd(8)}${r.summary}  [${r.source}]\n`);
-      return 0;
+      return EXIT.OK;
     }
     const path = onePositional(positionals, 'program');
     let instrs: Instr[];
@@ -43,7 +45,7 @@ options:
       } catch (e) {
         if (e instanceof AsmError) {
           io.err(e.message + '\n');
-          return 1;
+          return EXIT.INPUT;
         }
         throw e;
       }
@@ -57,6 +59,6 @@ options:
     io.out(
       `${path}: ${instrs.length} instructions, ${errors} error${errors === 1 ? '' : 's'}, ${findings.length - errors} warning${findings.length - errors === 1 ? '' : 's'}\n`,
     );
-    return errors > 0 ? 1 : 0;
+    return errors > 0 ? EXIT.INPUT : EXIT.OK;
   },
 };

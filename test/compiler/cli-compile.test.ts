@@ -42,14 +42,18 @@ test('qpu compile explains what is wrong: several kernels, unknown kernel, bad s
   assert.equal(several.code, 2);
   assert.match(several.err, /exports 2 kernels \(gcd, gcdUnrolled\): choose one with --kernel/);
   const unknown = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'nope');
-  assert.match(unknown.err, /has no kernel 'nope'; it exports: gcd, gcdUnrolled/);
+  assert.match(unknown.err, /--kernel nope: examples\/gcd\.ts has no such kernel; it exports: gcd, gcdUnrolled/);
   assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', 'x')).err, /the stages are ast, ir, liveness/);
-  for (const q of ['13', '0', '0x4', '2.5', ''])
-    assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--qpus', q)).err, /--qpus .*: a whole number from 1 to 12/);
+  for (const q of ['13', '0', '0x4', '2.5', '', '1e1', '+2', ' 2'])
+    assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--qpus', q)).err, /--qpus .*: expected a whole number from 1 to 12, in decimal digits\n$/);
+  // The exit statuses of qpu emu, qpu asm and the rest (test/cli-exit.test.ts): a file that cannot be
+  // read or written, or a name on the command line that names nothing, is 2; a module that does
+  // not load is 1.
+  assert.equal(unknown.code, 2);
   const unwritable = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '-o', '/nonexistent-dir/x.bin');
-  assert.equal(unwritable.code, 1);
-  assert.match(unwritable.err, /cannot write \/nonexistent-dir\/x\.bin: ENOENT/);
+  assert.equal(unwritable.code, 2);
+  assert.equal(unwritable.err, 'qpu compile: cannot write /nonexistent-dir/x.bin: no such file or directory (ENOENT)\n');
   const missing = await runQpu('compile', 'examples/none.ts');
-  assert.equal(missing.code, 1);
-  assert.match(missing.err, /cannot load examples\/none\.ts/);
+  assert.equal(missing.code, 2);
+  assert.equal(missing.err, 'qpu compile: cannot read examples/none.ts: no such file or directory (ENOENT)\n');
 });
