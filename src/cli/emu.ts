@@ -5,10 +5,16 @@ import { AsmError, assemble } from '../vc4/asm/assembler.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
 import { Machine, MAX_QPUS } from '../emulator/machine.ts';
-import { type Allocation, GpuMemory, hex } from '../emulator/memory.ts';
+import { type Allocation, GpuMemory, hex, MemoryFault, PAGE } from '../emulator/memory.ts';
 import { formatStats } from '../emulator/report.ts';
-import { type Command, CliError, onePositional, parse, readInput } from './io.ts';
+import { VpmFormatError } from '../emulator/vpm.ts';
+import { type Command, CliError, EXIT, EXIT_HELP, onePositional, parse, parseCount, readInput } from './io.ts';
 import { readProgram } from './disasm.ts';
+
+/** The default --max-steps (Machine.run's default). */
+const MAX_STEPS = 200_000_000;
+/** The GPU memory the emulator gives a run (GpuMemory's default size). */
+const MEMORY_BYTES = new GpuMemory().maxBytes;
 
 export const emuCommand: Command = {
   name: 'emu',
@@ -17,12 +23,13 @@ export const emuCommand: Command = {
                     [--dump NAME] ... [--stats] [--trace] [--max-steps N] [--no-strict]
 
 Runs PROG.bin (or PROG.qasm, assembled first) on N emulated QPUs (1-${MAX_QPUS}, default 1), all
-starting at the first instruction, until every one has ended its program.
+starting at the first instruction, until every one has ended its program. PROG.bin must hold at
+least one instruction (8 bytes each).
 
 options:
   --qpus N             how many QPUs run the program
   --buffer NAME:WORDS  allocate a buffer of WORDS 32-bit words in GPU memory, zeroed, or
-                       filled from the start with the values after '='
+                       filled from the start with the values after '=' (numbers as in --uniforms)
   --uniforms LIST      the uniforms, comma-separated: numbers (decimal, 0x hex, or floats such
                        as 1.5, whose bits are used), @NAME for a buffer's bus address, %qpu for
                        the QPU's number and %qpus for the number of QPUs. Given once, every QPU
@@ -30,9 +37,16 @@ options:
   --dump NAME          after the run, print the buffer as 32-bit hex words
   --stats              print the cycle model's figures per QPU and the estimated Pi time
   --trace              print each executed instruction with its QPU and pc
-  --max-steps N        stop after N instructions in total (default 200000000)
+  --max-steps N        stop after N instructions in total (default ${MAX_STEPS})
   --no-strict          do not stop at broken hardware rules
   -h, --help           this text
+
+N and WORDS are counts: decimal digits only. The buffers, the program and each QPU's uniforms
+share the emulator's ${formatBytes(MEMORY_BYTES)} of GPU memory; each takes whole 4 KiB pages and a 4 KiB
+guard page after it. A run that cannot fit is refused before it starts.
+
+${EXIT_HELP} (1: PROG has errors or the wrong size, or the run
+stops at an error: a broken rule, a memory fault, a deadlock, the step budget.)
 
 example (the SHA-256 series' hello world):
   qpu emu hello.bin --uniforms 100,@out --buffer out:16 --dump out
@@ -49,33 +63,20 @@ example (the SHA-256 series' hello world):
       'no-strict': { type: 'boolean' },
     });
     const path = onePositional(positionals, 'program');
-    const qpus = intOption(values.qpus ?? '1', '--qpus', 1, MAX_QPUS);
-    const maxSteps = values['max-steps'] === undefined ? undefined : intOption(values['max-steps'], '--max-steps', 1, 2 ** 53);
 
-    let program: Uint32Array;
-    if (/\.(qasm|asm|s)$/i.test(path)) {
-      try {
-        program = assemble(new TextDecoder().decode(readInput(io, path)), { file: path }).words;
-      } catch (e) {
-        if (e instanceof AsmError) throw new CliError(e.message, 1);
-        throw e;
-      }
-    } else program = readProgram(io, path);
-
-    const m = new Machine(new GpuMemory());
-    const loaded = m.load(program);
-    const buffers = new Map<string, Allocation>();
+    // The whole command line first: nothing is read or allocated before it is known to be right.
+    const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
+    const maxSteps = parseCount(values['max-steps'], MAX_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps');
+    const specs: BufferSpec[] = [];
     for (const spec of values.buffer ?? []) {
-      const match = /^([A-Za-z_]\w*):(\d+)(?:=(.*))?$/.exec(spec);
-      if (!match) throw new CliError(`--buffer ${spec}: write NAME:WORDS or NAME:WORDS=V,V,...`);
-      const [, name, words, init] = match;
-      if (buffers.has(name!)) throw new CliError(`--buffer ${name} is given twice`);
-      const count = intOption(words!, `--buffer ${name}`, 1, 1 << 26);
-      const a = m.memory.alloc(count * 4, name);
-      const init_ = init ? parseList(init, `--buffer ${name}`) : [];
-      if (init_.length > count) throw new CliError(`--buffer ${name}: ${init_.length} values for ${count} words`);
-      init_.forEach((v, i) => m.memory.writeWord(a.address + 4 * i, v));
-      buffers.set(name!, a);
+      const match = /^([A-Za-z_]\w*):([^=]*)(?:=(.*))?$/s.exec(spec);
+      if (!match) throw new CliError(`--buffer ${shownSpec(spec)}: write NAME:WORDS or NAME:WORDS=V,V,...`);
+      const [, name, count, init] = match as unknown as [string, string, string, string | undefined];
+      if (specs.some((s) => s.name === name)) throw new CliError(`--buffer ${name} is given twice`);
+      const words = parseCount(count, 0, 1, MEMORY_BYTES / 4, `--buffer ${name} size`);
+      const values = init === undefined ? [] : parseList(init, `--buffer ${name}`);
+      if (values.length > words) throw new CliError(`--buffer ${name}: ${values.length} values for ${words} words`);
+      specs.push({ name, words, values });
     }
     let uniforms: UniformItem[][];
     try {
@@ -84,7 +85,45 @@ example (the SHA-256 series' hello world):
       if (e instanceof LaunchError) throw new CliError(`--uniforms: ${e.message}`);
       throw e;
     }
-    for (const d of values.dump ?? []) if (!buffers.has(d)) throw new CliError(`--dump ${d}: there is no buffer ${d}`);
+    if (uniforms.length > 1 && uniforms.length !== qpus)
+      throw new CliError(`--uniforms is given ${uniforms.length} times for ${qpus} QPU${qpus > 1 ? 's' : ''}: give one list for all, or one per QPU`);
+    for (const list of uniforms)
+      for (const u of list)
+        if ('buffer' in u && !specs.some((s) => s.name === u.buffer))
+          throw new CliError(`--uniforms: @${u.buffer} names no buffer (the buffers are: ${specs.map((s) => s.name).join(', ') || 'none'})`);
+    for (const d of values.dump ?? []) if (!specs.some((s) => s.name === d)) throw new CliError(`--dump ${d}: there is no buffer ${d}`);
+
+    let program: Uint32Array;
+    if (/\.(qasm|asm|s)$/i.test(path)) {
+      try {
+        program = assemble(new TextDecoder().decode(readInput(io, path)), { file: path }).words;
+      } catch (e) {
+        if (e instanceof AsmError) throw new CliError(e.message, EXIT.INPUT);
+        throw e;
+      }
+    } else program = readProgram(io, path);
+    if (program.length === 0) throw new CliError(`${path}: no instructions (the file is empty): a program needs at least one`, EXIT.INPUT);
+
+    const uniformWords = Array.from({ length: qpus }, (_, q) => (uniforms.length ? uniforms[Math.min(q, uniforms.length - 1)]!.length : 0));
+    checkMemory(path, program.length / 2, specs, uniformWords);
+
+    const m = new Machine(new GpuMemory(MEMORY_BYTES));
+    let loaded;
+    try {
+      loaded = m.load(program);
+    } catch (e) {
+      throw oneLine(e, `${path}: `, EXIT.INPUT);
+    }
+    const buffers = new Map<string, Allocation>();
+    try {
+      for (const s of specs) {
+        const a = m.memory.alloc(s.words * 4, s.name);
+        m.memory.view(a, Int32Array).set(s.values);
+        buffers.set(s.name, a);
+      }
+    } catch (e) {
+      throw oneLine(e, '', EXIT.USAGE);
+    }
 
     const trace = values.trace
       ? (qpu: number, pc: number) => io.out(`qpu ${String(qpu).padStart(2)}  pc ${String(pc).padStart(4)}  ${disassembleInstr(loaded.instrs[pc]!)}\n`)
@@ -93,26 +132,78 @@ example (the SHA-256 series' hello world):
     try {
       result = launch(m, { program: loaded, qpus, uniforms, buffers }, { strict: !values['no-strict'], maxSteps, trace });
     } catch (e) {
-      if (e instanceof EmulatorError) throw new CliError(e.message, 1);
-      if (e instanceof LaunchError) throw new CliError(e.message);
-      throw e;
+      // LaunchErrors are about the command line (uniform lists); the rest about the program's run.
+      throw oneLine(e, '', e instanceof LaunchError || e instanceof RangeError ? EXIT.USAGE : EXIT.INPUT);
     }
     for (const d of values.dump ?? []) {
       const a = buffers.get(d)!;
       io.out(`${d} (${a.bytes / 4} words at ${hex(a.address)}):\n`);
-      const words: string[] = [];
-      for (let i = 0; i < a.bytes / 4; i++) words.push(hex(m.memory.readWord(a.address + 4 * i)));
-      for (let i = 0; i < words.length; i += 8) io.out(words.slice(i, i + 8).join(' ') + '\n');
+      const words = m.memory.view(a, Int32Array);
+      for (let i = 0; i < words.length; i += 8) io.out(Array.from(words.subarray(i, i + 8), hex).join(' ') + '\n');
     }
     if (values.stats) io.out(formatStats(result, m.timing));
-    return 0;
+    return EXIT.OK;
   },
 };
 
-function intOption(text: string, what: string, lo: number, hi: number): number {
-  const v = Number(text);
-  if (!Number.isInteger(v) || v < lo || v > hi) throw new CliError(`${what} ${text}: expected a whole number from ${lo} to ${hi}`);
-  return v;
+interface BufferSpec {
+  readonly name: string;
+  readonly words: number;
+  readonly values: readonly number[];
+}
+
+/**
+ * An error the emulator raises for what it was given (EmulatorError, LaunchError, MemoryFault,
+ * VpmFormatError, or a RangeError such as GpuMemory's "GPU memory is full") as a one-line
+ * CliError with this status. Anything else is a bug in qpu-ts and is returned as it is, to be
+ * reported with its stack; so is a RangeError from the JavaScript engine's own stack overflow.
+ */
+function oneLine(e: unknown, prefix: string, status: number): unknown {
+  const known =
+    e instanceof EmulatorError ||
+    e instanceof LaunchError ||
+    e instanceof MemoryFault ||
+    e instanceof VpmFormatError ||
+    (e instanceof RangeError && !/call stack/i.test(e.message));
+  if (!known) return e;
+  return new CliError(prefix + (e as Error).message.split('\n').join(' '), status);
+}
+
+/** Bytes an allocation of `bytes` takes in GPU memory: whole pages and a guard page (memory.ts). */
+function footprint(bytes: number): number {
+  return (Math.ceil(Math.max(bytes, 1) / PAGE) + 1) * PAGE;
+}
+
+/**
+ * Refuses a run whose program, buffers and uniforms cannot all be allocated, naming what
+ * takes the memory. A program too big on its own is the input's fault; buffers the command line's.
+ */
+function checkMemory(path: string, instrs: number, specs: readonly BufferSpec[], uniformWords: readonly number[]): void {
+  const code = footprint(Math.max(8, instrs * 8));
+  const unifs = uniformWords.reduce((t, n) => t + footprint(Math.max(4, n * 4)), 0);
+  if (code + unifs > MEMORY_BYTES)
+    throw new CliError(`${path}: ${instrs} instructions (${formatBytes(instrs * 8)}) do not fit in the emulator's ${formatBytes(MEMORY_BYTES)} of GPU memory`, EXIT.INPUT);
+  const bufs = specs.reduce((t, s) => t + footprint(s.words * 4), 0);
+  if (code + unifs + bufs <= MEMORY_BYTES) return;
+  const list = specs.map((s) => `${s.name} ${s.words} words (${formatBytes(s.words * 4)})`).join(', ');
+  const alone = (MEMORY_BYTES - code - unifs - PAGE) / 4;
+  throw new CliError(
+    `the buffers do not fit in the emulator's ${formatBytes(MEMORY_BYTES)} of GPU memory: ${list} ` +
+      `need ${code + unifs + bufs} bytes (${formatBytes(code + unifs + bufs)}) with the program (${formatBytes(instrs * 8)}) and the uniforms, ` +
+      `each allocation taking whole 4 KiB pages and a 4 KiB guard page; one buffer alone could have at most ${alone} words`,
+  );
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const)
+    if (n >= size) return `${Number((n / size).toFixed(1))} ${unit}`;
+  return `${n} bytes`;
+}
+
+/** A --buffer value in a message, cut short when it carries a long list of values. */
+function shownSpec(spec: string): string {
+  return spec === '' ? "''" : spec.length > 60 ? spec.slice(0, 57) + '...' : spec;
 }
 
 function parseList(text: string, what: string): number[] {
