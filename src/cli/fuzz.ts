@@ -8,6 +8,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { DifferentialRunner, shrink } from '../runtime/differential.ts';
 import { generate, type GeneratorOptions } from '../source/generate.ts';
 import { printKernel } from '../source/print.ts';
+import { CliError, parseCount } from './io.ts';
 
 interface FuzzArgs {
   count: number;
@@ -30,32 +31,34 @@ On a mismatch it prints the smallest failing program it can find and both result
 failing seed with its first difference instead of stopping to shrink the first.
 --vars V gives each program V int and V float variables (default 4 to 9 of each; 20 and more
 make the compiler spill), --qpus LIST the QPU counts to choose among (e.g. 1,2,4; default
-1, 2, 3, 4 or 12). The same seed with the same options makes the same program.`;
+1, 2, 3, 4 or 12). The same seed with the same options makes the same program. Numbers are
+decimal digits only. Exit status: 0 all agree, 1 a disagreement, 2 a wrong command line.`;
 
 function parse(argv: readonly string[]): FuzzArgs {
   const a: FuzzArgs = { count: 1000, seed: 1, quiet: false, jobs: 1 };
   for (let i = 0; i < argv.length; i++) {
-    const k = argv[i];
-    const num = () => {
-      const v = Number(argv[++i]);
-      if (!Number.isSafeInteger(v) || v < 0) throw new Error(`${k} needs a whole number, not '${argv[i] ?? ''}'\n${USAGE}`);
+    const k = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new CliError(`${k} needs a value`);
       return v;
     };
+    // Counts as every qpu subcommand takes them (io.ts): decimal digits only.
+    const num = (max = Number.MAX_SAFE_INTEGER) => parseCount(value(), 0, 0, max, k);
     if (k === '--count' || k === '-n') a.count = num();
     else if (k === '--seed' || k === '-s') a.seed = num();
     else if (k === '--quiet' || k === '-q') a.quiet = true;
     else if (k === '--keep-going' || k === '-k') a.keepGoing = true;
-    else if (k === '--jobs' || k === '-j') a.jobs = num() || availableParallelism();
-    else if (k === '--vars') a.gen = { ...a.gen, vars: num() };
+    else if (k === '--jobs' || k === '-j') a.jobs = num(1024) || availableParallelism();
+    else if (k === '--vars') a.gen = { ...a.gen, vars: num(10_000) };
     else if (k === '--qpus') {
-      const list = (argv[++i] ?? '').split(',').map(Number);
-      if (!list.every((q) => Number.isInteger(q) && q >= 1 && q <= 12)) throw new Error(`--qpus needs QPU counts from 1 to 12, like 1,2,4, not '${argv[i] ?? ''}'\n${USAGE}`);
+      const text = value();
+      const list = text.split(',').map((q) => parseCount(q, 0, 1, 12, `--qpus ${text}: QPU count`));
       a.gen = { ...a.gen, qpus: list };
-    }
-    else if (k === '--help' || k === '-h') {
+    } else if (k === '--help' || k === '-h') {
       console.log(USAGE);
       process.exit(0);
-    } else throw new Error(`unknown option '${k}'\n${USAGE}`);
+    } else throw new CliError(`unknown option '${k}'`);
   }
   return a;
 }
@@ -156,7 +159,8 @@ if (!isMainThread && parentPort && workerData) {
     const args = parse(process.argv.slice(2));
     process.exitCode = args.jobs > 1 ? await fuzzParallel(args) : fuzz(args);
   } catch (e) {
-    console.error((e as Error).message);
+    if (!(e instanceof CliError)) throw e;
+    console.error(`fuzz: ${e.message}\n\n${USAGE}`);
     process.exitCode = 2;
   }
 }
