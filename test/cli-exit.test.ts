@@ -121,9 +121,14 @@ test('-o naming the input file is refused before anything is written, under any 
 });
 
 test('each --help states the exit statuses', async () => {
-  for (const cmd of ['asm', 'disasm', 'validate', 'emu', 'compile']) {
-    const r = await runQpu(cmd, '--help');
+  for (const args of [['--help'], ...['asm', 'disasm', 'validate', 'emu', 'compile'].map((c) => [c, '--help'])]) {
+    const r = await runQpu(...args);
     assert.equal(r.code, 0);
-    assert.match(r.out, /exit status: 0 success; 1 the input is wrong; 2 the command line is wrong, or a file\n\(standard output included\) cannot be read or written; 3 a bug in qpu-ts\./, cmd);
+    assert.match(
+      r.out,
+      /\nexit status:\n {2}0 {2}success\n {2}1 {2}the input is wrong.*\n {2}2 {2}the command line is wrong, or a file cannot be read or written .*\n {2}3 {2}a bug in qpu-ts /s,
+      args[0],
+    );
+    for (const line of r.out.split('\n')) assert.ok(line.length <= 100, `${args[0]} --help: a line of ${line.length} characters: ${line}`);
   }
 });

@@ -90,12 +90,18 @@ test('qpu with no command prints the usage on standard error with status 2; --he
   assert.equal(none.code, 2);
   assert.equal(none.out, '');
   assert.match(none.err, /^qpu: which command\?\n\nqpu: program .*\n\nusage: qpu <command> \[options\]\n/s);
-  assert.match(none.err, /exit status: 0 success; 1 the input is wrong; 2 the command line is wrong/);
+  assert.match(none.err, /\nexit status:\n {2}0 {2}success\n {2}1 {2}the input is wrong\n {2}2 {2}the command line is wrong/);
   for (const h of ['--help', '-h', 'help']) {
     const r = await runQpu(h);
     assert.deepEqual([r.code, r.err], [0, '']);
-    assert.match(r.out, /^qpu: program .*usage: qpu <command>.*exit status: 0 success/s);
+    assert.match(r.out, /^qpu: program .*usage: qpu <command>.*exit status:\n {2}0 {2}success/s);
   }
+  const help = await runQpu('help', 'emu');
+  assert.deepEqual([help.code, help.err], [0, '']);
+  assert.match(help.out, /^usage: qpu emu /);
+  const helpUnknown = await runQpu('help', 'frob');
+  assert.deepEqual([helpUnknown.code, helpUnknown.out], [2, '']);
+  assert.match(helpUnknown.err, /^qpu help: unknown command 'frob'\n\n.*usage: qpu <command>/s);
   const unknown = await runQpu('frobnicate');
   assert.deepEqual([unknown.code, unknown.out], [2, '']);
   assert.match(unknown.err, /^qpu: unknown command 'frobnicate'\n\n.*usage: qpu <command>/s);

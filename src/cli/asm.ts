@@ -2,7 +2,7 @@
 
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
 import { decodeProgram, formatWord, programToBytes } from '../vc4/codec.ts';
-import { type Command, CliError, EXIT, EXIT_HELP, onePositional, parse, readInput, refuseOverwrite, writeOutput } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput, refuseOverwrite, writeOutput } from './io.ts';
 
 export const asmCommand: Command = {
   name: 'asm',
@@ -22,8 +22,7 @@ options:
       --hex           print the words instead of writing a file
   -h, --help          this text
 
-${EXIT_HELP} (1: the source has errors.)
-`,
+${exitHelp('the source has errors')}`,
   run(args, io) {
     const { values, positionals } = parse(args, {
       output: { type: 'string', short: 'o' },

@@ -8,7 +8,7 @@ import type { Kernel } from '../runtime/kernel.ts';
 import type { ParamType } from '../dsl/types.ts';
 import { printKernel } from '../source/print.ts';
 import { programToBytes } from '../vc4/codec.ts';
-import { type Command, CliError, EXIT, EXIT_HELP, onePositional, parse, parseCount, readInput, refuseOverwrite, writeOutput } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput, refuseOverwrite, writeOutput } from './io.ts';
 
 type AnyKernel = Kernel<readonly ParamType[]>;
 
@@ -19,9 +19,10 @@ export const compileCommand: Command = {
   summary: 'compile a kernel from a TypeScript module to machine code',
   help: `usage: qpu compile MODULE.ts [--kernel NAME] [--qpus N] [--dump STAGE] [-o OUT.bin]
 
-Imports MODULE.ts (an ES module: .mts, or .ts in a package with "type": "module"), takes the kernel it exports (kernel(...) values; name one with --kernel
-when there are several), compiles it for N QPUs (default 1) and prints its assembly, or writes
-its machine code to OUT.bin (64-bit words, little-endian, low word first: what qpu disasm reads).
+Imports MODULE.ts (an ES module: .mts, or .ts in a package with "type": "module"), takes the
+kernel it exports (kernel(...) values; name one with --kernel when there are several), compiles
+it for N QPUs (default 1) and prints its assembly, or writes its machine code to OUT.bin (64-bit
+words, little-endian, low word first: what qpu disasm reads).
 
 options:
       --kernel NAME   the exported kernel (its export name or its kernel name)
@@ -41,9 +42,7 @@ options:
 N is a count: decimal digits only. An error thrown while MODULE.ts loads (or builds its
 kernels) is reported in one line with the place in MODULE.ts it came from.
 
-${EXIT_HELP} (1: MODULE.ts does not load, exports no kernel,
-or its kernel does not compile; 2 also for --kernel naming no kernel it exports.)
-`,
+${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n     compile', '--kernel naming no kernel it exports is a wrong command line')}`,
   async run(args, io) {
     const { values, positionals } = parse(args, {
       kernel: { type: 'string' },

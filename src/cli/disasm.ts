@@ -2,7 +2,7 @@
 
 import { disassemble } from '../vc4/asm/disasm.ts';
 import { bytesToProgram, ProgramBytesError } from '../vc4/codec.ts';
-import { type Command, CliError, EXIT, EXIT_HELP, type Io, onePositional, parse, readInput } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, type Io, onePositional, parse, readInput } from './io.ts';
 
 export const disasmCommand: Command = {
   name: 'disasm',
@@ -20,8 +20,7 @@ options:
       --addresses   append each instruction's index and word as a comment
   -h, --help        this text
 
-${EXIT_HELP} (1: IN.bin's size is not a whole number of instructions.)
-`,
+${exitHelp("IN.bin's size is not a whole number of instructions")}`,
   run(args, io) {
     const { values, positionals } = parse(args, {
       numeric: { type: 'boolean' },

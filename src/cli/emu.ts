@@ -2,17 +2,16 @@
 
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
+import { EMULATOR_STEPS } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
 import { Machine, MAX_QPUS } from '../emulator/machine.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, PAGE } from '../emulator/memory.ts';
 import { formatStats } from '../emulator/report.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
-import { type Command, CliError, EXIT, EXIT_HELP, onePositional, parse, parseCount, readInput } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput } from './io.ts';
 import { readProgram } from './disasm.ts';
 
-/** The default --max-steps (Machine.run's default). */
-const MAX_STEPS = 200_000_000;
 /** The GPU memory the emulator gives a run (GpuMemory's default size). */
 const MEMORY_BYTES = new GpuMemory().maxBytes;
 
@@ -37,7 +36,7 @@ options:
   --dump NAME          after the run, print the buffer as 32-bit hex words
   --stats              print the cycle model's figures per QPU and the estimated Pi time
   --trace              print each executed instruction with its QPU and pc
-  --max-steps N        stop after N instructions in total (default ${MAX_STEPS})
+  --max-steps N        stop after N instructions in total (default ${EMULATOR_STEPS})
   --no-strict          do not stop at broken hardware rules
   -h, --help           this text
 
@@ -45,9 +44,7 @@ N and WORDS are counts: decimal digits only. The buffers, the program and each Q
 share the emulator's ${formatBytes(MEMORY_BYTES)} of GPU memory; each takes whole 4 KiB pages and a 4 KiB
 guard page after it. A run that cannot fit is refused before it starts.
 
-${EXIT_HELP} (1: PROG has errors or the wrong size, or the run
-stops at an error: a broken rule, a memory fault, a deadlock, the step budget.)
-
+${exitHelp('PROG has errors, no instructions or a partial one, or the run stops\n     at an error (a broken rule, a memory fault, a deadlock, the step budget)', 'buffers that do not fit in GPU memory are a wrong command line')}
 example (the SHA-256 series' hello world):
   qpu emu hello.bin --uniforms 100,@out --buffer out:16 --dump out
 `,
@@ -66,7 +63,7 @@ example (the SHA-256 series' hello world):
 
     // The whole command line first: nothing is read or allocated before it is known to be right.
     const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
-    const maxSteps = parseCount(values['max-steps'], MAX_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps');
+    const maxSteps = parseCount(values['max-steps'], EMULATOR_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps');
     const specs: BufferSpec[] = [];
     for (const spec of values.buffer ?? []) {
       const match = /^([A-Za-z_]\w*):([^=]*)(?:=(.*))?$/s.exec(spec);

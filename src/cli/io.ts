@@ -15,9 +15,19 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
  */
 export const EXIT = { OK: 0, INPUT: 1, USAGE: 2, BUG: 3 } as const;
 
-/** The exit statuses as every --help states them. */
-export const EXIT_HELP = `exit status: 0 success; 1 the input is wrong; 2 the command line is wrong, or a file
-(standard output included) cannot be read or written; 3 a bug in qpu-ts.`;
+/**
+ * The exit statuses as every --help states them; `input` says what "the input is wrong" means
+ * for the command, `usage` adds a line to status 2.
+ */
+export function exitHelp(input = '', usage = ''): string {
+  return `exit status:
+  0  success
+  1  the input is wrong${input ? `: ${input}` : ''}
+  2  the command line is wrong, or a file cannot be read or written (standard output and
+     standard error included; a reader closing a pipe early is fine)${usage ? `;\n     ${usage}` : ''}
+  3  a bug in qpu-ts (an internal error, printed with how to report it)
+`;
+}
 
 export interface Io {
   out(text: string): void;

@@ -12,7 +12,7 @@ import { asmCommand } from './asm.ts';
 import { compileCommand } from './compile.ts';
 import { disasmCommand } from './disasm.ts';
 import { emuCommand } from './emu.ts';
-import { type Command, CliError, EXIT, EXIT_HELP, type Io, nodeIo, OutputError, outputFailed, quietly } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, type Io, nodeIo, OutputError, outputFailed, quietly } from './io.ts';
 import { validateCommand } from './validate.ts';
 
 export const COMMANDS: readonly Command[] = [asmCommand, disasmCommand, validateCommand, emuCommand, compileCommand];
@@ -24,11 +24,10 @@ usage: qpu <command> [options]
 commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
 
-Run 'qpu <command> --help' for a command's options. The assembly language is described in
-docs/asm.md.
+Run 'qpu <command> --help' or 'qpu help <command>' for a command's options. The assembly
+language is described in docs/asm.md.
 
-${EXIT_HELP}
-`;
+${exitHelp()}`;
 
 /** How to report a bug, printed before an internal error's stack. */
 export const BUG_REPORT =
@@ -40,7 +39,13 @@ export async function main(argv: readonly string[], io: Io = nodeIo): Promise<nu
   let prefix = 'qpu';
   try {
     if (name === '--help' || name === '-h' || name === 'help') {
-      io.out(HELP);
+      // qpu help COMMAND: that command's help.
+      const of = name === 'help' && rest.length ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+      if (name === 'help' && rest.length && !of) {
+        io.err(`qpu help: unknown command '${rest[0]}'\n\n${HELP}`);
+        return EXIT.USAGE;
+      }
+      io.out(of ? of.help : HELP);
       return EXIT.OK;
     }
     if (name === undefined) {

@@ -6,7 +6,7 @@ import type { Instr } from '../vc4/instr.ts';
 import { decodeProgram } from '../vc4/codec.ts';
 import { RULES } from '../vc4/rules.ts';
 import { validate } from '../vc4/validate.ts';
-import { type Command, EXIT, EXIT_HELP, onePositional, parse, readInput } from './io.ts';
+import { type Command, EXIT, exitHelp, onePositional, parse, readInput } from './io.ts';
 import { readProgram } from './disasm.ts';
 
 export const validateCommand: Command = {
@@ -25,9 +25,7 @@ options:
       --rules       list the rules with their sources
   -h, --help        this text
 
-${EXIT_HELP} (1: a rule is broken, the assembly has errors, or IN.bin's size is not a whole
-number of instructions.)
-`,
+${exitHelp("a rule is broken (an error; warnings do not fail), the assembly has\n     errors, or IN.bin's size is not a whole number of instructions")}`,
   run(args, io) {
     const { values, positionals } = parse(args, { rules: { type: 'boolean' } });
     if (values.rules) {
