@@ -64,7 +64,8 @@ test('a program with no instructions or a partial one is refused when it is load
   await fails(1, [empty], new RegExp(`${empty}: no instructions \\(the file is empty\\): a program needs at least one`));
   const emptyAsm = join(dir, 'empty.qasm');
   writeFileSync(emptyAsm, '# nothing but a comment\n');
-  await fails(1, [emptyAsm], new RegExp(`${emptyAsm}: no instructions .*`));
+  // The assembler may find it first; either way the file is named.
+  await fails(1, [emptyAsm], new RegExp(`${emptyAsm}(:1:1: error)?: no instructions.*`));
   for (const n of [1, 7, 12, 81]) {
     const odd = join(dir, `odd${n}.bin`);
     writeFileSync(odd, new Uint8Array(n));

@@ -25,7 +25,7 @@ export function exitHelp(input = '', usage = ''): string {
   1  the input is wrong${input ? `: ${input}` : ''}
   2  the command line is wrong, or a file cannot be read or written (standard output and
      standard error included; a reader closing a pipe early is fine)${usage ? `;\n     ${usage}` : ''}
-  3  a bug in qpu-ts (an internal error, printed with how to report it)
+  3  a bug in qpu-ts (the message says how to report it; a stack trace follows)
 `;
 }
 
