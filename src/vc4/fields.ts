@@ -87,6 +87,12 @@ export const BRANCH_LAYOUT: readonly Field[] = [
   f('imm', 0, 32, { signed: true }),
 ];
 
+/** Bytes per instruction: branch offsets and addresses count bytes. */
+export const INSTRUCTION_BYTES = 8;
+/** A relative branch's offset counts from PC + 4 instructions: past the branch and its three
+ *  delay slots. */
+export const BRANCH_PC_OFFSET = 4;
+
 /** Signal values that select a format rather than a signal. */
 export const SIG_SMALL_IMM = 13;
 export const SIG_LOAD_IMM = 14;

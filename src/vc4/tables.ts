@@ -79,15 +79,17 @@ export const MUL_OP_BY_NAME: ReadonlyMap<string, OpInfo> = new Map(MUL_OPS.map((
 export const CONDITIONS = ['never', 'always', 'zs', 'zc', 'ns', 'nc', 'cs', 'cc'] as const;
 export const COND_NEVER = 0;
 export const COND_ALWAYS = 1;
-/** vc4asm's spellings of the same conditions. */
-export const CONDITION_ALIASES: Readonly<Record<string, number>> = {
-  ifz: 2,
-  ifnz: 3,
-  ifn: 4,
-  ifnn: 5,
-  ifc: 6,
-  ifnc: 7,
-};
+const conditionCode = (name: (typeof CONDITIONS)[number]) => CONDITIONS.indexOf(name);
+/** vc4asm's spellings of the same conditions. (Maps, not objects, for every table that user
+ *  text indexes: `constructor` or `__proto__` must find nothing.) */
+export const CONDITION_ALIASES: ReadonlyMap<string, number> = new Map([
+  ['ifz', conditionCode('zs')],
+  ['ifnz', conditionCode('zc')],
+  ['ifn', conditionCode('ns')],
+  ['ifnn', conditionCode('nc')],
+  ['ifc', conditionCode('cs')],
+  ['ifnc', conditionCode('cc')],
+]);
 
 /** Table 4: signals. 13-15 select the small-immediate, load-immediate and branch formats. */
 export const SIGNALS = [
@@ -112,12 +114,13 @@ export const SIG_NONE = 1;
 export const SIG_PROG_END = 3;
 export const SIG_LOAD_TMU0 = 10;
 export const SIG_LOAD_TMU1 = 11;
+const signalCode = (name: (typeof SIGNALS)[number]) => SIGNALS.indexOf(name);
 /** Other spellings accepted by the assembler: the SHA-256 series' `.tmu`, vc4asm's `thrend`. */
-export const SIGNAL_ALIASES: Readonly<Record<string, number>> = {
-  tmu: 10,
-  thrend: 3,
-  progend: 3,
-};
+export const SIGNAL_ALIASES: ReadonlyMap<string, number> = new Map([
+  ['tmu', signalCode('ldtmu0')],
+  ['thrend', signalCode('tend')],
+  ['progend', signalCode('tend')],
+]);
 /** Signals that make a tile-buffer unit write r4 (coverage, colour, colour+end, alpha mask). */
 export const TLB_LOAD_SIGNALS: ReadonlySet<number> = new Set([7, 8, 9, 12]);
 /** Signals that end the program (thread end; colour load and program end). */
@@ -143,22 +146,23 @@ export const BRANCH_CONDITIONS: readonly (string | undefined)[] = [
   'always',
 ];
 export const BRANCH_ALWAYS = 15;
+const branchConditionCode = (name: string) => BRANCH_CONDITIONS.indexOf(name);
 /** The SHA-256 series' assembler spellings ("z full", "z empty", ...), and `*` for always. */
-export const BRANCH_CONDITION_ALIASES: Readonly<Record<string, number>> = {
-  zf: 0,
-  ze: 1,
-  zs: 2,
-  zc: 3,
-  nf: 4,
-  ne: 5,
-  ns: 6,
-  nc: 7,
-  cf: 8,
-  ce: 9,
-  cs: 10,
-  cc: 11,
-  '*': 15,
-};
+export const BRANCH_CONDITION_ALIASES: ReadonlyMap<string, number> = new Map([
+  ['zf', branchConditionCode('allz')],
+  ['ze', branchConditionCode('allnz')],
+  ['zs', branchConditionCode('anyz')],
+  ['zc', branchConditionCode('anynz')],
+  ['nf', branchConditionCode('alln')],
+  ['ne', branchConditionCode('allnn')],
+  ['ns', branchConditionCode('anyn')],
+  ['nc', branchConditionCode('anynn')],
+  ['cf', branchConditionCode('allc')],
+  ['ce', branchConditionCode('allnc')],
+  ['cs', branchConditionCode('anyc')],
+  ['cc', branchConditionCode('anync')],
+  ['*', branchConditionCode('always')],
+]);
 
 // ---- Small immediates (Table 5, p. 29) ----
 
@@ -267,12 +271,15 @@ export const LDI_MODE_SIGNED = 1;
 export const LDI_MODE_UNSIGNED = 3;
 export const LDI_MODE_NAMES: Readonly<Record<number, string>> = { 0: '', 1: 'i2', 3: 'u2' };
 
+/** Elements (lanes) of a QPU vector, one per per-element load-immediate value. */
+export const LANES = 16;
+
 /** Per-element load immediate: lane i takes bit i (LS) and bit 16+i (MS) of the immediate. */
 export function perElementValues(imm: number, signed: boolean): number[] {
   const out: number[] = [];
-  for (let i = 0; i < 16; i++) {
+  for (let i = 0; i < LANES; i++) {
     const ls = (imm >>> i) & 1;
-    const ms = (imm >>> (16 + i)) & 1;
+    const ms = (imm >>> (LANES + i)) & 1;
     out.push(signed ? ls - 2 * ms : ls + 2 * ms);
   }
   return out;
@@ -283,7 +290,7 @@ export function perElementImmediate(values: readonly number[]): number {
   let imm = 0;
   values.forEach((v, i) => {
     imm |= (v & 1) << i;
-    imm |= ((v >> 1) & 1) << (16 + i);
+    imm |= ((v >> 1) & 1) << (LANES + i);
   });
   return imm >>> 0;
 }

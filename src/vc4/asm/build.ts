@@ -13,6 +13,7 @@ import {
   BRANCH_CONDITIONS,
   CONDITION_ALIASES,
   CONDITIONS,
+  LANES,
   LDI_MODE_SIGNED,
   LDI_MODE_UNSIGNED,
   MUL_OP_BY_NAME,
@@ -20,11 +21,14 @@ import {
   MUX_R4,
   type OpInfo,
   perElementImmediate,
+  SIG_NONE,
   SIGNAL_ALIASES,
   SIGNALS,
   smallImmValue,
 } from '../tables.ts';
 import type { Operand, OpPart, Statement, Suffix } from './parse.ts';
+import { shown } from './text.ts';
+import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../fields.ts';
 import { isRegisterName, lookupSource, suggest } from './names.ts';
 import { BuildError, chooseWs, type Dest, destReq, fits, placeEither, ReadPorts, resolveDest, resolveSource, type Source } from './operands.ts';
 
@@ -40,13 +44,13 @@ export interface BuildContext {
 /** The signal number of a signal name or alias (not the format-selecting 13-15). */
 export function signalNumber(name: string): number | undefined {
   const i = (SIGNALS as readonly string[]).indexOf(name);
-  if (i >= 0 && i <= 12 && i !== 1) return i;
-  return SIGNAL_ALIASES[name];
+  if (i >= 0 && i < SIG_SMALL_IMM && i !== SIG_NONE) return i;
+  return SIGNAL_ALIASES.get(name);
 }
 
 function conditionNumber(name: string): number | undefined {
   const i = (CONDITIONS as readonly string[]).indexOf(name);
-  return i >= 0 ? i : CONDITION_ALIASES[name];
+  return i >= 0 ? i : CONDITION_ALIASES.get(name);
 }
 
 export function buildStatement(st: Statement, ctx: BuildContext): Instr {
@@ -76,21 +80,15 @@ interface Slot {
 
 function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): AluInstr {
   const ins = nopInstr();
-  let sig: { n: number; col: number; name: string } | undefined;
+  const sig: { current?: Signal } = {};
   let setf = false;
   let forceWs: Suffix | undefined;
   const slots: { add?: Slot; mul?: Slot } = {};
   const reads: Operand[] = [];
   const ports = new ReadPorts();
 
-  const setSignal = (name: string, col: number) => {
-    const n = signalNumber(name)!;
-    if (sig && sig.n !== n) throw new BuildError(`two signals in one instruction (.${sig.name} and .${name})`, col);
-    sig = { n, col, name };
-  };
-
   for (const part of parts) {
-    if (part.kind === 'signal') setSignal(part.name, part.col);
+    if (part.kind === 'signal') setSignal(sig, part.name, part.col);
     else if (part.kind === 'read') {
       if (part.operand.kind === 'name' && part.operand.suffixes.length > 0)
         throw new BuildError('read takes a plain register: unpacking only affects values an ALU uses', part.operand.suffixes[0]!.col);
@@ -105,10 +103,10 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
           cond = c;
         } else if (s.text === 'setf') setf = true;
         else if (s.text === 'ws') forceWs = s;
-        else if (signalNumber(s.text) !== undefined) setSignal(s.text, s.col);
+        else if (signalNumber(s.text) !== undefined) setSignal(sig, s.text, s.col);
         else
           throw new BuildError(
-            `unknown suffix .${s.text} on ${part.name}: conditions are ${CONDITIONS.map((x) => '.' + x).join(' ')}; ` +
+            `unknown suffix .${shown(s.text)} on ${part.name}: conditions are ${CONDITIONS.map((x) => '.' + x).join(' ')}; ` +
               `also .setf, .ws and the signals (.tend, .ldtmu0, .thrsw, ...)`,
             s.col,
           );
@@ -155,24 +153,25 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
     if (ports.imm && smallImmValue(ports.imm.code) !== smallImmValue(rotCode))
       throw new BuildError(
         `with a rotation the small-immediate field holds the rotation, so the only immediate available is ` +
-          `${smallImmValue(rotCode) | 0}, not ${ports.imm.text}`,
+          `${smallImmValue(rotCode) | 0}, not ${shown(ports.imm.text)}`,
         ports.imm.col,
       );
     ports.imm = { code: rotCode, col: 0, text: '' };
   }
 
   // Signals and small immediates share the signal field.
+  const signal = sig.current;
   if (ports.imm) {
-    if (sig)
+    if (signal)
       throw new BuildError(
-        `the signal .${sig.name} clashes with the small immediate${ports.imm.text ? ' ' + ports.imm.text : ' of the rotation'}: ` +
+        `the signal .${signal.name} clashes with the small immediate${ports.imm.text ? ' ' + shown(ports.imm.text) : ' of the rotation'}: ` +
           `both use the signal field; load the constant into a register in an earlier instruction`,
-        sig.col,
+        signal.col,
       );
-    ins.sig = 13;
+    ins.sig = SIG_SMALL_IMM;
     ins.raddrB = ports.imm.code;
   } else {
-    ins.sig = sig?.n ?? 1;
+    ins.sig = signal?.n ?? SIG_NONE;
     ins.raddrB = ports.b?.addr ?? 39;
   }
   ins.raddrA = ports.a?.addr ?? 39;
@@ -181,22 +180,8 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
 
   // Pack and unpack: pm = 0 programs regfile A, pm = 1 programs r4 and the mul colour pack.
   const pmUses: { pm: number; col: number }[] = [];
-  const unpackOf = (mux: number) => {
-    const withMux = [...all].filter((s) => s.mux === mux);
-    const marked = withMux.filter((s) => s.unpack);
-    if (marked.length === 0) return 0;
-    const first = marked[0]!.unpack!;
-    for (const s of withMux)
-      if (!s.unpack || s.unpack.mode !== first.mode)
-        throw new BuildError(
-          `unpacking applies to every ${mux === MUX_A ? 'regfile-A' : 'r4'} input of the instruction: write .${first.text} on each`,
-          s.unpack?.col ?? s.op.col,
-        );
-    pmUses.push({ pm: mux === MUX_A ? 0 : 1, col: first.col });
-    return first.mode;
-  };
-  const aUnpack = unpackOf(MUX_A);
-  const r4Unpack = unpackOf(MUX_R4);
+  const aUnpack = unpackOf(all, MUX_A, pmUses);
+  const r4Unpack = unpackOf(all, MUX_R4, pmUses);
   ins.unpack = aUnpack || r4Unpack;
   for (const [slot, isMul] of [
     [slots.add, false],
@@ -245,6 +230,36 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
   return ins;
 }
 
+interface Signal {
+  n: number;
+  col: number;
+  name: string;
+}
+
+/** Records the instruction's signal; a second, different one is an error. */
+function setSignal(sig: { current?: Signal }, name: string, col: number): void {
+  const n = signalNumber(name)!;
+  const had = sig.current;
+  if (had && had.n !== n) throw new BuildError(`two signals in one instruction (.${had.name} and .${name})`, col);
+  sig.current = { n, col, name };
+}
+
+/** The unpack mode of the inputs read through `mux` (regfile A or r4), the same on each. */
+function unpackOf(all: readonly Source[], mux: number, pmUses: { pm: number; col: number }[]): number {
+  const withMux = all.filter((s) => s.mux === mux);
+  const marked = withMux.filter((s) => s.unpack);
+  if (marked.length === 0) return 0;
+  const first = marked[0]!.unpack!;
+  for (const s of withMux)
+    if (!s.unpack || s.unpack.mode !== first.mode)
+      throw new BuildError(
+        `unpacking applies to every ${mux === MUX_A ? 'regfile-A' : 'r4'} input of the instruction: write .${first.text} on each`,
+        s.unpack?.col ?? s.op.col,
+      );
+  pmUses.push({ pm: mux === MUX_A ? 0 : 1, col: first.col });
+  return first.mode;
+}
+
 /** Puts an operation on the add ALU if it can go there and it is free, else on the mul ALU. */
 function placeSlot(slots: { add?: Slot; mul?: Slot }, part: OpPart, cond: number | undefined): void {
   const name = part.name;
@@ -254,7 +269,7 @@ function placeSlot(slots: { add?: Slot; mul?: Slot }, part: OpPart, cond: number
   const mulInfo = isMov ? MUL_OP_BY_NAME.get('v8min') : MUL_OP_BY_NAME.get(name);
   if (!addInfo && !mulInfo) {
     const s = suggest(name, [...ADD_OP_BY_NAME.keys(), ...MUL_OP_BY_NAME.keys(), 'mov', 'ldi', 'bra', 'brr', 'sema', 'read']);
-    throw new BuildError(`unknown operation '${name}'${s ? ` (did you mean ${s}?)` : ''}`, part.col);
+    throw new BuildError(`unknown operation '${shown(name)}'${s ? ` (did you mean ${s}?)` : ''}`, part.col);
   }
   let slotName: 'add' | 'mul';
   if (addInfo && !slots.add && !rotates) slotName = 'add';
@@ -299,7 +314,7 @@ function buildLdi(suffixes: Suffix[], operands: Operand[], col: number): LoadImm
     else if (s.text === 'ws') forceWs = s;
     else if (s.text === 'i2') mode = LDI_MODE_SIGNED;
     else if (s.text === 'u2') mode = LDI_MODE_UNSIGNED;
-    else throw new BuildError(`unknown suffix .${s.text} on ldi: conditions, .setf, .ws, .i2 and .u2 fit here`, s.col);
+    else throw new BuildError(`unknown suffix .${shown(s.text)} on ldi: conditions, .setf, .ws, .i2 and .u2 fit here`, s.col);
   }
   if (operands.length < 2 || operands.length > 3)
     throw new BuildError('ldi takes one or two destinations and a value: ldi dst, value', col);
@@ -311,8 +326,8 @@ function buildLdi(suffixes: Suffix[], operands: Operand[], col: number): LoadImm
     imm = value.value.bits;
     mode = 0;
   } else if (value.kind === 'vector') {
-    if (value.values.length !== 16)
-      throw new BuildError(`a per-element value lists 16 elements, not ${value.values.length}`, value.col);
+    if (value.values.length !== LANES)
+      throw new BuildError(`a per-element value lists ${LANES} elements, not ${value.values.length}`, value.col);
     const ints = value.values.map((v) => (v.isFloat ? NaN : v.value));
     const inRange = (lo: number, hi: number) => ints.every((v) => Number.isInteger(v) && v >= lo && v <= hi);
     if (mode === undefined) mode = inRange(0, 3) ? LDI_MODE_UNSIGNED : LDI_MODE_SIGNED;
@@ -379,13 +394,13 @@ function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[], col:
   let forceWs: Suffix | undefined;
   for (const s of suffixes) {
     const i = BRANCH_CONDITIONS.indexOf(s.text);
-    const c = i >= 0 ? i : BRANCH_CONDITION_ALIASES[s.text];
+    const c = i >= 0 ? i : BRANCH_CONDITION_ALIASES.get(s.text);
     if (c !== undefined) cond = c;
     else if (s.text === 'setf') setf = true;
     else if (s.text === 'ws') forceWs = s;
     else
       throw new BuildError(
-        `unknown branch condition .${s.text}: they are ${BRANCH_CONDITIONS.filter(Boolean).map((x) => '.' + x).join(' ')}`,
+        `unknown branch condition .${shown(s.text)}: they are ${BRANCH_CONDITIONS.filter(Boolean).map((x) => '.' + x).join(' ')}`,
         s.col,
       );
   }
@@ -402,7 +417,12 @@ function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[], col:
     if (ops.length > t + 2) throw new BuildError('too many operands after the branch target', ops[t + 2]!.col);
     regOp = ops[t + 1];
     if (target.kind === 'number') {
-      if (target.value.isFloat) throw new BuildError('a branch offset is a whole number of bytes', target.col);
+      if (target.value.isFloat)
+        throw new BuildError(
+          `${relative ? "brr's target is a byte offset from PC + 4 instructions" : "bra's target is a byte address"}: ` +
+            `a whole number of bytes (${INSTRUCTION_BYTES} per instruction), not ${shown(target.text)}`,
+          target.col,
+        );
       imm = target.value.bits | 0;
     } else if (target.kind === 'name' && target.name === 'ZERO') {
       imm = 0;
@@ -410,14 +430,14 @@ function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[], col:
       const idx = ctx.labels.get(target.name);
       if (idx === undefined) {
         const s = suggest(target.name, ctx.labels.keys());
-        throw new BuildError(`unknown label '${target.name}'${s ? ` (did you mean ${s}?)` : ''}`, target.col);
+        throw new BuildError(`unknown label '${shown(target.name)}'${s ? ` (did you mean ${s}?)` : ''}`, target.col);
       }
       if (!relative)
         throw new BuildError(
-          `bra is an absolute branch, but a label's address is only known once the program is loaded; use brr ${target.name}`,
+          `bra is an absolute branch, but a label's address is only known once the program is loaded; use brr ${shown(target.name)}`,
           target.col,
         );
-      imm = (idx - (ctx.pc + 4)) * 8;
+      imm = (idx - (ctx.pc + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES;
     }
   }
   let raddrA = 0;

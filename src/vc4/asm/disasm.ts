@@ -6,6 +6,7 @@
 import { type AluInstr, type BranchInstr, type Instr, type LoadImmInstr } from '../instr.ts';
 import { decodeProgram, encodeHiLo, formatWord } from '../codec.ts';
 import { addIsDefault, hasRotation, mulIsDefault, nonCanonicalReasons, packOnAdd, packOnMul } from '../canonical.ts';
+import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES } from '../fields.ts';
 import { addWriteFile, mulWriteFile } from '../registers.ts';
 import {
   ADD_OPS,
@@ -88,8 +89,8 @@ export function disassemble(program: Uint32Array | readonly Instr[], opts: Disas
   const instrs = program instanceof Uint32Array ? decodeProgram(program) : program;
   const labels = new Map<string, number>();
   instrs.forEach((ins, pc) => {
-    if (ins.kind !== 'branch' || !ins.rel || ins.imm % 8 !== 0) return;
-    const target = pc + 4 + ins.imm / 8;
+    if (ins.kind !== 'branch' || !ins.rel || ins.imm % INSTRUCTION_BYTES !== 0) return;
+    const target = pc + BRANCH_PC_OFFSET + ins.imm / INSTRUCTION_BYTES;
     if (target >= 0 && target <= instrs.length) labels.set(`L${target}`, target);
   });
   const lines: string[] = [];
@@ -238,7 +239,7 @@ function formatBranch(i: BranchInstr, v: Variant, pc: number, labels: ReadonlyMa
     if (i.waddrMul !== 39) links.push(mul);
   }
   let target: string;
-  const t = pc + 4 + i.imm / 8;
+  const t = pc + BRANCH_PC_OFFSET + i.imm / INSTRUCTION_BYTES;
   if (i.rel && labels.get(`L${t}`) === t) target = `L${t}`;
   else target = i.imm >= -65536 && i.imm < 65536 ? String(i.imm) : `0x${(i.imm >>> 0).toString(16)}`;
   const reg = i.reg ? `, ra${i.raddrA}` : '';

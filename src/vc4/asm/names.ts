@@ -44,10 +44,13 @@ DESTS.set('-', { file: 'either', addr: 39 });
 SOURCES.set('-', { kind: 'reg', file: 'either', addr: 39 });
 
 /** Names that also spell registers, for messages about writing r4 or plain r5. */
-export const READ_ONLY_DEST_HINTS: Readonly<Record<string, string>> = {
-  r4: 'r4 is written only by the TMU, the SFU and the tile buffer; no instruction can write it',
-  r5: 'say r5quad (regfile-A address 37: replicates element 0 of each quad) or r5rep (regfile-B address 37: replicates element 0 to all 16 lanes)',
-};
+export const READ_ONLY_DEST_HINTS: ReadonlyMap<string, string> = new Map([
+  ['r4', 'r4 is written only by the TMU, the SFU and the tile buffer; no instruction can write it'],
+  [
+    'r5',
+    'say r5quad (regfile-A address 37: replicates element 0 of each quad) or r5rep (regfile-B address 37: replicates element 0 to all 16 lanes)',
+  ],
+]);
 
 export function lookupSource(name: string): SourceReg | undefined {
   return SOURCES.get(name.toLowerCase());
@@ -59,7 +62,7 @@ export function lookupDest(name: string): DestReg | undefined {
 
 export function isRegisterName(name: string): boolean {
   const n = name.toLowerCase();
-  return SOURCES.has(n) || DESTS.has(n) || n in READ_ONLY_DEST_HINTS;
+  return SOURCES.has(n) || DESTS.has(n) || READ_ONLY_DEST_HINTS.has(n);
 }
 
 /** The readable name of a regfile read; `numeric` prints ra/rb numbers (SHA-256 style). */
@@ -79,12 +82,17 @@ export function allDestNames(): string[] {
   return [...DESTS.keys()];
 }
 
+/** Names longer than this get no suggestion (and the edit distance stays cheap). */
+const MAX_SUGGEST_LENGTH = 64;
+
 /** The closest known name (edit distance at most 2), for error messages. */
 export function suggest(name: string, candidates: Iterable<string>): string | undefined {
+  if (name.length > MAX_SUGGEST_LENGTH) return undefined;
+  const lower = name.toLowerCase();
   let best: string | undefined;
   let bestD = 3;
   for (const c of candidates) {
-    const d = editDistance(name.toLowerCase(), c);
+    const d = editDistance(lower, c);
     if (d < bestD) {
       bestD = d;
       best = c;
@@ -93,17 +101,21 @@ export function suggest(name: string, candidates: Iterable<string>): string | un
   return best;
 }
 
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
+/** The edit distance of a and b if it is at most `max`, else max + 1 (stopping early). */
+function editDistance(a: string, b: string, max = 2): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
   const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     let prev = dp[0]!;
     dp[0] = i;
+    let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
       const tmp = dp[j]!;
       dp[j] = Math.min(dp[j]! + 1, dp[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      rowMin = Math.min(rowMin, dp[j]!);
       prev = tmp;
     }
+    if (rowMin > max) return max + 1;
   }
-  return dp[b.length]!;
+  return Math.min(dp[b.length]!, max + 1);
 }

@@ -7,6 +7,7 @@
 import type { RegFile } from '../registers.ts';
 import { MUX_A, MUX_B, PACK_A_MODES, PACK_MUL_MODES, smallImmForFloat, smallImmForInt, UNPACK_MODES } from '../tables.ts';
 import type { Operand, Suffix } from './parse.ts';
+import { shown } from './text.ts';
 import { allDestNames, allSourceNames, type DestReg, lookupDest, lookupSource, READ_ONLY_DEST_HINTS, suggest } from './names.ts';
 
 /** A statement that means nothing the hardware can do: the message says why, at column `col`. */
@@ -35,7 +36,8 @@ export function resolveDest(op: Operand): Dest {
   const reg = lookupDest(op.name);
   if (!reg) {
     const lower = op.name.toLowerCase();
-    if (lower in READ_ONLY_DEST_HINTS) throw new BuildError(`cannot write ${op.name}: ${READ_ONLY_DEST_HINTS[lower]}`, op.col);
+    const hint = READ_ONLY_DEST_HINTS.get(lower);
+    if (hint !== undefined) throw new BuildError(`cannot write ${op.name}: ${hint}`, op.col);
     if (lookupSource(op.name))
       throw new BuildError(`${op.name} is read-only: it can be read but not written`, op.col);
     throw new BuildError(unknownRegister(op.name, allDestNames()), op.col);
@@ -50,7 +52,7 @@ export function resolveDest(op: Operand): Dest {
       d.pack = { pm: 1, mode: PACK_MUL_MODES.indexOf(s.text.slice(0, -1)), col: s.col, text: s.text };
     else
       throw new BuildError(
-        `unknown pack mode .${s.text}: regfile-A packs are ${PACK_A_MODES.slice(1).map((m) => '.' + m).join(' ')}; ` +
+        `unknown pack mode .${shown(s.text)}: regfile-A packs are ${PACK_A_MODES.slice(1).map((m) => '.' + m).join(' ')}; ` +
           `mul colour packs are .8888c .8ac .8bc .8cc .8dc`,
         s.col,
       );
@@ -60,7 +62,7 @@ export function resolveDest(op: Operand): Dest {
 
 function unknownRegister(name: string, candidates: string[]): string {
   const s = suggest(name, candidates);
-  return `unknown register '${name}'${s ? ` (did you mean ${s}?)` : ''}`;
+  return `unknown register '${shown(name)}'${s ? ` (did you mean ${s}?)` : ''}`;
 }
 
 export const fits = (req: FileReq, file: RegFile) => req === 'either' || req === file;
@@ -75,18 +77,20 @@ export function destReq(d: Dest | undefined): FileReq {
   return d.reg.file;
 }
 
+/** Whether write swap `ws` puts the add ALU's and the mul ALU's destinations in their files. */
+const wsFits = (add: FileReq, mul: FileReq, ws: number) => fits(add, ws ? 'b' : 'a') && fits(mul, ws ? 'a' : 'b');
+const where = (r: FileReq) => (r === 'a' ? 'regfile A' : 'regfile B');
+
 /** Chooses the write swap bit so that the add and mul destinations land in their files. */
 export function chooseWs(add: Dest | undefined, mul: Dest | undefined, force: Suffix | undefined, col: number): number {
   const ra = destReq(add);
   const rm = destReq(mul);
-  const ok = (ws: number) => fits(ra, ws ? 'b' : 'a') && fits(rm, ws ? 'a' : 'b');
   if (force) {
-    if (!ok(1)) throw new BuildError('.ws (add writes regfile B, mul writes regfile A) does not fit these destinations', force.col);
+    if (!wsFits(ra, rm, 1)) throw new BuildError('.ws (add writes regfile B, mul writes regfile A) does not fit these destinations', force.col);
     return 1;
   }
-  if (ok(0)) return 0;
-  if (ok(1)) return 1;
-  const where = (r: FileReq) => (r === 'a' ? 'regfile A' : 'regfile B');
+  if (wsFits(ra, rm, 0)) return 0;
+  if (wsFits(ra, rm, 1)) return 1;
   throw new BuildError(
     `the add ALU's destination is in ${where(ra)} and the mul ALU's is in ${where(rm)} too; ` +
       `one instruction writes one register of each file (swap the operations between the ALUs, or use another instruction)`,
@@ -113,7 +117,7 @@ export class ReadPorts {
   claimB(addr: number, col: number, name: string): void {
     if (this.imm)
       throw new BuildError(
-        `${name} (a regfile-B read) clashes with the small immediate ${this.imm.text}: both use the regfile-B read address`,
+        `${name} (a regfile-B read) clashes with the small immediate ${shown(this.imm.text)}: both use the regfile-B read address`,
         col,
       );
     if (this.b && this.b.addr !== addr)
@@ -126,11 +130,11 @@ export class ReadPorts {
   claimImm(code: number, col: number, text: string): void {
     if (this.b)
       throw new BuildError(
-        `the small immediate ${text} clashes with ${this.b.name}: both use the regfile-B read address`,
+        `the small immediate ${shown(text)} clashes with ${this.b.name}: both use the regfile-B read address`,
         col,
       );
     if (this.imm && this.imm.code !== code)
-      throw new BuildError(`two different small immediates (${this.imm.text} and ${text}); only one fits`, col);
+      throw new BuildError(`two different small immediates (${shown(this.imm.text)} and ${shown(text)}); only one fits`, col);
     this.imm = { code, col, text };
   }
 }
@@ -149,7 +153,7 @@ function smallImmCode(op: Extract<Operand, { kind: 'number' }>): number {
   const code = v.isFloat ? smallImmForFloat(v.value) : smallImmForInt(v.value);
   if (code === undefined)
     throw new BuildError(
-      `${op.text} is not a small immediate: they are the integers -16 to 15, the floats 1.0, 2.0, ... 128.0 and ` +
+      `${shown(op.text)} is not a small immediate: they are the integers -16 to 15, the floats 1.0, 2.0, ... 128.0 and ` +
         `1/256 (0.00390625) ... 1/2 (0.5); load other constants with ldi`,
       op.col,
     );
@@ -173,7 +177,7 @@ export function resolveSource(op: Operand, ports: ReadPorts): Source {
     const m = (UNPACK_MODES as readonly string[]).indexOf(s.text);
     if (m <= 0)
       throw new BuildError(
-        `unknown unpack mode .${s.text}: the unpack modes are ${UNPACK_MODES.slice(1).map((u) => '.' + u).join(' ')}`,
+        `unknown unpack mode .${shown(s.text)}: the unpack modes are ${UNPACK_MODES.slice(1).map((u) => '.' + u).join(' ')}`,
         s.col,
       );
     if (src.unpack) throw new BuildError('only one unpack mode fits in an instruction', s.col);
