@@ -3,8 +3,7 @@
 // tests).
 
 import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
-import { getSystemErrorMap } from 'node:util';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { getSystemErrorMap, parseArgs, type ParseArgsConfig } from 'node:util';
 
 /**
  * The exit statuses of every subcommand. OK: success. INPUT: the input is wrong (assembly
@@ -85,7 +84,9 @@ export function readBounded(path: string, max = MAX_INPUT_BYTES): Uint8Array {
     const chunks: Uint8Array[] = [];
     let total = 0;
     for (;;) {
-      const chunk = new Uint8Array(st.isFile() ? Math.min(Math.max(st.size - total, 0) + 1, max + 1 - total) : Math.min(1 << 20, max + 1 - total));
+      // A regular file in one read (and one more to see its end); devices, pipes and files whose
+      // size says nothing (/proc) in chunks.
+      const chunk = new Uint8Array(Math.min(Math.max(st.isFile() ? st.size - total + 1 : 0, 1 << 16), max + 1 - total));
       const n = readSync(fd, chunk, 0, chunk.length, null);
       if (n === 0) break;
       chunks.push(chunk.subarray(0, n));
