@@ -1,12 +1,15 @@
 // The assembler: QPU assembly text (docs/asm.md) to instructions and 64-bit words.
-// Needs: source text. Guarantees: either every line became exactly one instruction, or an
-// AsmError listing every error as file:line:col with what is wrong and what would be right.
+// Needs: source text. Guarantees: either every line became exactly one instruction (and there
+// is at least one), or an AsmError listing every error as file:line:col with what is wrong and
+// what would be right. Any text, however long or strange, ends in one or the other in time
+// linear in its length; nothing else is thrown.
 
 import { encodeProgram } from '../codec.ts';
 import type { Instr } from '../instr.ts';
 import { BuildError, buildStatement, signalNumber } from './build.ts';
 import { isRegisterName } from './names.ts';
 import { type ParsedLine, parseLine, type Statement, SyntaxError_ } from './parse.ts';
+import { shown } from './text.ts';
 
 export interface AsmDiagnostic {
   readonly file: string;
@@ -43,7 +46,15 @@ export interface AsmOptions {
   readonly maxErrors?: number;
 }
 
-/** Assembles a whole program. Throws AsmError with every error found. */
+/**
+ * The lines of a source text: split at `\r\n`, `\n` or a lone `\r` (old Mac files), so line
+ * numbers count what an editor shows. A byte-order mark at the start is not part of line 1.
+ */
+export function sourceLines(source: string): string[] {
+  return (source.startsWith('\uFEFF') ? source.slice(1) : source).split(/\r\n|\n|\r/);
+}
+
+/** Assembles a whole program. Throws AsmError with every error found (up to maxErrors). */
 export function assemble(source: string, opts: AsmOptions = {}): AsmProgram {
   const file = opts.file ?? '<input>';
   const maxErrors = opts.maxErrors ?? 50;
@@ -51,39 +62,45 @@ export function assemble(source: string, opts: AsmOptions = {}): AsmProgram {
   const fail = (line: number, col: number, message: string) => {
     if (diagnostics.length < maxErrors) diagnostics.push({ file, line, col, message });
   };
+  const full = () => diagnostics.length >= maxErrors;
 
   // Pass 1: parse every line and place the labels.
   const statements: { st: Statement; line: number }[] = [];
   const labels = new Map<string, number>();
-  source.split(/\r?\n/).forEach((text, i) => {
+  const lines = sourceLines(source);
+  for (let i = 0; i < lines.length && !full(); i++) {
     const line = i + 1;
     let parsed: ParsedLine;
     try {
-      parsed = parseLine(text, signalNumber);
+      parsed = parseLine(lines[i]!, signalNumber);
     } catch (e) {
-      if (e instanceof SyntaxError_) return fail(line, e.col, e.message);
-      throw e;
+      if (e instanceof SyntaxError_) fail(line, e.col, e.message);
+      else throw e;
+      continue;
     }
     for (const l of parsed.labels) {
-      if (labels.has(l.name)) fail(line, l.col, `label '${l.name}' is defined twice`);
+      if (labels.has(l.name)) fail(line, l.col, `label '${shown(l.name)}' is defined twice`);
       else if (isRegisterName(l.name) || l.name === 'ZERO')
-        fail(line, l.col, `'${l.name}' is a register name and cannot be a label`);
+        fail(line, l.col, `'${shown(l.name)}' is a register name and cannot be a label`);
       else labels.set(l.name, statements.length);
     }
     if (parsed.statement) statements.push({ st: parsed.statement, line });
-  });
+  }
+  if (statements.length === 0 && diagnostics.length === 0)
+    fail(1, 1, 'no instructions: the program is empty (only blank lines, comments and labels); a QPU program needs at least one instruction');
 
   // Pass 2: build each instruction now that every label is known.
   const instrs: Instr[] = [];
-  statements.forEach(({ st, line }, pc) => {
+  for (let pc = 0; pc < statements.length && !full(); pc++) {
+    const { st, line } = statements[pc]!;
     try {
       instrs.push(buildStatement(st, { labels, pc }));
     } catch (e) {
-      if (e instanceof BuildError) return fail(line, e.col, e.message);
-      throw e;
+      if (e instanceof BuildError) fail(line, e.col, e.message);
+      else throw e;
     }
-  });
-  if (diagnostics.length) throw new AsmError(diagnostics);
+  }
+  if (diagnostics.length) throw new AsmError(diagnostics.sort((x, y) => x.line - y.line || x.col - y.col));
   return { instrs, words: encodeProgram(instrs), labels, lines: statements.map((s) => s.line) };
 }
 

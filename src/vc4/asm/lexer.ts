@@ -1,5 +1,8 @@
 // Splits one line of QPU assembly into tokens, each with its column, so that every error can
-// say file:line:col. The grammar is described in docs/asm.md.
+// say file:line:col. The grammar is described in docs/asm.md; numbers.ts gives number tokens
+// their value.
+
+import { charAt, codePointName, showChar } from './text.ts';
 
 export type TokenKind =
   | 'word' // identifiers, mnemonics, register names, labels
@@ -13,6 +16,8 @@ export interface Token {
   readonly text: string;
   /** 1-based column of the first character. */
   readonly col: number;
+  /** 1-based column of the last character. */
+  readonly end: number;
 }
 
 export class LexError extends Error {
@@ -24,116 +29,80 @@ export class LexError extends Error {
   }
 }
 
-const isWordStart = (c: string) => /[A-Za-z_]/.test(c);
-const isWordChar = (c: string) => /[A-Za-z0-9_]/.test(c);
+// Character classes by comparison, not regular expressions: the lexer looks at each character
+// of a line a bounded number of times, so a megabyte-long line takes milliseconds.
 const isDigit = (c: string) => c >= '0' && c <= '9';
+const isWordStart = (c: string) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_';
+const isWordChar = (c: string) => isWordStart(c) || isDigit(c);
+const PUNCT = new Set([',', ';', ':', '[', ']', '-']);
 
-/** Tokens of a line, without its comment (`#` to the end of the line). */
-export function lex(line: string): Token[] {
-  const out: Token[] = [];
-  const n = line.length;
-  let i = 0;
-  let lastEnd = -1; // index just past the previous token
-  const push = (kind: TokenKind, text: string, col: number, end: number) => {
-    out.push({ kind, text, col });
-    lastEnd = end;
-    i = end;
-  };
-  while (i < n) {
+/**
+ * The next token at or after index `i` of the line, or undefined at its end or its comment
+ * (`#` to the end of the line). `prev` is the token before, which a `.` may be glued to.
+ */
+export function nextToken(line: string, i: number, prev: Token | undefined): Token | undefined {
+  // No closures here or below: under tsx every closure created costs a property definition,
+  // which a megabyte of short lines would pay a million times.
+  while (i < line.length) {
     const c = line[i]!;
-    if (c === ' ' || c === '\t' || c === '\r') {
-      i++;
-      continue;
-    }
-    if (c === '#') break;
-    const start = i;
-    const prev = out[out.length - 1];
-    const glued = prev !== undefined && lastEnd === start;
-    const next = line[i + 1] ?? '';
-    if (c === '.') {
-      if (glued && (prev.kind === 'word' || prev.kind === 'suffix') && isWordChar(next)) {
-        let j = i + 1;
-        while (j < n && isWordChar(line[j]!)) j++;
-        push('suffix', line.slice(start + 1, j), start + 1, j);
-      } else if (isDigit(next)) {
-        const j = scanNumber(line, i);
-        push('number', line.slice(start, j), start + 1, j);
-      } else if (isWordStart(next)) {
-        let j = i + 1;
-        while (j < n && isWordChar(line[j]!)) j++;
-        push('directive', line.slice(start + 1, j), start + 1, j);
-      } else throw new LexError(`a '.' here must start a suffix (like .tend), a directive or a number`, start + 1);
-    } else if (isDigit(c) || (c === '-' && (isDigit(next) || (next === '.' && isDigit(line[i + 2] ?? ''))))) {
-      const j = scanNumber(line, c === '-' ? i + 1 : i);
-      push('number', line.slice(start, j), start + 1, j);
-    } else if (isWordStart(c)) {
-      let j = i;
-      while (j < n && isWordChar(line[j]!)) j++;
-      push('word', line.slice(start, j), start + 1, j);
-    } else if ((c === '>' && next === '>') || (c === '<' && next === '<')) {
-      push('punct', c + c, start + 1, i + 2);
-    } else if (',;:[]-'.includes(c)) {
-      push('punct', c, start + 1, i + 1);
-    } else throw new LexError(`unexpected character '${c}'`, start + 1);
+    if (c === '#') return undefined;
+    if (c !== ' ' && c !== '\t' && c !== '\r') return scanToken(line, i, prev !== undefined && prev.end === i ? prev : undefined);
+    i++;
   }
-  return out;
+  return undefined;
 }
 
-/** Scans a decimal, hex or floating-point literal (with an optional trailing `f`). */
+const token = (kind: TokenKind, line: string, textStart: number, start: number, end: number): Token => ({
+  kind,
+  text: line.slice(textStart, end),
+  col: start + 1,
+  end,
+});
+
+/** The token that starts at index `start`; `glued` is the token that ends right there, if any. */
+function scanToken(line: string, start: number, glued: Token | undefined): Token {
+  const c = line[start]!;
+  const next = line[start + 1] ?? '';
+  if (c === '.') {
+    if ((glued?.kind === 'word' || glued?.kind === 'suffix') && isWordChar(next))
+      return token('suffix', line, start + 1, start, wordEnd(line, start + 1));
+    if (isDigit(next)) return token('number', line, start, start, scanNumber(line, start));
+    if (isWordStart(next)) return token('directive', line, start + 1, start, wordEnd(line, start + 1));
+    throw new LexError(`a '.' here must start a suffix (like .tend), a directive or a number`, start + 1);
+  }
+  if (isDigit(c) || (c === '-' && (isDigit(next) || (next === '.' && isDigit(line[start + 2] ?? '')))))
+    return token('number', line, start, start, scanNumber(line, c === '-' ? start + 1 : start));
+  if (isWordStart(c)) return token('word', line, start, start, wordEnd(line, start));
+  if ((c === '>' && next === '>') || (c === '<' && next === '<')) return token('punct', line, start, start, start + 2);
+  if (PUNCT.has(c)) return token('punct', line, start, start, start + 1);
+  throw new LexError(unexpectedChar(line, start), start + 1);
+}
+
+function wordEnd(line: string, j: number): number {
+  while (j < line.length && isWordChar(line[j]!)) j++;
+  return j;
+}
+
+function unexpectedChar(line: string, i: number): string {
+  const ch = charAt(line, i);
+  const code = ch > '~' || ch < ' ' ? ` (${codePointName(ch)})` : '';
+  return `unexpected character '${showChar(ch)}'${code}`;
+}
+
+/**
+ * Scans a number token: everything that could belong to one (letters, digits, `_`, `.`, and a
+ * sign after a decimal exponent's `e`), so that `12abc` or `0x_` is one token that parseNumber
+ * can call "not a number", rather than a number glued to a word.
+ */
 function scanNumber(line: string, i: number): number {
   const n = line.length;
-  if (line[i] === '0' && (line[i + 1] === 'x' || line[i + 1] === 'X')) {
-    i += 2;
-    while (i < n && /[0-9A-Fa-f_]/.test(line[i]!)) i++;
-    return i;
+  const hex = line[i] === '0' && (line[i + 1] === 'x' || line[i + 1] === 'X');
+  let j = i;
+  while (j < n) {
+    const c = line[j]!;
+    const exponentSign = (c === '+' || c === '-') && !hex && (line[j - 1] === 'e' || line[j - 1] === 'E');
+    if (isWordChar(c) || c === '.' || exponentSign) j++;
+    else break;
   }
-  while (i < n && isDigit(line[i]!)) i++;
-  if (line[i] === '.' && isDigit(line[i + 1] ?? '')) {
-    i++;
-    while (i < n && isDigit(line[i]!)) i++;
-  } else if (line[i] === '.' && !isWordStart(line[i + 1] ?? 'x')) {
-    i++; // `1.` is a float
-  }
-  if ((line[i] === 'e' || line[i] === 'E') && /[-+0-9]/.test(line[i + 1] ?? '')) {
-    i += 2;
-    while (i < n && isDigit(line[i]!)) i++;
-  }
-  if (line[i] === 'f' && !isWordChar(line[i + 1] ?? ' ')) i++;
-  return i;
-}
-
-export interface NumberValue {
-  /** The 32-bit pattern: the integer (two's complement) or the float's bits. */
-  readonly bits: number;
-  readonly isFloat: boolean;
-  /** The numeric value as written (for range checks and small immediates). */
-  readonly value: number;
-}
-
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
-/** Parses a number token. Integers must fit in 32 bits (signed or unsigned). */
-export function parseNumber(text: string): NumberValue | string {
-  const neg = text.startsWith('-');
-  const body = neg ? text.slice(1) : text;
-  if (/^0x[0-9a-f_]+$/i.test(body)) {
-    const v = Number.parseInt(body.slice(2).replace(/_/g, ''), 16) * (neg ? -1 : 1);
-    return intValue(v, text);
-  }
-  if (/^[0-9]+$/.test(body)) return intValue(Number.parseInt(body, 10) * (neg ? -1 : 1), text);
-  const m = /^([0-9]*\.?[0-9]*(?:e[-+]?[0-9]+)?)f?$/i.exec(body);
-  if (m && m[1] !== '' && m[1] !== '.') {
-    const v = Number.parseFloat(m[1]!) * (neg ? -1 : 1);
-    if (!Number.isFinite(v)) return `'${text}' is not a finite number`;
-    f32[0] = v;
-    return { bits: u32[0]!, isFloat: true, value: v };
-  }
-  return `'${text}' is not a number`;
-}
-
-function intValue(v: number, text: string): NumberValue | string {
-  if (!Number.isSafeInteger(v) || v < -(2 ** 31) || v > 2 ** 32 - 1)
-    return `${text} does not fit in 32 bits (the range is -2147483648 to 0xFFFFFFFF)`;
-  return { bits: v >>> 0, isFloat: false, value: v };
+  return j;
 }

@@ -2,7 +2,10 @@
 // a branch, a semaphore or a directive. Only the shape is checked here; build.ts gives the
 // statement its meaning (registers, immediates, which ALU, which fields).
 
-import { lex, LexError, type NumberValue, parseNumber, type Token } from './lexer.ts';
+import { LexError, nextToken, type Token } from './lexer.ts';
+import { type NumberValue, parseNumber } from './numbers.ts';
+import { shown } from './text.ts';
+import { LANES } from '../tables.ts';
 
 export class SyntaxError_ extends Error {
   constructor(
@@ -54,24 +57,37 @@ export interface ParsedLine {
 /** Mnemonics of the signals that may stand alone as a part (vc4asm style): `ldtmu0`, `thrend`. */
 export type SignalLookup = (name: string) => number | undefined;
 
+/**
+ * The tokens of one line, lexed as the parser asks for them: a line that goes wrong early stops
+ * there, however much text follows.
+ */
 class Cursor {
-  i = 0;
-  constructor(
-    readonly toks: Token[],
-    readonly lineLength: number,
-  ) {}
+  private readonly toks: Token[] = [];
+  private lexedTo = 0;
+  private lexedAll = false;
+  private i = 0;
+  constructor(private readonly line: string) {}
   peek(k = 0): Token | undefined {
+    while (!this.lexedAll && this.toks.length <= this.i + k) {
+      const t = nextToken(this.line, this.lexedTo, this.toks[this.toks.length - 1]);
+      if (t) {
+        this.toks.push(t);
+        this.lexedTo = t.end;
+      } else this.lexedAll = true;
+    }
     return this.toks[this.i + k];
   }
   next(): Token | undefined {
-    return this.toks[this.i++];
+    const t = this.peek();
+    if (t) this.i++;
+    return t;
   }
   atEnd(): boolean {
-    return this.i >= this.toks.length;
+    return this.peek() === undefined;
   }
-  /** Column for "something expected here" at the current position. */
+  /** Column for "something expected here": the next token, or just after the last one. */
   col(): number {
-    return this.peek()?.col ?? this.lineLength + 1;
+    return this.peek()?.col ?? (this.toks[this.toks.length - 1]?.end ?? 0) + 1;
   }
   isPunct(text: string, k = 0): boolean {
     const t = this.peek(k);
@@ -80,35 +96,33 @@ class Cursor {
 }
 
 export function parseLine(line: string, isSignal: SignalLookup): ParsedLine {
-  let toks: Token[];
+  const c = new Cursor(line);
   try {
-    toks = lex(line);
+    const labels: { name: string; col: number }[] = [];
+    while (c.peek()?.kind === 'word' && c.isPunct(':', 1)) {
+      const t = c.next()!;
+      c.next();
+      labels.push({ name: t.text, col: t.col });
+    }
+    if (c.atEnd()) return { labels };
+    return { labels, statement: parseStatement(c, isSignal) };
   } catch (e) {
     if (e instanceof LexError) throw new SyntaxError_(e.message, e.col);
     throw e;
   }
-  const c = new Cursor(toks, line.replace(/\s+$/, '').length);
-  const labels: { name: string; col: number }[] = [];
-  while (c.peek()?.kind === 'word' && c.isPunct(':', 1)) {
-    const t = c.next()!;
-    c.next();
-    labels.push({ name: t.text, col: t.col });
-  }
-  if (c.atEnd()) return { labels };
-  return { labels, statement: parseStatement(c, isSignal) };
 }
 
 function parseStatement(c: Cursor, isSignal: SignalLookup): Statement {
   const first = c.peek()!;
   if (first.kind === 'directive') return parseDirective(c);
   if (first.kind !== 'word')
-    throw new SyntaxError_(`expected an instruction (an ALU op, ldi, bra, brr, sema or a label), found '${first.text}'`, first.col);
+    throw new SyntaxError_(`expected an instruction (an ALU op, ldi, bra, brr, sema or a label), found '${shown(first.text)}'`, first.col);
   const mnemonic = first.text.toLowerCase();
   if (mnemonic === 'ldi' || mnemonic === 'bra' || mnemonic === 'brr' || mnemonic === 'sema' || mnemonic === 'sacq' || mnemonic === 'srel') {
     c.next();
     const suffixes = parseSuffixes(c);
     const operands = parseOperands(c);
-    if (!c.atEnd()) throw new SyntaxError_(`unexpected '${c.peek()!.text}' after the operands of ${mnemonic}`, c.col());
+    if (!c.atEnd()) throw new SyntaxError_(`unexpected '${shown(c.peek()!.text)}' after the operands of ${mnemonic}`, c.col());
     if (mnemonic === 'ldi') return { kind: 'ldi', col: first.col, suffixes, operands };
     if (mnemonic === 'bra' || mnemonic === 'brr')
       return { kind: 'branch', relative: mnemonic === 'brr', col: first.col, suffixes, operands };
@@ -123,14 +137,14 @@ function parseStatement(c: Cursor, isSignal: SignalLookup): Statement {
     }
     parts.push(parsePart(c, isSignal));
     if (!c.atEnd() && !c.isPunct(';'))
-      throw new SyntaxError_(`expected ';' between the parts of an instruction, found '${c.peek()!.text}'`, c.col());
+      throw new SyntaxError_(`expected ';' between the parts of an instruction, found '${shown(c.peek()!.text)}'`, c.col());
   }
   return { kind: 'alu', parts, col: first.col };
 }
 
 function parsePart(c: Cursor, isSignal: SignalLookup): Part {
   const t = c.next()!;
-  if (t.kind !== 'word') throw new SyntaxError_(`expected an operation, found '${t.text}'`, t.col);
+  if (t.kind !== 'word') throw new SyntaxError_(`expected an operation, found '${shown(t.text)}'`, t.col);
   const name = t.text.toLowerCase();
   if (name === 'read') {
     const operand = parseOperand(c);
@@ -174,6 +188,7 @@ function parseOperand(c: Cursor): Operand {
     for (;;) {
       const v = c.next();
       if (!v || v.kind !== 'number') throw new SyntaxError_('expected a number in the per-element list', v?.col ?? c.col());
+      if (values.length === LANES) throw new SyntaxError_(`a per-element value lists ${LANES} elements, not more`, v.col);
       values.push(num(v));
       const sep = c.next();
       if (sep?.kind === 'punct' && sep.text === ']') break;
@@ -181,7 +196,7 @@ function parseOperand(c: Cursor): Operand {
         throw new SyntaxError_("expected ',' or ']' in the per-element list", sep?.col ?? c.col());
     }
     return { kind: 'vector', values, col: t.col };
-  } else throw new SyntaxError_(`expected an operand, found '${t.text}'`, t.col);
+  } else throw new SyntaxError_(`expected an operand, found '${shown(t.text)}'`, t.col);
   if (c.isPunct('>>') || c.isPunct('<<')) {
     const dir = c.next()!;
     const amount = c.next();
@@ -192,7 +207,7 @@ function parseOperand(c: Cursor): Operand {
     } else if (amount?.kind === 'number') {
       const v = num(amount);
       if (v.isFloat || v.value < 0 || v.value > 15)
-        throw new SyntaxError_(`a rotation is by 0 to 15 elements, not ${amount.text}`, amount.col);
+        throw new SyntaxError_(`a rotation is by 0 to 15 elements, not ${shown(amount.text)}`, amount.col);
       by = dir.text === '>>' ? v.value : (16 - v.value) % 16;
     } else throw new SyntaxError_(`expected a rotation amount (1-15 or r5) after '${dir.text}'`, amount?.col ?? c.col());
     op.rot = { by, col: dir.col };
@@ -210,13 +225,25 @@ function parseDirective(c: Cursor): Statement {
   const d = c.next()!;
   const name = d.text.toLowerCase();
   if (name !== 'dword')
-    throw new SyntaxError_(`unknown directive .${d.text} (the only directive is .dword 0xHHHHHHHH_LLLLLLLL)`, d.col);
+    throw new SyntaxError_(`unknown directive .${shown(d.text)} (the only directive is .dword 0xHHHHHHHH_LLLLLLLL)`, d.col);
   const t = c.next();
-  if (!t || t.kind !== 'number' || !/^0x[0-9a-f_]+$/i.test(t.text))
-    throw new SyntaxError_('.dword takes one 64-bit hex number, like 0x100009E7_009E7000', t?.col ?? c.col());
-  const hex = t.text.slice(2).replace(/_/g, '');
-  if (hex.length > 16) throw new SyntaxError_(`${t.text} has more than 64 bits`, t.col);
+  const hex = t?.kind === 'number' ? hexDigits(t.text) : undefined;
+  if (!t || !hex) throw new SyntaxError_('.dword takes one 64-bit hex number, like 0x100009E7_009E7000', t?.col ?? c.col());
+  if (hex.length > 16) throw new SyntaxError_(`${shown(t.text)} has more than 64 bits`, t.col);
   const padded = hex.padStart(16, '0');
-  if (!c.atEnd()) throw new SyntaxError_(`unexpected '${c.peek()!.text}' after .dword`, c.col());
+  if (!c.atEnd()) throw new SyntaxError_(`unexpected '${shown(c.peek()!.text)}' after .dword`, c.col());
   return { kind: 'dword', col: d.col, hi: Number.parseInt(padded.slice(0, 8), 16), lo: Number.parseInt(padded.slice(8), 16) };
+}
+
+/** The digits of a `0x` hex literal without its `_` separators, or undefined if it is not one. */
+function hexDigits(text: string): string | undefined {
+  if (!text.startsWith('0x') && !text.startsWith('0X')) return undefined;
+  let out = '';
+  for (let i = 2; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '_') continue;
+    if (Number.isNaN(Number.parseInt(ch, 16))) return undefined;
+    out += ch;
+  }
+  return out || undefined;
 }
