@@ -6,7 +6,7 @@ import { EMULATOR_STEPS } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
 import { Machine, MAX_QPUS } from '../emulator/machine.ts';
-import { type Allocation, GpuMemory, hex, MemoryFault, PAGE } from '../emulator/memory.ts';
+import { type Allocation, footprint, GpuMemory, hex, MemoryFault, PAGE } from '../emulator/memory.ts';
 import { formatStats } from '../emulator/report.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput } from './io.ts';
@@ -151,7 +151,7 @@ interface BufferSpec {
 
 /**
  * An error the emulator raises for what it was given (EmulatorError, LaunchError, MemoryFault,
- * VpmFormatError, or a RangeError such as GpuMemory's "GPU memory is full") as a one-line
+ * VpmFormatError, GpuMemoryFull, or the RangeError of a bad step budget) as a one-line
  * CliError with this status. Anything else is a bug in qpu-ts and is returned as it is, to be
  * reported with its stack; so is a RangeError from the JavaScript engine's own stack overflow.
  */
@@ -164,11 +164,6 @@ function oneLine(e: unknown, prefix: string, status: number): unknown {
     (e instanceof RangeError && !/call stack/i.test(e.message));
   if (!known) return e;
   return new CliError(prefix + (e as Error).message.split('\n').join(' '), status);
-}
-
-/** Bytes an allocation of `bytes` takes in GPU memory: whole pages and a guard page (memory.ts). */
-function footprint(bytes: number): number {
-  return (Math.ceil(Math.max(bytes, 1) / PAGE) + 1) * PAGE;
 }
 
 /**

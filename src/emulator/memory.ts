@@ -23,6 +23,19 @@ export class MemoryFault extends Error {
   }
 }
 
+/** An allocation that does not fit in what is left of GPU memory (a RangeError, as for a typed array too large). */
+export class GpuMemoryFull extends RangeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GpuMemoryFull';
+  }
+}
+
+/** Bytes an allocation of `bytes` takes in GPU memory: whole pages and the guard page after them. */
+export function footprint(bytes: number): number {
+  return (Math.ceil(Math.max(bytes, 1) / PAGE) + 1) * PAGE;
+}
+
 export interface Allocation {
   readonly name: string;
   /** Bus address of the first byte. */
@@ -77,9 +90,9 @@ export class GpuMemory {
     if (!Number.isInteger(bytes) || bytes <= 0) throw new RangeError(`cannot allocate ${bytes} bytes for ${name}`);
     const pages = Math.ceil(bytes / PAGE);
     const first = this.nextPage;
-    const end = (first + pages + 1) * PAGE; // one guard page
+    const end = first * PAGE + footprint(bytes); // one guard page
     if (end > this.maxBytes)
-      throw new RangeError(`GPU memory is full: ${name} needs ${bytes} bytes, ${this.maxBytes - first * PAGE} are left`);
+      throw new GpuMemoryFull(`GPU memory is full: ${name} needs ${bytes} bytes, ${this.maxBytes - first * PAGE} are left`);
     this.grow(end);
     const a: Allocation = { name, address: (BUS_BASE + first * PAGE) >>> 0, bytes: Math.ceil(bytes / 4) * 4 };
     this.allocs.push(a);
