@@ -42,12 +42,41 @@ export function kindOf(hi: number): InstrKind {
   return 'alu';
 }
 
+/** Reads one field of a word given as its high and low 32-bit halves. */
+export function fieldValue(hi: number, lo: number, fd: Field): number {
+  return getField(hi, lo, fd);
+}
+
+/** The field `name` of a layout (for callers that read single fields of many words). */
+export function fieldOf(kind: InstrKind, name: string): Field {
+  const fd = LAYOUTS[kind].find((x) => x.name === name);
+  if (!fd) throw new Error(`${kind} instructions have no field ${name}`);
+  return fd;
+}
+
+/**
+ * One decoder per kind, generated from its layout: it builds the instruction as one object
+ * literal, so every instruction of a kind has the same compact shape (adding the properties one
+ * by one gave large, slow dictionary-mode objects: 1 GB for a million instructions).
+ */
+const DECODERS = Object.fromEntries(
+  (Object.keys(LAYOUTS) as InstrKind[]).map((kind) => {
+    const props = LAYOUTS[kind]
+      .filter((fd) => fd.fixed === undefined)
+      .map((fd) => {
+        const word = fd.lo >= 32 ? 'hi' : 'lo';
+        const shift = fd.lo >= 32 ? fd.lo - 32 : fd.lo;
+        const v = fd.width === 32 ? `${word} >>> 0` : `(${word} >>> ${shift}) & ${mask(fd.width)}`;
+        return `${fd.name}: ${fd.signed ? `(${v}) | 0` : v}`;
+      });
+    const src = `return function decode_${kind}(hi, lo) { return { kind: '${kind}', ${props.join(', ')} }; }`;
+    return [kind, new Function(src)() as (hi: number, lo: number) => Instr];
+  }),
+) as Record<InstrKind, (hi: number, lo: number) => Instr>;
+
 /** Decode a word given as its high and low 32-bit halves. */
 export function decodeHiLo(hi: number, lo: number): Instr {
-  const kind = kindOf(hi);
-  const out: Record<string, unknown> = { kind };
-  for (const fd of LAYOUTS[kind]) if (fd.fixed === undefined) out[fd.name] = getField(hi, lo, fd);
-  return out as unknown as Instr;
+  return DECODERS[kindOf(hi)](hi, lo);
 }
 
 export class EncodeError extends Error {}
@@ -91,6 +120,42 @@ export function dontCareBits(instr: Instr): string[] {
 }
 
 // ---- Programs: sequences of words ----
+
+/**
+ * The most instructions a program may have: 2^20, 8 MiB of code. Real QPU programs are far
+ * smaller (Mesa's shaders and hand-written kernels such as GPU_FFT's hold hundreds to a few
+ * thousand instructions; this project's compiler stress test emits about 3,000), and the firmware's
+ * GPU memory split is 64-256 MB on most Pis. The limit keeps what the validator and the emulator
+ * hold per instruction (about 20 bytes while validating, the words themselves while emulating)
+ * below a few hundred megabytes, whatever the input. The validator and the emulator refuse
+ * larger programs, and empty ones, with a ProgramSizeError message (docs/emulator.md).
+ */
+export const MAX_PROGRAM_INSTRUCTIONS = 1 << 20;
+
+/** A program with no instructions, or more than MAX_PROGRAM_INSTRUCTIONS. */
+export class ProgramSizeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProgramSizeError';
+  }
+}
+
+/** Why a program of `count` instructions cannot be validated or run, or undefined when it can. */
+export function programSizeProblem(count: number): string | undefined {
+  if (count === 0) return 'the program has no instructions';
+  if (count > MAX_PROGRAM_INSTRUCTIONS)
+    return (
+      `the program has ${count} instructions (${count * 8} bytes); qpu-ts takes at most ` +
+      `${MAX_PROGRAM_INSTRUCTIONS} (8 MiB, MAX_PROGRAM_INSTRUCTIONS), far more than any real QPU program`
+    );
+  return undefined;
+}
+
+/** Throws a ProgramSizeError for an empty program or one beyond MAX_PROGRAM_INSTRUCTIONS. */
+export function checkProgramSize(count: number): void {
+  const problem = programSizeProblem(count);
+  if (problem) throw new ProgramSizeError(problem);
+}
 
 /** Words of a program as (low, high) pairs, the order they have in memory. */
 export function encodeProgram(instrs: readonly Instr[]): Uint32Array {
