@@ -1,7 +1,7 @@
 // `qpu disasm`: machine code back to assembly.
 
 import { disassemble } from '../vc4/asm/disasm.ts';
-import { bytesToProgram, ProgramBytesError } from '../vc4/codec.ts';
+import { bytesToProgram, checkProgramSize, ProgramBytesError, ProgramSizeError } from '../vc4/codec.ts';
 import { type Command, CliError, EXIT, exitHelp, type Io, onePositional, parse, readInput } from './io.ts';
 
 export const disasmCommand: Command = {
@@ -20,7 +20,7 @@ options:
       --addresses   append each instruction's index and word as a comment
   -h, --help        this text
 
-${exitHelp("IN.bin's size is not a whole number of instructions")}`,
+${exitHelp("IN.bin's size is not a whole number of instructions, or it has none or more\n     than 2^20 (8 MiB)")}`,
   run(args, io) {
     const { values, positionals } = parse(args, {
       numeric: { type: 'boolean' },
@@ -32,12 +32,17 @@ ${exitHelp("IN.bin's size is not a whole number of instructions")}`,
   },
 };
 
-/** Reads a machine-code file, with a clear error when its size is not a whole number of instructions. */
+/**
+ * Reads a machine-code file, with a clear error when its size is not a whole number of
+ * instructions, or when it has none or more than MAX_PROGRAM_INSTRUCTIONS (codec.ts).
+ */
 export function readProgram(io: Io, path: string): Uint32Array {
   try {
-    return bytesToProgram(readInput(io, path));
+    const words = bytesToProgram(readInput(io, path));
+    checkProgramSize(words.length / 2);
+    return words;
   } catch (e) {
-    if (e instanceof ProgramBytesError) throw new CliError(`${path}: ${e.message}`, EXIT.INPUT);
+    if (e instanceof ProgramBytesError || e instanceof ProgramSizeError) throw new CliError(`${path}: ${e.message}`, EXIT.INPUT);
     throw e;
   }
 }

@@ -3,10 +3,10 @@
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import type { Instr } from '../vc4/instr.ts';
-import { decodeProgram } from '../vc4/codec.ts';
+import { decodeProgram, ProgramSizeError } from '../vc4/codec.ts';
 import { RULES } from '../vc4/rules.ts';
 import { validate } from '../vc4/validate.ts';
-import { type Command, EXIT, exitHelp, onePositional, parse, readInput } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput } from './io.ts';
 import { readProgram } from './disasm.ts';
 
 export const validateCommand: Command = {
@@ -48,7 +48,13 @@ ${exitHelp("a rule is broken (an error; warnings do not fail), the assembly has\
         throw e;
       }
     } else instrs = decodeProgram(readProgram(io, path));
-    const findings = validate(instrs);
+    let findings;
+    try {
+      findings = validate(instrs);
+    } catch (e) {
+      if (e instanceof ProgramSizeError) throw new CliError(`${path}: ${e.message}`, EXIT.INPUT);
+      throw e;
+    }
     for (const f of findings) {
       const where = lines ? `${path}:${lines[f.index]}: ` : `${path}: `;
       io.out(`${where}instruction ${f.index}: ${f.severity} [${f.rule}] ${f.message}\n    ${disassembleInstr(instrs[f.index]!)}\n`);
