@@ -3,7 +3,8 @@
 // slot of a branch in it, the second delay slot of a program end in it, the end of the program,
 // or MAX_BLOCK instructions. Consecutive instructions that only do lane arithmetic share one lane
 // loop. Blocks are made lazily, one per starting instruction, and cached.
-// Needs: the program's steps, and for a block, a QPU with no branch or program end pending.
+// Needs: the program's steps (made as they are asked for: program.ts), and for a block, a QPU
+// with no branch or program end pending.
 // Guarantees: the QPU's pc, clock, counts, registers, pending branch and program end afterwards
 // are exactly as if its instructions had run one at a time, also when one of them fails (then as
 // before that instruction); strict-mode rule checks along the block's own fall-through are
@@ -12,7 +13,9 @@
 // A "unit" is a block of one instruction that handles pending branches and program ends in
 // general; the machine uses units for tracing, near the step budget, and inside delay slots.
 
+import { SIG_BRANCH } from '../vc4/fields.ts';
 import { RULES, type Violation } from '../vc4/rules.ts';
+import { PROGRAM_END_SIGNALS } from '../vc4/tables.ts';
 import { BLOCKED, HELPERS, type InstrCode, instrCode, joinCode, SYNC_R4, type TranslateOptions } from './compile.ts';
 import type { Step } from './program.ts';
 import type { Qpu } from './qpu.ts';
@@ -24,6 +27,12 @@ export const DONE = 3;
 
 /** Runs from q.pc; returns CONTINUE, YIELD, BLOCK or DONE. Shared-unit steps compare q.time with the machine's horizons. */
 export type BlockFn = (q: Qpu) => number;
+
+/** What blocks read of a program (program.ts): its steps, and where a block that starts at pc ends. */
+export interface Steps {
+  readonly step: (pc: number) => Step;
+  readonly blockEnd: (pc: number) => number;
+}
 
 export const MAX_BLOCK = 64;
 
@@ -48,29 +57,33 @@ const mustYield = (s: Step) => (s.sync ? 'q.m.syncLate(q)' : 'q.time > q.m.horiz
 const PROMOTE =
   'if (q.branchCountdown2 > 0) { q.branchTarget = q.branchTarget2; q.branchCountdown = q.branchCountdown2 - 1; q.branchCountdown2 = 0; } else q.branchCountdown = 0;';
 
-const isEnd = (s: Step) => s.instr.kind === 'alu' && (s.instr.sig === 3 || s.instr.sig === 9);
-const isBranch = (s: Step | undefined) => s?.instr.kind === 'branch';
+const isEnd = (s: Step) => s.instr.kind === 'alu' && PROGRAM_END_SIGNALS.has(s.instr.sig);
 
 /**
- * The last instruction of the block that starts at `start`. A branch in the first or second
- * delay slot of another (a broken rule, run in non-strict mode) starts a new block: a block's
- * exits assume at most one branch pending, or one queued in the last delay slot.
+ * The last instruction of the block that starts at `start`, from the program's words (low word
+ * first; only the signals are read). A branch in the first or second delay slot of another (a
+ * broken rule, run in non-strict mode) starts a new block: a block's exits assume at most one
+ * branch pending, or one queued in the last delay slot.
  */
-export function blockEnd(steps: readonly Step[], start: number): number {
+export function blockEnd(words: Uint32Array, start: number): number {
+  const n = words.length >>> 1;
+  const sig = (pc: number) => words[2 * pc + 1]! >>> 28;
+  const isBranch = (pc: number) => sig(pc) === SIG_BRANCH;
   let k = start;
   for (;;) {
     for (let j = Math.max(start, k - 3); j <= k; j++) {
-      if (steps[j]!.instr.kind === 'branch' && j + 3 === k) return k;
-      if (isEnd(steps[j]!) && j + 2 === k) return k;
+      if (isBranch(j) && j + 3 === k) return k;
+      if (PROGRAM_END_SIGNALS.has(sig(j)) && j + 2 === k) return k; // ALU signals: kind alu
     }
-    if (k + 1 >= steps.length || k + 1 - start >= MAX_BLOCK) return k;
-    if (isBranch(steps[k + 1]) && (isBranch(steps[k]) || (k - 1 >= start && isBranch(steps[k - 1])))) return k;
+    if (k + 1 >= n || k + 1 - start >= MAX_BLOCK) return k;
+    if (isBranch(k + 1) && (isBranch(k) || (k - 1 >= start && isBranch(k - 1)))) return k;
     k++;
   }
 }
 
-export function compileBlock(steps: readonly Step[], start: number, strict: boolean, opts: TranslateOptions): BlockFn {
-  const end = blockEnd(steps, start);
+export function compileBlock(p: Steps, start: number, strict: boolean, opts: TranslateOptions): BlockFn {
+  const step = p.step;
+  const end = p.blockEnd(start);
   const lines: string[] = ['const p0 = q.prev0;'];
   let branchAt = -1;
   let endAt = -1;
@@ -91,23 +104,24 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
   // in non-strict runs an instruction that reads r4 starts a new group when an SFU result may
   // arrive inside the group: when an SFU write may be among the two instructions executed before
   // the group. In strict runs such a read breaks r4-after-sfu and stops the run before it.
-  const sfuJustBefore = (first: number) => [first - 1, first - 2].some((j) => j < start || steps[j]!.effects.sfuWrites > 0);
+  const sfuJustBefore = (first: number) => [first - 1, first - 2].some((j) => j < start || step(j).effects.sfuWrites > 0);
   // Strict runs: an instruction that breaks a rule along the block's fall-through (known from
   // the third instruction on; the machine checks the first two on entry) starts its own group,
   // so that the run stops right before it, after everything before it has run.
-  const broken = (k: number) => (strict && k >= start + 2 ? (steps[k]!.alone.find(isError) ?? steps[k]!.fallThrough.find(isError)) : undefined);
+  const broken = (k: number) => (strict && k >= start + 2 ? (step(k).alone.find(isError) ?? step(k).fallThrough.find(isError)) : undefined);
   const groups: { first: number; codes: InstrCode[]; bad?: Violation }[] = [];
   for (let k = start; k <= end; k++) {
-    const code = instrCode(steps[k]!.instr, k, opts);
+    const s = step(k);
+    const code = instrCode(s.instr, k, opts);
     const g = groups[groups.length - 1];
     const bad = broken(k);
-    const r4Late = !strict && g !== undefined && steps[k]!.effects.readsR4 && sfuJustBefore(g.first);
+    const r4Late = !strict && g !== undefined && s.effects.readsR4 && sfuJustBefore(g.first);
     // A uniform read, the one thing in a lane-only instruction that can fault, starts a group:
     // a fault then leaves registers, clock and counts as they were before that instruction.
-    const mayFault = steps[k]!.effects.readsUniform;
+    const mayFault = s.effects.readsUniform;
     // A shared-unit step (even one whose write never happens, as `or.never mutex, ...`) runs alone,
     // after its horizon check, as it does one instruction at a time.
-    if (steps[k]!.shared) code.fusable = false;
+    if (s.shared) code.fusable = false;
     if (g && !bad && !mayFault && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
     else groups.push({ first: k, codes: [code], bad });
   }
@@ -118,7 +132,7 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
     if (g.bad) lines.push(`q.m.ruleBroken(q, ${g.first}, ${JSON.stringify(g.bad)});`);
     if (len === 1) {
       const k = g.first;
-      if (steps[k]!.shared) lines.push(`if (${mustYield(steps[k]!)}) { ${leaveBefore(k)} return ${YIELD}; }`);
+      if (step(k).shared) lines.push(`if (${mustYield(step(k))}) { ${leaveBefore(k)} return ${YIELD}; }`);
       const body = joinCode(g.codes[0]!).replaceAll(BLOCKED, `{ ${leaveBefore(k)} return ${BLOCK}; }`).replaceAll(SYNC_R4, 'q.syncR4(0);');
       lines.push(`{\n${body}\n}`, 'q.time += 4; q.count++;');
     } else {
@@ -129,17 +143,17 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
       lines.push(`q.time += ${4 * len}; q.count += ${len};`);
     }
     for (let k = g.first; k < g.first + len; k++) {
-      if (steps[k]!.nop) nops++;
-      if (steps[k]!.instr.kind === 'branch') {
+      if (step(k).nop) nops++;
+      if (step(k).instr.kind === 'branch') {
         if (k + 3 === end) lines.push('const took = q.branchCountdown > 0;');
         branchAt = k;
       }
-      if (isEnd(steps[k]!) && !(endAt >= 0 && k <= endAt + 2)) endAt = k; // one in the delay slots does not count
+      if (isEnd(step(k)) && !(endAt >= 0 && k <= endAt + 2)) endAt = k; // one in the delay slots does not count
     }
   }
   if (endAt >= 0 && endAt + 2 === end) {
     lines.push(`q.pc = ${end}; q.prev0 = ${end}; q.prev1 = ${end - 1 >= start ? end - 1 : 'p0'};`, nops ? `q.stats.nops += ${nops};` : '', `return ${DONE};`);
-  } else if (end - 3 >= start && steps[end - 3]!.instr.kind === 'branch') {
+  } else if (end - 3 >= start && step(end - 3).instr.kind === 'branch') {
     lines.push(
       `q.prev0 = ${end}; q.prev1 = ${end - 1 >= start ? end - 1 : 'p0'};`,
       nops ? `q.stats.nops += ${nops};` : '',
@@ -154,8 +168,8 @@ export function compileBlock(steps: readonly Step[], start: number, strict: bool
 }
 
 /** One instruction, handling pending branches and program ends in general. */
-export function compileUnit(steps: readonly Step[], pc: number, opts: TranslateOptions): BlockFn {
-  const step = steps[pc]!;
+export function compileUnit(p: Steps, pc: number, opts: TranslateOptions): BlockFn {
+  const step = p.step(pc);
   const body = joinCode(instrCode(step.instr, pc, opts)).replaceAll(BLOCKED, `return ${BLOCK};`).replaceAll(SYNC_R4, 'q.syncR4(0);');
   const lines = [
     step.shared ? `if (${mustYield(step)}) return ${YIELD};` : '',

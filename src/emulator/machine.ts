@@ -9,7 +9,7 @@ import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { encodeProgram } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
-import { BLOCK, type BlockFn, compileBlock, compileUnit, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
+import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { type Translation, translation } from './program.ts';
 import { count, EMULATOR_STEPS, stepBudget } from './budget.ts';
 import { EmulatorError } from './errors.ts';
@@ -101,7 +101,7 @@ export class Machine {
   load(program: Uint32Array | readonly Instr[], name = 'code'): LoadedProgram {
     const words = program instanceof Uint32Array ? program : encodeProgram(program);
     const t = translation(words);
-    const code = this.memory.alloc(Math.max(8, t.instrs.length * 8), name, READ);
+    const code = this.memory.alloc(t.length * 8, name, READ);
     this.memory.words.set(new Int32Array(words.buffer, words.byteOffset, words.length), this.memory.index(code.address));
     return { code, ...t };
   }
@@ -171,28 +171,27 @@ export class Machine {
   /** Runs one QPU until it ends, blocks, or reaches a shared instruction beyond its horizon. */
   private runQpu(q: Qpu, strict: boolean, budget: { left: number; max: number }, trace: RunOptions['trace']): void {
     const p = this.program!;
-    const steps = p.steps;
     const blocks = strict ? p.blocks.strict : p.blocks.loose;
     for (;;) {
       const pc = q.pc;
-      if (pc < 0 || pc >= steps.length)
-        throw this.locate(q, pc, new EmulatorError('fault', `the program counter left the program (${steps.length} instructions)`));
+      if (pc < 0 || pc >= p.length)
+        throw this.locate(q, pc, new EmulatorError('fault', `the program counter left the program (${p.length} instructions)`));
       let fn: BlockFn;
       // Blocks need no branch or program end pending; units handle everything one at a time.
       if (trace || q.branchCountdown > 0 || q.endCountdown > 0 || budget.left < MAX_BLOCK) {
         if (budget.left <= 0)
           throw this.locate(q, pc, new EmulatorError('budget', this.budgetSpent(budget.max)));
         if (strict) this.checkEntry(q, pc, q.prev0, q.prev1);
-        if (trace) trace(q.id, pc, steps[pc]!.instr);
-        fn = p.blocks.units[pc] ??= compileUnit(steps, pc, p.translate);
+        if (trace) trace(q.id, pc, p.step(pc).instr);
+        fn = p.blocks.units[pc] ?? p.unit(pc);
       } else {
         if (strict) this.checkEntry(q, pc, q.prev0, q.prev1);
         // The second instruction's rules depend on the one before the block, known only now. When
         // it breaks one, the first instruction runs on its own and the check comes before the
         // second, where it belongs: a fault or a wait in the first is reported, not the rule.
-        if (strict && p.blockEnds[pc]! > pc && this.entryViolation(pc + 1, pc, q.prev0))
-          fn = p.blocks.units[pc] ??= compileUnit(steps, pc, p.translate);
-        else fn = blocks[pc] ??= compileBlock(steps, pc, strict, p.translate);
+        if (strict && p.blockEnd(pc) > pc && this.entryViolation(pc + 1, pc, q.prev0))
+          fn = p.blocks.units[pc] ?? p.unit(pc);
+        else fn = blocks[pc] ?? p.block(pc, strict);
       }
       const before = q.count;
       const status = fn(q);
@@ -218,14 +217,13 @@ export class Machine {
   /** The first error-severity rule instruction pc breaks after p0 and p1 (-1: none), cached per program. */
   private entryViolation(pc: number, p0: number, p1: number): Violation | null {
     const p = this.program!;
-    const steps = p.steps;
     // One map per instruction, keyed by the pair of predecessors: exact for any program length.
     const cache = (p.entryChecks[pc] ??= new Map());
-    const key = (p0 + 1) * (steps.length + 1) + (p1 + 1);
+    const key = (p0 + 1) * (p.length + 1) + (p1 + 1);
     let bad = cache.get(key);
     if (bad === undefined) {
-      const step = steps[pc]!;
-      const seq = sequenceViolations(step.effects, [steps[p0]?.effects, steps[p1]?.effects]);
+      const step = p.step(pc);
+      const seq = sequenceViolations(step.effects, [p.effects(p0), p.effects(p1)]);
       bad = step.alone.find(isError) ?? seq.find(isError) ?? null;
       cache.set(key, bad);
     }
@@ -239,7 +237,7 @@ export class Machine {
 
   /** Adds the QPU, pc and instruction to an error raised while executing. */
   locate(q: Qpu, pc: number, e: unknown): EmulatorError {
-    const instr = this.program!.instrs[pc];
+    const instr = this.program!.instr(pc);
     const where = { qpu: q.id, pc, instruction: instr ? disassembleInstr(instr) : '(outside the program)' };
     if (e instanceof EmulatorError) return e.where ? e : new EmulatorError(e.kind, e.message, where, e.rule);
     if (e instanceof VpmFormatError) return new EmulatorError('unsupported', e.message, where);
@@ -391,7 +389,7 @@ export class Machine {
   /** The instruction index of an absolute branch target, or a fault. */
   branchIndex(q: Qpu, addr: number): number {
     const off = addr - this.codeBase;
-    const n = this.program!.steps.length;
+    const n = this.program!.length;
     if (off % 8 !== 0 || off < 0 || off / 8 >= n)
       throw new EmulatorError('fault', `branch to ${hex(addr)}, which is not an instruction of the program (${hex(this.codeBase)}, ${n} instructions)`);
     void q;
