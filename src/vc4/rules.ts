@@ -193,6 +193,29 @@ export function instrViolations(e: Effects): Violation[] {
   return out;
 }
 
+/** Whether either of the two instructions before holds `f` (missing ones are the program start). */
+const within2 = (p0: Effects | undefined, p1: Effects | undefined, f: (e: Effects) => boolean) =>
+  (p0 !== undefined && f(p0)) || (p1 !== undefined && f(p1));
+const sfuWrite = (e: Effects) => e.sfuWrites > 0;
+const unifAddrWrite = (e: Effects) => e.writesUnifAddr;
+const programEnd = (e: Effects) => e.programEnd;
+const branch = (e: Effects) => e.isBranch;
+const tmuNoswapWrite = (e: Effects) => e.writesTmuNoswap;
+const vprSetup = (e: Effects) => e.vprSetup;
+const tlbZWrite = (e: Effects) => e.writesTlbZ;
+
+/** The first of `xs` that `ys` holds. (Plain loops: these run for every instruction checked.) */
+function firstCommon(xs: readonly number[], ys: readonly number[]): number | undefined {
+  for (const x of xs) if (ys.includes(x)) return x;
+  return undefined;
+}
+
+/** The first accumulator a rotation reads (r0-r3, r5) that `p0` writes. */
+function rotatedWrite(cur: Effects, p0: Effects): number | undefined {
+  for (const m of cur.rotationMuxes) if ((m <= 3 || m === 5) && p0.accWrites.includes(m)) return m;
+  return undefined;
+}
+
 /**
  * Rules about an instruction and the instructions executed just before it (prev[0] is the
  * previous one, prev[1] the one before). Missing entries are the program start.
@@ -201,41 +224,40 @@ export function sequenceViolations(cur: Effects, prev: readonly (Effects | undef
   const out: Violation[] = [];
   const p0 = prev[0];
   const p1 = prev[1];
-  const within2 = (f: (e: Effects) => boolean) => (p0 !== undefined && f(p0)) || (p1 !== undefined && f(p1));
 
   if (p0) {
-    const a = cur.readsA.find((r) => p0.writesA.includes(r));
-    const b = cur.readsB.find((r) => p0.writesB.includes(r));
+    const a = firstCommon(cur.readsA, p0.writesA);
+    const b = firstCommon(cur.readsB, p0.writesB);
     if (a !== undefined) out.push(v('regfile-read-after-write', `reads ra${a}, which the previous instruction writes`));
     if (b !== undefined) out.push(v('regfile-read-after-write', `reads rb${b}, which the previous instruction writes`));
   }
-  if (within2((e) => e.sfuWrites > 0) && (cur.readsR4 || cur.writesR4))
+  if ((cur.readsR4 || cur.writesR4) && within2(p0, p1, sfuWrite))
     out.push(v('r4-after-sfu', `${cur.readsR4 ? 'reads' : 'writes'} r4 within two instructions of an SFU write`));
   if (cur.rotation === 'r5' && p0?.accWrites.includes(5))
     out.push(v('rotate-after-r5-write', 'rotates by r5 right after an instruction that writes r5'));
   if (cur.rotation !== 0 && p0) {
-    const acc = cur.rotationMuxes.find((m) => (m <= 3 || m === 5) && p0.accWrites.includes(m));
+    const acc = rotatedWrite(cur, p0);
     if (acc !== undefined) out.push(v('rotate-after-write', `rotates r${acc}, which the previous instruction writes`));
   }
-  if (cur.readsUniform && within2((e) => e.writesUnifAddr))
+  if (cur.readsUniform && within2(p0, p1, unifAddrWrite))
     out.push(v('uniform-after-unif-addr', 'reads a uniform within two instructions of a write to unif_addr'));
-  const inEnd = cur.programEnd || within2((e) => e.programEnd);
+  const inEnd = cur.programEnd || within2(p0, p1, programEnd);
   if (inEnd && (cur.readsUniform || cur.readsVarying || cur.vpmAny))
     out.push(
       v('end-io', `${cur.programEnd ? 'the program-end instruction' : 'a program-end delay slot'} reads uniforms or varyings or accesses the VPM`),
     );
   if (inEnd && touchesReg14(cur))
     out.push(v('end-reg14', `${cur.programEnd ? 'the program-end instruction' : 'a program-end delay slot'} touches regfile address 14`));
-  if (cur.programEnd && within2((e) => e.programEnd))
+  if (cur.programEnd && within2(p0, p1, programEnd))
     out.push(v('end-in-end-delay-slot', 'a program end in a delay slot of another program end'));
   if (p1?.programEnd && cur.writesTlbZ) out.push(v('end-tlb-z', 'the last instruction writes the TLB Z'));
-  if (cur.isBranch && within2((e) => e.isBranch))
+  if (cur.isBranch && within2(p0, p1, branch))
     out.push(v('branch-in-delay-slot', 'a branch within two instructions of another branch'));
-  if (cur.peripherals.includes('TMU write') && within2((e) => e.writesTmuNoswap))
+  if (cur.peripherals.includes('TMU write') && within2(p0, p1, tmuNoswapWrite))
     out.push(v('tmu-noswap-too-late', 'writes the TMU within two instructions of a write to tmu_noswap'));
-  if (cur.vpmRead && within2((e) => e.vprSetup))
+  if (cur.vpmRead && within2(p0, p1, vprSetup))
     out.push(v('vpm-read-too-early', 'reads the VPM within two instructions of a VPM read setup'));
-  if (cur.readsMsFlags && within2((e) => e.writesTlbZ))
+  if (cur.readsMsFlags && within2(p0, p1, tlbZWrite))
     out.push(v('tlb-z-then-ms-flags', 'reads the multisample mask within two instructions of a TLB Z write'));
   return out;
 }
