@@ -126,9 +126,10 @@ export function dontCareBits(instr: Instr): string[] {
  * smaller (Mesa's shaders and hand-written kernels such as GPU_FFT's hold hundreds to a few
  * thousand instructions; this project's compiler stress test emits about 3,000), and the firmware's
  * GPU memory split is 64-256 MB on most Pis. The limit keeps what the validator and the emulator
- * hold per instruction (about 20 bytes while validating, the words themselves while emulating)
- * below a few hundred megabytes, whatever the input. The validator and the emulator refuse
- * larger programs, and empty ones, with a ProgramSizeError message (docs/emulator.md).
+ * hold (tens of bytes an instruction while validating; the words, and what runs, while
+ * emulating) below a few hundred megabytes, whatever the input. The validator refuses larger
+ * programs, and empty ones, with a ProgramSizeError, the emulator with an EmulatorError of the
+ * same message (docs/emulator.md, "Program size").
  */
 export const MAX_PROGRAM_INSTRUCTIONS = 1 << 20;
 
