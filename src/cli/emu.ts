@@ -99,7 +99,6 @@ example (the SHA-256 series' hello world):
         throw e;
       }
     } else program = readProgram(io, path);
-    if (program.length === 0) throw new CliError(`${path}: no instructions (the file is empty): a program needs at least one`, EXIT.INPUT);
 
     const uniformWords = Array.from({ length: qpus }, (_, q) => (uniforms.length ? uniforms[Math.min(q, uniforms.length - 1)]!.length : 0));
     checkMemory(path, program.length / 2, specs, uniformWords);

@@ -143,10 +143,15 @@ function placeFindings(ins: Instr, i: number, n: number): Violation[] {
     out.push({ rule: 'end-missing-delay-slots', message: `program end at ${i} needs two more instructions after it; the program has ${n - i - 1}` });
   if (ins.kind === 'branch' && ins.rel && !ins.reg) {
     const t = i + 4 + ins.imm / 8;
-    if (ins.imm % 8 !== 0 || t < 0 || t >= n)
+    if (ins.imm % 8 !== 0)
       out.push({
         rule: 'branch-target-outside',
-        message: `branch offset ${ins.imm} lands at ${Number.isInteger(t) ? `instruction ${t}` : `byte ${(i + 4) * 8 + ins.imm}`}, outside 0-${n - 1}`,
+        message: `branch offset of ${ins.imm} bytes is not a whole number of instructions (8 bytes each)`,
+      });
+    else if (t < 0 || t >= n)
+      out.push({
+        rule: 'branch-target-outside',
+        message: `branch offset of ${ins.imm} bytes (${ins.imm / 8} instructions from PC + 4) lands at instruction ${t}, outside the program's instructions 0-${n - 1}`,
       });
   }
   if (ins.kind === 'branch' && ins.reg && ins.raddrA % 2 === 1)

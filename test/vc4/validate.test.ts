@@ -82,6 +82,11 @@ test('branches: delay slots and targets', () => {
   clean('brr -, x\nnop\nnop\nbrr -, x\nnop\nnop\nnop\nx: nop'); // a branch in the third slot is fine
   assert.ok(check('brr -, 800\nnop\nnop\nnop').includes('0 branch-target-outside'));
   assert.ok(check('brr -, 4\nnop\nnop\nnop').includes('0 branch-target-outside'));
+  // Messages speak of bytes and instructions, each named.
+  const far = validate(assemble('brr -, 800\nnop\nnop\nnop').instrs).find((f) => f.rule === 'branch-target-outside')!;
+  assert.equal(far.message, "branch offset of 800 bytes (100 instructions from PC + 4) lands at instruction 104, outside the program's instructions 0-3");
+  const odd = validate(assemble('brr -, 4\nnop\nnop\nnop').instrs).find((f) => f.rule === 'branch-target-outside')!;
+  assert.equal(odd.message, 'branch offset of 4 bytes is not a whole number of instructions (8 bytes each)');
   const w = validate(assemble('bra -, ZERO, ra3\nnop\nnop\nnop' + END).instrs);
   assert.deepEqual(w.map((f) => f.rule), ['branch-sets-flags']);
 });
