@@ -43,10 +43,11 @@ export interface Allocation {
   readonly bytes: number;
 }
 
-/** Access rights, a bit mask. */
+/** Access rights, a bit mask: reads by the TMU or a DMA load, writes by a DMA store, and reads as a uniform stream. */
 export const READ = 1;
 export const WRITE = 2;
-export const READ_WRITE = READ | WRITE;
+export const UNIFORMS = 4;
+export const READ_WRITE = READ | WRITE | UNIFORMS;
 
 /** A region a restricted run may reach: an allocation's address, a name for messages, its rights. */
 export interface Grant {
@@ -85,7 +86,7 @@ export class GpuMemory {
     this.pageOwner = new Int32Array(this.buffer.byteLength / PAGE);
   }
 
-  /** Allocates `bytes` (rounded up to whole words), zeroed, with these rights (READ, WRITE). */
+  /** Allocates `bytes` (rounded up to whole words), zeroed, with these rights (READ, WRITE, UNIFORMS). */
   alloc(bytes: number, name = `buffer${this.allocs.length}`, access = READ_WRITE): Allocation {
     if (!Number.isInteger(bytes) || bytes <= 0) throw new RangeError(`cannot allocate ${bytes} bytes for ${name}`);
     const pages = Math.ceil(bytes / PAGE);
@@ -168,7 +169,7 @@ export class GpuMemory {
 
   /**
    * The word index of a bus address, or -1 when no allocation covers the word or the access
-   * `need` (READ or WRITE) is not allowed there. The low two bits are ignored, as the TMU
+   * `need` (READ, WRITE or UNIFORMS) is not allowed there. The low two bits are ignored, as the TMU
    * ignores them (Guide p. 41).
    */
   index(address: number, need = READ): number {
@@ -203,7 +204,7 @@ export class GpuMemory {
     else if (this.grants && !grant) where = `inside ${best.name}`;
     else if ((this.rights[this.allocs.indexOf(best) + 1]! & need) === 0)
       return `inside ${best.name}, which is ${need === WRITE ? 'read-only' : 'not readable'}`;
-    else if (grant) return `inside ${grant.name}, which ${this.restrictedTo} may not ${need === WRITE ? 'write' : 'read'}`;
+    else if (grant) where = `inside ${grant.name}, which ${this.restrictedTo} may not ${need === WRITE ? 'write' : need === READ ? 'read' : 'read as uniforms'}`;
     else where = `inside ${best.name}`;
     if (!this.grants) return where;
     const given = this.grants.filter((g) => !g.internal).map((g) => `${g.name} at ${hex(g.address)}, ${g.bytes} bytes`);

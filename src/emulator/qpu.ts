@@ -6,7 +6,7 @@ import { sfu } from '../vc4/arith.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
-import { hex } from './memory.ts';
+import { hex, UNIFORMS } from './memory.ts';
 import { blockField, decodeBlockSetup, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock } from './vpm.ts';
 
 // Layout of the register array R (16 lanes a register).
@@ -167,8 +167,8 @@ export class Qpu {
   // ---- uniforms (Guide p. 22)
 
   readUniform(): number {
-    const i = this.m.memory.index(this.unifAddr);
-    if (i < 0) throw ioError('fault', `uniform read at ${hex(this.unifAddr)}: ${this.m.memory.describe(this.unifAddr)}`);
+    const i = this.m.memory.index(this.unifAddr, UNIFORMS);
+    if (i < 0) throw ioError('fault', `uniform read at ${hex(this.unifAddr)}: ${this.m.memory.describe(this.unifAddr, UNIFORMS)}`);
     this.unifAddr = (this.unifAddr + 4) >>> 0;
     this.stats.uniforms++;
     return this.m.memory.words[i]!;

@@ -7,7 +7,7 @@
 
 import type { Compiled } from '../compiler/compile.ts';
 import { type LoadedProgram, Machine, type RunResult } from '../emulator/machine.ts';
-import { type Allocation, type GpuMemory, type Grant, READ, READ_WRITE } from '../emulator/memory.ts';
+import { type Allocation, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../emulator/memory.ts';
 import { PI_TIMING, type Timing } from '../emulator/timing.ts';
 
 export interface EmulateOptions {
@@ -40,7 +40,8 @@ export class EmulatorTarget {
 
   /**
    * Runs compiled code on `c.qpus` QPUs with these argument values (ints, float bits, addresses).
-   * The code reaches only `arrays` (read and write), its uniforms (read) and its scratch memory:
+   * The code reaches only `arrays` (read and write), its uniforms (as its uniform stream only) and
+   * its scratch memory (cleared first):
    * any other access is a fault that names the arrays it was given.
    */
   run(c: Compiled, args: readonly number[], arrays: readonly ArrayArg[], opts: EmulateOptions = {}): RunResult {
@@ -59,6 +60,8 @@ export class EmulatorTarget {
       if (this.scratch) this.memory.free(this.scratch);
       this.scratch = this.memory.alloc(c.scratchBytes, 'spilled registers');
     }
+    // Scratch memory is shared by the kernels this target runs: cleared, so that no run sees another's registers.
+    if (c.scratchBytes) this.memory.view(this.scratch!, Int32Array).fill(0);
     const before = c.uniformsBeforeArgs === 3 ? [this.scratch!.address] : [];
     const base = this.uniforms.address;
     const addrs: number[] = [];
@@ -70,7 +73,8 @@ export class EmulatorTarget {
     }
     const grants: Grant[] = [
       ...arrays.map((a) => ({ ...a, access: READ_WRITE })),
-      { name: 'uniforms', address: this.uniforms.address, bytes: this.uniforms.bytes, access: READ, internal: true },
+      // The uniform stream only: a load or gather through a pointer cannot read it (it holds other runs' arguments).
+      { name: 'uniforms', address: this.uniforms.address, bytes: this.uniforms.bytes, access: UNIFORMS, internal: true },
     ];
     if (c.scratchBytes) grants.push({ name: 'scratch', address: this.scratch!.address, bytes: this.scratch!.bytes, access: READ_WRITE, internal: true });
     this.memory.restrict(grants, `kernel ${c.kernel}`);

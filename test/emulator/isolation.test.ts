@@ -84,7 +84,7 @@ test("a kernel cannot overwrite its own code or uniforms", () => {
   assert.match(e1.message, /inside code of w, outside the arrays kernel w was given \(p at [^;]*\)$/);
   assert.deepEqual(Array.from(gpuMemory.view(code, Int32Array)), before);
   const e2 = fault(() => w.emulateSync([arr, (uniforms.address - arr.busAddress) / 4]));
-  assert.match(e2.message, /DMA store at .*: inside uniforms, which kernel w may not write$/);
+  assert.match(e2.message, /DMA store at .*: inside uniforms, which kernel w may not write, outside the arrays kernel w was given \(p at [^;]*\)$/);
 });
 
 test('after a run, the memory is no longer restricted', () => {
@@ -134,4 +134,23 @@ test('qpu emu: a DMA store over the program\'s own code is a fault (code is read
     or ra1, r4, 0
   ` + END, { uniforms: [BUS_BASE] });
   assert.equal(r.reg(0, 'ra1')[0], r.machine.memory.readWord(BUS_BASE));
+});
+
+test("a kernel cannot read the uniforms buffer, which holds earlier runs' arguments, through a pointer", () => {
+  const secret = kernel([Ptr(Int), Int], function secret(p, s) {
+    p.store(s);
+  });
+  secret.emulateSync([SharedArray.int32(16), 0x5ec2e7]);
+  const arr = SharedArray.int32(16);
+  const spy = kernel([Ptr(Int), Int], function spy(p, off) {
+    gather(p.add(index().add(off)));
+    const x = Int(0);
+    receive(x);
+    p.store(x);
+  });
+  spy.emulateSync([arr, 0]);
+  const uniforms = gpuMemory.allocations.findLast((a) => a.name === 'uniforms')!;
+  const e = fault(() => spy.emulateSync([arr, (uniforms.address - arr.busAddress) / 4]));
+  assert.match(e.message, /TMU0 lookup, lane 0, .*: inside uniforms, which kernel spy may not read, outside the arrays kernel spy was given \(p at [^;]*\)$/);
+  assert.ok(!Array.from(arr).includes(0x5ec2e7));
 });

@@ -1,6 +1,6 @@
 // The fuzz suite, kernels: random kernels whose loads, gathers and stores use pointers that may
 // point anywhere (inside the arrays, just past them, into a neighbour, far away, below them),
-// on both targets. Each run ends normally or with an error naming the kernel (and, on the
+// (and into the emulator's uniforms buffer), on both targets. Each run ends normally or with an error naming the kernel (and, on the
 // emulator, the QPU, pc and statement); the arrays the kernel was not given never change; the
 // two targets agree on which accesses are outside, and on the results when both finish on 1 QPU.
 import assert from 'node:assert/strict';
@@ -9,18 +9,30 @@ import { Float, gather, index, Int, kernel, me, Ptr, receive, SharedArray, store
 import type { FloatVar, IntVar, PtrVar } from '../../src/index.ts';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { InterpreterError } from '../../src/source/interpreter.ts';
+import { gpuMemory } from '../../src/runtime/shared-array.ts';
 import { type Fuzz, fuzzLoop } from '../helpers/hostile.ts';
 
 const N = 64;
 /** Offsets in elements from an array's start: inside, at and past the end, into a neighbour, far, below. */
 const OFFSETS = [0, 16, 48, 49, 56, 64, 65, 1024, 2048, 4096, -16, -1, -2048, 1 << 20, -(1 << 28), 0x3fffffff];
 
-type Op = (p: PtrVar<'int'>, q: PtrVar<'float'>, x: IntVar, y: FloatVar) => void;
+/** `u` is the distance in words from p to the emulator's uniforms buffer, which holds other runs' arguments. */
+type Op = (p: PtrVar<'int'>, q: PtrVar<'float'>, x: IntVar, y: FloatVar, u: IntVar) => void;
 
 function randomOp(f: Fuzz): { op: Op; text: string } {
   const a = f.chance(0.7) ? f.pick([0, 16, 32, 48]) : f.pick(OFFSETS);
   const k = f.pick([0, 1, 4, 1000]);
-  switch (f.int(6)) {
+  switch (f.int(7)) {
+    case 6:
+      return f.chance(0.5)
+        ? { op: (p, _q, x, _y, u) => x.set(p.add(u).load()), text: 'x = *(p + u) (the uniforms)' }
+        : {
+            op: (p, _q, x, _y, u) => {
+              gather(p.add(u.add(index())));
+              receive(x);
+            },
+            text: 'gather(p + u + index()) (the uniforms); receive(x)',
+          };
     case 0:
       return { op: (p, _q, x) => x.set(p.add(a).load()), text: `x = *(p + ${a})` };
     case 1:
@@ -74,16 +86,22 @@ function outcome(run: () => unknown, arrays: ReturnType<typeof layout>, name: st
   return { ok: true, p: Array.from(arrays.p), q: Array.from(arrays.q) };
 }
 
+/** Words from p to the uniforms buffer the emulator target uses (made by the first emulated run). */
+function uniformsFrom(p: Int32Array): number {
+  const u = gpuMemory.allocations.findLast((a) => a.name === 'uniforms');
+  return u ? (u.address - (p as unknown as { busAddress: number }).busAddress) / 4 : 0;
+}
+
 test('fuzz: kernels with wild pointers on both targets', async () => {
   const n = await fuzzLoop(50_000, 400, 30_000, (f) => {
     const ops = Array.from({ length: 1 + f.int(3) }, () => randomOp(f));
     const name = `wild${f.seed}`;
     const k = kernel(
-      [Ptr(Int), Ptr(Float)],
-      (p, q) => {
+      [Ptr(Int), Ptr(Float), Int],
+      (p, q, u) => {
         const x = Int(index());
         const y = Float(1.5);
-        for (const o of ops) o.op(p, q, x, y);
+        for (const o of ops) o.op(p, q, x, y, u);
       },
       { name },
     );
@@ -91,9 +109,9 @@ test('fuzz: kernels with wild pointers on both targets', async () => {
     k.setNumQPUs(qpus);
     const ctx = `seed ${f.seed} on ${qpus} QPUs: ${ops.map((o) => o.text).join('; ')}`;
     const a = layout();
-    const i = outcome(() => k.interpretSync([a.p, a.q], { maxSteps: 100_000 }), a, name, 'interpreter', ctx);
+    const i = outcome(() => k.interpretSync([a.p, a.q, uniformsFrom(a.p)], { maxSteps: 100_000 }), a, name, 'interpreter', ctx);
     const b = layout();
-    const e = outcome(() => k.emulateSync([b.p, b.q], { maxSteps: 1_000_000 }), b, name, 'emulator', ctx);
+    const e = outcome(() => k.emulateSync([b.p, b.q, uniformsFrom(b.p)], { maxSteps: 1_000_000 }), b, name, 'emulator', ctx);
     // The first access outside the arrays stops both; which one comes first may differ between QPUs.
     if (!i.ok && i.outside) assert.ok(!e.ok && e.outside, `${ctx}: the interpreter found an access outside the arrays (${i.message}), the emulator ${e.ok ? 'finished' : `said: ${e.message}`}`);
     if (!e.ok && e.outside) assert.ok(!i.ok, `${ctx}: the emulator found an access outside the arrays (${e.message}), the interpreter finished`);
