@@ -10,6 +10,7 @@
 
 import type { KernelAst, Stmt } from '../source/ast.ts';
 import { disassemble } from '../vc4/asm/disasm.ts';
+import { ProgramSizeError } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { type AsmLine, asmText, emit } from './emit.ts';
 import { CompileError } from './errors.ts';
@@ -102,7 +103,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     code = spillRegisters(code, r.spill, st, { qpu: lowered.qpu, qpus });
   }
   const lines: AsmLine[] = emit(code, place);
-  const spaced = satisfyRules(lines, ast.name);
+  const spaced = withinSizeLimit(ast.name, () => satisfyRules(lines, ast.name));
   const asm = asmText(spaced.lines);
   const registers = new Set(place.filter((x) => x).map((x) => placeName(x!))).size;
   return {
@@ -137,6 +138,17 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
       }
     },
   };
+}
+
+/** Runs `f`, turning the validator's refusal of a program too large into an error naming the kernel. */
+function withinSizeLimit<T>(kernel: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof ProgramSizeError)
+      throw new CompileError(`kernel ${kernel} compiles to too many instructions: ${e.message}; split the work into smaller kernels or loops`);
+    throw e;
+  }
 }
 
 export { CompileError };
