@@ -89,7 +89,7 @@ test('errors from the emulator and from the uniforms and buffers come out as one
   // The command line's uniforms and buffers.
   await fails(2, [hello, '--uniforms', '100,@nope', '--buffer', 'out:16'], /--uniforms: @nope names no buffer \(the buffers are: out\)/);
   await fails(2, [hello, '--qpus', '3', '--uniforms', '1,@out', '--uniforms', '2,@out', '--buffer', 'out:16'], /--uniforms is given 2 times for 3 QPUs: give one list for all, or one per QPU/);
-  await fails(2, [hello, '--uniforms', '4294967296,@out', '--buffer', 'out:16'], /--uniforms: uniform 4294967296 does not fit in 32 bits/);
+  await fails(2, [hello, '--uniforms', '4294967296,@out', '--buffer', 'out:16'], /--uniforms: 4294967296 does not fit in 32 bits .*/);
   await fails(2, [hello, ...helloRun, '--buffer', 'out:4'], /--buffer out is given twice/);
   await fails(2, [hello, '--buffer', 'a:2=1,2,3'], /--buffer a: 3 values for 2 words/);
   await fails(2, [hello, '--buffer', 'a:2=@out'], /--buffer a: only numbers can fill a buffer/);
@@ -98,4 +98,14 @@ test('errors from the emulator and from the uniforms and buffers come out as one
   const filled = await runQpu('emu', hello, '--uniforms', '100,@out', '--buffer', 'out:16', '--buffer', 'in:3=1,0x10,-1', '--dump', 'in');
   assert.equal(filled.code, 0, filled.err);
   assert.equal(filled.out.split('\n')[1], '0x00000001 0x00000010 0xffffffff');
+});
+
+test('uniforms and buffer values are numbers as the assembler reads them: no silent +Inf, 0 or denormal', async () => {
+  await fails(2, [hello, '--uniforms', '1.5e39,@out', '--buffer', 'out:16'], /--uniforms: 1\.5e39 does not fit in a 32-bit float .*/);
+  await fails(2, [hello, '--uniforms', '1e-50,@out', '--buffer', 'out:16'], /--uniforms: 1e-50 is too small for a 32-bit float.*/);
+  await fails(2, [hello, '--uniforms', '1e-400,@out', '--buffer', 'out:16'], /--uniforms: 1e-400 is too small for a 32-bit float.*/);
+  await fails(2, [hello, '--uniforms', '1,@out', '--buffer', 'out:8=1.4e-45'], /--buffer out: 1\.4e-45 is too small for a 32-bit float.*/);
+  const ok = await runQpu('emu', hello, '--uniforms', '1.5,@out', '--buffer', 'out:16', '--dump', 'out');
+  assert.equal(ok.code, 0, ok.err);
+  assert.match(ok.out, /\n0x3fc01234 /);
 });

@@ -2,6 +2,8 @@
 // the code address and the address of its own uniform stream. This file builds those streams in
 // GPU memory from a list of values, buffer addresses and per-QPU numbers.
 
+import { parseNumber } from '../vc4/asm/numbers.ts';
+import { shown } from '../vc4/asm/text.ts';
 import type { Allocation } from './memory.ts';
 import type { LoadedProgram, Machine, RunOptions, RunResult } from './machine.ts';
 
@@ -24,16 +26,12 @@ export function parseUniforms(text: string): UniformItem[] {
       return { buffer: s.slice(1) };
     }
     if (s === '%qpu' || s === '%qpus') return { special: s.slice(1) as 'qpu' | 'qpus' };
-    if (/^-?(0x[0-9a-f]+|[0-9]+)$/i.test(s)) {
-      const v = Number(s.startsWith('-') ? -Number(s.slice(1)) : Number(s));
-      if (!Number.isSafeInteger(v) || v < -(2 ** 31) || v > 2 ** 32 - 1) throw new LaunchError(`uniform ${s} does not fit in 32 bits`);
-      return { value: v | 0 };
-    }
-    if (/^-?[0-9]*\.[0-9]+(e[-+]?[0-9]+)?f?$|^-?[0-9]+e[-+]?[0-9]+f?$/i.test(s)) {
-      const f = new Float32Array([Number.parseFloat(s)]);
-      return { value: new Int32Array(f.buffer)[0]! };
-    }
-    throw new LaunchError(`'${s}' is not a uniform: use numbers, @BUFFER, %qpu or %qpus`);
+    // Numbers as the assembler reads them: 32-bit integers, or floats single precision holds as
+    // normal numbers (an overflow or an underflow to zero or a denormal is an error, not +Inf or 0).
+    const n = parseNumber(s);
+    if (typeof n !== 'string') return { value: n.bits | 0 };
+    if (/^-?[0-9.]/.test(s)) throw new LaunchError(n);
+    throw new LaunchError(`${shown(s)} is not a uniform: use numbers, @BUFFER, %qpu or %qpus`);
   });
 }
 

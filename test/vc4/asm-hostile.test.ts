@@ -161,6 +161,10 @@ test('a float immediate that single precision cannot hold is an error, not infin
   assert.match(errorsOf('ldi r0, -3.5e38')[0]!, /^1:9: -3\.5e38 does not fit in a 32-bit float/);
   assert.match(errorsOf('ldi r0, 1e400')[0]!, /^1:9: 1e400 does not fit in a 32-bit float/);
   assert.match(errorsOf('ldi r0, 1e-50')[0]!, /^1:9: 1e-50 is too small for a 32-bit float: the QPU flushes .* to zero/);
+  // Below even double precision: parsed as 0, but written nonzero.
+  assert.match(errorsOf('ldi r0, 1e-400')[0]!, /^1:9: 1e-400 is too small for a 32-bit float/);
+  assert.match(errorsOf('ldi r0, -1e-400')[0]!, /^1:9: -1e-400 is too small/);
+  assert.match(errorsOf(`ldi r0, 0.${'0'.repeat(330)}1`)[0]!, /is too small for a 32-bit float/);
   assert.match(errorsOf('ldi r0, -1e-40')[0]!, /^1:9: -1e-40 is too small/); // a denormal
   assert.match(errorsOf('ldi r0, [0,0,0,0, 0,0,0,0, 0,0,0,0, 0,0,0,1e-50]')[0]!, /^1:43: 1e-50 is too small/);
   // Small immediates go through the same numbers.

@@ -35,7 +35,9 @@ export function parseNumber(text: string): NumberValue | string {
   const end = scanDecimal(body);
   if (typeof end === 'string') return `'${shown(text)}' is not a number: ${end}`;
   if (!end.isFloat) return intValue(Number.parseInt(body, 10) * (neg ? -1 : 1), text);
-  return floatValue(Number.parseFloat(body) * (neg ? -1 : 1), text);
+  // A mantissa with a nonzero digit whose value parses as 0 (1e-400) underflowed: too small, not zero.
+  const underflow = /[1-9]/.test(body.split(/[eE]/)[0]!);
+  return floatValue(Number.parseFloat(body) * (neg ? -1 : 1), text, underflow);
 }
 
 function parseHex(digits: string, neg: boolean, text: string): NumberValue | string {
@@ -92,7 +94,7 @@ function intValue(v: number, text: string): NumberValue | string {
   return { bits: v >>> 0, isFloat: false, value: v };
 }
 
-function floatValue(v: number, text: string): NumberValue | string {
+function floatValue(v: number, text: string, nonzero: boolean): NumberValue | string {
   f32[0] = v;
   const f = f32[0]!;
   if (!Number.isFinite(f))
@@ -100,7 +102,7 @@ function floatValue(v: number, text: string): NumberValue | string {
       `${shown(text)} does not fit in a 32-bit float (the largest is 3.4028235e38); ` +
       `an infinity is written as its bits: 0x7F800000, or 0xFF800000 for -infinity`
     );
-  if (v !== 0 && Math.abs(f) < FLOAT32_MIN_NORMAL)
+  if ((v !== 0 || nonzero) && Math.abs(f) < FLOAT32_MIN_NORMAL)
     return (
       `${shown(text)} is too small for a 32-bit float: the QPU flushes magnitudes below 1.1754944e-38 ` +
       `(denormals) to zero; write 0.0 for zero`
