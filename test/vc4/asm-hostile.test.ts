@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { AsmError, type AsmProgram, assemble } from '../../src/vc4/asm/assembler.ts';
 import { disassemble } from '../../src/vc4/asm/disasm.ts';
 import type { BranchInstr, LoadImmInstr } from '../../src/vc4/instr.ts';
+import { MAX_PROGRAM_INSTRUCTIONS } from '../../src/vc4/codec.ts';
 
 const MB = 1 << 20;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -273,4 +274,12 @@ test('random and mutated text: a program whose disassembly reads back, or locate
     }),
     { numRuns: 4000 },
   );
+});
+
+test('a source of more than MAX_PROGRAM_INSTRUCTIONS instructions is refused as soon as it passes the limit', () => {
+  const t = performance.now();
+  const e = errorsOf('nop\n'.repeat(MAX_PROGRAM_INSTRUCTIONS + 1000));
+  assert.equal(e.length, 1);
+  assert.match(e[0]!, new RegExp(`^${MAX_PROGRAM_INSTRUCTIONS + 2}:1: the program has ${MAX_PROGRAM_INSTRUCTIONS + 1} instructions .*at most ${MAX_PROGRAM_INSTRUCTIONS} .*the rest of the file is not read$`));
+  assert.ok(performance.now() - t < 20_000, 'refused without assembling the rest');
 });

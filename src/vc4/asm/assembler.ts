@@ -4,7 +4,7 @@
 // what would be right. Any text, however long or strange, ends in one or the other in time
 // linear in its length; nothing else is thrown.
 
-import { encodeProgram } from '../codec.ts';
+import { encodeProgram, MAX_PROGRAM_INSTRUCTIONS, programSizeProblem } from '../codec.ts';
 import type { Instr } from '../instr.ts';
 import { BuildError, buildStatement, signalNumber } from './build.ts';
 import { isRegisterName } from './names.ts';
@@ -47,11 +47,19 @@ export interface AsmOptions {
 }
 
 /**
- * The lines of a source text: split at `\r\n`, `\n` or a lone `\r` (old Mac files), so line
- * numbers count what an editor shows. A byte-order mark at the start is not part of line 1.
+ * The lines of a source text, one at a time (a huge text is never held twice): split at
+ * `\r\n`, `\n` or a lone `\r` (old Mac files), so line numbers count what an editor shows. A
+ * byte-order mark at the start is not part of line 1.
  */
-export function sourceLines(source: string): string[] {
-  return (source.startsWith('\uFEFF') ? source.slice(1) : source).split(/\r\n|\n|\r/);
+export function* sourceLines(source: string): Generator<string> {
+  const end = /\r\n|\n|\r/g;
+  let start = source.startsWith('\uFEFF') ? 1 : 0;
+  end.lastIndex = start;
+  for (let m = end.exec(source); m; m = end.exec(source)) {
+    yield source.slice(start, m.index);
+    start = end.lastIndex;
+  }
+  yield source.slice(start);
 }
 
 /** Assembles a whole program. Throws AsmError with every error found (up to maxErrors). */
@@ -67,12 +75,17 @@ export function assemble(source: string, opts: AsmOptions = {}): AsmProgram {
   // Pass 1: parse every line and place the labels.
   const statements: { st: Statement; line: number }[] = [];
   const labels = new Map<string, number>();
-  const lines = sourceLines(source);
-  for (let i = 0; i < lines.length && !full(); i++) {
-    const line = i + 1;
+  let line = 0;
+  for (const text of sourceLines(source)) {
+    line++;
+    if (full()) break;
+    if (statements.length > MAX_PROGRAM_INSTRUCTIONS) {
+      fail(line, 1, `${programSizeProblem(statements.length)}: the rest of the file is not read`);
+      break;
+    }
     let parsed: ParsedLine;
     try {
-      parsed = parseLine(lines[i]!, signalNumber);
+      parsed = parseLine(text, signalNumber);
     } catch (e) {
       if (e instanceof SyntaxError_) fail(line, e.col, e.message);
       else throw e;
