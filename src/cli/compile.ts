@@ -7,6 +7,7 @@ import { CompileError, type Stage, STAGES } from '../compiler/compile.ts';
 import type { Kernel } from '../runtime/kernel.ts';
 import type { ParamType } from '../dsl/types.ts';
 import { printKernel } from '../source/print.ts';
+import { frameLocation } from '../dsl/builder.ts';
 import { programToBytes } from '../vc4/codec.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput, refuseOverwrite, writeOutput } from './io.ts';
 
@@ -121,15 +122,18 @@ const OWN_SOURCES = fileURLToPath(new URL('../', import.meta.url));
 /** The first place in an error's stack outside qpu-ts's sources and Node: where the user's module threw. */
 function userFrame(e: Error): string | undefined {
   for (const line of (e.stack ?? '').split('\n').slice(1)) {
-    const m = /^\s*at (?:.*\()?(.+?:\d+:\d+)\)?$/.exec(line);
-    if (!m) continue;
-    let file = m[1]!;
+    const at = frameLocation(line);
+    if (!at) continue;
+    let file = at.file;
     if (file.startsWith('file://')) {
-      const [, url, pos] = /^(.*?)(:\d+:\d+)$/.exec(file)!;
-      file = fileURLToPath(url!) + pos;
+      try {
+        file = fileURLToPath(file);
+      } catch {
+        continue;
+      }
     }
     if (file.startsWith('node:') || file.startsWith(OWN_SOURCES) || file.includes('/node_modules/')) continue;
-    return file;
+    return `${file}:${at.line}:${at.col}`;
   }
   return undefined;
 }

@@ -117,13 +117,39 @@ const DSL_DIR = new URL('.', import.meta.url).pathname;
 export function callerLocation(): string | undefined {
   const stack = new Error().stack?.split('\n').slice(1) ?? [];
   for (const line of stack) {
-    const m = /\(?((?:file:\/\/)?[^()\s]+):(\d+):(\d+)\)?\s*$/.exec(line);
-    if (!m) continue;
-    const file = m[1]!.replace(/^file:\/\//, '');
+    const at = frameLocation(line);
+    if (!at) continue;
+    const file = at.file.startsWith('file://') ? at.file.slice('file://'.length) : at.file;
     if (file.startsWith(DSL_DIR) || file.startsWith('node:') || file.includes('/node_modules/')) continue;
-    return `${relative(file)}:${m[2]}:${m[3]}`;
+    return `${relative(file)}:${at.line}:${at.col}`;
   }
   return undefined;
+}
+
+/**
+ * Where a V8 stack frame points (`    at name (file:line:col)` or `    at file:line:col`), read
+ * from the end of the line by plain string search: the function's name comes from user code
+ * and may be of any length, so no pattern may scan it more than once.
+ */
+export function frameLocation(frame: string): { file: string; line: string; col: string } | undefined {
+  let s = frame.trimEnd();
+  if (s.endsWith(')')) s = s.slice(0, -1);
+  const c2 = s.lastIndexOf(':');
+  const c1 = c2 > 0 ? s.lastIndexOf(':', c2 - 1) : -1;
+  if (c1 < 0) return undefined;
+  const line = s.slice(c1 + 1, c2);
+  const col = s.slice(c2 + 1);
+  if (!isDigits(line) || !isDigits(col)) return undefined;
+  const open = s.lastIndexOf('(', c1);
+  const start = open >= 0 ? open + 1 : s.indexOf('at ') + 3;
+  const file = s.slice(start, c1).trim();
+  return file ? { file, line, col } : undefined;
+}
+
+function isDigits(s: string): boolean {
+  if (s.length === 0) return false;
+  for (const c of s) if (c < '0' || c > '9') return false;
+  return true;
 }
 
 function relative(file: string): string {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as Q from '../../src/index.ts';
-import { DslError } from '../../src/dsl/builder.ts';
+import { DslError, frameLocation } from '../../src/dsl/builder.ts';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { EMULATOR_STEPS, INTERPRETER_STEPS } from '../../src/emulator/budget.ts';
 
@@ -121,4 +121,18 @@ test("a deadlock names each waiting QPU's statement, and the end-of-kernel barri
     p.add(me().mul(16)).store(me());
   }).setNumQPUs(2);
   assert.throws(() => hog.emulateSync([out]), /QPU 1 in .* `mutexLock\(\)` waits for the mutex, held by QPU 0$/);
+});
+
+test('stack frames are read in linear time, whatever the length of the names in them', () => {
+  assert.deepEqual(frameLocation('    at f (file:///a/b.ts:3:5)'), { file: 'file:///a/b.ts', line: '3', col: '5' });
+  assert.deepEqual(frameLocation('    at /a/b c.ts:10:2'), { file: '/a/b c.ts', line: '10', col: '2' });
+  assert.deepEqual(frameLocation('    at weird (name) (/a/b.ts:1:1)'), { file: '/a/b.ts', line: '1', col: '1' });
+  assert.equal(frameLocation('    at async Promise.all (index 0)'), undefined);
+  const t = performance.now();
+  assert.equal(frameLocation(`    at ${'('.repeat(200_000)}`), undefined);
+  const name = 'k' + 'x'.repeat(256 * 1024);
+  const body = new Function('Int', `return function ${name}(p) { p.store(Int(1)); }`)(Int) as (p: unknown) => void;
+  const k = kernel([Ptr(Int)], body);
+  k.interpretSync([SharedArray.int32(16)]);
+  assert.ok(performance.now() - t < 5000, 'a 256 KiB function name costs no more than a short one');
 });
