@@ -100,3 +100,11 @@ test('a seeded run of random misuse prints no stack trace and exits 0, 1 or 2', 
     sane(await runQpu(...args), args.join(' '));
   }
 });
+
+test('control characters in file names and arguments are shown escaped, on one line', async () => {
+  const r = await runQpu('disasm', '/nonexistent/a\nb\u001b[31mred.bin');
+  assert.equal(r.code, 2);
+  assert.equal(r.err, "qpu disasm: cannot read '/nonexistent/a\\x0Ab\\x1B[31mred.bin': no such file or directory (ENOENT)\n");
+  const u = await runQpu('\u001b[2Jx');
+  assert.match(u.err, /^qpu: unknown command '\\x1B\[2Jx'\n/);
+});

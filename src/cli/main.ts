@@ -13,6 +13,7 @@ import { compileCommand } from './compile.ts';
 import { disasmCommand } from './disasm.ts';
 import { emuCommand } from './emu.ts';
 import { type Command, CliError, EXIT, exitHelp, type Io, nodeIo, OutputError, outputFailed, quietly } from './io.ts';
+import { oneLineEscaped } from '../vc4/asm/text.ts';
 import { validateCommand } from './validate.ts';
 
 export const COMMANDS: readonly Command[] = [asmCommand, disasmCommand, validateCommand, emuCommand, compileCommand];
@@ -42,7 +43,7 @@ export async function main(argv: readonly string[], io: Io = nodeIo): Promise<nu
       // qpu help COMMAND: that command's help.
       const of = name === 'help' && rest.length ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
       if (name === 'help' && rest.length && !of) {
-        io.err(`qpu help: unknown command '${rest[0]}'\n\n${HELP}`);
+        io.err(`qpu help: unknown command '${oneLineEscaped(rest[0]!)}'\n\n${HELP}`);
         return EXIT.USAGE;
       }
       io.out(of ? of.help : HELP);
@@ -55,7 +56,7 @@ export async function main(argv: readonly string[], io: Io = nodeIo): Promise<nu
     }
     const cmd = COMMANDS.find((c) => c.name === name);
     if (!cmd) {
-      io.err(`qpu: unknown command '${name}'\n\n${HELP}`);
+      io.err(`qpu: unknown command '${oneLineEscaped(name)}'\n\n${HELP}`);
       return EXIT.USAGE;
     }
     prefix = `qpu ${cmd.name}`;
@@ -67,7 +68,8 @@ export async function main(argv: readonly string[], io: Io = nodeIo): Promise<nu
   } catch (e) {
     if (e instanceof OutputError) return outputFailed(e, prefix, io);
     if (e instanceof CliError) {
-      quietly(io, `${prefix}: ${e.message}\n`);
+      // File names and arguments reach the message as typed: a newline or an escape sequence in them is shown, not obeyed.
+      quietly(io, `${prefix}: ${oneLineEscaped(e.message)}\n`);
       return e.status;
     }
     quietly(io, `${prefix}: internal error (${BUG_REPORT}):\n${e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e)}\n`);

@@ -40,3 +40,10 @@ export function shown(text: string): string {
   }
   return out;
 }
+
+/** A whole message on one line: every control or invisible character escaped, nothing elided. */
+export function oneLineEscaped(text: string): string {
+  let out = '';
+  for (const ch of text) out += ch === ' ' || PRINTABLE.test(ch) ? ch : showChar(ch);
+  return out;
+}
