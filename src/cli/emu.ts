@@ -2,7 +2,7 @@
 
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
-import { EMULATOR_STEPS } from '../emulator/budget.ts';
+import { DEFAULT_SECONDS, EMULATOR_STEPS } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
 import { Machine, MAX_QPUS } from '../emulator/machine.ts';
@@ -36,7 +36,8 @@ options:
   --dump NAME          after the run, print the buffer as 32-bit hex words
   --stats              print the cycle model's figures per QPU and the estimated Pi time
   --trace              print each executed instruction with its QPU and pc
-  --max-steps N        stop after N instructions in total (default ${EMULATOR_STEPS})
+  --max-steps N        stop after N instructions in total (default ${EMULATOR_STEPS}, or
+                       ${DEFAULT_SECONDS} s of running, whichever comes first)
   --no-strict          do not stop at broken hardware rules
   -h, --help           this text
 
@@ -63,7 +64,8 @@ example (the SHA-256 series' hello world):
 
     // The whole command line first: nothing is read or allocated before it is known to be right.
     const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
-    const maxSteps = parseCount(values['max-steps'], EMULATOR_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps');
+    // Without --max-steps, the emulator's defaults apply: its step budget and its time limit.
+    const maxSteps = values['max-steps'] === undefined ? undefined : parseCount(values['max-steps'], EMULATOR_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps');
     const specs: BufferSpec[] = [];
     for (const spec of values.buffer ?? []) {
       const match = /^([A-Za-z_]\w*):([^=]*)(?:=(.*))?$/s.exec(spec);

@@ -11,7 +11,7 @@ import type { Instr } from '../vc4/instr.ts';
 import { RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
 import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { type Translation, translation } from './program.ts';
-import { count, EMULATOR_STEPS, stepBudget } from './budget.ts';
+import { CLOCK_EVERY, count, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
 import { EmulatorError } from './errors.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
 import { newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
@@ -41,6 +41,16 @@ export interface RunOptions {
   readonly trace?: (qpu: number, pc: number, instr: Instr) => void;
   /** Called with each QPU after reset, before it runs (tests set registers here). */
   readonly init?: (q: Qpu) => void;
+}
+
+/** What a run may still spend: instructions, and host time when the caller set no budget. */
+interface Budget {
+  left: number;
+  readonly max: number;
+  /** performance.now() past which the run stops (Infinity: no time limit). */
+  readonly deadline: number;
+  /** Steps since the clock was last read. */
+  clock: number;
 }
 
 export interface RunResult {
@@ -134,7 +144,7 @@ export class Machine {
       opts.init?.(q);
       return q;
     });
-    const budget = { left: maxSteps, max: maxSteps };
+    const budget: Budget = { left: maxSteps, max: maxSteps, deadline: deadlineFor(opts.maxSteps), clock: 0 };
     try {
       for (;;) {
         // The earliest running QPU runs (the lowest-numbered at equal clocks), up to the clock of
@@ -169,7 +179,7 @@ export class Machine {
   }
 
   /** Runs one QPU until it ends, blocks, or reaches a shared instruction beyond its horizon. */
-  private runQpu(q: Qpu, strict: boolean, budget: { left: number; max: number }, trace: RunOptions['trace']): void {
+  private runQpu(q: Qpu, strict: boolean, budget: Budget, trace: RunOptions['trace']): void {
     const p = this.program!;
     const blocks = strict ? p.blocks.strict : p.blocks.loose;
     for (;;) {
@@ -196,6 +206,10 @@ export class Machine {
       const before = q.count;
       const status = fn(q);
       budget.left -= q.count - before;
+      if (budget.deadline !== Infinity && (budget.clock += q.count - before + 1) >= CLOCK_EVERY) {
+        budget.clock = 0;
+        if (performance.now() > budget.deadline) throw this.locate(q, q.pc, new EmulatorError('budget', this.timeSpent()));
+      }
       if (status === CONTINUE) continue;
       if (status === YIELD) return;
       if (status === BLOCK) {
@@ -243,6 +257,12 @@ export class Machine {
     if (e instanceof VpmFormatError) return new EmulatorError('unsupported', e.message, where);
     if (e instanceof MemoryFault) return new EmulatorError('fault', e.message, where);
     throw e;
+  }
+
+  /** The default time limit's message: how far each QPU got. */
+  private timeSpent(): string {
+    const got = this.qpus.map((x) => `QPU ${x.id} ${count(x.count)} instructions, ${count(x.time)} cycles`).join('; ');
+    return `the run stopped after ${DEFAULT_SECONDS} s, the time limit of a run given no maxSteps (${got}): an endless loop? pass maxSteps (or --max-steps) to run longer`;
   }
 
   /** The budget's message: how far each QPU got. */

@@ -10,7 +10,7 @@
 import * as arith from '../vc4/arith.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import type { GpuMemory } from '../emulator/memory.ts';
-import { count, INTERPRETER_STEPS, stepBudget } from '../emulator/budget.ts';
+import { CLOCK_EVERY, count, DEFAULT_SECONDS, deadlineFor, INTERPRETER_STEPS, stepBudget } from '../emulator/budget.ts';
 import { hex, WRITE } from '../emulator/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { Printer } from './print.ts';
@@ -83,6 +83,9 @@ class Interpreter {
   private states: QpuState[] = [];
   private budget: number;
   private readonly maxSteps: number;
+  /** The host-time limit of a run given no maxSteps (budget.ts), checked every CLOCK_EVERY statements. */
+  private readonly deadline: number;
+  private clock = 0;
   private readonly printer: Printer;
 
   constructor(
@@ -90,6 +93,7 @@ class Interpreter {
     private readonly opts: InterpretOptions,
   ) {
     this.budget = this.maxSteps = stepBudget(opts.maxSteps, INTERPRETER_STEPS, `kernel ${k.name}`);
+    this.deadline = deadlineFor(opts.maxSteps);
     const names = new Map(k.vars.map((v) => [v.id, v.name]));
     this.printer = new Printer((id) => names.get(id) ?? `v${id}`);
   }
@@ -169,6 +173,16 @@ class Interpreter {
     q.at = s;
     if (this.budget-- <= 0) this.fail(q, this.budgetSpent());
     q.steps++;
+    if (++this.clock >= CLOCK_EVERY && this.deadline !== Infinity) {
+      this.clock = 0;
+      if (performance.now() > this.deadline) this.fail(q, this.timeSpent());
+    }
+  }
+
+  /** The default time limit's message: how far each QPU got. */
+  private timeSpent(): string {
+    const got = this.states.map((x) => `QPU ${x.id} ${count(x.steps)}`).join(', ');
+    return `the run stopped after ${DEFAULT_SECONDS} s, the time limit of a run given no maxSteps (statements run: ${got}): an endless loop? pass maxSteps to run longer`;
   }
 
   /** The budget's message: how far each QPU got. */

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import * as Q from '../../src/index.ts';
 import { DslError, frameLocation } from '../../src/dsl/builder.ts';
 import { EmulatorError } from '../../src/emulator/errors.ts';
-import { EMULATOR_STEPS, INTERPRETER_STEPS } from '../../src/emulator/budget.ts';
+import { DEFAULT_SECONDS, EMULATOR_STEPS, INTERPRETER_STEPS } from '../../src/emulator/budget.ts';
 
 const { Float, If, Int, kernel, me, mutexLock, Ptr, semaDec, SharedArray, While } = Q;
 // The language as plain JavaScript sees it: no types to stop a wrong argument.
@@ -91,16 +91,37 @@ test('maxSteps is checked the same way on both targets', () => {
 
 test('the default budgets stop a runaway kernel on both targets and say how far it got', () => {
   const a = SharedArray.int32(16);
+  // A tight loop meets the step budget in about 4 s; on a slow or busy machine the time limit may come first.
+  const n = (x: number) => x.toLocaleString('en-US');
+  const time = `the run stopped after ${DEFAULT_SECONDS} s, the time limit of a run given no maxSteps`;
   assert.throws(
     () => spin.interpretSync([a]),
-    new RegExp(`the step budget of ${INTERPRETER_STEPS.toLocaleString('en-US')} statements ran out \\(statements run: QPU 0 ${INTERPRETER_STEPS.toLocaleString('en-US')}\\)`),
+    new RegExp(`(the step budget of ${n(INTERPRETER_STEPS)} statements ran out|${time}) \\(statements run: QPU 0 [\\d,]+\\)`),
   );
   assert.throws(
     () => spin.emulateSync([a]),
     (e: unknown) =>
       e instanceof EmulatorError && e.kind === 'budget' &&
-      new RegExp(`^kernel spin in .* the step budget of ${EMULATOR_STEPS.toLocaleString('en-US')} instructions ran out \\(QPU 0 ${EMULATOR_STEPS.toLocaleString('en-US')} instructions, [\\d,]+ cycles\\)`).test(e.message),
+      new RegExp(`^kernel spin in .*: (the step budget of ${n(EMULATOR_STEPS)} instructions ran out|${time}) \\(QPU 0 [\\d,]+ instructions, [\\d,]+ cycles\\)`).test(e.message),
   );
+});
+
+test('a runaway whose steps are slow stops at the default time limit; an explicit maxSteps has none', () => {
+  const a = SharedArray.int32(16);
+  // One statement of 2,000 operations: the statement budget alone would take minutes.
+  const heavy = kernel([Ptr(Int)], function heavy(p) {
+    const v = Int(0);
+    While(v.ge(0), () => {
+      let x = v.add(0);
+      for (let i = 0; i < 2000; i++) x = x.add(i);
+      v.set(x.and(7));
+    });
+    p.store(v);
+  });
+  const t = performance.now();
+  assert.throws(() => heavy.interpretSync([a]), new RegExp(`kernel heavy, QPU 0 .*: the run stopped after ${DEFAULT_SECONDS} s, the time limit of a run given no maxSteps \\(statements run: QPU 0 [\\d,]+\\)`));
+  assert.ok(performance.now() - t < (DEFAULT_SECONDS + 5) * 1000);
+  assert.throws(() => heavy.interpretSync([a], { maxSteps: 1000 }), /the step budget of 1,000 statements ran out/);
 });
 
 test("a deadlock names each waiting QPU's statement, and the end-of-kernel barrier in the user's terms", () => {
