@@ -8,6 +8,7 @@ import type { Kernel } from '../runtime/kernel.ts';
 import type { ParamType } from '../dsl/types.ts';
 import { printKernel } from '../source/print.ts';
 import { frameLocation } from '../dsl/builder.ts';
+import { oneLineEscaped } from '../vc4/asm/text.ts';
 import { programToBytes } from '../vc4/codec.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput, refuseOverwrite, writeOutput } from './io.ts';
 
@@ -60,6 +61,13 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
     readInput(io, path); // a missing or unreadable module (or a directory) is a file that cannot be read
 
     let mod: Record<string, unknown>;
+    // A module whose top-level await never settles leaves nothing to run: Node would exit (status
+    // 13) without a word. Say so instead.
+    const unsettled = () => {
+      io.err(`qpu compile: cannot load ${oneLineEscaped(path)}: it never finished loading (a top-level await that never settles)\n`);
+      process.exitCode = EXIT.INPUT;
+    };
+    process.once('beforeExit', unsettled);
     try {
       mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
     } catch (e) {
@@ -68,6 +76,8 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
       const hint = /require\(\)|ES Module/i.test(msg) ? ' (the module must be an ES module: name it .mts, or put it in a package with "type": "module")' : '';
       const at = e instanceof Error ? userFrame(e) : undefined;
       throw new CliError(`cannot load ${path}: ${oneLine(msg)}${at ? ` (at ${at})` : ''}${hint}`, EXIT.INPUT);
+    } finally {
+      process.off('beforeExit', unsettled);
     }
     const kernels = Object.entries(mod).filter(([, v]) => isKernel(v)) as [string, AnyKernel][];
     if (kernels.length === 0) throw new CliError(`${path} exports no kernel (make one with kernel(...) and export it)`, EXIT.INPUT);

@@ -1,7 +1,8 @@
 // `qpu compile`: a kernel from a TypeScript module to assembly, any stage's dump, machine code.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runQpu } from '../helpers/cli.ts';
@@ -56,4 +57,14 @@ test('qpu compile explains what is wrong: several kernels, unknown kernel, bad s
   const missing = await runQpu('compile', 'examples/none.ts');
   assert.equal(missing.code, 2);
   assert.equal(missing.err, 'qpu compile: cannot read examples/none.ts: no such file or directory (ENOENT)\n');
+});
+
+test('a module whose top-level await never settles is reported, not a silent exit', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'qpu-tla-'));
+  const mod = join(dir, 'never.mts');
+  writeFileSync(mod, 'await new Promise(() => {});\nexport const x = 1;\n');
+  const bin = new URL('../../bin/qpu.js', import.meta.url).pathname;
+  const r = spawnSync(process.execPath, [bin, 'compile', mod], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 1, r.stderr);
+  assert.equal(r.stderr, `qpu compile: cannot load ${mod}: it never finished loading (a top-level await that never settles)\n`);
 });
