@@ -1,6 +1,6 @@
 // `qpu asm`: assemble a .qasm file to machine code.
 
-import { AsmError, assemble } from '../vc4/asm/assembler.ts';
+import { AsmError, assemble, MAX_ERRORS } from '../vc4/asm/assembler.ts';
 import { decodeProgram, formatWord, programToBytes } from '../vc4/codec.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput, refuseOverwrite, writeOutput } from './io.ts';
 
@@ -38,7 +38,9 @@ ${exitHelp('the source has errors')}`,
     } catch (e) {
       if (e instanceof AsmError) {
         io.err(e.message + '\n');
-        io.err(`qpu asm: ${e.diagnostics.length} error${e.diagnostics.length > 1 ? 's' : ''}; no output written\n`);
+        const n = e.diagnostics.length;
+        const more = n >= MAX_ERRORS ? ` (assembly stops at the first ${MAX_ERRORS})` : '';
+        io.err(`qpu asm: ${n} error${n > 1 ? 's' : ''}${more}; no output written\n`);
         return EXIT.INPUT;
       }
       throw e;

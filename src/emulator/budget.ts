@@ -32,11 +32,16 @@ export const CLOCK_EVERY = 4096;
 export function stepBudget(value: unknown, fallback: number, who: string): number {
   if (value === undefined) return fallback;
   if (typeof value === 'number' && value >= 0 && (Number.isSafeInteger(value) || value === Infinity)) return value;
-  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  const shown = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'bigint' ? `${value}n` : String(value);
   throw new RangeError(`${who}: maxSteps must be a whole number of steps from 0 up (or Infinity), not ${shown}`);
 }
 
 /** "12,345,678": a count as messages show it. */
 export function count(n: number): string {
   return n.toLocaleString('en-US');
+}
+
+/** "1 statement", "5,000,000 statements". */
+export function counted(n: number, unit: string): string {
+  return `${count(n)} ${unit}${n === 1 ? '' : 's'}`;
 }

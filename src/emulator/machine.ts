@@ -11,7 +11,7 @@ import type { Instr } from '../vc4/instr.ts';
 import { RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
 import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { type Translation, translation } from './program.ts';
-import { CLOCK_EVERY, count, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
+import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
 import { EmulatorError } from './errors.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
 import { newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
@@ -268,7 +268,7 @@ export class Machine {
   /** The budget's message: how far each QPU got. */
   private budgetSpent(max: number): string {
     const got = this.qpus.map((x) => `QPU ${x.id} ${count(x.count)} instructions, ${count(x.time)} cycles`).join('; ');
-    return `the step budget of ${count(max)} instructions ran out (${got}): an endless loop? raise it with maxSteps / --max-steps`;
+    return `the step budget of ${counted(max, 'instruction')} ran out (${got}): an endless loop? raise it with maxSteps / --max-steps`;
   }
 
   private deadlock(): EmulatorError {

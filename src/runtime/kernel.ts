@@ -157,7 +157,7 @@ function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError 
   const printer = new Printer((id) => names.get(id) ?? `v${id}`);
   const statement = (pc: number): string => {
     const s = c.statements[pc];
-    return s ? `in ${s.loc ? s.loc + ' ' : ''}\`${printer.head(s)}\`` : '';
+    return s ? `in ${s.loc ? s.loc + ' ' : ''}\`${printer.brief(s)}\`` : '';
   };
   if (e.kind === 'deadlock' && e.blocked) {
     const waits = e.blocked.map((b) =>

@@ -20,7 +20,7 @@ export function checkKernel(k: KernelAst): void {
   const names = new Map(k.vars.map((v) => [v.id, v.name]));
   const p = new Printer((id) => names.get(id) ?? `v${id}`);
   const fail = (s: Stmt, why: string): never => {
-    throw new CheckError(`kernel ${k.name}${s.loc ? ` (${s.loc})` : ''}: \`${p.head(s)}\`: ${why}`);
+    throw new CheckError(`kernel ${k.name}${s.loc ? ` (${s.loc})` : ''}: \`${p.brief(s)}\`: ${why}`);
   };
 
   /** The outstanding count after the statements, or undefined when unknown. */

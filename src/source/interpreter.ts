@@ -10,7 +10,7 @@
 import * as arith from '../vc4/arith.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import type { GpuMemory } from '../emulator/memory.ts';
-import { CLOCK_EVERY, count, DEFAULT_SECONDS, deadlineFor, INTERPRETER_STEPS, stepBudget } from '../emulator/budget.ts';
+import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, INTERPRETER_STEPS, stepBudget } from '../emulator/budget.ts';
 import { hex, WRITE } from '../emulator/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { Printer } from './print.ts';
@@ -152,7 +152,7 @@ class Interpreter {
   private where(q: QpuState): string {
     const s = q.at;
     if (!s) return 'at the start';
-    return `${s.loc ? s.loc + ', ' : ''}\`${this.printer.head(s)}\``;
+    return `${s.loc ? s.loc + ', ' : ''}\`${this.printer.brief(s)}\``;
   }
 
   private fail(q: QpuState, message: string): never {
@@ -188,7 +188,7 @@ class Interpreter {
   /** The budget's message: how far each QPU got. */
   private budgetSpent(): string {
     const got = this.states.map((x) => `QPU ${x.id} ${count(x.steps)}`).join(', ');
-    return `the step budget of ${count(this.maxSteps)} statements ran out (statements run: ${got}): an endless loop? raise maxSteps`;
+    return `the step budget of ${counted(this.maxSteps, 'statement')} ran out (statements run: ${got}): an endless loop? raise maxSteps`;
   }
 
   private *stmt(q: QpuState, s: Stmt, mask: Uint8Array): Run {

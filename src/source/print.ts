@@ -71,6 +71,12 @@ export class Printer {
     return `${c.k}(${this.bool(c.b)})`;
   }
 
+  /** A statement's first line for an error message: cut after 120 characters. */
+  brief(s: Stmt): string {
+    const h = this.head(s);
+    return h.length > 120 ? `${h.slice(0, 117)}...` : h;
+  }
+
   /** One statement's first line (no nested blocks). */
   head(s: Stmt): string {
     switch (s.k) {

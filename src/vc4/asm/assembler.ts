@@ -39,6 +39,9 @@ export interface AsmProgram {
   readonly lines: readonly number[];
 }
 
+/** Errors collected before the assembler stops, by default. */
+export const MAX_ERRORS = 50;
+
 export interface AsmOptions {
   /** The file name that errors name. */
   readonly file?: string;
@@ -65,7 +68,7 @@ export function* sourceLines(source: string): Generator<string> {
 /** Assembles a whole program. Throws AsmError with every error found (up to maxErrors). */
 export function assemble(source: string, opts: AsmOptions = {}): AsmProgram {
   const file = opts.file ?? '<input>';
-  const maxErrors = opts.maxErrors ?? 50;
+  const maxErrors = opts.maxErrors ?? MAX_ERRORS;
   const diagnostics: AsmDiagnostic[] = [];
   const fail = (line: number, col: number, message: string) => {
     if (diagnostics.length < maxErrors) diagnostics.push({ file, line, col, message });
