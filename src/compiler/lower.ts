@@ -207,6 +207,11 @@ class Lowering {
     this.emit({ op: 'end' });
   }
 
+  /** Waits for a non-blocking store still under way (in kernels that have any). */
+  private storesFinished(): void {
+    if (this.nonBlockingStores) this.emit({ op: 'read', src: p('vw_wait') });
+  }
+
   // ---- statements
 
   private block(ss: readonly Stmt[], mask?: VReg): void {
@@ -299,11 +304,18 @@ class Lowering {
         this.mov(this.vars[s.v.id]!, p('r4'));
         return;
       case 'sema':
+        // A semaphore up or a mutex release tells another QPU that this one's stores are done
+        // (docs/compiler.md): a non-blocking store still under way must finish first, or the
+        // other QPU's load can start before the DMA engine has written memory.
+        if (!s.down) this.storesFinished();
         this.emit({ op: 'sema', down: s.down, n: s.n });
         return;
       case 'mutex':
         if (s.lock) this.emit({ op: 'read', src: p('mutex') });
-        else this.mov(p('mutex'), imm('1'));
+        else {
+          this.storesFinished();
+          this.mov(p('mutex'), imm('1'));
+        }
         return;
     }
   }
