@@ -14,7 +14,7 @@ import { type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
 import { EmulatorError } from './errors.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
-import { newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
+import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
 import { forEachVdrRow, forEachVdwRow, type VdrSetup, type VdwSetup, VPM_WORDS, VpmFormatError } from './vpm.ts';
 
@@ -51,6 +51,15 @@ interface Budget {
   readonly deadline: number;
   /** Steps since the clock was last read. */
   clock: number;
+}
+
+/** A row of a DMA store that may still be writing memory: its QPU, bytes [lo, hi), its cycles. */
+interface UnfinishedStore {
+  readonly qpu: number;
+  readonly lo: number;
+  readonly hi: number;
+  readonly start: number;
+  readonly done: number;
 }
 
 export interface RunResult {
@@ -96,6 +105,13 @@ export class Machine {
   private vdrFree = 0;
   private vdwFree = 0;
   private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
+  /**
+   * Strict runs: DMA stores that may still be writing memory, each row with its byte range and
+   * its transfer's cycles. The emulator moves a store's data when the transfer starts; a chip
+   * writes memory until it ends, so another QPU's read of those bytes before then is a race
+   * (rule dma-store-race) that the data moved early would hide.
+   */
+  readonly unfinishedStores: UnfinishedStore[] = [];
 
   constructor(
     readonly memory: GpuMemory = new GpuMemory(),
@@ -134,6 +150,7 @@ export class Machine {
     this.mutexFreeAt = 0;
     this.vdrFree = this.vdwFree = 0;
     this.tmuFree.fill(0);
+    this.unfinishedStores.length = 0;
     const strict = opts.strict ?? true;
     const maxSteps = stepBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator');
     this.qpus = uniforms.map((u, id) => {
@@ -301,6 +318,7 @@ export class Machine {
     touched?.fill(0);
     forEachVdrRow(s, pitch, (vpmWords, n, off) => {
       if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
+      if (touched && this.unfinishedStores.length) this.checkStoreRace(q, (addr + off) >>> 0, (addr + off + 4 * n) >>> 0, 'a DMA load');
       const i0 = mem.index((addr + off) >>> 0);
       if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
         for (let d = 0; d < n; d++) vpm[vpmWords[d]!] = mem.words[i0 + d]!;
@@ -318,8 +336,10 @@ export class Machine {
     const vpm = this.vpm;
     let words = 0;
     touched?.fill(0);
+    const rows: [number, number][] = [];
     forEachVdwRow(s, stride, (vpmWords, n, off) => {
       if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
+      if (touched) rows.push([(addr + off) >>> 0, (addr + off + 4 * n) >>> 0]);
       const i0 = mem.index((addr + off) >>> 0, WRITE);
       if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0, WRITE) === i0 + n - 1) {
         for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[vpmWords[d]!]!;
@@ -328,7 +348,32 @@ export class Machine {
     });
     const start = Math.max(q.time, this.vdwFree);
     this.vdwFree = start + Math.ceil(this.timing.dmaStoreBaseCycles + words * this.timing.dmaStoreCyclesPerWord);
+    if (touched) this.noteStore(q, rows, start, this.vdwFree);
     return { done: this.vdwFree, bytes: words * 4 };
+  }
+
+  /** Strict runs: remembers a DMA store's rows until every QPU's clock has passed its end. */
+  private noteStore(q: Qpu, rows: readonly [number, number][], start: number, done: number): void {
+    let earliest = Infinity;
+    for (const x of this.qpus) if (x.state !== 'done' && x.time < earliest) earliest = x.time;
+    const keep = this.unfinishedStores.filter((u) => u.done > earliest);
+    this.unfinishedStores.length = 0;
+    this.unfinishedStores.push(...keep, ...rows.map(([lo, hi]) => ({ qpu: q.id, lo, hi, start, done })));
+  }
+
+  /**
+   * Strict runs: a read by `q` of bytes [lo, hi) that another QPU's DMA store is still writing
+   * at q's clock is rule dma-store-race: on a chip it may see the old data.
+   */
+  checkStoreRace(q: Qpu, lo: number, hi: number, what: string): void {
+    for (const u of this.unfinishedStores)
+      if (u.qpu !== q.id && u.done > q.time && lo < u.hi && u.lo < hi)
+        throw ioError(
+          'rule',
+          `${what} at ${hex(lo)} reads memory that QPU ${u.qpu}'s DMA store (cycles ${u.start}-${u.done}) is still writing at cycle ${q.time}: ` +
+            `QPU ${u.qpu} must read vw_wait before it lets this QPU go on (a semaphore up, a mutex release)`,
+          'dma-store-race',
+        );
   }
 
   /**

@@ -223,6 +223,7 @@ export class Qpu {
         continue;
       }
       const addr = R[src + l]! >>> 0;
+      if (this.dmaWords && this.m.unfinishedStores.length) this.m.checkStoreRace(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
       const i = mem.index(addr);
       if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
       data[base + l] = words[i]!;

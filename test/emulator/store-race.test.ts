@@ -1,0 +1,71 @@
+// Rule dma-store-race (strict runs): the emulator moves a DMA store's data when the transfer
+// starts, a chip until it ends; a read by another QPU of memory a store is still writing would
+// see the new data here and possibly the old on a Pi, so it is an error that names both QPUs,
+// the address and the cycles (issue 10, item 1).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { If, index, Int, kernel, me, Ptr, semaDec, semaInc, SharedArray, store } from '../../src/index.ts';
+import { EmulatorError } from '../../src/emulator/errors.ts';
+import { runAsm } from '../helpers/emu.ts';
+
+/** QPU 0 stores a row and signals; QPU 1 waits for the signal and reads the row (DMA or TMU). */
+const handoff = (waitFirst: boolean, read: string) => `
+  or.setf -, qpu_num, qpu_num
+  brr.anynz -, other
+  nop
+  nop
+  nop
+  ldi vw_setup, 0xa00
+  mov vpm, elem_num
+  ldi vw_setup, 0x88010000
+  mov vw_addr, unif
+  ${waitFirst ? 'mov -, vw_wait' : 'nop'}
+  sema up, 0
+  brr -, end
+  nop
+  nop
+  nop
+other:
+  sema down, 0
+  ${read}
+end:
+  nop.tend
+  nop
+  nop
+`;
+const DMA_LOAD = 'ldi vr_setup, 0x80011000\n  mov vr_addr, unif\n  mov -, vr_wait';
+const TMU_LOAD = 'mov tmu0_s, unif\n  nop.ldtmu0';
+const opts = { qpus: 2, buffers: { buf: 16 }, uniforms: ['@buf'] };
+
+test('a DMA load or a TMU lookup of memory another QPU is still storing to is rule dma-store-race', () => {
+  for (const [read, what] of [[DMA_LOAD, 'a DMA load'], [TMU_LOAD, 'TMU0 lookup, lane 0,']] as const)
+    assert.throws(
+      () => runAsm(handoff(false, read), opts),
+      (e: unknown) =>
+        e instanceof EmulatorError && e.kind === 'rule' && e.rule === 'dma-store-race' && e.where?.qpu === 1 &&
+        new RegExp(`${what} at 0x[0-9a-f]{8} reads memory that QPU 0's DMA store \\(cycles \\d+-\\d+\\) is still writing at cycle \\d+: QPU 0 must read vw_wait`).test(e.message),
+    );
+});
+
+test('the same hand-off is fine when the storing QPU waits for its store, and in non-strict runs', () => {
+  for (const read of [DMA_LOAD, TMU_LOAD]) {
+    runAsm(handoff(true, read), opts);
+    runAsm(handoff(false, read), { ...opts, strict: false });
+  }
+});
+
+test("compiled hand-offs pass: the compiler waits for a non-blocking store before semaInc", () => {
+  const k = kernel([Ptr(Int), Ptr(Int)], function handoff(p, q) {
+    If(me().eq(0), () => {
+      store(index().add(100), p);
+      semaInc(0);
+    }).Else(() => {
+      semaDec(0);
+      q.store(p.load());
+    });
+  }).setNumQPUs(2);
+  const p = SharedArray.int32(16);
+  const q = SharedArray.int32(16);
+  k.emulateSync([p, q]);
+  assert.deepEqual(Array.from(q), Array.from({ length: 16 }, (_, i) => 100 + i));
+});
