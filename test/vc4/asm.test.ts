@@ -163,3 +163,12 @@ test('ALU placement: positional like the SHA-256 series, mul-only ops find the m
   assert.match(errorsOf('add r0, r1, r2; sub r3, r1, r2')[0]!, /sub is an add ALU operation, and the add ALU already does add/);
   assert.match(errorsOf('fmul r0, r1, r2; mul24 r3, r1, r2')[0]!, /mul24 is a mul ALU operation, and the mul ALU already does fmul/);
 });
+
+test("a ';' may end ldi, branch and semaphore lines, as in the SHA-256 series' sources", () => {
+  const lines = ['ldi ra1, 0x16', 'bra ra39, ZERO, ra0', 'brr -, 8', 'sema up, 3', 'ldi r0, [1, 0, -1, 0, 1, 0, -1, 0, 1, 0, -1, 0, 1, 0, -1, 0]'];
+  for (const l of lines) {
+    assert.deepEqual(Array.from(assemble(`${l};`).words), Array.from(assemble(l).words), l);
+    assert.deepEqual(Array.from(assemble(`${l} ;;`).words), Array.from(assemble(l).words), l);
+  }
+  assert.throws(() => assemble('ldi r0, 1; nop'), /1:12: error: unexpected 'nop' after the operands of ldi/);
+});

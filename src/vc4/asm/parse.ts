@@ -122,6 +122,8 @@ function parseStatement(c: Cursor, isSignal: SignalLookup): Statement {
     c.next();
     const suffixes = parseSuffixes(c);
     const operands = parseOperands(c);
+    // The SHA-256 series ends these lines with ';' too (`ldi ra1, 0x16;`): nothing may follow it.
+    while (c.isPunct(';')) c.next();
     if (!c.atEnd()) throw new SyntaxError_(`unexpected '${shown(c.peek()!.text)}' after the operands of ${mnemonic}`, c.col());
     if (mnemonic === 'ldi') return { kind: 'ldi', col: first.col, suffixes, operands };
     if (mnemonic === 'bra' || mnemonic === 'brr')
