@@ -276,16 +276,19 @@ export class Machine {
     throw e;
   }
 
-  /** The default time limit's message: how far each QPU got. */
+  /** How far each QPU got, for the budget's and the time limit's messages. */
+  private progress(): string {
+    return this.qpus.map((x) => `QPU ${x.id} ${count(x.count)} instructions, ${count(x.time)} cycles`).join('; ');
+  }
+
+  /** The default time limit's message. */
   private timeSpent(): string {
-    const got = this.qpus.map((x) => `QPU ${x.id} ${count(x.count)} instructions, ${count(x.time)} cycles`).join('; ');
-    return `the run stopped after ${DEFAULT_SECONDS} s, the time limit of a run given no maxSteps (${got}): an endless loop? pass maxSteps (or --max-steps) to run longer`;
+    return `the run stopped after ${DEFAULT_SECONDS} s, the time limit of a run given no maxSteps (${this.progress()}): an endless loop? pass maxSteps (or --max-steps) to run longer`;
   }
 
   /** The budget's message: how far each QPU got. */
   private budgetSpent(max: number): string {
-    const got = this.qpus.map((x) => `QPU ${x.id} ${count(x.count)} instructions, ${count(x.time)} cycles`).join('; ');
-    return `the step budget of ${counted(max, 'instruction')} ran out (${got}): an endless loop? raise it with maxSteps / --max-steps`;
+    return `the step budget of ${counted(max, 'instruction')} ran out (${this.progress()}): an endless loop? raise it with maxSteps / --max-steps`;
   }
 
   private deadlock(): EmulatorError {

@@ -179,16 +179,19 @@ class Interpreter {
     }
   }
 
-  /** The default time limit's message: how far each QPU got. */
+  /** How far each QPU got, for the budget's and the time limit's messages. */
+  private progress(): string {
+    return this.states.map((x) => `QPU ${x.id} ${count(x.steps)}`).join(', ');
+  }
+
+  /** The default time limit's message. */
   private timeSpent(): string {
-    const got = this.states.map((x) => `QPU ${x.id} ${count(x.steps)}`).join(', ');
-    return `the run stopped after ${DEFAULT_SECONDS} s, the time limit of a run given no maxSteps (statements run: ${got}): an endless loop? pass maxSteps to run longer`;
+    return `the run stopped after ${DEFAULT_SECONDS} s, the time limit of a run given no maxSteps (statements run: ${this.progress()}): an endless loop? pass maxSteps to run longer`;
   }
 
   /** The budget's message: how far each QPU got. */
   private budgetSpent(): string {
-    const got = this.states.map((x) => `QPU ${x.id} ${count(x.steps)}`).join(', ');
-    return `the step budget of ${counted(this.maxSteps, 'statement')} ran out (statements run: ${got}): an endless loop? raise maxSteps`;
+    return `the step budget of ${counted(this.maxSteps, 'statement')} ran out (statements run: ${this.progress()}): an endless loop? raise maxSteps`;
   }
 
   private *stmt(q: QpuState, s: Stmt, mask: Uint8Array): Run {

@@ -3,7 +3,8 @@
 // under way (read vw_wait) before each of them (issue 10, item 1; docs/compiler.md).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { If, index, Int, kernel, me, mutexLock, mutexUnlock, Ptr, semaDec, semaInc, store } from '../../src/index.ts';
+import { Int, kernel, mutexLock, mutexUnlock, Ptr, store } from '../../src/index.ts';
+import { handoffKernel } from '../helpers/lang.ts';
 
 /** Fails at any release (sema up, mutex or host_int write) reached, in program order, with a store still unwaited for. */
 function assertStoresFinishBeforeReleases(asm: string): void {
@@ -16,16 +17,7 @@ function assertStoresFinishBeforeReleases(asm: string): void {
 }
 
 test('a non-blocking store is finished before a semaphore up', () => {
-  const handoff = kernel([Ptr(Int), Ptr(Int)], function handoff(p, q) {
-    If(me().eq(0), () => {
-      store(index().add(100), p);
-      semaInc(0);
-    }).Else(() => {
-      semaDec(0);
-      q.store(p.load());
-    });
-  }).setNumQPUs(2);
-  assertStoresFinishBeforeReleases(handoff.code().asm);
+  assertStoresFinishBeforeReleases(handoffKernel().code().asm);
 });
 
 test('a non-blocking store is finished before the mutex is released', () => {

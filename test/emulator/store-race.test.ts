@@ -4,7 +4,8 @@
 // the address and the cycles (issue 10, item 1).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { If, index, Int, kernel, me, Ptr, semaDec, semaInc, SharedArray, store } from '../../src/index.ts';
+import { SharedArray } from '../../src/index.ts';
+import { handoffKernel } from '../helpers/lang.ts';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { runAsm } from '../helpers/emu.ts';
 
@@ -55,15 +56,7 @@ test('the same hand-off is fine when the storing QPU waits for its store, and in
 });
 
 test("compiled hand-offs pass: the compiler waits for a non-blocking store before semaInc", () => {
-  const k = kernel([Ptr(Int), Ptr(Int)], function handoff(p, q) {
-    If(me().eq(0), () => {
-      store(index().add(100), p);
-      semaInc(0);
-    }).Else(() => {
-      semaDec(0);
-      q.store(p.load());
-    });
-  }).setNumQPUs(2);
+  const k = handoffKernel();
   const p = SharedArray.int32(16);
   const q = SharedArray.int32(16);
   k.emulateSync([p, q]);
