@@ -117,11 +117,14 @@ function measure(c: Case): Record_ {
   // The first run translates the code and V8 compiles the translation as it runs: what a kernel
   // run once costs. Later runs reuse both.
   const cold0 = performance.now();
-  target.run(compiled, ...machineArgs(c.args()));
+  // rot3D v1 and v2 on several QPUs: every QPU rewrites the same vertices, so their DMA stores
+  // race (rule dma-store-race); they are timed without strict checks.
+  const strict = c.qpus === 1 || !/^rot3D v[12]$/.test(c.kernel);
+  target.run(compiled, ...machineArgs(c.args()), { strict });
   const cold = (performance.now() - cold0) / 1000;
   const [args, arrays] = machineArgs(c.args());
   const t = performance.now();
-  const r = target.run(compiled, args, arrays);
+  const r = target.run(compiled, args, arrays, { strict });
   const wall = (performance.now() - t) / 1000;
   const executed = Math.max(...r.qpus.map((q) => q.instructions));
   const q = QPULIB[c.kernel];
@@ -149,7 +152,7 @@ function main(argv: string[]): void {
   const j = argv.indexOf('--json');
   const jsonFile = j >= 0 ? argv[j + 1] : undefined;
   if (j >= 0 && !jsonFile) throw new Error('--json needs a file name');
-  console.log('seed kernels compiled by qpu-ts, run on the emulator (strict mode); QPULib figures from ../shared/anchors.md');
+  console.log('seed kernels compiled by qpu-ts, run on the emulator (strict mode, except rot3D v1/v2 on several QPUs, whose QPUs race); QPULib figures from ../shared/anchors.md');
   console.log('rot3D on 192,000 vertices (v1 and v2 are single-QPU kernels: on more QPUs each QPU does all the work);');
   console.log('heat: one step on the 496x504 grid, pitch 512. "vs QPULib" is ours divided by theirs (below 1 is better).\n');
   console.log('Pi time: ours estimated by the cycle model, QPULib\'s measured on a Pi (its README).');
