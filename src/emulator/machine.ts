@@ -13,7 +13,7 @@ import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
 import { EmulatorError } from './errors.ts';
-import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
+import { type Allocation, BUS_BASE, GpuMemory, hex, MemoryFault, PAGE, READ, WRITE } from './memory.ts';
 import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
 import { forEachVdrRow, forEachVdwRow, type VdrSetup, type VdwSetup, VPM_WORDS, VpmFormatError } from './vpm.ts';
@@ -51,6 +51,18 @@ interface Budget {
   readonly deadline: number;
   /** Steps since the clock was last read. */
   clock: number;
+}
+
+/** The 4 KiB page of GPU memory a bus address is in (past the table for addresses outside it). */
+function pageOf(address: number): number {
+  return ((address - BUS_BASE) >>> 0) >>> 12;
+}
+
+/** Adds bytes [lo, hi) to a list of ranges, joined to the last one when they follow it. */
+function addRange(rows: [number, number][], lo: number, hi: number): void {
+  const last = rows[rows.length - 1];
+  if (last && last[1] === lo) last[1] = hi;
+  else rows.push([lo, hi]);
 }
 
 /** A row of a DMA store that may still be writing memory: its QPU, bytes [lo, hi), its cycles. */
@@ -112,11 +124,20 @@ export class Machine {
    * (rule dma-store-race) that the data moved early would hide.
    */
   readonly unfinishedStores: UnfinishedStore[] = [];
+  /** The last cycle any of them ends: a read later than this needs no look at the list. */
+  storesUntil = 0;
+  /**
+   * Per 4 KiB page of GPU memory, the last cycle an unfinished store to it ends: a read of a page
+   * whose entry is not past the reader's clock needs no look at the list (one array read a lane).
+   */
+  readonly storePageEnd: Float64Array;
 
   constructor(
     readonly memory: GpuMemory = new GpuMemory(),
     readonly timing: Timing = PI_TIMING,
-  ) {}
+  ) {
+    this.storePageEnd = new Float64Array(Math.ceil(memory.maxBytes / PAGE));
+  }
 
   /** The QPUs of the last run, with their registers as the run left them. */
   get lastRun(): readonly Qpu[] {
@@ -150,7 +171,9 @@ export class Machine {
     this.mutexFreeAt = 0;
     this.vdrFree = this.vdwFree = 0;
     this.tmuFree.fill(0);
+    if (this.storesUntil > 0) this.storePageEnd.fill(0);
     this.unfinishedStores.length = 0;
+    this.storesUntil = 0;
     const strict = opts.strict ?? true;
     const maxSteps = stepBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator');
     this.qpus = uniforms.map((u, id) => {
@@ -342,7 +365,7 @@ export class Machine {
     const rows: [number, number][] = [];
     forEachVdwRow(s, stride, (vpmWords, n, off) => {
       if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
-      if (touched) rows.push([(addr + off) >>> 0, (addr + off + 4 * n) >>> 0]);
+      if (touched && this.qpus.length > 1) addRange(rows, (addr + off) >>> 0, (addr + off + 4 * n) >>> 0);
       const i0 = mem.index((addr + off) >>> 0, WRITE);
       if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0, WRITE) === i0 + n - 1) {
         for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[vpmWords[d]!]!;
@@ -351,17 +374,26 @@ export class Machine {
     });
     const start = Math.max(q.time, this.vdwFree);
     this.vdwFree = start + Math.ceil(this.timing.dmaStoreBaseCycles + words * this.timing.dmaStoreCyclesPerWord);
-    if (touched) this.noteStore(q, rows, start, this.vdwFree);
+    if (rows.length) this.noteStore(q, rows, start, this.vdwFree);
     return { done: this.vdwFree, bytes: words * 4 };
   }
 
   /** Strict runs: remembers a DMA store's rows until every QPU's clock has passed its end. */
   private noteStore(q: Qpu, rows: readonly [number, number][], start: number, done: number): void {
-    let earliest = Infinity;
-    for (const x of this.qpus) if (x.state !== 'done' && x.time < earliest) earliest = x.time;
-    const keep = this.unfinishedStores.filter((u) => u.done > earliest);
-    this.unfinishedStores.length = 0;
-    this.unfinishedStores.push(...keep, ...rows.map(([lo, hi]) => ({ qpu: q.id, lo, hi, start, done })));
+    const list = this.unfinishedStores;
+    if (list.length >= 32) {
+      // Now and then, forget the stores every QPU's clock has passed.
+      let earliest = Infinity;
+      for (const x of this.qpus) if (x.state !== 'done' && x.time < earliest) earliest = x.time;
+      let kept = 0;
+      for (const u of list) if (u.done > earliest) list[kept++] = u;
+      list.length = kept;
+    }
+    for (const [lo, hi] of rows) {
+      list.push({ qpu: q.id, lo, hi, start, done });
+      for (let p = pageOf(lo); p <= pageOf(hi - 1); p++) if (this.storePageEnd[p]! < done) this.storePageEnd[p] = done;
+    }
+    this.storesUntil = Math.max(this.storesUntil, done);
   }
 
   /**
@@ -369,14 +401,23 @@ export class Machine {
    * at q's clock is rule dma-store-race: on a chip it may see the old data.
    */
   checkStoreRace(q: Qpu, lo: number, hi: number, what: string): void {
-    for (const u of this.unfinishedStores)
-      if (u.qpu !== q.id && u.done > q.time && lo < u.hi && u.lo < hi)
-        throw ioError(
-          'rule',
-          `${what} at ${hex(lo)} reads memory that QPU ${u.qpu}'s DMA store (cycles ${u.start}-${u.done}) is still writing at cycle ${q.time}: ` +
-            `QPU ${u.qpu} must read vw_wait before it lets this QPU go on (a semaphore up, a mutex release)`,
-          'dma-store-race',
-        );
+    const u = this.storeOverlapping(q, lo, hi);
+    if (u)
+      throw ioError(
+        'rule',
+        `${what} at ${hex(lo)} reads memory that QPU ${u.qpu}'s DMA store (cycles ${u.start}-${u.done}) is still writing at cycle ${q.time}: ` +
+          `QPU ${u.qpu} must read vw_wait before it lets this QPU go on (a semaphore up, a mutex release)`,
+        'dma-store-race',
+      );
+  }
+
+  private storeOverlapping(q: Qpu, lo: number, hi: number): UnfinishedStore | undefined {
+    if (this.storesUntil <= q.time) return undefined;
+    let near = false;
+    for (let p = pageOf(lo); p <= pageOf(hi - 1) && !near; p++) near = this.storePageEnd[p]! > q.time;
+    if (!near) return undefined;
+    for (const u of this.unfinishedStores) if (u.qpu !== q.id && u.done > q.time && lo < u.hi && u.lo < hi) return u;
+    return undefined;
   }
 
   /**

@@ -6,7 +6,7 @@ import { sfu } from '../vc4/arith.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
-import { hex, UNIFORMS } from './memory.ts';
+import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
 import { blockField, decodeBlockSetup, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock } from './vpm.ts';
 
 // Layout of the register array R (16 lanes a register).
@@ -217,13 +217,18 @@ export class Qpu {
     const R = this.R;
     const data = fifo.data;
     const base = 16 * slot;
+    // Strict runs, while a DMA store may be unfinished: a lane reading what another QPU's store
+    // is still writing is rule dma-store-race (one page-table read a lane finds the candidates).
+    const racing = this.dmaWords !== null && this.m.storesUntil > this.time;
+    const storeEnds = this.m.storePageEnd;
     for (let l = 0; l < 16; l++) {
       if (!(mask & (1 << l))) {
         data[base + l] = 0;
         continue;
       }
       const addr = R[src + l]! >>> 0;
-      if (this.dmaWords && this.m.unfinishedStores.length) this.m.checkStoreRace(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
+      if (racing && storeEnds[((addr - BUS_BASE) >>> 0) >>> 12]! > this.time)
+        this.m.checkStoreRace(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
       const i = mem.index(addr);
       if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
       data[base + l] = words[i]!;
