@@ -7,7 +7,7 @@ import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
 import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
-import { blockField, decodeBlockSetup, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock } from './vpm.ts';
+import { blockField, decodeBlockSetup, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock, VPM_READ_SETUP_INSTRS } from './vpm.ts';
 
 // Layout of the register array R (16 lanes a register).
 export const REG_A = 0;
@@ -120,7 +120,7 @@ export class Qpu {
   private sfuDueAt = 0;
   private vpmWriteBlock: VpmBlock | undefined;
   /** Queued VPM read setups with the vectors each still has to deliver. */
-  private readonly vpmReads: (VpmBlock & { left: number })[] = [];
+  private readonly vpmReads: (VpmBlock & { left: number; readyAt: number })[] = [];
   private vdr: VdrSetup | undefined;
   private vdrPitch = 0;
   private vdw: VdwSetup | undefined;
@@ -261,13 +261,16 @@ export class Qpu {
     // Queued setups: vc4asm's addendum found a second setup is only accepted once the first has
     // at most one vector left, so qpu-ts queues them in order.
     const b = decodeBlockSetup(v, true);
-    this.vpmReads.push({ ...b, left: b.count });
+    this.vpmReads.push({ ...b, left: b.count, readyAt: this.time + VPM_READ_SETUP_INSTRS * this.m.timing.cyclesPerInstr });
   }
 
   /** Reads the next vector of the oldest read setup into R[dst..dst+15]. */
   vpmRead(dst: number): void {
     const b = this.vpmReads[0];
     if (!b) throw ioError('rule', 'a VPM read with no VPM read setup outstanding: the QPU would wait forever', 'vpm-read-empty');
+    // The setup's first vector reaches the FIFO three instructions after it (guide p. 56); a
+    // read before then waits for it (rule vpm-read-too-early).
+    if (b.readyAt > this.time) this.stall(b.readyAt, 'vpm');
     const vpm = this.m.vpm;
     if (this.dmaWords && this.dmaLoadDone > this.time) this.dmaRace(b, this.dmaWords.load, this.dmaLoadDone, 'read of words its DMA load is still filling', 'vr_wait');
     if (b.size === 32) for (let e = 0; e < 16; e++) this.R[dst + e] = vpm[blockField(b, e).word]!;

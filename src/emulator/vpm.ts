@@ -7,6 +7,13 @@
 export const VPM_ROWS = 64;
 export const VPM_WORDS = VPM_ROWS * 16;
 
+/**
+ * Instructions from a VPM read setup to its first vector: "the first read must be at least three
+ * instructions after the read setup" (Guide p. 56). vc4asm's addendum found that an earlier read
+ * waits rather than returning garbage, so the emulator stalls it until then.
+ */
+export const VPM_READ_SETUP_INSTRS = 3;
+
 export class VpmFormatError extends Error {}
 
 /** A generic block read or write setup (Tables 32 and 33). */

@@ -23,7 +23,7 @@ import {
   W_VPM,
   W_VPM_SETUP,
 } from './registers.ts';
-import { MUX_A, MUX_B, MUX_R4, PROGRAM_END_SIGNALS, SIG_LOAD_TMU0, SIG_LOAD_TMU1, TLB_LOAD_SIGNALS } from './tables.ts';
+import { exclusiveConditions, MUX_A, MUX_B, MUX_R4, PROGRAM_END_SIGNALS, SIG_LOAD_TMU0, SIG_LOAD_TMU1, TLB_LOAD_SIGNALS } from './tables.ts';
 
 export interface Effects {
   readonly kind: Instr['kind'];
@@ -71,6 +71,21 @@ export interface Effects {
   readonly conditionalFifoWrite?: string;
   readonly signal: number;
 }
+
+/** Accumulators r0-r3: plain per-lane registers, with no side effect on a write. */
+const isAccumulator = (addr: number) => addr >= W_ACC0 && addr <= W_ACC0 + 3;
+
+/**
+ * Both ALUs may write one of r0-r3 when no lane takes both writes. The guide (p. 19) calls a
+ * write of both ALUs to one accumulator undefined without saying whether the write conditions
+ * count; Broadcom's own FFT shaders write an accumulator from both ALUs under opposite
+ * conditions, and vc4asm reports a double write only without inverse conditions, so qpu-ts
+ * reads the rule per lane for r0-r3. Other registers keep the error: a peripheral takes its
+ * write as a whole (a FIFO entry, an SFU or DMA start) whatever the lanes' conditions, and r5's
+ * two write addresses replicate across lanes (per quad or to all), so lanes do not separate them.
+ */
+const exclusiveAccWrite = (addr: number, condAdd: number, condMul: number) =>
+  isAccumulator(addr) && exclusiveConditions(condAdd, condMul);
 
 export function effectsOf(i: Instr): Effects {
   const readsA: number[] = [];
@@ -130,8 +145,8 @@ export function effectsOf(i: Instr): Effects {
     // the VPM read/write setups and addresses, which differ between A and B.
     const a = i.waddrAdd;
     const differs = a === 41 || a === 42 || a === 49 || a === 50;
-    if (a === i.waddrMul && a >= 32 && a !== 39 && !differs && i.condAdd !== 0 && i.condMul !== 0)
-      doubleWrite = `both ALUs write ${a === 37 ? 'r5' : `address ${a}`}`;
+    if (a === i.waddrMul && a >= 32 && a !== 39 && !differs && i.condAdd !== 0 && i.condMul !== 0 && !exclusiveAccWrite(a, i.condAdd, i.condMul))
+      doubleWrite = `both ALUs write ${a === 37 ? 'r5' : `address ${a}`}${isAccumulator(a) ? ' under conditions that can both hold' : ''}`;
     // The write is recorded above all the same: the hardware makes it (vc4asm's addendum).
     if (i.kind === 'alu') {
       if (i.opAdd === 0 && i.waddrAdd !== 39 && i.condAdd !== 0) nopOpcodeWrite = `the add ALU (write address ${i.waddrAdd})`;

@@ -80,6 +80,12 @@ export const CONDITIONS = ['never', 'always', 'zs', 'zc', 'ns', 'nc', 'cs', 'cc'
 export const COND_NEVER = 0;
 export const COND_ALWAYS = 1;
 const conditionCode = (name: (typeof CONDITIONS)[number]) => CONDITIONS.indexOf(name);
+/**
+ * Whether two write conditions can never hold on the same lane: a flag set and the same flag
+ * clear (zs/zc, ns/nc, cs/cc, which Table 2 lists side by side as codes 2k and 2k+1).
+ */
+export const exclusiveConditions = (a: number, b: number): boolean =>
+  a >= conditionCode('zs') && b >= conditionCode('zs') && (a ^ b) === 1;
 /** vc4asm's spellings of the same conditions. (Maps, not objects, for every table that user
  *  text indexes: `constructor` or `__proto__` must find nothing.) */
 export const CONDITION_ALIASES: ReadonlyMap<string, number> = new Map([

@@ -35,11 +35,13 @@ test('every rule between instructions is checked as executed, including across t
     ['mov r5rep, 1\nnop; mov r1, r0 >> r5', 'rotate-after-r5-write'],
     ['mov r0, 1\nnop; mov r1, r0 >> 1', 'rotate-after-write'],
     ['mov unif_addr, r0\nmov r1, unif', 'uniform-after-unif-addr'],
-    ['mov vr_setup, 0\nmov r1, vpm', 'vpm-read-too-early'],
     ['mov tmu_noswap, 1\nmov tmu0_s, r0', 'tmu-noswap-too-late'],
     ['brr -, x\nbrr -, x\nnop\nnop\nx: nop', 'branch-in-delay-slot'],
   ];
   for (const [src, rule] of cases) assert.equal(fails(src + END).rule, rule, src);
+  // Both ALUs writing r0 under opposite conditions is legal: each lane takes one write.
+  const select = runAsm(`mov r1, elem_num\nldi r2, 100\nand.setf -, r1, 1\nmov.zs r0, r2; mov.zc r0, r1 >> 1${END}`);
+  assert.deepEqual(select.reg(0, 'r0').slice(0, 4), [100, 0, 100, 2]);
   // A regfile write in the last delay slot, read at the branch target.
   const across = fails(`mov r0, 3\ntop: add r1, ra2, 1\nsub.setf r0, r0, 1\nbrr.anynz -, top\nnop\nnop\nmov ra2, 5${END}`);
   assert.equal(across.rule, 'regfile-read-after-write');

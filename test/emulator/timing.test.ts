@@ -99,3 +99,16 @@ test('mutex sections never overlap in model time, and go in order of clock, then
     assert.deepEqual(runAsm(src, opts).result, r.result);
   }
 });
+
+test('a VPM read less than three instructions after its setup waits for the data (vc4asm addendum; guide p. 56)', () => {
+  // Row 0 holds 7 (written, then read back horizontally, 32-bit).
+  const program = (gap: number) =>
+    `ldi vw_setup, 0xa00\nmov vpm, 7\nldi r0, 0x100a00\nmov vr_setup, r0\n${nops(gap)}${gap ? '\n' : ''}mov r1, vpm${END}`;
+  for (const gap of [0, 1, 2, 3]) {
+    const run = runAsm(program(gap), { strict: false });
+    assert.equal(run.reg(0, 'r1')[5], 7, `gap ${gap}`);
+    assert.equal(run.result.total.stalls.vpm, Math.max(0, 3 - gap - 1) * PI_TIMING.cyclesPerInstr, `gap ${gap}`);
+  }
+  // Strict runs accept it: the rule is a warning now.
+  assert.equal(runAsm(program(0)).reg(0, 'r1')[0], 7);
+});

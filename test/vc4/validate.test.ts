@@ -44,6 +44,14 @@ test('one-peripheral and double-write', () => {
   has('mov sfu_recip, r0; mov sfu_log2, r1', 'one-peripheral', 0);
   has('mov r0, mutex; ldtmu0', 'one-peripheral', 0);
   has('mov r0, r1; mov r0, r2', 'double-write', 0);
+  // Opposite conditions write each lane once (Broadcom's FFT shaders; guide p. 19).
+  clean('mov.zs r0, r2; mov.zc r0, r1 >> 1');
+  clean('mov.nc r3, r2; mov.ns r3, r1');
+  clean('mov.cs r1, r2; mov.cc r1, r1');
+  has('mov.zs r0, r2; mov.ns r0, r1', 'double-write', 0); // both can hold
+  has('mov.zs r0, r2; mov r0, r1', 'double-write', 0);
+  has('mov.zs tmu0_s, r2; mov.zc tmu0_s, r1', 'double-write', 0); // a peripheral takes both
+  has('mov.zs r5rep, r2; mov.zc r5quad, r1', 'double-write', 0); // replicating writes
   clean('mov r0, r1; mov r2, r3');
   clean('mov vr_setup, r0; mov vw_setup, r1'); // address 49 differs between the files
   has('mov.zs tmu0_s, r0\nldtmu0', 'conditional-fifo-write', 0);
