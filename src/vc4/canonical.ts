@@ -5,7 +5,7 @@
 
 import { dontCareBits } from './codec.ts';
 import type { AluInstr, Instr } from './instr.ts';
-import { ADD_OPS, BRANCH_CONDITIONS, LDI_MODE_NAMES, MUX_A, MUX_R4, PACK_MUL_MODES } from './tables.ts';
+import { ADD_OPS, BRANCH_CONDITIONS, LDI_MODE_NAMES, PACK_MUL_MODES } from './tables.ts';
 
 /** True when the mul ALU's output is rotated (small immediate 48-63). */
 export function hasRotation(i: AluInstr): boolean {
@@ -45,23 +45,14 @@ export function nonCanonicalReasons(i: Instr): string[] {
     case 'alu': {
       if (!ADD_OPS[i.opAdd]) out.push(`add opcode ${i.opAdd} is reserved`);
       if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) out.push(`mul pack mode ${i.pack} is reserved`);
-      if (i.pm === 1 && i.pack === 0 && i.unpack === 0) out.push('pm is set but there is no pack or unpack for it to select');
-      if (i.unpack !== 0) {
-        const consumer = i.pm ? MUX_R4 : MUX_A;
-        if (!shownMuxes(i).includes(consumer))
-          out.push(`unpack mode ${i.unpack} has no effect: no ALU input reads ${i.pm ? 'r4' : 'regfile A'}`);
-      }
       break;
     }
     case 'ldi':
       if (!(i.mode in LDI_MODE_NAMES)) out.push(`load-immediate mode ${i.mode} is not defined`);
-      if (i.condAdd !== i.condMul) out.push('the two ALUs load the immediate under different conditions');
       if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) out.push(`mul pack mode ${i.pack} is reserved`);
-      if (i.pm === 1 && i.pack === 0) out.push('pm is set but there is no pack for it to select');
       break;
     case 'sema':
-      if (i.pm || i.pack || i.condAdd || i.condMul || i.sf || i.ws || i.waddrAdd !== 39 || i.waddrMul !== 39)
-        out.push('a semaphore instruction that also writes a register or sets flags');
+      if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) out.push(`mul pack mode ${i.pack} is reserved`);
       break;
     case 'branch':
       if (BRANCH_CONDITIONS[i.cond] === undefined) out.push(`branch condition ${i.cond} is reserved`);

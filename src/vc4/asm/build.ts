@@ -11,7 +11,8 @@ import {
   ADD_OP_BY_NAME,
   BRANCH_CONDITION_ALIASES,
   BRANCH_CONDITIONS,
-  CONDITION_ALIASES,
+  COND_ALWAYS,
+  COND_NEVER,
   CONDITIONS,
   LANES,
   LDI_MODE_SIGNED,
@@ -30,7 +31,7 @@ import type { Operand, OpPart, Statement, Suffix } from './parse.ts';
 import { shown } from './text.ts';
 import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../fields.ts';
 import { isRegisterName, lookupSource, suggest } from './names.ts';
-import { BuildError, chooseWs, type Dest, destReq, fits, placeEither, ReadPorts, resolveDest, resolveSource, type Source } from './operands.ts';
+import { BuildError, chooseWs, conditionCode, noDestCond, type Dest, destReq, fits, placeEither, ReadPorts, resolveDest, resolveSource, type Source } from './operands.ts';
 
 export { BuildError } from './operands.ts';
 
@@ -48,10 +49,7 @@ export function signalNumber(name: string): number | undefined {
   return SIGNAL_ALIASES.get(name);
 }
 
-function conditionNumber(name: string): number | undefined {
-  const i = (CONDITIONS as readonly string[]).indexOf(name);
-  return i >= 0 ? i : CONDITION_ALIASES.get(name);
-}
+const conditionNumber = conditionCode;
 
 export function buildStatement(st: Statement, ctx: BuildContext): Instr {
   switch (st.kind) {
@@ -83,6 +81,8 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
   const sig: { current?: Signal } = {};
   let setf = false;
   let forceWs: Suffix | undefined;
+  /** `.pm`: the pm bit with no r4 unpack or colour pack to select (it then does nothing). */
+  let pmFlag: Suffix | undefined;
   const slots: { add?: Slot; mul?: Slot } = {};
   const reads: Operand[] = [];
   const ports = new ReadPorts();
@@ -90,8 +90,6 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
   for (const part of parts) {
     if (part.kind === 'signal') setSignal(sig, part.name, part.col);
     else if (part.kind === 'read') {
-      if (part.operand.kind === 'name' && part.operand.suffixes.length > 0)
-        throw new BuildError('read takes a plain register: unpacking only affects values an ALU uses', part.operand.suffixes[0]!.col);
       if (part.operand.kind !== 'vector' && part.operand.rot) throw new BuildError('read cannot rotate', part.operand.rot.col);
       reads.push(part.operand);
     } else {
@@ -103,6 +101,7 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
           cond = c;
         } else if (s.text === 'setf') setf = true;
         else if (s.text === 'ws') forceWs = s;
+        else if (s.text === 'pm') pmFlag = s;
         else if (signalNumber(s.text) !== undefined) setSignal(sig, s.text, s.col);
         else
           throw new BuildError(
@@ -130,6 +129,10 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
   }
   const readSrcs = reads.map((op) => resolveSource(op, ports));
   for (const s of [...all, ...readSrcs]) if (s.either !== undefined) placeEither(s, ports);
+  // `read r4.16a` / `read ra3.16a`: an unpack mode that no ALU input uses (the word can hold it).
+  for (const s of readSrcs)
+    if (s.mux < MUX_A && !s.unpack)
+      throw new BuildError(`read ${shown((s.op as { name: string }).name)} does nothing: accumulators are not read ports`, s.op.col);
 
   // Rotation of the mul result: only written on mul sources, all the same.
   let rotCode: number | undefined;
@@ -180,8 +183,8 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
 
   // Pack and unpack: pm = 0 programs regfile A, pm = 1 programs r4 and the mul colour pack.
   const pmUses: { pm: number; col: number }[] = [];
-  const aUnpack = unpackOf(all, MUX_A, pmUses);
-  const r4Unpack = unpackOf(all, MUX_R4, pmUses);
+  const aUnpack = unpackOf([...all, ...readSrcs], MUX_A, pmUses);
+  const r4Unpack = unpackOf([...all, ...readSrcs], MUX_R4, pmUses);
   ins.unpack = aUnpack || r4Unpack;
   for (const [slot, isMul] of [
     [slots.add, false],
@@ -202,7 +205,9 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
       'regfile-A pack/unpack (pm = 0) and r4 unpack/mul colour pack (pm = 1) cannot be mixed in one instruction',
       clash.col,
     );
-  ins.pm = pm;
+  if (pmFlag && pm === 0 && pmUses.length)
+    throw new BuildError('.pm selects the r4 unpack and mul colour pack, but this instruction uses the regfile-A pack or unpack', pmFlag.col);
+  ins.pm = pmFlag ? 1 : pm;
 
   // Ops, conditions, destinations and input muxes.
   for (const [slot, isMul] of [
@@ -297,12 +302,14 @@ function placeSlot(slots: { add?: Slot; mul?: Slot }, part: OpPart, cond: number
     srcs: [],
   };
   if (n > 0) slot.dst = resolveDest(part.operands[0]!);
+  noDestCond(slot.dst, `write it on the operation: ${name}.${slot.dst?.cond?.text ?? ''}`);
   slots[slotName] = slot;
 }
 
 // ---------------------------------------------------------------- load immediate
 
 function buildLdi(suffixes: Suffix[], operands: Operand[], col: number): LoadImmInstr {
+  let pmFlag: Suffix | undefined;
   let cond = 1;
   let setf = 0;
   let mode: number | undefined;
@@ -312,9 +319,10 @@ function buildLdi(suffixes: Suffix[], operands: Operand[], col: number): LoadImm
     if (c !== undefined) cond = c;
     else if (s.text === 'setf') setf = 1;
     else if (s.text === 'ws') forceWs = s;
+    else if (s.text === 'pm') pmFlag = s;
     else if (s.text === 'i2') mode = LDI_MODE_SIGNED;
     else if (s.text === 'u2') mode = LDI_MODE_UNSIGNED;
-    else throw new BuildError(`unknown suffix .${shown(s.text)} on ldi: conditions, .setf, .ws, .i2 and .u2 fit here`, s.col);
+    else throw new BuildError(`unknown suffix .${shown(s.text)} on ldi: conditions, .setf, .ws, .pm, .i2 and .u2 fit here`, s.col);
   }
   if (operands.length < 2 || operands.length > 3)
     throw new BuildError('ldi takes one or two destinations and a value: ldi dst, value', col);
@@ -343,19 +351,28 @@ function buildLdi(suffixes: Suffix[], operands: Operand[], col: number): LoadImm
   const pack = add?.pack ?? mul?.pack;
   if (add?.pack && mul?.pack) throw new BuildError('only one pack mode fits in an instruction', mul.pack.col);
   if (pack?.pm === 1 && !mul?.pack) throw new BuildError(`the colour pack .${pack.text} needs the mul ALU's destination`, pack.col);
+  // With one destination, a condition written on it is the instruction's.
+  if (dests.length === 1 && dests[0]!.cond) cond = dests[0]!.cond.code;
   return {
     kind: 'ldi',
     mode,
-    pm: pack?.pm ?? 0,
+    pm: pmBit(pack, pmFlag),
     pack: pack?.mode ?? 0,
-    condAdd: cond,
-    condMul: cond,
+    condAdd: add?.cond?.code ?? cond,
+    condMul: mul?.cond?.code ?? cond,
     sf: setf,
     ws,
     waddrAdd: add?.reg.addr ?? 39,
     waddrMul: mul?.reg.addr ?? 39,
     imm,
   };
+}
+
+/** The pm bit of ldi and sema: the pack's, or 1 for `.pm` alone (which then selects nothing). */
+function pmBit(pack: Dest['pack'], pmFlag: Suffix | undefined): number {
+  if (pmFlag && pack?.pm === 0)
+    throw new BuildError('.pm selects the mul colour pack, but this instruction packs into regfile A', pmFlag.col);
+  return pmFlag ? 1 : (pack?.pm ?? 0);
 }
 
 /** Places one or two destinations written by the add and mul ALUs (ldi, branch links). */
@@ -460,7 +477,10 @@ function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[], col:
   const links = ops.slice(0, t).map(resolveDest);
   if (links.length > 2) throw new BuildError('a branch writes its link address to two registers at most', links[2]!.col);
   const [add, mul, ws] = links.length ? placeTwoDests(links, forceWs) : [undefined, undefined, forceWs ? 1 : 0];
-  for (const l of links) if (l.pack) throw new BuildError('a branch link cannot be packed', l.pack.col);
+  for (const l of links) {
+    if (l.pack) throw new BuildError('a branch link cannot be packed', l.pack.col);
+    noDestCond(l, 'a taken branch writes its links on every lane');
+  }
   return {
     kind: 'branch',
     unused: 0,
@@ -478,23 +498,60 @@ function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[], col:
 // ---------------------------------------------------------------- semaphores
 
 function buildSema(mnemonic: string, suffixes: Suffix[], ops: Operand[], col: number): SemaInstr {
-  if (suffixes.length) throw new BuildError(`${mnemonic} takes no suffix`, suffixes[0]!.col);
+  // The instruction also works as a load immediate of its low 32 bits (Figure 6, p. 33), so it
+  // takes ldi's write suffixes and up to two destinations after the semaphore number.
+  let cond = COND_NEVER;
+  let pmFlag: Suffix | undefined;
+  let setf = 0;
+  let forceWs: Suffix | undefined;
+  for (const s of suffixes) {
+    const c = conditionNumber(s.text);
+    if (c !== undefined) cond = c;
+    else if (s.text === 'setf') setf = 1;
+    else if (s.text === 'ws') forceWs = s;
+    else if (s.text === 'pm') pmFlag = s;
+    else throw new BuildError(`unknown suffix .${shown(s.text)} on ${mnemonic}: conditions, .setf, .ws and .pm fit here`, s.col);
+  }
   let down: boolean;
-  let numOp: Operand | undefined;
+  let rest: Operand[];
   if (mnemonic === 'sema') {
     const dir = ops[0];
     const word = dir?.kind === 'name' ? dir.name.toLowerCase() : '';
     if (word === 'up' || word === 'release') down = false;
     else if (word === 'down' || word === 'acquire') down = true;
     else throw new BuildError('sema takes up or down, then the semaphore number: sema down, 3', dir?.col ?? col);
-    numOp = ops[1];
-    if (ops.length !== 2) throw new BuildError('sema takes two operands: sema up|down, n', col);
+    if (ops.length < 2) throw new BuildError('sema takes two operands: sema up|down, n', col);
+    rest = ops.slice(1);
   } else {
     down = mnemonic === 'sacq';
-    numOp = ops[0];
-    if (ops.length !== 1) throw new BuildError(`${mnemonic} takes one operand, the semaphore number`, col);
+    if (ops.length < 1) throw new BuildError(`${mnemonic} takes one operand, the semaphore number`, col);
+    rest = ops;
   }
+  const numOp = rest[0];
   if (numOp?.kind !== 'number' || numOp.value.isFloat || numOp.value.value < 0 || numOp.value.value > 15)
     throw new BuildError('there are 16 semaphores, numbered 0 to 15', numOp?.col ?? col);
-  return semaInstr(down, numOp.value.value);
+  const dests = rest.slice(1).map(resolveDest);
+  if (dests.length > 2) throw new BuildError(`${mnemonic} writes two destinations at most, one per ALU`, dests[2]!.col);
+  const base = semaInstr(down, numOp.value.value);
+  if (dests.length === 0 && !setf && !forceWs && !pmFlag && cond === COND_NEVER) return base;
+  if (dests.length === 0 && cond !== COND_NEVER)
+    throw new BuildError(`a condition on ${mnemonic} applies to its writes: name the destinations after the number`, col);
+  const [add, mul, ws] = dests.length ? placeTwoDests(dests, forceWs) : [undefined, undefined, forceWs ? 1 : 0];
+  if (add?.pack && mul?.pack) throw new BuildError('only one pack mode fits in an instruction', mul.pack.col);
+  const pack = add?.pack ?? mul?.pack;
+  if (pack?.pm === 1 && !mul?.pack) throw new BuildError(`the colour pack .${pack.text} needs the mul ALU's destination`, pack.col);
+  // A named destination is written (condition always unless it says otherwise); one not named
+  // writes nowhere, under the instruction's condition (never unless a suffix says otherwise).
+  const written = cond === COND_NEVER ? COND_ALWAYS : cond;
+  return {
+    ...base,
+    pm: pmBit(pack, pmFlag),
+    pack: pack?.mode ?? 0,
+    condAdd: add ? (add.cond?.code ?? written) : cond,
+    condMul: mul ? (mul.cond?.code ?? written) : cond,
+    sf: setf,
+    ws,
+    waddrAdd: add?.reg.addr ?? 39,
+    waddrMul: mul?.reg.addr ?? 39,
+  };
 }

@@ -3,7 +3,7 @@
 // the most readable spellings first and checks each one with the assembler; an instruction no
 // spelling reproduces (a non-canonical word) is printed as `.dword` with the reason.
 
-import { type AluInstr, type BranchInstr, type Instr, type LoadImmInstr } from '../instr.ts';
+import { type AluInstr, type BranchInstr, type Instr, type LoadImmInstr, type SemaInstr } from '../instr.ts';
 import { decodeProgram, encodeHiLo, formatWord } from '../codec.ts';
 import { addIsDefault, hasRotation, mulIsDefault, nonCanonicalReasons, packOnAdd, packOnMul } from '../canonical.ts';
 import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES } from '../fields.ts';
@@ -12,9 +12,12 @@ import {
   ADD_OPS,
   bitsToFloat,
   BRANCH_CONDITIONS,
+  COND_ALWAYS,
   CONDITIONS,
   LDI_MODE_NAMES,
   MUL_OPS,
+  MUX_A,
+  MUX_R4,
   PACK_A_MODES,
   PACK_MUL_MODES,
   perElementValues,
@@ -117,7 +120,7 @@ function format(ins: Instr, v: Variant, pc: number, labels: ReadonlyMap<string, 
     case 'ldi':
       return formatLdi(ins, v);
     case 'sema':
-      return v.explicit || v.ws ? undefined : `sema ${ins.down ? 'down' : 'up'}, ${ins.sema}`;
+      return formatSema(ins, v);
     case 'branch':
       return formatBranch(ins, v, pc, labels);
   }
@@ -189,10 +192,15 @@ function formatAlu(i: AluInstr, v: Variant): string {
   if (i.sig !== 1 && i.sig !== 13) flags += `.${SIGNALS[i.sig]}`;
   if (i.sf) flags += '.setf';
   if (v.ws) flags += '.ws';
+  if (i.pm && !i.pack && !i.unpack) flags += '.pm';
   parts[0] = parts[0]!.replace(/^(\w+(?:\.\w+)*)/, `$1${flags}`);
 
-  // Reads that no shown input uses still happen (they pop uniforms, VPM data, ...).
-  if (i.raddrA !== 39 && !shown.includes(6)) parts.push(`read ${sourceName('a', i.raddrA, v.numeric)}`);
+  // Reads that no shown input uses still happen (they pop uniforms, VPM data, ...); an unpack
+  // mode that no input uses is written on such a read.
+  const unpack = i.unpack ? `.${UNPACK_MODES[i.unpack]}` : '';
+  const orphanA = !i.pm && i.unpack !== 0 && !shown.includes(MUX_A);
+  if ((i.raddrA !== 39 || orphanA) && !shown.includes(MUX_A)) parts.push(`read ${sourceName('a', i.raddrA, v.numeric)}${orphanA ? unpack : ''}`);
+  if (i.pm && i.unpack !== 0 && !shown.includes(MUX_R4)) parts.push(`read r4${unpack}`);
   if (i.sig !== 13 && i.raddrB !== 39 && !shown.includes(7)) parts.push(`read ${sourceName('b', i.raddrB, v.numeric)}`);
   if (i.sig === 13 && i.raddrB < 48 && !shown.includes(7)) parts.push(`read ${immText(i.raddrB)}`);
   return parts.join('; ');
@@ -200,16 +208,25 @@ function formatAlu(i: AluInstr, v: Variant): string {
 
 // ---- load immediate
 
-function formatLdi(i: LoadImmInstr, v: Variant): string {
+/** Both destinations of a load immediate or semaphore, each with its condition unless `dflt`. */
+function bothDests(i: LoadImmInstr | SemaInstr, v: Variant, dflt: number): string {
+  const add = dest(i, i.waddrAdd, false, v.numeric) + condSuffix(i.condAdd, dflt);
+  const mul = dest(i, i.waddrMul, true, v.numeric) + condSuffix(i.condMul, dflt);
+  return v.swap ? `${mul}, ${add}` : `${add}, ${mul}`;
+}
+
+function formatLdi(i: LoadImmInstr, v: Variant): string | undefined {
   const add = dest(i, i.waddrAdd, false, v.numeric);
   const mul = dest(i, i.waddrMul, true, v.numeric);
   let dests: string;
-  if (v.explicit) dests = v.swap ? `${mul}, ${add}` : `${add}, ${mul}`;
+  // Two conditions: the instruction's is the add ALU's; the mul destination names its own.
+  if (v.explicit) dests = bothDests(i, v, i.condAdd);
+  else if (i.condAdd !== i.condMul) return undefined;
   else if (i.waddrMul === 39 && !packOnMul(i)) dests = add;
   else if (i.waddrAdd === 39 && !packOnAdd(i)) dests = mul;
   else dests = `${add}, ${mul}`;
   const mode = LDI_MODE_NAMES[i.mode] ? `.${LDI_MODE_NAMES[i.mode]}` : '';
-  const flags = `${condSuffix(i.condAdd, 1)}${i.sf ? '.setf' : ''}${v.ws ? '.ws' : ''}${mode}`;
+  const flags = `${condSuffix(i.condAdd, 1)}${i.sf ? '.setf' : ''}${v.ws ? '.ws' : ''}${i.pm && !i.pack ? '.pm' : ''}${mode}`;
   const value =
     i.mode === 0 ? immediate32(i.imm) : `[${perElementValues(i.imm, i.mode === 1).join(', ')}]`;
   return `ldi${flags} ${dests}, ${value}`;
@@ -222,6 +239,14 @@ function immediate32(imm: number): string {
   const f = bitsToFloat(imm);
   const plausible = Math.abs(s) >= 0x10000 && Number.isFinite(f) && f !== 0 && Math.abs(f) >= 1e-6 && Math.abs(f) < 1e9;
   return plausible && String(Math.fround(f)).length <= 12 ? `${text}  # ${floatText(imm)}` : text;
+}
+
+// ---- semaphores
+
+function formatSema(i: SemaInstr, v: Variant): string | undefined {
+  const op = `sema${i.sf ? '.setf' : ''}${v.ws ? '.ws' : ''}${i.pm && !i.pack ? '.pm' : ''} ${i.down ? 'down' : 'up'}, ${i.sema}`;
+  // The plain form writes nothing; otherwise both destinations, each with its condition.
+  return v.explicit ? `${op}, ${bothDests(i, v, COND_ALWAYS)}` : op;
 }
 
 // ---- branches

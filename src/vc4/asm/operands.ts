@@ -5,7 +5,7 @@
 // say what the operand says, or a BuildError naming the column and what would be right.
 
 import type { RegFile } from '../registers.ts';
-import { MUX_A, MUX_B, PACK_A_MODES, PACK_MUL_MODES, smallImmForFloat, smallImmForInt, UNPACK_MODES } from '../tables.ts';
+import { CONDITION_ALIASES, CONDITIONS, MUX_A, MUX_B, PACK_A_MODES, PACK_MUL_MODES, smallImmForFloat, smallImmForInt, UNPACK_MODES } from '../tables.ts';
 import type { Operand, Suffix } from './parse.ts';
 import { shown } from './text.ts';
 import { allDestNames, allSourceNames, type DestReg, lookupDest, lookupSource, READ_ONLY_DEST_HINTS, suggest } from './names.ts';
@@ -28,7 +28,23 @@ export interface Dest {
   reg: DestReg;
   /** Regfile-A pack mode (pm = 0) or mul colour pack (pm = 1). */
   pack?: { pm: number; mode: number; col: number; text: string };
+  /**
+   * A write condition on the destination itself (`ra1.zs`): ldi and sema only, where it gives
+   * this ALU's write its own condition (Figure 5, p. 33: both ALUs' conditions are fields).
+   */
+  cond?: { code: number; col: number; text: string };
   col: number;
+}
+
+/** The write condition a suffix names (Table 2, or vc4asm's spelling), if it names one. */
+export function conditionCode(name: string): number | undefined {
+  const i = (CONDITIONS as readonly string[]).indexOf(name);
+  return i >= 0 ? i : CONDITION_ALIASES.get(name);
+}
+
+/** Refuses a condition written on a destination where the instruction has one condition per ALU op. */
+export function noDestCond(d: Dest | undefined, where: string): void {
+  if (d?.cond) throw new BuildError(`a condition on a destination fits only ldi and sema; ${where}`, d.cond.col);
 }
 
 export function resolveDest(op: Operand): Dest {
@@ -45,6 +61,12 @@ export function resolveDest(op: Operand): Dest {
   if (op.rot) throw new BuildError('a destination cannot be rotated; put the rotation on a mul ALU source', op.rot.col);
   const d: Dest = { reg, col: op.col };
   for (const s of op.suffixes) {
+    const c = conditionCode(s.text);
+    if (c !== undefined) {
+      if (d.cond) throw new BuildError(`two conditions on ${shown(op.name)}`, s.col);
+      d.cond = { code: c, col: s.col, text: s.text };
+      continue;
+    }
     if (d.pack) throw new BuildError(`only one pack mode fits in an instruction (already .${d.pack.text})`, s.col);
     const a = (PACK_A_MODES as readonly string[]).indexOf(s.text);
     if (a > 0) d.pack = { pm: 0, mode: a, col: s.col, text: s.text };
