@@ -120,6 +120,11 @@ export const RULES = {
     summary: 'a branch with an odd raddr_a also sets the flags (bit 45 is the ALU set-flags bit)',
     source: "vc4asm's addendum, \"Branch Instruction - implicit set flags\"",
   },
+  'branch-on-unset-flags': {
+    severity: 'warning',
+    summary: 'a conditional branch on flags that no instruction on any path to it sets (an ALU result sets them only with .setf)',
+    source: 'Guide p. 28 ("Condition Codes": the flags are updated when the sf bit is set) and Table 11, p. 34',
+  },
   'tmu-noswap-too-late': {
     severity: 'error',
     summary: 'a TMU write within two instructions of a write to tmu_noswap',

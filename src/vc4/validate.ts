@@ -6,7 +6,7 @@
 // program's length (a few bytes an instruction besides the findings); a program with no
 // instructions or more than MAX_PROGRAM_INSTRUCTIONS is refused with a ProgramSizeError.
 
-import { ADD_OPS, BRANCH_CONDITIONS, LDI_MODE_NAMES, MUX_A, MUX_B, PACK_MUL_MODES, TLB_LOAD_SIGNALS } from './tables.ts';
+import { ADD_OPS, BRANCH_ALWAYS, BRANCH_CONDITIONS, LDI_MODE_NAMES, MUX_A, MUX_B, PACK_MUL_MODES, TLB_LOAD_SIGNALS } from './tables.ts';
 import { checkProgramSize } from './codec.ts';
 import { type Effects, effectsOf } from './effects.ts';
 import { type Code, codeOf, controlFlow, type Flow, type Program } from './flow.ts';
@@ -54,6 +54,7 @@ export function validate(program: Program): Finding[] {
   }
   if (flow.fall[n - 1]) new Findings(out, n - 1).add({ rule: 'falls-off-end', message: 'execution continues past the last instruction (no program end before it)' });
   if (tmu) for (const f of tmuFindings(flow, tmu)) new Findings(out, f.index).add(f);
+  for (const f of unsetFlagFindings(flow, code)) new Findings(out, f.index).add(f);
   return out.sort((a, b) => a.index - b.index || a.rule.localeCompare(b.rule));
 }
 
@@ -231,6 +232,46 @@ function tmuFindings(flow: Flow, tmu: Uint8Array): { index: number; rule: RuleNa
           message: `request ${after(i, t)} outstanding on TMU${t}; qpu-ts allows ${TMU_FIFO_DEPTH} (see TMU_FIFO_DEPTH)`,
         });
     }
+  return out;
+}
+
+/** Whether an instruction sets the flags: `.setf`, or a branch with an odd raddr_a (addendum). */
+function setsFlags(i: Instr): boolean {
+  return i.kind === 'branch' ? (i.raddrA & 1) === 1 : i.sf === 1;
+}
+
+/**
+ * Conditional branches on flags that no instruction on any path from the start sets (a loop
+ * counter decremented without `.setf`, say): such a branch tests whatever the flags held when
+ * the program started. Skipped when the program jumps through a register, where the paths are
+ * not all known.
+ */
+function unsetFlagFindings(flow: Flow, code: Code): { index: number; rule: RuleName; message: string }[] {
+  const n = flow.n;
+  if (flow.unknownTargets.some((x) => x === 1)) return [];
+  // Bit 1: reached with the flags never set; bit 2: reached after some instruction set them.
+  const state = new Uint8Array(n);
+  state[0] = 1;
+  const work = [0];
+  while (work.length) {
+    const i = work.pop()!;
+    const next = setsFlags(code.at(i)) ? 2 : state[i]!;
+    for (const j of flow.succs(i)) {
+      if (j >= n || (state[j]! | next) === state[j]) continue;
+      state[j]! |= next;
+      work.push(j);
+    }
+  }
+  const out: { index: number; rule: RuleName; message: string }[] = [];
+  for (let i = 0; i < n; i++) {
+    const b = code.at(i);
+    if (b.kind === 'branch' && b.cond !== BRANCH_ALWAYS && state[i] === 1)
+      out.push({
+        index: i,
+        rule: 'branch-on-unset-flags',
+        message: `branches on the flags (.${BRANCH_CONDITIONS[b.cond] ?? b.cond}), but no instruction on any path to it sets them (.setf)`,
+      });
+  }
   return out;
 }
 

@@ -189,3 +189,17 @@ test('random programs: every rule strict mode stops at, the validator reports at
     { seed: 7, numRuns: 600 },
   );
 });
+
+test('branch-on-unset-flags: a conditional branch that no flag-setting instruction reaches', () => {
+  // The SHA-256 series' loop, in the default syntax: sub without .setf never sets the flags.
+  const loop = (sub: string) => `ldi ra1, 16\nnop\nloop: ${sub} ra1, ra1, 1\nnop\nbrr.ze -, loop\nnop\nnop\nnop`;
+  has(loop('sub'), 'branch-on-unset-flags', 4);
+  const w = validate(assemble(loop('sub') + END).instrs).find((f) => f.rule === 'branch-on-unset-flags')!;
+  assert.equal(w.severity, 'warning');
+  assert.match(w.message, /branches on the flags \(\.allnz\), but no instruction on any path to it sets them/);
+  clean(loop('sub.setf'));
+  // Set on one path is enough; an unconditional branch needs none.
+  clean('a: nop\nbrr.anyz -, b\nnop\nnop\nnop\nmov.setf r1, 1\nbrr -, a\nnop\nnop\nnop\nb: nop'); // set on the way round
+  clean('brr -, a\nnop\nnop\nnop\na: nop');
+  has('mov r0, 1\nbrr.anyz -, a\nnop\nnop\nnop\na: nop', 'branch-on-unset-flags', 1);
+});
