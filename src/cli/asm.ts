@@ -2,12 +2,12 @@
 
 import { AsmError, assemble, MAX_ERRORS } from '../vc4/asm/assembler.ts';
 import { decodeProgram, formatWord, programToBytes } from '../vc4/codec.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput, refuseOverwrite, writeOutput } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput, refuseOverwrite, SYNTAX_HELP, SYNTAX_OPTION, syntaxOf, writeOutput } from './io.ts';
 
 export const asmCommand: Command = {
   name: 'asm',
   summary: 'assemble QPU assembly to machine code',
-  help: `usage: qpu asm IN.qasm -o OUT.bin
+  help: `usage: qpu asm IN.qasm -o OUT.bin [--syntax series]
        qpu asm IN.qasm --hex
 
 Assembles IN.qasm (syntax: docs/asm.md). With -o, writes the 64-bit instructions to OUT.bin,
@@ -20,6 +20,7 @@ itself (under any name).
 options:
   -o, --output FILE   write the machine code to FILE
       --hex           print the words instead of writing a file
+${SYNTAX_HELP}
   -h, --help          this text
 
 ${exitHelp('the source has errors')}`,
@@ -27,14 +28,16 @@ ${exitHelp('the source has errors')}`,
     const { values, positionals } = parse(args, {
       output: { type: 'string', short: 'o' },
       hex: { type: 'boolean' },
+      ...SYNTAX_OPTION,
     });
+    const syntax = syntaxOf(values.syntax);
     const input = onePositional(positionals, 'assembly file');
     if (values.output === undefined && !values.hex) throw new CliError('say where the code goes: -o OUT.bin, or --hex to print it');
     if (values.output !== undefined) refuseOverwrite(input, values.output);
     const text = new TextDecoder().decode(readInput(io, input));
     let words: Uint32Array;
     try {
-      words = assemble(text, { file: input }).words;
+      words = assemble(text, { file: input, syntax }).words;
     } catch (e) {
       if (e instanceof AsmError) {
         io.err(e.message + '\n');

@@ -9,7 +9,7 @@ import { Machine, MAX_QPUS } from '../emulator/machine.ts';
 import { type Allocation, footprint, GpuMemory, hex, MemoryFault, PAGE } from '../emulator/memory.ts';
 import { formatStats } from '../emulator/report.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput, SYNTAX_OPTION, syntaxOf } from './io.ts';
 import { readProgram } from './disasm.ts';
 
 /** The GPU memory the emulator gives a run (GpuMemory's default size). */
@@ -39,6 +39,7 @@ options:
   --max-steps N        stop after N instructions in total (default ${EMULATOR_STEPS}, or
                        ${DEFAULT_SECONDS} s of running, whichever comes first)
   --no-strict          do not stop at broken hardware rules
+  --syntax S           the dialect of PROG.qasm: qpu-ts (the default) or series (docs/asm.md)
   -h, --help           this text
 
 N and WORDS are counts: decimal digits only. The buffers, the program and each QPU's uniforms
@@ -59,8 +60,10 @@ example (the SHA-256 series' hello world):
       trace: { type: 'boolean' },
       'max-steps': { type: 'string' },
       'no-strict': { type: 'boolean' },
+      ...SYNTAX_OPTION,
     });
     const path = onePositional(positionals, 'program');
+    const syntax = syntaxOf(values.syntax);
 
     // The whole command line first: nothing is read or allocated before it is known to be right.
     const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
@@ -95,7 +98,7 @@ example (the SHA-256 series' hello world):
     let program: Uint32Array;
     if (/\.(qasm|asm|s)$/i.test(path)) {
       try {
-        program = assemble(new TextDecoder().decode(readInput(io, path)), { file: path }).words;
+        program = assemble(new TextDecoder().decode(readInput(io, path)), { file: path, syntax }).words;
       } catch (e) {
         if (e instanceof AsmError) throw new CliError(e.message, EXIT.INPUT);
         throw e;

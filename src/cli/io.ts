@@ -4,6 +4,7 @@
 
 import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { getSystemErrorMap, parseArgs, type ParseArgsConfig } from 'node:util';
+import { ASM_SYNTAXES, type AsmSyntax } from '../vc4/asm/assembler.ts';
 
 /**
  * The exit statuses of every subcommand. OK: success. INPUT: the input is wrong (assembly
@@ -231,6 +232,18 @@ export function parseCount(text: string | undefined, fallback: number, min: numb
   if (!(n >= min && n <= max && Number.isSafeInteger(n)))
     throw new CliError(`${what} ${shown(text)}: expected a whole number from ${min} to ${max}, in decimal digits`);
   return n;
+}
+
+/** The --syntax option of the commands that assemble: qpu-ts (default) or series. */
+export const SYNTAX_OPTION = { syntax: { type: 'string' } } as const;
+export const SYNTAX_HELP = `      --syntax S      the assembly's dialect: qpu-ts (docs/asm.md, the default) or series
+                      (the SHA-256 series' assembler, bit for bit: docs/asm.md)`;
+
+export function syntaxOf(value: string | undefined): AsmSyntax {
+  if (value === undefined) return 'qpu-ts';
+  if (!(ASM_SYNTAXES as readonly string[]).includes(value))
+    throw new CliError(`--syntax ${value}: the syntaxes are ${ASM_SYNTAXES.join(' and ')}`);
+  return value as AsmSyntax;
 }
 
 export function onePositional(positionals: readonly string[], what: string): string {

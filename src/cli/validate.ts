@@ -6,7 +6,7 @@ import type { Instr } from '../vc4/instr.ts';
 import { decodeProgram, ProgramSizeError } from '../vc4/codec.ts';
 import { RULES } from '../vc4/rules.ts';
 import { validate } from '../vc4/validate.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput, SYNTAX_HELP, SYNTAX_OPTION, syntaxOf } from './io.ts';
 import { readProgram } from './disasm.ts';
 
 export const validateCommand: Command = {
@@ -23,11 +23,13 @@ findings also name its file:line. Warnings do not fail.
 
 options:
       --rules       list the rules with their sources
+${SYNTAX_HELP}
   -h, --help        this text
 
 ${exitHelp("a rule is broken (an error; warnings do not fail), the assembly has\n     errors, or IN.bin's size is not a whole number of instructions")}`,
   run(args, io) {
-    const { values, positionals } = parse(args, { rules: { type: 'boolean' } });
+    const { values, positionals } = parse(args, { rules: { type: 'boolean' }, ...SYNTAX_OPTION });
+    const syntax = syntaxOf(values.syntax);
     if (values.rules) {
       for (const [name, r] of Object.entries(RULES)) io.out(`${name.padEnd(26)} ${r.severity.padEnd(8)}${r.summary}  [${r.source}]\n`);
       return EXIT.OK;
@@ -37,7 +39,7 @@ ${exitHelp("a rule is broken (an error; warnings do not fail), the assembly has\
     let lines: readonly number[] | undefined;
     if (/\.(qasm|asm|s)$/i.test(path)) {
       try {
-        const p = assemble(new TextDecoder().decode(readInput(io, path)), { file: path });
+        const p = assemble(new TextDecoder().decode(readInput(io, path)), { file: path, syntax });
         instrs = p.instrs;
         lines = p.lines;
       } catch (e) {

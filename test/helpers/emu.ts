@@ -1,5 +1,5 @@
 // Runs assembly on the emulator for tests.
-import { assemble } from '../../src/vc4/asm/assembler.ts';
+import { assemble, type AsmSyntax } from '../../src/vc4/asm/assembler.ts';
 import { type RunOptions, type RunResult, Machine } from '../../src/emulator/machine.ts';
 import { GpuMemory } from '../../src/emulator/memory.ts';
 import type { Qpu } from '../../src/emulator/qpu.ts';
@@ -18,6 +18,8 @@ export interface EmuRun {
 }
 
 export interface EmuOptions extends RunOptions {
+  /** The assembly's dialect (qpu-ts by default). */
+  syntax?: AsmSyntax;
   qpus?: number;
   /** Buffers: a word count (zeroed) or initial words. */
   buffers?: Record<string, number | number[]>;
@@ -30,7 +32,7 @@ export const END = '\nnop.tend\nnop\nnop\n';
 
 export function runAsm(src: string, opts: EmuOptions = {}): EmuRun {
   const m = new Machine(new GpuMemory(64 * 1024 * 1024));
-  const program = m.load(assemble(src).words);
+  const program = m.load(assemble(src, { syntax: opts.syntax }).words);
   const buffers = new Map<string, Allocation>();
   for (const [name, init] of Object.entries(opts.buffers ?? {})) {
     const words = typeof init === 'number' ? new Array<number>(init).fill(0) : init;

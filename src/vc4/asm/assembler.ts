@@ -9,6 +9,7 @@ import type { Instr } from '../instr.ts';
 import { BuildError, buildStatement, signalNumber } from './build.ts';
 import { isRegisterName } from './names.ts';
 import { type ParsedLine, parseLine, type Statement, SyntaxError_ } from './parse.ts';
+import { assembleSeries } from './series.ts';
 import { shown } from './text.ts';
 
 export interface AsmDiagnostic {
@@ -47,7 +48,15 @@ export interface AsmOptions {
   readonly file?: string;
   /** Stop collecting after this many errors. */
   readonly maxErrors?: number;
+  /**
+   * The dialect: qpu-ts's own (docs/asm.md, the default) or the SHA-256 series' assembler's,
+   * bit for bit (series.ts).
+   */
+  readonly syntax?: AsmSyntax;
 }
+
+export const ASM_SYNTAXES = ['qpu-ts', 'series'] as const;
+export type AsmSyntax = (typeof ASM_SYNTAXES)[number];
 
 /**
  * The lines of a source text, one at a time (a huge text is never held twice): split at
@@ -67,6 +76,7 @@ export function* sourceLines(source: string): Generator<string> {
 
 /** Assembles a whole program. Throws AsmError with every error found (up to maxErrors). */
 export function assemble(source: string, opts: AsmOptions = {}): AsmProgram {
+  if (opts.syntax === 'series') return assembleSeries(source, opts);
   const file = opts.file ?? '<input>';
   const maxErrors = opts.maxErrors ?? MAX_ERRORS;
   const diagnostics: AsmDiagnostic[] = [];
