@@ -8,7 +8,7 @@
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { encodeProgram } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
-import { RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
+import { MUTEX_MISUSE, RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
 import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
@@ -445,7 +445,7 @@ export class Machine {
    * until it was released.
    */
   mutexAcquire(q: Qpu): boolean {
-    if (this.mutexHolder === q.id) return true;
+    if (this.mutexHolder === q.id) throw ioError('rule', MUTEX_MISUSE['mutex-relock'], 'mutex-relock');
     if (this.mutexHolder !== -1) {
       q.waitingFor = `the mutex, held by QPU ${this.mutexHolder}`;
       q.waitingOn = MUTEX;
@@ -456,13 +456,12 @@ export class Machine {
     return true;
   }
 
-  /** Writing the mutex register releases it (when this QPU holds it); QPUs waiting for it retry. */
+  /** Writing the mutex register releases it; QPUs waiting for it retry. Only the holder may. */
   mutexRelease(q: Qpu): void {
-    if (this.mutexHolder === q.id) {
-      this.mutexHolder = -1;
-      this.mutexFreeAt = q.time;
-      this.wake(MUTEX);
-    }
+    if (this.mutexHolder !== q.id) throw ioError('rule', MUTEX_MISUSE['mutex-unlock-unheld'], 'mutex-unlock-unheld');
+    this.mutexHolder = -1;
+    this.mutexFreeAt = q.time;
+    this.wake(MUTEX);
   }
 
   /**

@@ -8,7 +8,7 @@
 // arrays live in; reads and writes outside those arrays are errors.
 
 import * as arith from '../vc4/arith.ts';
-import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import { MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import type { GpuMemory } from '../emulator/memory.ts';
 import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, INTERPRETER_STEPS, stepBudget } from '../emulator/budget.ts';
 import { hex, WRITE } from '../emulator/memory.ts';
@@ -257,11 +257,11 @@ class Interpreter {
       }
       case 'mutex': {
         if (s.lock) {
-          if (this.mutexHolder === q.id) this.fail(q, 'mutexLock while this QPU already holds the mutex');
+          if (this.mutexHolder === q.id) this.fail(q, MUTEX_MISUSE['mutex-relock']);
           while (this.mutexHolder !== -1) yield { what: `the mutex, held by QPU ${this.mutexHolder}` };
           this.mutexHolder = q.id;
         } else {
-          if (this.mutexHolder !== q.id) this.fail(q, 'mutexUnlock without holding the mutex');
+          if (this.mutexHolder !== q.id) this.fail(q, MUTEX_MISUSE['mutex-unlock-unheld']);
           this.mutexHolder = -1;
         }
         return undefined;

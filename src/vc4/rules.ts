@@ -175,6 +175,20 @@ export const RULES = {
 
 export type RuleName = keyof typeof RULES;
 
+/**
+ * Misuse of the mutex, an error on both of qpu-ts's targets (emulator and interpreter), strict
+ * or not. The guide (p. 24) defines only a read that "will stall until access to the mutex is
+ * granted" and a write that releases it; what a chip does when the holder reads it again, or
+ * when a QPU that does not hold it writes it, is neither documented nor measured (vc4asm's
+ * addendum has no mutex tests; Mesa's kernel validator refuses any release write).
+ */
+export const MUTEX_MISUSE = {
+  'mutex-relock':
+    'this QPU locks the mutex it already holds: a mutex read waits until the mutex is free (Guide p. 24), so on a chip the QPU would wait for itself forever',
+  'mutex-unlock-unheld':
+    'this QPU unlocks the mutex without holding it: the guide (p. 24) defines only the holder\'s release; on a chip it may free the mutex while another QPU is inside',
+} as const;
+
 export interface Violation {
   readonly rule: RuleName;
   readonly message: string;

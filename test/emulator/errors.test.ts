@@ -53,6 +53,18 @@ test('every rule between instructions is checked as executed, including across t
   assert.equal(fails(`mov r1, unif\nmov.zs tmu0_s, r1\nldtmu0${END}`, { buffers: { a: 16 }, uniforms: ['@a'] }).rule, 'conditional-fifo-write');
 });
 
+test('the mutex read by its holder, or written by a QPU that does not hold it, stops any run', () => {
+  for (const strict of [true, false]) {
+    const relock = fails(`mov r0, mutex\nmov r0, mutex${END}`, { strict });
+    assert.equal(relock.rule, 'mutex-relock');
+    assert.match(relock.message, /^QPU 0, pc 1 \(.*mutex.*\): this QPU locks the mutex it already holds/);
+    assert.equal(fails(`mov mutex, 1${END}`, { strict }).rule, 'mutex-unlock-unheld');
+  }
+  // Another QPU's release does not free it either: QPU 1 writes it while QPU 0 holds it.
+  const e = fails(`mov r0, qpu_num\nmov.setf -, r0\nbrr.anyz -, a\nnop\nnop\nnop\nmov mutex, 1\nbrr -, b\nnop\nnop\nnop\na: mov r1, mutex\nnop\nnop\nmov mutex, 1\nb: nop${END}`, { qpus: 2 });
+  assert.equal(e.rule, 'mutex-unlock-unheld');
+});
+
 test('the TMU FIFO: a fifth outstanding request, and ldtmu with none', () => {
   const five = fails('mov tmu0_s, r0\n'.repeat(5) + END, { buffers: {} , init: (q) => q.R.fill(0) });
   assert.ok(five.kind === 'rule' || five.kind === 'fault');

@@ -159,6 +159,27 @@ test('semaphores order QPUs; the mutex makes a critical section', () => {
   assert.deepEqual(Array.from(c), lanes(() => 12));
 });
 
+test('the mutex locked twice, or unlocked unheld, is the same error on both targets', () => {
+  const relock = kernel([Ptr(Int)], function relock(p) {
+    mutexLock();
+    mutexLock();
+    p.store(me());
+    mutexUnlock();
+  });
+  const unheld = kernel([Ptr(Int)], function unheld(p) {
+    p.store(me());
+    mutexUnlock();
+  });
+  for (const [k, name, stmt, text] of [
+    [relock, 'relock', 'mutexLock()', /this QPU locks the mutex it already holds: a mutex read waits until the mutex is free \(Guide p\. 24\)/],
+    [unheld, 'unheld', 'mutexUnlock()', /this QPU unlocks the mutex without holding it/],
+  ] as const) {
+    const buf = SharedArray.int32(16);
+    for (const run of [() => k.interpretSync([buf]), () => k.emulateSync([buf]), () => k.emulateSync([buf], { strict: false })])
+      assert.throws(run, (e: Error) => e.message.includes(`kernel ${name}`) && e.message.includes(`\`${stmt}\``) && text.test(e.message));
+  }
+});
+
 test('a kernel prints as text (its AST)', () => {
   const k = kernel([Ptr(Int), Int], function addAll(p, n) {
     const s = Int(0);
