@@ -4,13 +4,21 @@
 // than 4 gathers, semaphore 15 is left to the barrier), always ends, stays inside its arrays, and
 // whose result does not depend on how the QPUs interleave: each QPU writes only its own part of
 // the output arrays, gathers only from the input arrays, which nothing writes, and loads from
-// the inputs or its own part of the outputs (blocking loads see stores: docs/compiler.md).
+// the inputs or its own part of the outputs (blocking loads see stores: docs/compiler.md), or,
+// after a semaphore hand-off, the vector another QPU stored for it before raising the semaphore.
 //
 // The kernel's parameters are (inI: Ptr(Int), inF: Ptr(Float), outI: Ptr(Int), outF: Ptr(Float),
-// n: Int, x: Float). Each QPU owns 32 vectors of outI and of outF; at the end it stores every
-// variable there, so that everything the program computed can be compared.
+// n: Int, x: Float). Each QPU owns 32 vectors of outI and of outF, and 5 more of outI for
+// hand-offs; at the end it stores every variable there, so that everything the program
+// computed can be compared.
 
 import type { BinOp, BoolExpr, CmpOp, Expr, KernelAst, Stmt, Ty, UnOp, VarInfo, VarRef } from './ast.ts';
+
+/** Output vectors each QPU may store to anywhere (a power of two), and vectors for hand-offs. */
+const STORE_SLOTS = 32;
+/** The semaphores hand-offs use, one vector each (semaphoreWait). */
+const FIRST_WAIT_SEMA = 10;
+const HANDOFF_SLOTS = 5;
 
 /** Elements of each input array (a power of two). */
 export const INPUT_ELEMS = 64;
@@ -76,7 +84,7 @@ class Generator {
   private readonly protectedVars = new Set<number>();
   private loopDepth = 0;
   /** Semaphores left for semaphoreWait. */
-  private readonly waitSemas = [10, 11, 12, 13, 14];
+  private readonly waitSemas = Array.from({ length: HANDOFF_SLOTS }, (_, i) => FIRST_WAIT_SEMA + i);
   private readonly qpus: number;
   private readonly slots: number;
   private budget = 60; // statements in the whole program, roughly
@@ -93,7 +101,7 @@ class Generator {
     this.maxDepth = opts.maxDepth ?? 3;
     // Mostly few QPUs; now and then 5 to 11.
     this.qpus = this.pick(opts.qpus ?? [1, 1, 1, 2, 2, 3, 4, 12, 0]) || 5 + this.int(7);
-    this.slots = 32;
+    this.slots = STORE_SLOTS + HANDOFF_SLOTS;
   }
 
   // ---- randomness
@@ -154,8 +162,8 @@ class Generator {
     // Every int and float variable to this QPU's output slots.
     const ints = this.vars.filter((v) => v.ty === 'int');
     const floats = this.vars.filter((v) => v.ty === 'float');
-    ints.slice(0, this.slots).forEach((v, i) => body.push(this.storeTo(this.outQ, i, { k: 'var', id: v.id, ty: 'int' })));
-    floats.slice(0, this.slots).forEach((v, i) => body.push(this.storeTo(this.outFQ, i, { k: 'var', id: v.id, ty: 'float' })));
+    ints.slice(0, STORE_SLOTS).forEach((v, i) => body.push(this.storeTo(this.outQ, i, { k: 'var', id: v.id, ty: 'int' })));
+    floats.slice(0, STORE_SLOTS).forEach((v, i) => body.push(this.storeTo(this.outFQ, i, { k: 'var', id: v.id, ty: 'float' })));
     const ast: KernelAst = { name: 'generated', params: this.vars.slice(0, 6), vars: this.vars, body };
     const inputI = new Int32Array(INPUT_ELEMS).map(() => this.intLit());
     const inputF = new Int32Array(INPUT_ELEMS).map(() => this.floatLit());
@@ -244,7 +252,7 @@ class Generator {
   private loadPtr(ty: 'int' | 'float'): Expr {
     if (this.chance(0.2)) {
       // A vector of this QPU's own output, which it may have stored: blocking loads see stores.
-      const k: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', this.slots - 1) };
+      const k: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', STORE_SLOTS - 1) };
       const n: Expr = { k: 'bin', op: 'shl', ty: 'int', a: k, b: lit('int', 4) };
       const base = ty === 'int' ? this.outQ : this.outFQ;
       return { k: 'ptradd', ty: base.ty as 'int*', p: base, n };
@@ -322,8 +330,8 @@ class Generator {
 
   /** A slot of this QPU's output: a constant, or (e & (slots-1)) * 16 from lane 0 of e. */
   private storeSlot(): number | Expr {
-    if (this.chance(0.5)) return this.int(this.slots);
-    const i: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', this.slots - 1) };
+    if (this.chance(0.5)) return this.int(STORE_SLOTS);
+    const i: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', STORE_SLOTS - 1) };
     return { k: 'bin', op: 'shl', ty: 'int', a: i, b: lit('int', 4) };
   }
 
@@ -331,11 +339,30 @@ class Generator {
     return { k: this.chance(0.5) ? 'any' : 'all', b: this.boolExpr(1, this.chance(0.3)) } as const;
   }
 
-  /** If me() == 0, lower semaphore n once for every other QPU; else raise it once. */
+  /**
+   * A hand-off: every QPU but 0 stores a vector to its hand-off slot for semaphore n (blocking
+   * or not) and raises n; QPU 0 lowers n once for each of them, then loads the vector one of
+   * them stored into a variable. Nothing else writes that slot, so the load sees exactly the
+   * store, as docs/compiler.md promises after a semaphore.
+   */
   private semaphoreWait(n: number): Stmt {
     const first: BoolExpr = { k: 'cmp', op: 'eq', ty: 'int', a: { k: 'special', ty: 'int', what: 'me' }, b: lit('int', 0) };
     const downs: Stmt[] = Array.from({ length: this.qpus - 1 }, () => ({ k: 'sema', down: true, n }));
-    return { k: 'if', c: { k: this.chance(0.5) ? 'any' : 'all', b: first }, then: [...downs, ...this.assign(false)], else: [...this.assign(false), { k: 'sema', down: false, n }] };
+    const slot = STORE_SLOTS + (n - FIRST_WAIT_SEMA);
+    const store = this.storeTo(this.outQ, slot, this.intExpr(2, false), this.chance(0.5));
+    // QPU `from`'s hand-off vector, from the start of outI.
+    const from = 1 + this.int(this.qpus - 1);
+    const ptr: Expr = { k: 'ptradd', ty: 'int*', p: this.params[2]!, n: lit('int', (from * this.slots + slot) * 16) };
+    const ints = this.varsOf('int', true);
+    const take: Stmt[] = ints.length
+      ? [{ k: 'assign', v: this.pick(ints), e: { k: 'bin', op: 'xor', ty: 'int', a: this.intExpr(1, false), b: { k: 'load', ty: 'int', ptr } } }]
+      : [];
+    return {
+      k: 'if',
+      c: { k: this.chance(0.5) ? 'any' : 'all', b: first },
+      then: [...downs, ...take, ...this.assign(false)],
+      else: [...this.assign(false), store, { k: 'sema', down: false, n }],
+    };
   }
 
   private where(depth: number): Stmt {
