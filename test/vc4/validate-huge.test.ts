@@ -14,11 +14,11 @@ import { validate } from '../../src/vc4/validate.ts';
 const MB = 1024 * 1024;
 
 /**
- * `n` instructions that all run: nops, a few kinds of moves, every 1000 instructions a
+ * `n` instructions that all run: nops, a few kinds of moves (one sets the flags), every 1000 instructions a
  * conditional branch over its delay slots, and a program end with its delay slots at the end.
  */
 function runsThrough(n: number): Uint32Array {
-  const program = assemble('mov r0, 1\nmov r1, r0\nadd ra2, r0, r1\nmov r2, rb3\nnop').instrs;
+  const program = assemble('mov.setf r0, 1\nmov r1, r0\nadd ra2, r0, r1\nmov r2, rb3\nnop').instrs;
   const branch = branchInstr({ rel: 1, cond: 0, imm: 8 * 2 });
   const words = new Uint32Array(2 * n);
   const put = (i: number, ins: Instr) => ([words[2 * i + 1], words[2 * i]] = encodeHiLo(ins));
