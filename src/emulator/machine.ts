@@ -12,6 +12,7 @@ import { MUTEX_MISUSE, RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation
 import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
+import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
 import { EmulatorError } from './errors.ts';
 import { type Allocation, BUS_BASE, GpuMemory, hex, MemoryFault, PAGE, READ, WRITE } from './memory.ts';
 import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
@@ -117,6 +118,8 @@ export class Machine {
   private vdrFree = 0;
   private vdwFree = 0;
   private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
+  /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2, cold at the start of each run. */
+  private readonly caches = new TmuCaches(MAX_QPUS / 2);
   /**
    * Strict runs: DMA stores that may still be writing memory, each row with its byte range and
    * its transfer's cycles. The emulator moves a store's data when the transfer starts; a chip
@@ -171,6 +174,7 @@ export class Machine {
     this.mutexFreeAt = 0;
     this.vdrFree = this.vdwFree = 0;
     this.tmuFree.fill(0);
+    this.caches.clear();
     if (this.storesUntil > 0) this.storePageEnd.fill(0);
     this.unfinishedStores.length = 0;
     this.storesUntil = 0;
@@ -210,7 +214,7 @@ export class Machine {
     const qpus = this.qpus.map((x) => x.stats);
     const total = newStats();
     for (const s of qpus) {
-      for (const k of ['instructions', 'nops', 'tmuRequests', 'tmuLoads', 'dmaLoadBytes', 'dmaStoreBytes', 'sfuOps', 'uniforms', 'hostInterrupts'] as const)
+      for (const k of ['instructions', 'nops', 'tmuRequests', 'tmuFromL2', 'tmuFromMemory', 'tmuLoads', 'dmaLoadBytes', 'dmaStoreBytes', 'sfuOps', 'uniforms', 'hostInterrupts'] as const)
         total[k] += s[k];
       for (const c of STALL_CAUSES) total.stalls[c] += s.stalls[c];
       total.cycles = Math.max(total.cycles, s.cycles);
@@ -328,12 +332,25 @@ export class Machine {
    * I/O register address is automatically swapped for accesses by QPU2 and QPU3" of the slice
    * unless tmu_noswap is set (Guide pp. 39-40, p. 23).
    */
-  tmuSchedule(q: Qpu, t: number, time: number): number {
+  tmuSchedule(q: Qpu, t: number, time: number, lines: Int32Array, nLines: number): number {
     const swap = !q.noSwap && q.id % 4 >= 2 ? 1 : 0;
     const unit = Math.floor(q.id / 4) * 2 + (t ^ swap);
+    // The request's lines: those its TMU's cache misses are fetched one after another, from L2
+    // or from memory; the request's data is ready when the slowest has arrived.
+    const T = this.timing;
+    let fetched = 0;
+    let worst: CacheLevel = HIT_TMU;
+    for (let i = 0; i < nLines; i++) {
+      const level = this.caches.lookup(unit, lines[i]!);
+      if (level !== HIT_TMU) fetched++;
+      if (level > worst) worst = level;
+    }
+    if (worst === HIT_L2) q.stats.tmuFromL2++;
+    else if (worst === HIT_MEMORY) q.stats.tmuFromMemory++;
+    const extra = fetched > 1 ? (fetched - 1) * T.tmuCyclesPerLine : 0;
     const start = Math.max(time, this.tmuFree[unit]!);
-    this.tmuFree[unit] = start + this.timing.tmuCyclesPerRequest;
-    return start + this.timing.tmuLatency;
+    this.tmuFree[unit] = start + T.tmuCyclesPerRequest + (fetched > 0 ? fetched * T.tmuCyclesPerLine : 0);
+    return start + (worst === HIT_TMU ? T.tmuHitLatency : worst === HIT_L2 ? T.l2Latency : T.memoryLatency) + extra;
   }
 
   /** A DMA load; `touched`, when given, is set to mark the VPM words it writes. */
@@ -341,8 +358,10 @@ export class Machine {
     const mem = this.memory;
     const vpm = this.vpm;
     let words = 0;
+    let rowCount = 0;
     touched?.fill(0);
     forEachVdrRow(s, pitch, (vpmWords, n, off) => {
+      rowCount++;
       if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
       if (touched && this.unfinishedStores.length) this.checkStoreRace(q, (addr + off) >>> 0, (addr + off + 4 * n) >>> 0, 'a DMA load');
       const i0 = mem.index((addr + off) >>> 0);
@@ -352,7 +371,8 @@ export class Machine {
       words += n;
     });
     const start = Math.max(q.time, this.vdrFree);
-    this.vdrFree = start + Math.ceil(this.timing.dmaLoadBaseCycles + words * this.timing.dmaLoadCyclesPerWord);
+    const T = this.timing;
+    this.vdrFree = start + Math.ceil(T.dmaLoadBaseCycles + rowCount * T.dmaLoadCyclesPerRow + words * T.dmaLoadCyclesPerWord);
     return { done: this.vdrFree, bytes: words * 4 };
   }
 
@@ -361,9 +381,11 @@ export class Machine {
     const mem = this.memory;
     const vpm = this.vpm;
     let words = 0;
+    let rowCount = 0;
     touched?.fill(0);
     const rows: [number, number][] = [];
     forEachVdwRow(s, stride, (vpmWords, n, off) => {
+      rowCount++;
       if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
       if (touched && this.qpus.length > 1) addRange(rows, (addr + off) >>> 0, (addr + off + 4 * n) >>> 0);
       const i0 = mem.index((addr + off) >>> 0, WRITE);
@@ -373,7 +395,8 @@ export class Machine {
       words += n;
     });
     const start = Math.max(q.time, this.vdwFree);
-    this.vdwFree = start + Math.ceil(this.timing.dmaStoreBaseCycles + words * this.timing.dmaStoreCyclesPerWord);
+    const T = this.timing;
+    this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + rowCount * T.dmaStoreCyclesPerRow + words * T.dmaStoreCyclesPerWord);
     if (rows.length) this.noteStore(q, rows, start, this.vdwFree);
     return { done: this.vdwFree, bytes: words * 4 };
   }

@@ -4,6 +4,7 @@
 
 import { sfu } from '../vc4/arith.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import { LINE_SHIFT } from './caches.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
 import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
@@ -35,6 +36,9 @@ export interface QpuStats {
   cycles: number;
   stalls: Record<StallCause, number>;
   tmuRequests: number;
+  /** TMU requests whose slowest line came from the L2 cache, and from memory (the rest hit the TMU's cache). */
+  tmuFromL2: number;
+  tmuFromMemory: number;
   tmuLoads: number;
   dmaLoadBytes: number;
   dmaStoreBytes: number;
@@ -50,6 +54,8 @@ export function newStats(): QpuStats {
     cycles: 0,
     stalls: { tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0 },
     tmuRequests: 0,
+    tmuFromL2: 0,
+    tmuFromMemory: 0,
     tmuLoads: 0,
     dmaLoadBytes: 0,
     dmaStoreBytes: 0,
@@ -114,6 +120,7 @@ export class Qpu {
   unifAddr = 0;
   noSwap = false;
   private readonly tmu = [new TmuFifo(), new TmuFifo()];
+  private readonly tmuLines = new Int32Array(16);
   /** Strict runs stop at the rules' TMU depth; other runs at the hardware's. */
   tmuLimit = TMU_FIFO_DEPTH;
   private sfuResult: Int32Array | undefined;
@@ -221,19 +228,24 @@ export class Qpu {
     // is still writing is rule dma-store-race (one page-table read a lane finds the candidates).
     const racing = this.dmaWords !== null && this.m.storesUntil > this.time;
     const storeEnds = this.m.storePageEnd;
+    // The distinct cache lines the lanes touch, for the cycle model (most requests touch one).
+    const lines = this.tmuLines;
+    let nLines = 0;
     for (let l = 0; l < 16; l++) {
       if (!(mask & (1 << l))) {
         data[base + l] = 0;
         continue;
       }
       const addr = R[src + l]! >>> 0;
+      const line = addr >>> LINE_SHIFT;
+      if (nLines === 0 || (lines[nLines - 1] !== line && !lines.subarray(0, nLines).includes(line))) lines[nLines++] = line;
       if (racing && storeEnds[((addr - BUS_BASE) >>> 0) >>> 12]! > this.time)
         this.m.checkStoreRace(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
       const i = mem.index(addr);
       if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
       data[base + l] = words[i]!;
     }
-    fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time);
+    fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time, lines, nLines);
     fifo.count++;
     this.stats.tmuRequests++;
   }

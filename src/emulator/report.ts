@@ -18,6 +18,8 @@ export function formatStats(r: RunResult, timing: Timing): string {
     ['cycles', (s) => String(s.cycles)],
     ...STALL_CAUSES.map((c): [string, (s: QpuStats) => string] => [`stall:${c}`, (s) => String(s.stalls[c])]),
     ['tmu', (s) => String(s.tmuLoads)],
+    ['tmu:l2', (s) => String(s.tmuFromL2)],
+    ['tmu:mem', (s) => String(s.tmuFromMemory)],
     ['dma bytes', (s) => String(s.dmaLoadBytes + s.dmaStoreBytes)],
     ['sfu', (s) => String(s.sfuOps)],
   ];

@@ -1,32 +1,44 @@
 // The cycle model's parameters. Every figure is in GPU clock cycles (250 MHz on a Pi 1/2/3's
 // default configuration). docs/timing.md explains each one, where it comes from and how the
-// estimates were checked against published Pi timings (../shared/anchors.md).
+// estimates compare with timings published for Pis (the table there; ../shared/anchors.md).
 
 export interface Timing {
   /** Clock frequency used to turn cycles into seconds. */
   readonly clockHz: number;
   /** A QPU issues one instruction every 4 clocks (Guide p. 16: "instruction cycle time of four system clocks"). */
   readonly cyclesPerInstr: number;
-  /** Cycles from a TMU request (write to tmuN_s) to its data being ready for ldtmu. */
-  readonly tmuLatency: number;
-  /** Cycles a slice's TMU spends on one 16-lane request before it can start the next. */
+  /** Cycles a TMU spends on a 16-lane request whose lines its cache holds, before it starts the next. */
   readonly tmuCyclesPerRequest: number;
-  /** Fixed cost of a DMA load (memory to VPM), from the address write to the first word. */
+  /** Cycles a TMU spends fetching each line its cache misses (one after another): occupancy and latency. */
+  readonly tmuCyclesPerLine: number;
+  /** Cycles from a request's start to its data when every line is in the TMU's cache... */
+  readonly tmuHitLatency: number;
+  /** ... when the slowest line comes from the shared L2 cache ... */
+  readonly l2Latency: number;
+  /** ... and when it comes from memory (SDRAM). */
+  readonly memoryLatency: number;
+  /** A DMA load (memory to VPM): a fixed cost, a cost per memory row, and per word (about 690 MB/s measured on a Pi 2). */
   readonly dmaLoadBaseCycles: number;
-  /** Cycles per 32-bit word a DMA load moves (about 690 MB/s measured on a Pi 2). */
+  readonly dmaLoadCyclesPerRow: number;
   readonly dmaLoadCyclesPerWord: number;
-  /** The same for DMA stores (VPM to memory; about 1120 MB/s). */
+  /** A DMA store (VPM to memory): a fixed cost, a cost per memory row, and per word. */
   readonly dmaStoreBaseCycles: number;
+  readonly dmaStoreCyclesPerRow: number;
   readonly dmaStoreCyclesPerWord: number;
 }
 
 export const PI_TIMING: Timing = {
   clockHz: 250e6,
   cyclesPerInstr: 4,
-  tmuLatency: 100,
   tmuCyclesPerRequest: 16,
-  dmaLoadBaseCycles: 200,
+  tmuCyclesPerLine: 8,
+  tmuHitLatency: 20,
+  l2Latency: 60,
+  memoryLatency: 100,
+  dmaLoadBaseCycles: 50,
+  dmaLoadCyclesPerRow: 5,
   dmaLoadCyclesPerWord: 1.45,
-  dmaStoreBaseCycles: 100,
+  dmaStoreBaseCycles: 70,
+  dmaStoreCyclesPerRow: 5,
   dmaStoreCyclesPerWord: 0.9,
 };

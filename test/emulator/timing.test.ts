@@ -9,20 +9,29 @@ import { END, type EmuOptions, runAsm } from '../helpers/emu.ts';
 
 const nops = (n: number) => new Array<string>(n).fill('nop').join('\n');
 
+/**
+ * Sets r0-r3 to four lines of buffer x, 64 bytes apart, and 256 bytes further for each QPU, so
+ * that every request below misses the caches and goes to memory. 7 instructions.
+ */
+const FOUR_LINES = 'mov r0, qpu_num\nshl r0, r0, 8\nadd r0, r0, unif\nldi r3, 64\nadd r1, r0, r3\nadd r2, r1, r3\nadd r3, r2, r3\n';
+const X = { buffers: { x: 12 * 64 }, uniforms: ['@x'] };
+
 test('TMU0 and TMU1 serve requests side by side', () => {
   const program = (a: string, b: string) =>
-    `mov r1, unif\nnop\nmov ${a}_s, r1\nmov ${b}_s, r1\nmov ${a}_s, r1\nmov ${b}_s, r1\nnop.ld${a}\nnop.ld${b}\nnop.ld${a}\nnop.ld${b}${END}`;
-  const run = (a: string, b: string) => runAsm(program(a, b), { buffers: { x: 16 }, uniforms: ['@x'] }).result;
-  const { tmuLatency: L, tmuCyclesPerRequest: P } = PI_TIMING;
-  // Requests at cycles 8, 12, 16, 20; the first ldtmu at 24 waits for the first result, at 8 + L.
-  // One TMU starts the requests P apart: each later ldtmu (4 cycles after the one before) waits
-  // P - 4 more.
+    `${FOUR_LINES}mov ${a}_s, r0\nmov ${b}_s, r1\nmov ${a}_s, r2\nmov ${b}_s, r3\nnop.ld${a}\nnop.ld${b}\nnop.ld${a}\nnop.ld${b}${END}`;
+  const run = (a: string, b: string) => runAsm(program(a, b), X).result;
+  const { memoryLatency: M, tmuCyclesPerRequest: P, tmuCyclesPerLine: F } = PI_TIMING;
+  const busy = P + F; // a TMU's time on a request that misses its cache
+  // Requests at cycles 28, 32, 36, 40; the first ldtmu at 44 waits for the first result, at 28 + M.
+  // One TMU starts the requests `busy` apart: each later ldtmu (4 cycles after the one before)
+  // waits busy - 4 more.
   const one = run('tmu0', 'tmu0');
-  assert.equal(one.total.stalls.tmu, 8 + L - 24 + 3 * (P - 4));
-  // Two TMUs start the first two at 8 and 12, the last two at 8 + P and 12 + P: the second ldtmu
-  // does not wait, the third waits until 8 + P + L, the fourth not.
+  assert.equal(one.total.stalls.tmu, 28 + M - 44 + 3 * (busy - 4));
+  assert.equal(one.total.tmuFromMemory, 4);
+  // Two TMUs start the first two at 28 and 32, the third at 28 + busy: only its ldtmu, at
+  // 36 + M, waits more.
   const two = run('tmu0', 'tmu1');
-  assert.equal(two.total.stalls.tmu, 8 + L - 24 + (8 + P + L) - (8 + L + 8));
+  assert.equal(two.total.stalls.tmu, 28 + M - 44 + Math.max(0, 28 + busy - 36));
   assert.ok(two.cycles < one.cycles);
 });
 
@@ -30,12 +39,11 @@ test('QPUs 2 and 3 of a slice use the other TMU unless tmu_noswap is set (Guide 
   // Four requests then four loads, on `t` or alternating between the two.
   const program = (noswap: boolean, t: string) => {
     const ts = t === 'both' ? ['tmu0', 'tmu1', 'tmu0', 'tmu1'] : [t, t, t, t];
-    const requests = ts.map((x) => `mov ${x}_s, r1\n`).join('');
+    const requests = ts.map((x, i) => `mov ${x}_s, r${i}\n`).join('');
     const loads = ts.map((x) => `nop.ld${x}\n`).join('');
-    return `mov r1, unif\n${noswap ? 'mov tmu_noswap, 1' : 'nop'}\nnop\nnop\n${requests}${loads}${END}`;
+    return `${FOUR_LINES}${noswap ? 'mov tmu_noswap, 1' : 'nop'}\nnop\nnop\n${requests}${loads}${END}`;
   };
-  const stall = (qpus: number, noswap: boolean, t: string) =>
-    runAsm(program(noswap, t), { qpus, buffers: { x: 16 }, uniforms: ['@x'] }).result.total.stalls.tmu;
+  const stall = (qpus: number, noswap: boolean, t: string) => runAsm(program(noswap, t), { qpus, ...X }).result.total.stalls.tmu;
   // tmu_noswap changes nothing for QPUs 0 and 1: TMU0 and TMU1 still work side by side.
   assert.equal(stall(1, true, 'both'), stall(1, false, 'both'));
   assert.ok(stall(1, true, 'both') < stall(1, true, 'tmu0'));
@@ -111,4 +119,34 @@ test('a VPM read less than three instructions after its setup waits for the data
   }
   // Strict runs accept it: the rule is a warning now.
   assert.equal(runAsm(program(0)).reg(0, 'r1')[0], 7);
+});
+
+test('TMU lookups: a line in the TMU cache is cheap, one in L2 dearer, one from memory dearest', () => {
+  // r0 and r1 are 4 KiB apart: the same slot of the direct-mapped 4 KiB TMU cache.
+  const lookup = (r: string) => `mov tmu0_s, ${r}\nnop.ldtmu0\n`;
+  const src = `mov r0, unif\nldi r3, 4096\nadd r1, r0, r3\nnop\n${lookup('r0')}${lookup('r0')}${lookup('r1')}${lookup('r0')}${END}`;
+  const r = runAsm(src, { buffers: { x: 1040 }, uniforms: ['@x'] }).result.total;
+  const { tmuHitLatency: H, l2Latency: L2, memoryLatency: M } = PI_TIMING;
+  // memory, then the TMU cache, then memory (r1 evicts r0's line), then L2 (which holds both).
+  assert.equal(r.tmuFromMemory, 2);
+  assert.equal(r.tmuFromL2, 1);
+  assert.equal(r.stalls.tmu, M - 4 + (H - 4) + (M - 4) + (L2 - 4));
+  assert.ok(H < L2 && L2 < M);
+  // A request whose 16 lanes read 16 lines fetches them one after another.
+  const spread = runAsm(`mov r0, unif\nshl r1, elem_num, 6\nadd r0, r0, r1\nnop\n${lookup('r0')}${END}`, { buffers: { x: 256 }, uniforms: ['@x'] });
+  assert.equal(spread.result.total.stalls.tmu, M + 15 * PI_TIMING.tmuCyclesPerLine - 4);
+});
+
+test('a DMA store costs a fixed part, a part per row and a part per word: a 16-word row at most 92 cycles', () => {
+  const { dmaStoreBaseCycles: B, dmaStoreCyclesPerRow: R, dmaStoreCyclesPerWord: W } = PI_TIMING;
+  const store = (rows: number) => {
+    // vw_setup for a DMA store of `rows` rows of 16 words, horizontal, from VPM row 0.
+    const setup = (0x80000000 | (rows << 23) | (16 << 16) | (1 << 14)) >>> 0;
+    const src = `ldi vw_setup, 0x${setup.toString(16)}\nmov r0, unif\nmov vw_addr, r0\nread vw_wait${END}`;
+    return runAsm(src, { buffers: { x: 16 * rows }, uniforms: ['@x'] }).result.total.stalls.dma;
+  };
+  // The address write is at cycle 8 and vw_wait is read at 12: it waits the store's length - 4.
+  assert.equal(store(1), Math.ceil(B + R + 16 * W) - 4);
+  assert.equal(store(4), Math.ceil(B + 4 * (R + 16 * W)) - 4);
+  assert.ok(B + R + 16 * W <= 92);
 });
