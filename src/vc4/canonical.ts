@@ -1,9 +1,10 @@
 // Which instructions are canonical: the ones the assembly language can spell, so that the
-// disassembler prints them as text that assembles back to the same word. Every other word still
-// decodes (the model is lossless); these functions say why it is not canonical, and the
-// disassembler prints it as `.dword` with that reason.
+// disassembler prints them as text that assembles back to the same word: all but those that
+// use an encoding the guide reserves. Those still decode (the model is lossless); these
+// functions say why, and the disassembler prints them as `.dword` with that reason. Bits the
+// hardware ignores are found here too, for the `; ignored 0x...` spelling.
 
-import { dontCareBits } from './codec.ts';
+import { decodeHiLo, dontCareMask, encodeHiLo, fieldMask, fieldOf } from './codec.ts';
 import type { AluInstr, Instr } from './instr.ts';
 import { ADD_OPS, BRANCH_CONDITIONS, LDI_MODE_NAMES, PACK_MUL_MODES } from './tables.ts';
 
@@ -38,9 +39,32 @@ export function shownMuxes(i: AluInstr): number[] {
   return out;
 }
 
-/** Reasons why an instruction is not canonical; empty when it is. */
+/**
+ * The bits of an instruction's word that the hardware ignores, as [hi, lo] masks: a branch's
+ * bits 59:56 (Figure 7 leaves them unused) and, without `reg`, its raddr_a bits 4:1 (bits
+ * 49:46; bit 0 sets the flags, vc4asm's addendum); a semaphore's bits 31:5 ("don't care",
+ * Figure 6, though a semaphore that writes registers writes them as part of its value). The
+ * assembly spells them as a part `; ignored 0xHHHHHHHH_LLLLLLLL`.
+ */
+export function ignoredMask(i: Instr): [number, number] {
+  const [hi, lo] = dontCareMask(i.kind);
+  if (i.kind !== 'branch' || i.reg) return [hi, lo];
+  const raddrA = fieldOf('branch', 'raddrA');
+  const [h, l] = fieldMask(raddrA.lo + 1, raddrA.width - 1);
+  return [(hi | h) >>> 0, (lo | l) >>> 0];
+}
+
+/** The ignored bits an instruction has set ([hi, lo]), and the instruction without them. */
+export function splitIgnored(i: Instr): { bits: [number, number]; rest: Instr } {
+  const [mh, ml] = ignoredMask(i);
+  const [hi, lo] = encodeHiLo(i);
+  const bits: [number, number] = [(hi & mh) >>> 0, (lo & ml) >>> 0];
+  return { bits, rest: bits[0] || bits[1] ? decodeHiLo((hi & ~mh) >>> 0, (lo & ~ml) >>> 0) : i };
+}
+
+/** Reasons why an instruction is not canonical (it uses a reserved encoding); empty when it is. */
 export function nonCanonicalReasons(i: Instr): string[] {
-  const out = dontCareBits(i).map((b) => `ignored bits set: ${b}`);
+  const out: string[] = [];
   switch (i.kind) {
     case 'alu': {
       if (!ADD_OPS[i.opAdd]) out.push(`add opcode ${i.opAdd} is reserved`);
@@ -56,7 +80,6 @@ export function nonCanonicalReasons(i: Instr): string[] {
       break;
     case 'branch':
       if (BRANCH_CONDITIONS[i.cond] === undefined) out.push(`branch condition ${i.cond} is reserved`);
-      if (!i.reg && i.raddrA > 1) out.push(`raddr_a = ${i.raddrA} is not added to the target (reg = 0)`);
       break;
   }
   return out;

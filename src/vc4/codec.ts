@@ -111,12 +111,22 @@ export function decode(word: bigint): Instr {
   return decodeHiLo(Number((word >> 32n) & 0xffffffffn), Number(word & 0xffffffffn));
 }
 
-/** Fields of the model that the hardware ignores and that are set in this instruction. */
-export function dontCareBits(instr: Instr): string[] {
-  const rec = instr as unknown as Record<string, number>;
-  return LAYOUTS[instr.kind]
-    .filter((fd) => fd.dontCare && rec[fd.name] !== 0)
-    .map((fd) => `${fd.name} (bits ${fd.lo + fd.width - 1}:${fd.lo}) = 0x${rec[fd.name]!.toString(16)}`);
+/** The bits of `width` bits at `lo` of a 64-bit word, as [hi, lo] masks. */
+export function fieldMask(lo: number, width: number): [number, number] {
+  const m = width >= 32 ? 0xffffffff : (1 << width) - 1;
+  if (lo >= 32) return [(m << (lo - 32)) >>> 0, 0];
+  return [lo + width > 32 ? m >>> (32 - lo) : 0, (m << lo) >>> 0];
+}
+
+/** The bits of the fields of `kind` that the hardware ignores (Field.dontCare), as [hi, lo]. */
+export function dontCareMask(kind: InstrKind): [number, number] {
+  let [hi, lo] = [0, 0];
+  for (const fd of LAYOUTS[kind]) {
+    if (!fd.dontCare) continue;
+    const [h, l] = fieldMask(fd.lo, fd.width);
+    [hi, lo] = [(hi | h) >>> 0, (lo | l) >>> 0];
+  }
+  return [hi, lo];
 }
 
 // ---- Programs: sequences of words ----

@@ -15,7 +15,7 @@ export interface Field {
   readonly fixed?: number;
   /** Read back as a signed two's-complement number (the branch offset). */
   readonly signed?: boolean;
-  /** Bits the hardware ignores. They decode losslessly but make an instruction non-canonical. */
+  /** Bits the hardware ignores. They decode losslessly; the assembly spells them as `; ignored 0x...` (canonical.ts). */
   readonly dontCare?: boolean;
 }
 

@@ -5,7 +5,8 @@
 // instructions are not errors here; the validator (validate.ts) reports them.
 
 import type { AluInstr, BranchInstr, Instr, LoadImmInstr, SemaInstr } from '../instr.ts';
-import { decodeHiLo } from '../codec.ts';
+import { decodeHiLo, encodeHiLo, formatWord } from '../codec.ts';
+import { ignoredMask } from '../canonical.ts';
 import { nopInstr, semaInstr } from '../instr.ts';
 import {
   ADD_OP_BY_NAME,
@@ -27,7 +28,7 @@ import {
   SIGNALS,
   smallImmValue,
 } from '../tables.ts';
-import type { Operand, OpPart, Statement, Suffix } from './parse.ts';
+import type { IgnoredBits, Operand, OpPart, Statement, Suffix } from './parse.ts';
 import { shown } from './text.ts';
 import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../fields.ts';
 import { isRegisterName, lookupSource, suggest } from './names.ts';
@@ -56,14 +57,29 @@ export function buildStatement(st: Statement, ctx: BuildContext): Instr {
     case 'alu':
       return buildAlu(st.parts, st.col);
     case 'ldi':
-      return buildLdi(st.suffixes, st.operands, st.col);
+      return withIgnored(buildLdi(st.suffixes, st.operands, st.col), st.ignored);
     case 'branch':
-      return buildBranch(st.relative, st.suffixes, st.operands, st.col, ctx);
+      return withIgnored(buildBranch(st.relative, st.suffixes, st.operands, st.col, ctx), st.ignored);
     case 'sema':
-      return buildSema(st.mnemonic, st.suffixes, st.operands, st.col);
+      return withIgnored(buildSema(st.mnemonic, st.suffixes, st.operands, st.col), st.ignored);
     case 'dword':
       return decodeHiLo(st.hi, st.lo);
   }
+}
+
+/** Sets the bits `; ignored 0x...` gives, which must be bits the hardware ignores in this instruction. */
+function withIgnored(ins: Instr, ignored: IgnoredBits | undefined): Instr {
+  if (!ignored) return ins;
+  const [mh, ml] = ignoredMask(ins);
+  if ((ignored.hi & ~mh) !== 0 || (ignored.lo & ~ml) !== 0)
+    throw new BuildError(
+      mh || ml
+        ? `these bits are not ignored in this instruction: its ignored bits are ${formatWord(mh, ml)}`
+        : `a ${ins.kind === 'ldi' ? 'load immediate' : 'instruction of this kind'} has no ignored bits`,
+      ignored.col,
+    );
+  const [hi, lo] = encodeHiLo(ins);
+  return decodeHiLo((hi | ignored.hi) >>> 0, (lo | ignored.lo) >>> 0);
 }
 
 // ---------------------------------------------------------------- ALU instructions

@@ -5,7 +5,7 @@
 
 import { type AluInstr, type BranchInstr, type Instr, type LoadImmInstr, type SemaInstr } from '../instr.ts';
 import { decodeProgram, encodeHiLo, formatWord } from '../codec.ts';
-import { addIsDefault, hasRotation, mulIsDefault, nonCanonicalReasons, packOnAdd, packOnMul } from '../canonical.ts';
+import { addIsDefault, hasRotation, mulIsDefault, nonCanonicalReasons, packOnAdd, packOnMul, splitIgnored } from '../canonical.ts';
 import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES } from '../fields.ts';
 import { addWriteFile, mulWriteFile } from '../registers.ts';
 import {
@@ -72,9 +72,13 @@ export function disassembleInstr(
 ): string {
   const reasons = nonCanonicalReasons(ins);
   if (reasons.length === 0) {
+    // Bits the hardware ignores are spelled after the instruction they belong to.
+    const { bits, rest } = splitIgnored(ins);
+    const ignored = bits[0] || bits[1] ? `; ignored ${formatWord(bits[0], bits[1])}` : '';
     for (const v of variants(opts.numeric ?? false)) {
-      const text = format(ins, v, pc, labels);
-      if (text === undefined) continue;
+      const spelled = format(rest, v, pc, labels);
+      if (spelled === undefined) continue;
+      const text = spelled + ignored;
       try {
         if (same(assembleStatement(text, pc, labels), ins)) return text;
       } catch {

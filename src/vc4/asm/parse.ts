@@ -44,10 +44,17 @@ export type Part = OpPart | { kind: 'read'; col: number; operand: Operand } | { 
 
 export type Statement =
   | { kind: 'alu'; parts: Part[]; col: number }
-  | { kind: 'ldi'; col: number; suffixes: Suffix[]; operands: Operand[] }
-  | { kind: 'branch'; relative: boolean; col: number; suffixes: Suffix[]; operands: Operand[] }
-  | { kind: 'sema'; col: number; suffixes: Suffix[]; operands: Operand[]; mnemonic: string }
+  | { kind: 'ldi'; col: number; suffixes: Suffix[]; operands: Operand[]; ignored?: IgnoredBits }
+  | { kind: 'branch'; relative: boolean; col: number; suffixes: Suffix[]; operands: Operand[]; ignored?: IgnoredBits }
+  | { kind: 'sema'; col: number; suffixes: Suffix[]; operands: Operand[]; mnemonic: string; ignored?: IgnoredBits }
   | { kind: 'dword'; col: number; hi: number; lo: number };
+
+/** `; ignored 0xHHHHHHHH_LLLLLLLL`: bits of the word that the hardware ignores, set as given. */
+export interface IgnoredBits {
+  readonly hi: number;
+  readonly lo: number;
+  readonly col: number;
+}
 
 export interface ParsedLine {
   labels: { name: string; col: number }[];
@@ -122,13 +129,22 @@ function parseStatement(c: Cursor, isSignal: SignalLookup): Statement {
     c.next();
     const suffixes = parseSuffixes(c);
     const operands = parseOperands(c);
-    // The SHA-256 series ends these lines with ';' too (`ldi ra1, 0x16;`): nothing may follow it.
-    while (c.isPunct(';')) c.next();
+    // The SHA-256 series ends these lines with ';' too (`ldi ra1, 0x16;`); after it, only the
+    // bits the hardware ignores may follow (`; ignored 0x...`).
+    let ignored: IgnoredBits | undefined;
+    while (c.isPunct(';')) {
+      c.next();
+      const t = c.peek();
+      if (!ignored && t?.kind === 'word' && t.text === 'ignored') {
+        c.next();
+        ignored = { ...word64(c, 'ignored'), col: t.col };
+      }
+    }
     if (!c.atEnd()) throw new SyntaxError_(`unexpected '${shown(c.peek()!.text)}' after the operands of ${mnemonic}`, c.col());
-    if (mnemonic === 'ldi') return { kind: 'ldi', col: first.col, suffixes, operands };
+    if (mnemonic === 'ldi') return { kind: 'ldi', col: first.col, suffixes, operands, ignored };
     if (mnemonic === 'bra' || mnemonic === 'brr')
-      return { kind: 'branch', relative: mnemonic === 'brr', col: first.col, suffixes, operands };
-    return { kind: 'sema', col: first.col, suffixes, operands, mnemonic };
+      return { kind: 'branch', relative: mnemonic === 'brr', col: first.col, suffixes, operands, ignored };
+    return { kind: 'sema', col: first.col, suffixes, operands, mnemonic, ignored };
   }
   const parts: Part[] = [];
   for (;;) {
@@ -228,13 +244,19 @@ function parseDirective(c: Cursor): Statement {
   const name = d.text.toLowerCase();
   if (name !== 'dword')
     throw new SyntaxError_(`unknown directive .${shown(d.text)} (the only directive is .dword 0xHHHHHHHH_LLLLLLLL)`, d.col);
+  const { hi, lo } = word64(c, '.dword');
+  if (!c.atEnd()) throw new SyntaxError_(`unexpected '${shown(c.peek()!.text)}' after .dword`, c.col());
+  return { kind: 'dword', col: d.col, hi, lo };
+}
+
+/** A 64-bit hex number, 0xHHHHHHHH_LLLLLLLL (the `_` optional), after `what`. */
+function word64(c: Cursor, what: string): { hi: number; lo: number } {
   const t = c.next();
   const hex = t?.kind === 'number' ? hexDigits(t.text) : undefined;
-  if (!t || !hex) throw new SyntaxError_('.dword takes one 64-bit hex number, like 0x100009E7_009E7000', t?.col ?? c.col());
+  if (!t || !hex) throw new SyntaxError_(`${what} takes one 64-bit hex number, like 0x100009E7_009E7000`, t?.col ?? c.col());
   if (hex.length > 16) throw new SyntaxError_(`${shown(t.text)} has more than 64 bits`, t.col);
   const padded = hex.padStart(16, '0');
-  if (!c.atEnd()) throw new SyntaxError_(`unexpected '${shown(c.peek()!.text)}' after .dword`, c.col());
-  return { kind: 'dword', col: d.col, hi: Number.parseInt(padded.slice(0, 8), 16), lo: Number.parseInt(padded.slice(8), 16) };
+  return { hi: Number.parseInt(padded.slice(0, 8), 16), lo: Number.parseInt(padded.slice(8), 16) };
 }
 
 /** The digits of a `0x` hex literal without its `_` separators, or undefined if it is not one. */
