@@ -4,35 +4,27 @@
 // says, or a BuildError naming the column and what would be right. Hardware hazards between
 // instructions are not errors here; the validator (validate.ts) reports them.
 
-import type { AluInstr, BranchInstr, Instr, LoadImmInstr, SemaInstr } from '../instr.ts';
-import { decodeHiLo, encodeHiLo, formatWord } from '../codec.ts';
-import { ignoredMask } from '../canonical.ts';
-import { nopInstr, semaInstr } from '../instr.ts';
+import type { AluInstr, Instr } from '../instr.ts';
+import { decodeHiLo } from '../codec.ts';
+import { nopInstr } from '../instr.ts';
 import {
   ADD_OP_BY_NAME,
-  BRANCH_CONDITION_ALIASES,
-  BRANCH_CONDITIONS,
-  COND_ALWAYS,
-  COND_NEVER,
   CONDITIONS,
-  LANES,
-  LDI_MODE_SIGNED,
-  LDI_MODE_UNSIGNED,
   MUL_OP_BY_NAME,
   MUX_A,
   MUX_R4,
   type OpInfo,
-  perElementImmediate,
   SIG_NONE,
   SIGNAL_ALIASES,
   SIGNALS,
   smallImmValue,
 } from '../tables.ts';
-import type { IgnoredBits, Operand, OpPart, Statement, Suffix } from './parse.ts';
+import type { Operand, OpPart, Statement, Suffix } from './parse.ts';
+import { buildBranch, buildLdi, buildSema, withIgnored } from './build-imm.ts';
 import { shown } from './text.ts';
-import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../fields.ts';
-import { isRegisterName, lookupSource, suggest } from './names.ts';
-import { BuildError, chooseWs, conditionCode, noDestCond, type Dest, destReq, fits, placeEither, ReadPorts, resolveDest, resolveSource, type Source } from './operands.ts';
+import { SIG_SMALL_IMM } from '../fields.ts';
+import { suggest } from './names.ts';
+import { BuildError, chooseWs, conditionCode, noDestCond, type Dest, placeEither, ReadPorts, resolveDest, resolveSource, type Source } from './operands.ts';
 
 export { BuildError } from './operands.ts';
 
@@ -65,21 +57,6 @@ export function buildStatement(st: Statement, ctx: BuildContext): Instr {
     case 'dword':
       return decodeHiLo(st.hi, st.lo);
   }
-}
-
-/** Sets the bits `; ignored 0x...` gives, which must be bits the hardware ignores in this instruction. */
-function withIgnored(ins: Instr, ignored: IgnoredBits | undefined): Instr {
-  if (!ignored) return ins;
-  const [mh, ml] = ignoredMask(ins);
-  if ((ignored.hi & ~mh) !== 0 || (ignored.lo & ~ml) !== 0)
-    throw new BuildError(
-      mh || ml
-        ? `these bits are not ignored in this instruction: its ignored bits are ${formatWord(mh, ml)}`
-        : `a ${ins.kind === 'ldi' ? 'load immediate' : 'instruction of this kind'} has no ignored bits`,
-      ignored.col,
-    );
-  const [hi, lo] = encodeHiLo(ins);
-  return decodeHiLo((hi | ignored.hi) >>> 0, (lo | ignored.lo) >>> 0);
 }
 
 // ---------------------------------------------------------------- ALU instructions
@@ -320,254 +297,4 @@ function placeSlot(slots: { add?: Slot; mul?: Slot }, part: OpPart, cond: number
   if (n > 0) slot.dst = resolveDest(part.operands[0]!);
   noDestCond(slot.dst, `write it on the operation: ${name}.${slot.dst?.cond?.text ?? ''}`);
   slots[slotName] = slot;
-}
-
-// ---------------------------------------------------------------- load immediate
-
-function buildLdi(suffixes: Suffix[], operands: Operand[], col: number): LoadImmInstr {
-  let pmFlag: Suffix | undefined;
-  let cond = 1;
-  let setf = 0;
-  let mode: number | undefined;
-  let forceWs: Suffix | undefined;
-  for (const s of suffixes) {
-    const c = conditionNumber(s.text);
-    if (c !== undefined) cond = c;
-    else if (s.text === 'setf') setf = 1;
-    else if (s.text === 'ws') forceWs = s;
-    else if (s.text === 'pm') pmFlag = s;
-    else if (s.text === 'i2') mode = LDI_MODE_SIGNED;
-    else if (s.text === 'u2') mode = LDI_MODE_UNSIGNED;
-    else throw new BuildError(`unknown suffix .${shown(s.text)} on ldi: conditions, .setf, .ws, .pm, .i2 and .u2 fit here`, s.col);
-  }
-  if (operands.length < 2 || operands.length > 3)
-    throw new BuildError('ldi takes one or two destinations and a value: ldi dst, value', col);
-  const value = operands[operands.length - 1]!;
-  let imm: number;
-  if (value.kind === 'number') {
-    if (mode !== undefined) throw new BuildError('.i2/.u2 load one 2-bit value per element: write them as [v0, ..., v15]', value.col);
-    if (value.rot) throw new BuildError('ldi cannot rotate', value.rot.col);
-    imm = value.value.bits;
-    mode = 0;
-  } else if (value.kind === 'vector') {
-    if (value.values.length !== LANES)
-      throw new BuildError(`a per-element value lists ${LANES} elements, not ${value.values.length}`, value.col);
-    const ints = value.values.map((v) => (v.isFloat ? NaN : v.value));
-    const inRange = (lo: number, hi: number) => ints.every((v) => Number.isInteger(v) && v >= lo && v <= hi);
-    if (mode === undefined) mode = inRange(0, 3) ? LDI_MODE_UNSIGNED : LDI_MODE_SIGNED;
-    if (mode === LDI_MODE_UNSIGNED && !inRange(0, 3))
-      throw new BuildError('unsigned per-element values are 0 to 3', value.col);
-    if (mode === LDI_MODE_SIGNED && !inRange(-2, 1))
-      throw new BuildError('per-element values are 0 to 3 (unsigned) or -2 to 1 (signed)', value.col);
-    imm = perElementImmediate(ints);
-  } else throw new BuildError(`ldi loads a number or a [per-element] list, not a register`, value.col);
-
-  const dests = operands.slice(0, -1).map(resolveDest);
-  const [add, mul, ws] = placeTwoDests(dests, forceWs);
-  const pack = add?.pack ?? mul?.pack;
-  if (add?.pack && mul?.pack) throw new BuildError('only one pack mode fits in an instruction', mul.pack.col);
-  if (pack?.pm === 1 && !mul?.pack) throw new BuildError(`the colour pack .${pack.text} needs the mul ALU's destination`, pack.col);
-  // With one destination, a condition written on it is the instruction's.
-  if (dests.length === 1 && dests[0]!.cond) cond = dests[0]!.cond.code;
-  return {
-    kind: 'ldi',
-    mode,
-    pm: pmBit(pack, pmFlag),
-    pack: pack?.mode ?? 0,
-    condAdd: add?.cond?.code ?? cond,
-    condMul: mul?.cond?.code ?? cond,
-    sf: setf,
-    ws,
-    waddrAdd: add?.reg.addr ?? 39,
-    waddrMul: mul?.reg.addr ?? 39,
-    imm,
-  };
-}
-
-/** The pm bit of ldi and sema: the pack's, or 1 for `.pm` alone (which then selects nothing). */
-function pmBit(pack: Dest['pack'], pmFlag: Suffix | undefined): number {
-  if (pmFlag && pack?.pm === 0)
-    throw new BuildError('.pm selects the mul colour pack, but this instruction packs into regfile A', pmFlag.col);
-  return pmFlag ? 1 : (pack?.pm ?? 0);
-}
-
-/** Places one or two destinations written by the add and mul ALUs (ldi, branch links). */
-function placeTwoDests(
-  dests: Dest[],
-  forceWs: Suffix | undefined,
-): [Dest | undefined, Dest | undefined, number] {
-  const tries: [Dest | undefined, Dest | undefined][] =
-    dests.length === 1
-      ? [
-          [dests[0], undefined],
-          [undefined, dests[0]],
-        ]
-      : [
-          [dests[0], dests[1]],
-          [dests[1], dests[0]],
-        ];
-  for (const ws of forceWs ? [1] : [0, 1])
-    for (const [add, mul] of tries) {
-      const ok = fits(destReq(add), ws ? 'b' : 'a') && fits(destReq(mul), ws ? 'a' : 'b');
-      if (ok) return [add, mul, ws];
-    }
-  throw new BuildError(
-    dests.length === 1
-      ? 'this destination does not fit'
-      : 'these two destinations are in the same register file; the two ALU outputs go to one register of each file',
-    dests[dests.length - 1]!.col,
-  );
-}
-
-// ---------------------------------------------------------------- branches
-
-function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[], col: number, ctx: BuildContext): BranchInstr {
-  let cond = 15;
-  let setf = false;
-  let forceWs: Suffix | undefined;
-  for (const s of suffixes) {
-    const i = BRANCH_CONDITIONS.indexOf(s.text);
-    const c = i >= 0 ? i : BRANCH_CONDITION_ALIASES.get(s.text);
-    if (c !== undefined) cond = c;
-    else if (s.text === 'setf') setf = true;
-    else if (s.text === 'ws') forceWs = s;
-    else
-      throw new BuildError(
-        `unknown branch condition .${shown(s.text)}: they are ${BRANCH_CONDITIONS.filter(Boolean).map((x) => '.' + x).join(' ')}`,
-        s.col,
-      );
-  }
-  const isTarget = (o: Operand) => o.kind === 'number' || (o.kind === 'name' && !isRegisterName(o.name));
-  let t = ops.findIndex(isTarget);
-  let regOp: Operand | undefined;
-  let imm = 0;
-  if (t < 0) {
-    if (ops.length < 2) throw new BuildError('expected a branch target: a label, a number, ZERO, or a regfile-A register', col);
-    regOp = ops[ops.length - 1];
-    t = ops.length - 1;
-  } else {
-    const target = ops[t]!;
-    if (ops.length > t + 2) throw new BuildError('too many operands after the branch target', ops[t + 2]!.col);
-    regOp = ops[t + 1];
-    if (target.kind === 'number') {
-      if (target.value.isFloat)
-        throw new BuildError(
-          `${relative ? "brr's target is a byte offset from PC + 4 instructions" : "bra's target is a byte address"}: ` +
-            `a whole number of bytes (${INSTRUCTION_BYTES} per instruction), not ${shown(target.text)}`,
-          target.col,
-        );
-      imm = target.value.bits | 0;
-    } else if (target.kind === 'name' && target.name === 'ZERO') {
-      imm = 0;
-    } else if (target.kind === 'name') {
-      const idx = ctx.labels.get(target.name);
-      if (idx === undefined) {
-        const s = suggest(target.name, ctx.labels.keys());
-        throw new BuildError(`unknown label '${shown(target.name)}'${s ? ` (did you mean ${s}?)` : ''}`, target.col);
-      }
-      if (!relative)
-        throw new BuildError(
-          `bra is an absolute branch, but a label's address is only known once the program is loaded; use brr ${shown(target.name)}`,
-          target.col,
-        );
-      imm = (idx - (ctx.pc + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES;
-    }
-  }
-  let raddrA = 0;
-  let reg = 0;
-  if (regOp) {
-    const r = regOp.kind === 'name' ? lookupSource(regOp.name) : undefined;
-    if (!r || r.kind !== 'reg' || r.file !== 'a' || r.addr > 31)
-      throw new BuildError('a branch adds a regfile-A register ra0-ra31 to its target, nothing else', regOp.col);
-    raddrA = r.addr;
-    reg = 1;
-  }
-  if (setf) {
-    if (reg && raddrA % 2 === 0)
-      throw new BuildError(
-        `.setf on a branch is bit 0 of raddr_a (vc4asm's addendum); with ${(regOp as { name: string }).name} it would be 0`,
-        col,
-      );
-    raddrA |= 1;
-  }
-  const links = ops.slice(0, t).map(resolveDest);
-  if (links.length > 2) throw new BuildError('a branch writes its link address to two registers at most', links[2]!.col);
-  const [add, mul, ws] = links.length ? placeTwoDests(links, forceWs) : [undefined, undefined, forceWs ? 1 : 0];
-  for (const l of links) {
-    if (l.pack) throw new BuildError('a branch link cannot be packed', l.pack.col);
-    noDestCond(l, 'a taken branch writes its links on every lane');
-  }
-  return {
-    kind: 'branch',
-    unused: 0,
-    cond,
-    rel: relative ? 1 : 0,
-    reg,
-    raddrA,
-    ws,
-    waddrAdd: add?.reg.addr ?? 39,
-    waddrMul: mul?.reg.addr ?? 39,
-    imm,
-  };
-}
-
-// ---------------------------------------------------------------- semaphores
-
-function buildSema(mnemonic: string, suffixes: Suffix[], ops: Operand[], col: number): SemaInstr {
-  // The instruction also works as a load immediate of its low 32 bits (Figure 6, p. 33), so it
-  // takes ldi's write suffixes and up to two destinations after the semaphore number.
-  let cond = COND_NEVER;
-  let pmFlag: Suffix | undefined;
-  let setf = 0;
-  let forceWs: Suffix | undefined;
-  for (const s of suffixes) {
-    const c = conditionNumber(s.text);
-    if (c !== undefined) cond = c;
-    else if (s.text === 'setf') setf = 1;
-    else if (s.text === 'ws') forceWs = s;
-    else if (s.text === 'pm') pmFlag = s;
-    else throw new BuildError(`unknown suffix .${shown(s.text)} on ${mnemonic}: conditions, .setf, .ws and .pm fit here`, s.col);
-  }
-  let down: boolean;
-  let rest: Operand[];
-  if (mnemonic === 'sema') {
-    const dir = ops[0];
-    const word = dir?.kind === 'name' ? dir.name.toLowerCase() : '';
-    if (word === 'up' || word === 'release') down = false;
-    else if (word === 'down' || word === 'acquire') down = true;
-    else throw new BuildError('sema takes up or down, then the semaphore number: sema down, 3', dir?.col ?? col);
-    if (ops.length < 2) throw new BuildError('sema takes two operands: sema up|down, n', col);
-    rest = ops.slice(1);
-  } else {
-    down = mnemonic === 'sacq';
-    if (ops.length < 1) throw new BuildError(`${mnemonic} takes one operand, the semaphore number`, col);
-    rest = ops;
-  }
-  const numOp = rest[0];
-  if (numOp?.kind !== 'number' || numOp.value.isFloat || numOp.value.value < 0 || numOp.value.value > 15)
-    throw new BuildError('there are 16 semaphores, numbered 0 to 15', numOp?.col ?? col);
-  const dests = rest.slice(1).map(resolveDest);
-  if (dests.length > 2) throw new BuildError(`${mnemonic} writes two destinations at most, one per ALU`, dests[2]!.col);
-  const base = semaInstr(down, numOp.value.value);
-  if (dests.length === 0 && !setf && !forceWs && !pmFlag && cond === COND_NEVER) return base;
-  if (dests.length === 0 && cond !== COND_NEVER)
-    throw new BuildError(`a condition on ${mnemonic} applies to its writes: name the destinations after the number`, col);
-  const [add, mul, ws] = dests.length ? placeTwoDests(dests, forceWs) : [undefined, undefined, forceWs ? 1 : 0];
-  if (add?.pack && mul?.pack) throw new BuildError('only one pack mode fits in an instruction', mul.pack.col);
-  const pack = add?.pack ?? mul?.pack;
-  if (pack?.pm === 1 && !mul?.pack) throw new BuildError(`the colour pack .${pack.text} needs the mul ALU's destination`, pack.col);
-  // A named destination is written (condition always unless it says otherwise); one not named
-  // writes nowhere, under the instruction's condition (never unless a suffix says otherwise).
-  const written = cond === COND_NEVER ? COND_ALWAYS : cond;
-  return {
-    ...base,
-    pm: pmBit(pack, pmFlag),
-    pack: pack?.mode ?? 0,
-    condAdd: add ? (add.cond?.code ?? written) : cond,
-    condMul: mul ? (mul.cond?.code ?? written) : cond,
-    sf: setf,
-    ws,
-    waddrAdd: add?.reg.addr ?? 39,
-    waddrMul: mul?.reg.addr ?? 39,
-  };
 }
