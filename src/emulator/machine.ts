@@ -14,7 +14,8 @@ import { type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
 import { EmulatorError } from './errors.ts';
-import { type Allocation, BUS_BASE, GpuMemory, hex, MemoryFault, PAGE, READ, WRITE } from './memory.ts';
+import { addRange, StoreRaces } from './store-race.ts';
+import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
 import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
 import { forEachVdrRow, forEachVdwRow, type VdrSetup, type VdwSetup, VPM_WORDS, VpmFormatError } from './vpm.ts';
@@ -52,27 +53,6 @@ interface Budget {
   readonly deadline: number;
   /** Steps since the clock was last read. */
   clock: number;
-}
-
-/** The 4 KiB page of GPU memory a bus address is in (past the table for addresses outside it). */
-function pageOf(address: number): number {
-  return ((address - BUS_BASE) >>> 0) >>> 12;
-}
-
-/** Adds bytes [lo, hi) to a list of ranges, joined to the last one when they follow it. */
-function addRange(rows: [number, number][], lo: number, hi: number): void {
-  const last = rows[rows.length - 1];
-  if (last && last[1] === lo) last[1] = hi;
-  else rows.push([lo, hi]);
-}
-
-/** A row of a DMA store that may still be writing memory: its QPU, bytes [lo, hi), its cycles. */
-interface UnfinishedStore {
-  readonly qpu: number;
-  readonly lo: number;
-  readonly hi: number;
-  readonly start: number;
-  readonly done: number;
 }
 
 export interface RunResult {
@@ -120,26 +100,14 @@ export class Machine {
   private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
   /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2, cold at the start of each run. */
   private readonly caches = new TmuCaches(MAX_QPUS / 2);
-  /**
-   * Strict runs: DMA stores that may still be writing memory, each row with its byte range and
-   * its transfer's cycles. The emulator moves a store's data when the transfer starts; a chip
-   * writes memory until it ends, so another QPU's read of those bytes before then is a race
-   * (rule dma-store-race) that the data moved early would hide.
-   */
-  readonly unfinishedStores: UnfinishedStore[] = [];
-  /** The last cycle any of them ends: a read later than this needs no look at the list. */
-  storesUntil = 0;
-  /**
-   * Per 4 KiB page of GPU memory, the last cycle an unfinished store to it ends: a read of a page
-   * whose entry is not past the reader's clock needs no look at the list (one array read a lane).
-   */
-  readonly storePageEnd: Float64Array;
+  /** Strict runs: the DMA stores that may still be writing memory (rule dma-store-race). */
+  readonly races: StoreRaces;
 
   constructor(
     readonly memory: GpuMemory = new GpuMemory(),
     readonly timing: Timing = PI_TIMING,
   ) {
-    this.storePageEnd = new Float64Array(Math.ceil(memory.maxBytes / PAGE));
+    this.races = new StoreRaces(memory.maxBytes);
   }
 
   /** The QPUs of the last run, with their registers as the run left them. */
@@ -175,9 +143,7 @@ export class Machine {
     this.vdrFree = this.vdwFree = 0;
     this.tmuFree.fill(0);
     this.caches.clear();
-    if (this.storesUntil > 0) this.storePageEnd.fill(0);
-    this.unfinishedStores.length = 0;
-    this.storesUntil = 0;
+    this.races.reset();
     const strict = opts.strict ?? true;
     const maxSteps = stepBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator');
     this.qpus = uniforms.map((u, id) => {
@@ -363,7 +329,7 @@ export class Machine {
     forEachVdrRow(s, pitch, (vpmWords, n, off) => {
       rowCount++;
       if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
-      if (touched && this.unfinishedStores.length) this.checkStoreRace(q, (addr + off) >>> 0, (addr + off + 4 * n) >>> 0, 'a DMA load');
+      if (touched && this.races.any()) this.races.check(q, (addr + off) >>> 0, (addr + off + 4 * n) >>> 0, 'a DMA load');
       const i0 = mem.index((addr + off) >>> 0);
       if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
         for (let d = 0; d < n; d++) vpm[vpmWords[d]!] = mem.words[i0 + d]!;
@@ -397,50 +363,15 @@ export class Machine {
     const start = Math.max(q.time, this.vdwFree);
     const T = this.timing;
     this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + rowCount * T.dmaStoreCyclesPerRow + words * T.dmaStoreCyclesPerWord);
-    if (rows.length) this.noteStore(q, rows, start, this.vdwFree);
+    if (rows.length) this.races.note(q.id, rows, start, this.vdwFree, () => this.earliestClock());
     return { done: this.vdwFree, bytes: words * 4 };
   }
 
-  /** Strict runs: remembers a DMA store's rows until every QPU's clock has passed its end. */
-  private noteStore(q: Qpu, rows: readonly [number, number][], start: number, done: number): void {
-    const list = this.unfinishedStores;
-    if (list.length >= 32) {
-      // Now and then, forget the stores every QPU's clock has passed.
-      let earliest = Infinity;
-      for (const x of this.qpus) if (x.state !== 'done' && x.time < earliest) earliest = x.time;
-      let kept = 0;
-      for (const u of list) if (u.done > earliest) list[kept++] = u;
-      list.length = kept;
-    }
-    for (const [lo, hi] of rows) {
-      list.push({ qpu: q.id, lo, hi, start, done });
-      for (let p = pageOf(lo); p <= pageOf(hi - 1); p++) if (this.storePageEnd[p]! < done) this.storePageEnd[p] = done;
-    }
-    this.storesUntil = Math.max(this.storesUntil, done);
-  }
-
-  /**
-   * Strict runs: a read by `q` of bytes [lo, hi) that another QPU's DMA store is still writing
-   * at q's clock is rule dma-store-race: on a chip it may see the old data.
-   */
-  checkStoreRace(q: Qpu, lo: number, hi: number, what: string): void {
-    const u = this.storeOverlapping(q, lo, hi);
-    if (u)
-      throw ioError(
-        'rule',
-        `${what} at ${hex(lo)} reads memory that QPU ${u.qpu}'s DMA store (cycles ${u.start}-${u.done}) is still writing at cycle ${q.time}: ` +
-          `QPU ${u.qpu} must read vw_wait before it lets this QPU go on (a semaphore up, a mutex release)`,
-        'dma-store-race',
-      );
-  }
-
-  private storeOverlapping(q: Qpu, lo: number, hi: number): UnfinishedStore | undefined {
-    if (this.storesUntil <= q.time) return undefined;
-    let near = false;
-    for (let p = pageOf(lo); p <= pageOf(hi - 1) && !near; p++) near = this.storePageEnd[p]! > q.time;
-    if (!near) return undefined;
-    for (const u of this.unfinishedStores) if (u.qpu !== q.id && u.done > q.time && lo < u.hi && u.lo < hi) return u;
-    return undefined;
+  /** The earliest clock of a QPU still running. */
+  private earliestClock(): number {
+    let earliest = Infinity;
+    for (const x of this.qpus) if (x.state !== 'done' && x.time < earliest) earliest = x.time;
+    return earliest;
   }
 
   /**

@@ -226,8 +226,8 @@ export class Qpu {
     const base = 16 * slot;
     // Strict runs, while a DMA store may be unfinished: a lane reading what another QPU's store
     // is still writing is rule dma-store-race (one page-table read a lane finds the candidates).
-    const racing = this.dmaWords !== null && this.m.storesUntil > this.time;
-    const storeEnds = this.m.storePageEnd;
+    const racing = this.dmaWords !== null && this.m.races.until > this.time;
+    const storeEnds = this.m.races.pageEnd;
     // The distinct cache lines the lanes touch, for the cycle model (most requests touch one).
     const lines = this.tmuLines;
     let nLines = 0;
@@ -240,7 +240,7 @@ export class Qpu {
       const line = addr >>> LINE_SHIFT;
       if (nLines === 0 || (lines[nLines - 1] !== line && !lines.subarray(0, nLines).includes(line))) lines[nLines++] = line;
       if (racing && storeEnds[((addr - BUS_BASE) >>> 0) >>> 12]! > this.time)
-        this.m.checkStoreRace(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
+        this.m.races.check(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
       const i = mem.index(addr);
       if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
       data[base + l] = words[i]!;
