@@ -64,8 +64,10 @@ test('a program with no instructions or a partial one is refused when it is load
   await fails(1, [empty], new RegExp(`${empty}: the program has no instructions`));
   const emptyAsm = join(dir, 'empty.qasm');
   writeFileSync(emptyAsm, '# nothing but a comment\n');
-  // The assembler may find it first; either way the file is named.
-  await fails(1, [emptyAsm], new RegExp(`${emptyAsm}(:1:1: error)?: no instructions.*`));
+  // The assembler finds it, and says so as qpu asm does: file:line:col.
+  const r = await runQpu('emu', emptyAsm);
+  assert.equal(r.code, 1);
+  assert.match(r.err, new RegExp(`^${emptyAsm}:1:1: error: no instructions.*\nqpu emu: 1 error in the assembly; nothing was run\n$`));
   for (const n of [1, 7, 12, 81]) {
     const odd = join(dir, `odd${n}.bin`);
     writeFileSync(odd, new Uint8Array(n));

@@ -9,7 +9,7 @@ import { Machine, MAX_QPUS } from '../emulator/machine.ts';
 import { type Allocation, footprint, GpuMemory, hex, MemoryFault, PAGE } from '../emulator/memory.ts';
 import { formatStats } from '../emulator/report.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput, SYNTAX_OPTION, syntaxOf, isAssembly } from './io.ts';
 import { readProgram } from './disasm.ts';
 
 /** The GPU memory the emulator gives a run (GpuMemory's default size). */
@@ -39,7 +39,8 @@ options:
   --max-steps N        stop after N instructions in total (default ${EMULATOR_STEPS}, or
                        ${DEFAULT_SECONDS} s of running, whichever comes first)
   --no-strict          do not stop at broken hardware rules
-  --syntax S           the dialect of PROG.qasm: qpu-ts (the default) or series (docs/asm.md)
+  --syntax S           PROG is assembly in this dialect, whatever its name: qpu-ts (the
+                       default for .qasm, .asm and .s) or series (docs/asm.md)
   -h, --help           this text
 
 N and WORDS are counts: decimal digits only. The buffers, the program and each QPU's uniforms
@@ -96,11 +97,16 @@ example (the SHA-256 series' hello world):
     for (const d of values.dump ?? []) if (!specs.some((s) => s.name === d)) throw new CliError(`--dump ${d}: there is no buffer ${d}`);
 
     let program: Uint32Array;
-    if (/\.(qasm|asm|s)$/i.test(path)) {
+    if (isAssembly(path, values.syntax)) {
       try {
         program = assemble(new TextDecoder().decode(readInput(io, path)), { file: path, syntax }).words;
       } catch (e) {
-        if (e instanceof AsmError) throw new CliError(e.message, EXIT.INPUT);
+        if (e instanceof AsmError) {
+          // file:line:col, one error a line, as qpu asm prints them.
+          const n = e.diagnostics.length;
+          io.err(`${e.message}\nqpu emu: ${n} error${n > 1 ? 's' : ''} in the assembly; nothing was run\n`);
+          return EXIT.INPUT;
+        }
         throw e;
       }
     } else program = readProgram(io, path);

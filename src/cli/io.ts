@@ -246,6 +246,11 @@ export function syntaxOf(value: string | undefined): AsmSyntax {
   return value as AsmSyntax;
 }
 
+/** Whether a program file is assembly: named so (.qasm, .asm, .s), or given a --syntax. */
+export function isAssembly(path: string, syntax: string | undefined): boolean {
+  return syntax !== undefined || /\.(qasm|asm|s)$/i.test(path);
+}
+
 export function onePositional(positionals: readonly string[], what: string): string {
   if (positionals.length !== 1)
     throw new CliError(positionals.length === 0 ? `which ${what}? (see --help)` : `one ${what} at a time, not ${positionals.length}`);

@@ -6,7 +6,7 @@ import type { Instr } from '../vc4/instr.ts';
 import { decodeProgram, ProgramSizeError } from '../vc4/codec.ts';
 import { RULES } from '../vc4/rules.ts';
 import { validate } from '../vc4/validate.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput, SYNTAX_HELP, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput, SYNTAX_HELP, SYNTAX_OPTION, syntaxOf, isAssembly } from './io.ts';
 import { readProgram } from './disasm.ts';
 
 export const validateCommand: Command = {
@@ -18,8 +18,9 @@ export const validateCommand: Command = {
 
 Reports every violation of the VideoCore IV instruction restrictions (Broadcom's reference
 guide, "Summary of Instruction Restrictions", and rules found on real chips) with the
-instruction index, the rule's name and the instruction. A .qasm file is assembled first and
-findings also name its file:line. Warnings do not fail.
+instruction index, the rule's name and the instruction. A .qasm, .asm or .s file, or any file
+given with --syntax, is assembled first and findings also name its file:line. Warnings do not
+fail.
 
 options:
       --rules       list the rules with their sources
@@ -37,7 +38,7 @@ ${exitHelp("a rule is broken (an error; warnings do not fail), the assembly has\
     const path = onePositional(positionals, 'program');
     let instrs: Instr[];
     let lines: readonly number[] | undefined;
-    if (/\.(qasm|asm|s)$/i.test(path)) {
+    if (isAssembly(path, values.syntax)) {
       try {
         const p = assemble(new TextDecoder().decode(readInput(io, path)), { file: path, syntax });
         instrs = p.instrs;

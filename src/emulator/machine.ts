@@ -326,17 +326,18 @@ export class Machine {
     let words = 0;
     let rowCount = 0;
     touched?.fill(0);
+    // The engine starts this load when it has finished the one before (any QPU's).
+    const start = Math.max(q.time, this.vdrFree);
     forEachVdrRow(s, pitch, (vpmWords, n, off) => {
       rowCount++;
       if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
-      if (touched && this.races.any()) this.races.check(q, (addr + off) >>> 0, (addr + off + 4 * n) >>> 0, 'a DMA load');
+      if (touched && this.races.any()) this.races.check(q, (addr + off) >>> 0, (addr + off + 4 * n) >>> 0, `a DMA load (starting at cycle ${start})`, start);
       const i0 = mem.index((addr + off) >>> 0);
       if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
         for (let d = 0; d < n; d++) vpm[vpmWords[d]!] = mem.words[i0 + d]!;
       } else for (let d = 0; d < n; d++) vpm[vpmWords[d]!] = mem.words[mem.check((addr + off + 4 * d) >>> 0, 'DMA load')]!;
       words += n;
     });
-    const start = Math.max(q.time, this.vdrFree);
     const T = this.timing;
     this.vdrFree = start + Math.ceil(T.dmaLoadBaseCycles + rowCount * T.dmaLoadCyclesPerRow + words * T.dmaLoadCyclesPerWord);
     return { done: this.vdrFree, bytes: words * 4 };

@@ -81,7 +81,8 @@ class TmuFifo {
 
 /** An I/O error without a location; the run loop adds QPU, pc and the instruction. */
 export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', message: string, rule?: string): EmulatorError {
-  return new EmulatorError(kind, message, undefined, rule);
+  // A broken rule is tagged with its name, as the validator's and strict mode's findings are.
+  return new EmulatorError(kind, kind === 'rule' && rule ? `[${rule}] ${message}` : message, undefined, rule);
 }
 
 export class Qpu {

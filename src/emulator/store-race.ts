@@ -73,26 +73,26 @@ export class StoreRaces {
   }
 
   /**
-   * A read by `q` of bytes [lo, hi) that another QPU's DMA store is still writing at q's clock
-   * is rule dma-store-race.
+   * A read by `q` of bytes [lo, hi) at cycle `time` (its clock, or when its DMA load starts)
+   * that another QPU's DMA store is still writing is rule dma-store-race.
    */
-  check(q: Qpu, lo: number, hi: number, what: string): void {
-    const u = this.overlapping(q, lo, hi);
+  check(q: Qpu, lo: number, hi: number, what: string, time = q.time): void {
+    const u = this.overlapping(q.id, time, lo, hi);
     if (u)
       throw ioError(
         'rule',
-        `${what} at ${hex(lo)} reads memory that QPU ${u.qpu}'s DMA store (cycles ${u.start}-${u.done}) is still writing at cycle ${q.time}: ` +
+        `${what} at ${hex(lo)} reads memory that QPU ${u.qpu}'s DMA store (cycles ${u.start}-${u.done}) is still writing at cycle ${time}: ` +
           `QPU ${u.qpu} must read vw_wait before it lets this QPU go on (a semaphore up, a mutex release)`,
         'dma-store-race',
       );
   }
 
-  private overlapping(q: Qpu, lo: number, hi: number): UnfinishedStore | undefined {
-    if (this.until <= q.time) return undefined;
+  private overlapping(qpu: number, time: number, lo: number, hi: number): UnfinishedStore | undefined {
+    if (this.until <= time) return undefined;
     let near = false;
-    for (let p = pageOf(lo); p <= pageOf(hi - 1) && !near; p++) near = this.pageEnd[p]! > q.time;
+    for (let p = pageOf(lo); p <= pageOf(hi - 1) && !near; p++) near = this.pageEnd[p]! > time;
     if (!near) return undefined;
-    for (const u of this.list) if (u.qpu !== q.id && u.done > q.time && lo < u.hi && u.lo < hi) return u;
+    for (const u of this.list) if (u.qpu !== qpu && u.done > time && lo < u.hi && u.lo < hi) return u;
     return undefined;
   }
 }

@@ -40,7 +40,11 @@ export interface InterpretResult {
 }
 
 export class InterpreterError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The rule broken, where the emulator reports the same misuse as a rule (mutex-relock, ...). */
+    readonly rule?: string,
+  ) {
     super(message);
     this.name = 'InterpreterError';
   }
@@ -155,8 +159,8 @@ class Interpreter {
     return `${s.loc ? s.loc + ', ' : ''}\`${this.printer.brief(s)}\``;
   }
 
-  private fail(q: QpuState, message: string): never {
-    throw new InterpreterError(`kernel ${this.k.name}, QPU ${q.id} (${this.where(q)}): ${message}`);
+  private fail(q: QpuState, message: string, rule?: string): never {
+    throw new InterpreterError(`kernel ${this.k.name}, QPU ${q.id} (${this.where(q)}): ${rule ? `[${rule}] ` : ''}${message}`, rule);
   }
 
   // ---- statements
@@ -257,11 +261,11 @@ class Interpreter {
       }
       case 'mutex': {
         if (s.lock) {
-          if (this.mutexHolder === q.id) this.fail(q, MUTEX_MISUSE['mutex-relock']);
+          if (this.mutexHolder === q.id) this.fail(q, MUTEX_MISUSE['mutex-relock'], 'mutex-relock');
           while (this.mutexHolder !== -1) yield { what: `the mutex, held by QPU ${this.mutexHolder}` };
           this.mutexHolder = q.id;
         } else {
-          if (this.mutexHolder !== q.id) this.fail(q, MUTEX_MISUSE['mutex-unlock-unheld']);
+          if (this.mutexHolder !== q.id) this.fail(q, MUTEX_MISUSE['mutex-unlock-unheld'], 'mutex-unlock-unheld');
           this.mutexHolder = -1;
         }
         return undefined;

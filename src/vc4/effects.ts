@@ -22,6 +22,7 @@ import {
   W_UNIF_ADDR,
   W_VPM,
   W_VPM_SETUP,
+  writeInfo,
 } from './registers.ts';
 import { exclusiveConditions, MUX_A, MUX_B, MUX_R4, PROGRAM_END_SIGNALS, SIG_LOAD_TMU0, SIG_LOAD_TMU1, TLB_LOAD_SIGNALS } from './tables.ts';
 
@@ -146,7 +147,7 @@ export function effectsOf(i: Instr): Effects {
     const a = i.waddrAdd;
     const differs = a === 41 || a === 42 || a === 49 || a === 50;
     if (a === i.waddrMul && a >= 32 && a !== 39 && !differs && i.condAdd !== 0 && i.condMul !== 0 && !exclusiveAccWrite(a, i.condAdd, i.condMul))
-      doubleWrite = `both ALUs write ${a === 37 ? 'r5' : `address ${a}`}${isAccumulator(a) ? ' under conditions that can both hold' : ''}`;
+      doubleWrite = `both ALUs write ${writeInfo('a', a).name}${isAccumulator(a) ? ' under conditions that can both hold' : ''}`;
     // The write is recorded above all the same: the hardware makes it (vc4asm's addendum).
     if (i.kind === 'alu') {
       if (i.opAdd === 0 && i.waddrAdd !== 39 && i.condAdd !== 0) nopOpcodeWrite = `the add ALU (write address ${i.waddrAdd})`;

@@ -57,7 +57,7 @@ test('the mutex read by its holder, or written by a QPU that does not hold it, s
   for (const strict of [true, false]) {
     const relock = fails(`mov r0, mutex\nmov r0, mutex${END}`, { strict });
     assert.equal(relock.rule, 'mutex-relock');
-    assert.match(relock.message, /^QPU 0, pc 1 \(.*mutex.*\): this QPU locks the mutex it already holds/);
+    assert.match(relock.message, /^QPU 0, pc 1 \(.*mutex.*\): \[mutex-relock\] this QPU locks the mutex it already holds/);
     assert.equal(fails(`mov mutex, 1${END}`, { strict }).rule, 'mutex-unlock-unheld');
   }
   // Another QPU's release does not free it either: QPU 1 writes it while QPU 0 holds it.

@@ -39,7 +39,7 @@ const TMU_LOAD = 'mov tmu0_s, unif\n  nop.ldtmu0';
 const opts = { qpus: 2, buffers: { buf: 16 }, uniforms: ['@buf'] };
 
 test('a DMA load or a TMU lookup of memory another QPU is still storing to is rule dma-store-race', () => {
-  for (const [read, what] of [[DMA_LOAD, 'a DMA load'], [TMU_LOAD, 'TMU0 lookup, lane 0,']] as const)
+  for (const [read, what] of [[DMA_LOAD, 'a DMA load \\(starting at cycle \\d+\\)'], [TMU_LOAD, 'TMU0 lookup, lane 0,']] as const)
     assert.throws(
       () => runAsm(handoff(false, read), opts),
       (e: unknown) =>

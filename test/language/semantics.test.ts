@@ -176,7 +176,11 @@ test('the mutex locked twice, or unlocked unheld, is the same error on both targ
   ] as const) {
     const buf = SharedArray.int32(16);
     for (const run of [() => k.interpretSync([buf]), () => k.emulateSync([buf])])
-      assert.throws(run, (e: Error) => e.message.includes(`kernel ${name}`) && e.message.includes(`\`${stmt}\``) && text.test(e.message));
+      assert.throws(
+        run,
+        (e: Error & { rule?: string }) =>
+          e.message.includes(`kernel ${name}`) && e.message.includes(`\`${stmt}\``) && text.test(e.message) && e.rule === `mutex-${name === 'relock' ? 'relock' : 'unlock-unheld'}`,
+      );
   }
 });
 

@@ -76,6 +76,8 @@ export function* sourceLines(source: string): Generator<string> {
 
 /** Assembles a whole program. Throws AsmError with every error found (up to maxErrors). */
 export function assemble(source: string, opts: AsmOptions = {}): AsmProgram {
+  if (opts.syntax !== undefined && !(ASM_SYNTAXES as readonly string[]).includes(opts.syntax))
+    throw new RangeError(`syntax ${String(opts.syntax)}: the syntaxes are ${ASM_SYNTAXES.join(' and ')}`);
   if (opts.syntax === 'series') return assembleSeries(source, opts);
   const file = opts.file ?? '<input>';
   const maxErrors = opts.maxErrors ?? MAX_ERRORS;

@@ -173,13 +173,20 @@ class Reads {
   a: Reg | undefined;
   b: Reg | undefined;
   imm: { value: number; col: number } | undefined;
-  mux(t: Token): number {
+  /** The input mux of source `t`; `first`: an operation's first source, which must be a register. */
+  mux(t: Token, first: boolean): number {
     const r = register(t);
     if (!r) {
+      if (first)
+        throw new SeriesError(
+          `the first source must be a register in the series' syntax (it reads a number there as an undefined register): '${shown(t.text)}' can only be the second`,
+          t.col,
+        );
       const value = seriesNumber(t, false);
       if (value > SERIES_MAX_SMALL_IMM)
         throw new SeriesError(`the series' small immediates are 0-${SERIES_MAX_SMALL_IMM}, not ${shown(t.text)}: load it with ldi`, t.col);
-      if (this.b) throw new SeriesError(`a small immediate and ${this.b.text} both need the regfile-B read`, t.col);
+      if (this.b)
+        throw new SeriesError(`a small immediate and ${this.b.text} both need the regfile-B read (the series' assembler would read the immediate for both)`, t.col);
       if (this.imm && this.imm.value !== value) throw new SeriesError('one small immediate fits in an instruction', t.col);
       this.imm = { value, col: t.col };
       return MUX_B;
@@ -188,7 +195,8 @@ class Reads {
     const held = r.file === 'a' ? this.a : this.b;
     if (held && held.n !== r.n)
       throw new SeriesError(`${held.text} and ${r.text} are both regfile ${r.file.toUpperCase()} reads; an instruction has one (the series' assembler would read ${held.text} for both)`, r.col);
-    if (r.file === 'b' && this.imm) throw new SeriesError(`${r.text} and a small immediate both need the regfile-B read`, r.col);
+    if (r.file === 'b' && this.imm)
+      throw new SeriesError(`${r.text} and a small immediate both need the regfile-B read (the series' assembler would read the immediate for both)`, r.col);
     if (r.file === 'a') this.a = r;
     else this.b = r;
     return r.file === 'a' ? MUX_A : MUX_B;
@@ -212,9 +220,9 @@ function buildAlu(c: Cursor, op: Token): AluInstr {
   const reads = new Reads();
   const dst = destination(c.next('a destination'));
   c.expect(',', 'after the destination');
-  ins.addA = reads.mux(c.next('the first source'));
+  ins.addA = reads.mux(c.next('the first source'), true);
   c.expect(',', 'after the first source');
-  ins.addB = reads.mux(c.next('the second source'));
+  ins.addB = reads.mux(c.next('the second source'), false);
   c.expect(';', `before the mul half: every line of the series' syntax has one (; nop)`);
   const mulOp = c.next('the mul operation (nop, fmul, mul24, v8muld, v8min, v8max, v8adds, v8subs)');
   const mul = MUL_OP_BY_NAME.get(mulOp.text);
@@ -232,12 +240,15 @@ function buildAlu(c: Cursor, op: Token): AluInstr {
     if (next?.text === '.') throw new SeriesError("the series' assembler ignores suffixes on the mul operation: write them on the add operation", next.col);
     const mdst = destination(c.next('the mul destination'));
     if (mdst.file === dst.file)
-      throw new SeriesError(`the mul destination must be in the other register file than the add's (${dst.text}): ${mdst.file === 'a' ? 'rb' : 'ra'}${mdst.n}`, mdst.col);
+      throw new SeriesError(
+        `${mdst.text} is in the same register file as the add's destination ${dst.text}; the mul ALU writes the other file: ${mdst.file === 'a' ? 'rb' : 'ra'}${mdst.n}`,
+        mdst.col,
+      );
     ins.waddrMul = mdst.n;
     c.expect(',', 'after the mul destination');
-    ins.mulA = reads.mux(c.next('the first mul source'));
+    ins.mulA = reads.mux(c.next('the first mul source'), true);
     c.expect(',', 'after the first mul source');
-    ins.mulB = reads.mux(c.next('the second mul source'));
+    ins.mulB = reads.mux(c.next('the second mul source'), false);
   }
   c.end('the instruction');
   ins.condAdd = ins.condMul = COND_ALWAYS;
