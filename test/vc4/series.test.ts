@@ -155,7 +155,7 @@ test('what the series\' assembler would silently drop or change is an error sayi
 
 test('qpu asm/validate/emu --syntax series', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'qpu-series-'));
-  const file = join(dir, 'loop.asm');
+  const file = join(dir, 'loop.m4out'); // any name: --syntax says it is assembly
   writeFileSync(file, LOOP);
   const asm = await runQpu('asm', file, '--syntax', 'series', '--hex');
   assert.equal(asm.code, 0);
@@ -165,4 +165,5 @@ test('qpu asm/validate/emu --syntax series', async () => {
   const bad = await runQpu('asm', file, '--syntax', 'vc4asm', '--hex');
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--syntax vc4asm: the syntaxes are qpu-ts and series/);
+  assert.throws(() => assemble('nop', { syntax: 'vc4asm' as never }), /syntax vc4asm: the syntaxes are qpu-ts and series/);
 });
