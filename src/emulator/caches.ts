@@ -8,14 +8,13 @@
 // 32 KiB, 4-way, with 64-byte lines (the guide, pp. 14 and 40, places one TMU cache per TMU
 // and one L2 for all slices, and pp. 93-94 clears them separately).
 
-/** Bytes in a cache line of both caches. */
-export const LINE_BYTES = 64;
+/** A cache line of both caches: 64 bytes (a byte address's line is address >>> LINE_SHIFT). */
 export const LINE_SHIFT = 6;
 /** Lines of each TMU's cache: 4 KiB, direct-mapped. */
-export const TMU_CACHE_LINES = 64;
+const TMU_CACHE_LINES = 64;
 /** The L2 cache: 32 KiB in 128 sets of 4 lines, least recently used line replaced. */
-export const L2_SETS = 128;
-export const L2_WAYS = 4;
+const L2_SETS = 128;
+const L2_WAYS = 4;
 
 /** Where a line is found: in the TMU's cache, in L2, or only in memory (SDRAM). */
 export const HIT_TMU = 0;
@@ -37,11 +36,6 @@ export class TmuCaches {
   clear(): void {
     this.tmuTags.fill(-1);
     this.l2Tags.fill(-1);
-  }
-
-  /** The line of a byte address. */
-  static lineOf(addr: number): number {
-    return addr >>> LINE_SHIFT;
   }
 
   /** Looks line `line` up for TMU `unit`, filling the caches on a miss; says where it was found. */

@@ -239,7 +239,11 @@ export class Qpu {
       }
       const addr = R[src + l]! >>> 0;
       const line = addr >>> LINE_SHIFT;
-      if (nLines === 0 || (lines[nLines - 1] !== line && !lines.subarray(0, nLines).includes(line))) lines[nLines++] = line;
+      if (nLines === 0 || lines[nLines - 1] !== line) {
+        let k = 0;
+        while (k < nLines && lines[k] !== line) k++;
+        if (k === nLines) lines[nLines++] = line;
+      }
       if (racing && storeEnds[((addr - BUS_BASE) >>> 0) >>> 12]! > this.time)
         this.m.races.check(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
       const i = mem.index(addr);

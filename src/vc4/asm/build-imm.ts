@@ -24,8 +24,6 @@ import { BuildError, conditionCode, type Dest, destReq, fits, noDestCond, resolv
 import type { IgnoredBits, Operand, Suffix } from './parse.ts';
 import { shown } from './text.ts';
 
-const conditionNumber = conditionCode;
-
 // ---------------------------------------------------------------- load immediate
 
 export function buildLdi(suffixes: Suffix[], operands: Operand[], col: number): LoadImmInstr {
@@ -79,7 +77,7 @@ interface WriteSuffixes {
 function writeSuffixes(suffixes: Suffix[], what: string, others: string, other: (s: Suffix) => boolean = () => false): WriteSuffixes {
   const w: WriteSuffixes = { setf: false };
   for (const s of suffixes) {
-    const c = conditionNumber(s.text);
+    const c = conditionCode(s.text);
     if (c !== undefined) w.cond = c;
     else if (s.text === 'setf') w.setf = true;
     else if (s.text === 'ws') w.forceWs = s;

@@ -42,8 +42,6 @@ export function signalNumber(name: string): number | undefined {
   return SIGNAL_ALIASES.get(name);
 }
 
-const conditionNumber = conditionCode;
-
 export function buildStatement(st: Statement, ctx: BuildContext): Instr {
   switch (st.kind) {
     case 'alu':
@@ -88,7 +86,7 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
     } else {
       let cond: number | undefined;
       for (const s of part.suffixes) {
-        const c = conditionNumber(s.text);
+        const c = conditionCode(s.text);
         if (c !== undefined) {
           if (cond !== undefined) throw new BuildError(`two conditions on ${part.name}`, s.col);
           cond = c;
