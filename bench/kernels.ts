@@ -1,6 +1,7 @@
 // The seed kernels compiled and run on the emulator: static size, instructions executed per QPU
 // (delay slots included), emulated cycles and the Pi time they stand for, compile time, and the
-// emulator's own speed; beside each, QPULib's figures from ../shared/anchors.md.
+// emulator's own speed; beside each, QPULib's figures from ../shared/anchors.md (for sha256, the
+// SHA-256 series' hand-written kernel's).
 // Run: npm run bench            (a table)
 //      npm run bench -- --json out.json   (also one record per kernel and QPU count)
 import { writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { gcd, gcdInputs, gcdUnrolled } from '../examples/gcd.ts';
 import { glibcRand } from '../examples/rand.ts';
 import { heatGrid, step } from '../examples/heat.ts';
 import { rot3D_1, rot3D_2, rot3D_3, rot3DArrays } from '../examples/rot3d.ts';
+import { sampleMessages, sha256, sha256Inputs } from '../examples/sha256.ts';
 import { formatSeconds } from '../src/emulator/report.ts';
 import { SharedArray } from '../src/index.ts';
 import type { KernelAst } from '../src/source/ast.ts';
@@ -28,6 +30,9 @@ const QPULIB: Record<string, { static: number; executed: Record<number, number>;
   'rot3D v2': { static: 105, executed: { 1: 420_057 }, piSeconds: { 1: 0.018 } },
   'rot3D v3': { static: 111, executed: { 1: 420_063, 2: 210_072 }, piSeconds: { 2: 0.016 } },
   heat: { static: 223, executed: { 1: 1_530_198, 2: 741_699, 4: 370_893 }, piSeconds: { 1: 49.34 / 2000, 2: 24.91 / 2000, 4: 20.36 / 2000 }, compileMs: 4.6 },
+  // Not QPULib's: the SHA-256 series' hand-written kernel, 3,575 instructions a pass of 16 hashes
+  // a QPU, 3.1 Mhash/s on 12 QPUs (a pass in 12 * 16 / 3.1e6 s).
+  sha256: { static: 530, executed: { 1: 3575, 12: 3575 }, piSeconds: { 12: (12 * 16) / 3.1e6 } },
 };
 /** QPULib's emulator, built with -O2, on this kind of machine (../shared/anchors.md). */
 const QPULIB_EMULATOR = '15-19 M/s';
@@ -96,6 +101,16 @@ for (const [name, k] of [['rot3D v1', rot3D_1], ['rot3D v2', rot3D_2], ['rot3D v
         return [N, f32bits(Math.cos(theta)), f32bits(Math.sin(theta)), x, y];
       },
     });
+for (const qpus of [1, 12])
+  cases.push({
+    kernel: 'sha256',
+    qpus,
+    ast: sha256.ast,
+    args() {
+      const messages = sampleMessages(16 * qpus);
+      return [sha256Inputs(messages).blocks, SharedArray.int32(messages.length * 8)];
+    },
+  });
 const grid = heatGrid(496, 504, glibcRand(0), 10);
 for (const qpus of [1, 2, 4])
   cases.push({ kernel: 'heat', qpus, ast: step.ast, args: () => [grid, SharedArray.float32(grid.length), 512, 496, 504] });

@@ -1,4 +1,5 @@
-// QPULib's three README examples, written in the language, on the reference interpreter.
+// QPULib's three README examples, written in the language, on the reference interpreter; and
+// SHA-256 on both targets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SharedArray } from '../../src/index.ts';
@@ -6,6 +7,7 @@ import { gcd, gcdInputs, gcdUnrolled } from '../../examples/gcd.ts';
 import { glibcRand } from '../../examples/rand.ts';
 import { heatGrid, step, stepScalar } from '../../examples/heat.ts';
 import { rot3D_1, rot3D_2, rot3D_3, rot3DArrays, rot3DScalar } from '../../examples/rot3d.ts';
+import { hashOf, sampleMessages, sha256, sha256Inputs } from '../../examples/sha256.ts';
 
 const README = `gcd(183, 186) = 3
 gcd(177, 115) = 1
@@ -77,4 +79,16 @@ test('the heat step with the Cursor class equals the scalar version, on 1, 2 and
     await step.setNumQPUs(qpus)(input, out, pitch, width, height);
     assert.deepEqual(Array.from(out), Array.from(expected), `${qpus} QPUs`);
   }
+});
+
+test('SHA-256, 16 messages a QPU, equals node:crypto on the interpreter and the emulator', () => {
+  const messages = sampleMessages(32);
+  const { blocks, expected } = sha256Inputs(messages);
+  for (const run of ['interpretSync', 'emulateSync'] as const) {
+    const hashes = SharedArray.int32(messages.length * 8);
+    sha256.setNumQPUs(2)[run]([blocks, hashes]);
+    assert.deepEqual(messages.map((_, n) => hashOf(hashes, n)), expected, run);
+  }
+  assert.throws(() => sha256Inputs(sampleMessages(15)), /16 messages a QPU/);
+  assert.throws(() => sha256Inputs([new Uint8Array(56), ...sampleMessages(15)]), /message 0 has 56 bytes; one block holds 55/);
 });
