@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CompileError, type Stage, STAGES } from '../compiler/compile.ts';
+import { CompileError, type OptLevel, type Stage, STAGES } from '../compiler/compile.ts';
 import type { Kernel } from '../runtime/kernel.ts';
 import type { ParamType } from '../dsl/types.ts';
 import { printKernel } from '../source/print.ts';
@@ -19,7 +19,7 @@ const isKernel = (x: unknown): x is AnyKernel => typeof x === 'function' && 'ast
 export const compileCommand: Command = {
   name: 'compile',
   summary: 'compile a kernel from a TypeScript module to machine code',
-  help: `usage: qpu compile MODULE.ts [--kernel NAME] [--qpus N] [--dump STAGE] [-o OUT.bin]
+  help: `usage: qpu compile MODULE.ts [--kernel NAME] [--qpus N] [-O LEVEL] [--dump STAGE] [-o OUT.bin]
 
 Imports MODULE.ts (an ES module: .mts, or .ts in a package with "type": "module"), takes the
 kernel it exports (kernel(...) values; name one with --kernel when there are several), compiles
@@ -29,12 +29,14 @@ words, little-endian, low word first: what qpu disasm reads).
 options:
       --kernel NAME   the exported kernel (its export name or its kernel name)
       --qpus N        the number of QPUs the code is for, 1-12 (default 1)
+  -O, --opt LEVEL     optimization level: 0 (no passes), 1 or 2 (the default); docs/compiler.md
       --dump STAGE    print one stage instead of the final assembly:
                         ast       the kernel as the language sees it
                         ir        lowered to instructions over virtual registers (%n)
                         liveness  the IR with the registers live after each instruction
                         alloc     where each virtual register went (ra/rb, or a VPM spill row)
-                        emit      the assembly before hardware-rule spacing (no nops yet)
+                        emit      the assembly before scheduling and hardware-rule spacing
+                        schedule  the assembly after scheduling, before spacing (no nops yet)
                         asm       the final assembly (the default)
                         code      the machine code: index, word, instruction
   -o, --output FILE   write the machine code to FILE (and print only a --dump asked for);
@@ -49,11 +51,13 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
     const { values, positionals } = parse(args, {
       kernel: { type: 'string' },
       qpus: { type: 'string' },
+      opt: { type: 'string', short: 'O' },
       dump: { type: 'string' },
       output: { type: 'string', short: 'o' },
     });
     const path = onePositional(positionals, 'TypeScript module');
     const qpus = parseCount(values.qpus, 1, 1, 12, '--qpus');
+    const opt = parseCount(values.opt, 2, 0, 2, '-O') as OptLevel;
     const stage = values.dump ?? 'asm';
     if (stage !== 'ast' && !(STAGES as readonly string[]).includes(stage))
       throw new CliError(`--dump ${stage}: the stages are ast, ${STAGES.join(', ')}`);
@@ -96,7 +100,7 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
     }
     const before = chosen.numQPUs;
     try {
-      const c = chosen.setNumQPUs(qpus).code();
+      const c = chosen.setNumQPUs(qpus).setOptLevel(opt).code();
       if (values.output !== undefined) {
         writeOutput(io, values.output, programToBytes(c.words));
         io.err(`${c.kernel}: ${c.instrs.length} instructions for ${qpus} QPU${qpus > 1 ? 's' : ''} written to ${values.output}\n`);

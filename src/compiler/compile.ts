@@ -4,7 +4,8 @@
 //   regalloc.ts  virtual registers -> ra0-31 / rb0-31, or a list to spill
 //   spill.ts     spilled registers -> VPM rows or scratch memory, then allocation again
 //   emit.ts      assembly lines, operands moved to r0 where two need one regfile
-//   hazards.ts   nops where the hardware needs spacing; the validator passes with no finding
+//   schedule.ts  each straight run reordered so that latencies are covered by other work
+//   hazards.ts   nops where the hardware still needs spacing; the validator passes with no finding
 //   assembler    64-bit words (src/vc4/asm)
 // Every stage's output can be printed (`dump`), so a miscompiled kernel can be cut down.
 
@@ -14,19 +15,36 @@ import { ProgramSizeError } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { type AsmLine, asmText, emit } from './emit.ts';
 import { CompileError } from './errors.ts';
-import { satisfyRules } from './hazards.ts';
+import { assembleLines, satisfyRules } from './hazards.ts';
+import { scheduleLines } from './schedule.ts';
 import { printIr, irText, type IrInstr } from './ir.ts';
 import { interference, liveness, printLiveness } from './liveness.ts';
 import { lower } from './lower.ts';
 import { allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 
-export const STAGES = ['ir', 'liveness', 'alloc', 'emit', 'asm', 'code'] as const;
+export const STAGES = ['ir', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
+
+/** Optimization levels: 0 compiles plainly; each pass is on from its level up (PASS_LEVEL). */
+export const OPT_LEVELS = [0, 1, 2] as const;
+export type OptLevel = (typeof OPT_LEVELS)[number];
+/** The optimization passes, and the level each is on from. */
+export const PASS_LEVEL = { schedule: 1 } as const;
+export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
   /** The number of QPUs the code will run on (1-12): it decides the VPM rows each may use. */
   readonly qpus: number;
+  /** The optimization level (default 2). */
+  readonly opt?: OptLevel;
+  /** Passes switched on or off whatever the level. */
+  readonly passes?: Partial<Record<Pass, boolean>>;
+}
+
+/** Whether a pass runs under these options. */
+export function passOn(opts: CompileOptions, pass: Pass): boolean {
+  return opts.passes?.[pass] ?? (opts.opt ?? 2) >= PASS_LEVEL[pass];
 }
 
 export interface Compiled {
@@ -74,6 +92,8 @@ export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
 function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   const { qpus } = opts;
   if (!Number.isInteger(qpus) || qpus < 1 || qpus > 12) throw new RangeError(`kernel ${ast.name}: compile for 1 to 12 QPUs, not ${qpus}`);
+  if (opts.opt !== undefined && !(OPT_LEVELS as readonly number[]).includes(opts.opt))
+    throw new RangeError(`kernel ${ast.name}: optimization level ${opts.opt}: the levels are ${OPT_LEVELS.join(', ')}`);
   const lowered = lower(ast, qpus);
   const header = [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
   const irDump = `${header}\n${printIr(lowered.code)}`;
@@ -103,7 +123,9 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     code = spillRegisters(code, r.spill, st, { qpu: lowered.qpu, qpus });
   }
   const lines: AsmLine[] = emit(code, place);
-  const spaced = withinSizeLimit(ast.name, () => satisfyRules(lines, ast.name));
+  const assembled = withinSizeLimit(ast.name, () => assembleLines(lines, ast.name));
+  const scheduled = passOn(opts, 'schedule') ? scheduleLines(lines, assembled) : undefined;
+  const spaced = withinSizeLimit(ast.name, () => satisfyRules(scheduled?.lines ?? lines, scheduled?.instrs ?? assembled, ast.name));
   const asm = asmText(spaced.lines);
   const registers = new Set(place.filter((x) => x).map((x) => placeName(x!))).size;
   return {
@@ -131,6 +153,8 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
             .join('\n') + '\n';
         case 'emit':
           return asmText(lines);
+        case 'schedule':
+          return scheduled ? asmText(scheduled.lines) : '# scheduling is off (-O0): the emitted order stands\n';
         case 'asm':
           return asm;
         case 'code':

@@ -1,6 +1,6 @@
 // Hardware-rule satisfaction: spaces instructions so that no rule between neighbouring
-// instructions is broken. Needs: assembly lines from emit.ts whose instructions each obey the
-// one-instruction rules. Guarantees: a program that the validator (src/vc4/validate.ts) passes
+// instructions is broken. Needs: assembly lines from emit.ts, with their instructions
+// (assembleLines, then schedule.ts), each obeying the one-instruction rules. Guarantees: a program that the validator (src/vc4/validate.ts) passes
 // with no finding at all, or an internal CompileError naming the kernel and the rule, never code
 // that breaks a rule.
 //
@@ -40,10 +40,14 @@ export interface Spaced {
   readonly nops: number;
 }
 
-export function satisfyRules(lines: readonly AsmLine[], kernel: string): Spaced {
-  // Assemble once; each round inserts nops into the instruction list and re-aims the branches.
-  const prog = assemble(asmText(lines), { file: `kernel ${kernel}` });
-  let instrs = prog.instrs;
+/** Assembles emitted lines: the instructions, one per instruction line. */
+export function assembleLines(lines: readonly AsmLine[], kernel: string): Instr[] {
+  return assemble(asmText(lines), { file: `kernel ${kernel}` }).instrs;
+}
+
+export function satisfyRules(lines: readonly AsmLine[], assembled: readonly Instr[], kernel: string): Spaced {
+  // Each round inserts nops into the instruction list and re-aims the branches.
+  let instrs = [...assembled];
   let cur = [...lines];
   let nops = 0;
   for (let round = 0; ; round++) {

@@ -3,7 +3,7 @@
 // and the inputs untouched. On a mismatch, shrink() cuts the program down, statement by
 // statement and expression by expression, to a smaller one that still disagrees.
 
-import { compile } from '../compiler/compile.ts';
+import { compile, type OptLevel } from '../compiler/compile.ts';
 import { type Allocation, GpuMemory } from '../emulator/memory.ts';
 import type { BoolExpr, Expr, KernelAst, Stmt } from '../source/ast.ts';
 import type { GeneratedProgram } from '../source/generate.ts';
@@ -23,6 +23,8 @@ function regions(a: Record<'inI' | 'inF' | 'outI' | 'outF', Allocation>): ArrayA
 
 /** Runs programs on both targets, in GPU memory renewed now and then (pages are never reused). */
 export class DifferentialRunner {
+  /** `opt`: the compiler's optimization level for the emulator's side. */
+  constructor(private readonly opt: OptLevel = 2) {}
   private memory = new GpuMemory();
   private target = new EmulatorTarget(this.memory);
   private runs = 0;
@@ -56,7 +58,7 @@ export class DifferentialRunner {
     }
     const b = arrays();
     try {
-      const c = compile(ast, { qpus: p.qpus });
+      const c = compile(ast, { qpus: p.qpus, opt: this.opt });
       this.target.run(c, b.args, regions(b), { maxSteps: 50_000_000 });
     } catch (e) {
       return { kind: 'mismatch', detail: `the emulator run failed: ${(e as Error).message ?? e}` };

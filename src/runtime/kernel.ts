@@ -14,7 +14,7 @@ import { EMULATOR_STEPS, stepBudget } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { allocationOf, gpuMemory } from './shared-array.ts';
-import { compile, type Compiled } from '../compiler/compile.ts';
+import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/compile.ts';
 import type { RunResult } from '../emulator/machine.ts';
 import { EmulatorTarget } from './emulate.ts';
 import type { FloatType, IntType, PtrType } from '../dsl/types.ts';
@@ -61,6 +61,9 @@ export interface Kernel<P extends readonly ParamType[]> {
   readonly numQPUs: number;
   /** How many QPUs run the kernel (1-12); returns the kernel. */
   setNumQPUs(n: number): Kernel<P>;
+  /** The compiler's optimization level for the emulator and code() (0-2, default 2); returns the kernel. */
+  setOptLevel(level: OptLevel): Kernel<P>;
+  readonly optLevel: OptLevel;
   /** Runs the kernel on the reference interpreter. */
   interpret(...args: HostArgs<P>): Promise<RunReport>;
   interpretSync(args: HostArgs<P>, opts?: RunOptions): RunReport;
@@ -110,10 +113,11 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
     const r = interpret(ast, { qpus, args: values, memory: gpuMemory, arrays, maxSteps: o.maxSteps });
     return { target: 'interpreter', qpus, steps: r.steps };
   };
-  const compiled = new Map<number, Compiled>();
+  let opt: OptLevel = 2;
+  const compiled = new Map<string, Compiled>();
   const code = (): Compiled => {
-    let c = compiled.get(qpus);
-    if (!c) compiled.set(qpus, (c = compile(ast, { qpus })));
+    let c = compiled.get(`${qpus}/${opt}`);
+    if (!c) compiled.set(`${qpus}/${opt}`, (c = compile(ast, { qpus, opt })));
     return c;
   };
   const runEmulator = (args: readonly unknown[], o: RunOptions = {}): RunReport => {
@@ -132,11 +136,17 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
     kernelName: { value: name },
     ast: { value: ast },
     numQPUs: { get: () => qpus },
+    optLevel: { get: () => opt },
   });
   return Object.assign(k, {
     setNumQPUs(n: number) {
       if (!Number.isInteger(n) || n < 1 || n > 12) throw new RangeError(`kernel ${name}: setNumQPUs(${n}): 1 to 12 QPUs`);
       qpus = n;
+      return k;
+    },
+    setOptLevel(level: OptLevel) {
+      if (!(OPT_LEVELS as readonly number[]).includes(level)) throw new RangeError(`kernel ${name}: setOptLevel(${level}): the levels are ${OPT_LEVELS.join(', ')}`);
+      opt = level;
       return k;
     },
     interpret: (...args: unknown[]) => Promise.resolve().then(() => runInterpreter(args)),

@@ -3,10 +3,12 @@
 import assert from 'node:assert/strict';
 import { DifferentialRunner, shrink } from '../../src/runtime/differential.ts';
 import { generate, type GeneratorOptions } from '../../src/source/generate.ts';
+import type { OptLevel } from '../../src/compiler/compile.ts';
 import { printKernel } from '../../src/source/print.ts';
 
-export function differential(first: number, count: number, opts?: GeneratorOptions): void {
-  const runner = new DifferentialRunner();
+/** Seeds [first, first + count) agree, compiled at optimization level `opt` (default 2). */
+export function differential(first: number, count: number, opts?: GeneratorOptions, opt: OptLevel = 2): void {
+  const runner = new DifferentialRunner(opt);
   for (let seed = first; seed < first + count; seed++) {
     const p = generate(seed, opts);
     const r = runner.run(p);
@@ -14,7 +16,7 @@ export function differential(first: number, count: number, opts?: GeneratorOptio
     if (r.kind === 'mismatch') {
       const small = shrink(p.ast, (k) => runner.run(p, k).kind === 'mismatch', { keep: p.prologue, maxTries: 1500 });
       const again = runner.run(p, small);
-      assert.fail(`seed ${seed} (${p.qpus} QPUs): interpreter and emulator disagree\n${printKernel(small)}\n${again.kind === 'mismatch' ? again.detail : r.detail}`);
+      assert.fail(`seed ${seed} (${p.qpus} QPUs, -O${opt}): interpreter and emulator disagree\n${printKernel(small)}\n${again.kind === 'mismatch' ? again.detail : r.detail}`);
     }
   }
 }

@@ -1,0 +1,187 @@
+// Instruction scheduling (the first pass of issue 11's back end): reorders the machine
+// instructions of each straight-line run so that a value is not read right after it is written
+// to a regfile, nor r4 right after an SFU write, when other work can go between; the nops the
+// hardware rules would need there (hazards.ts) are then not needed.
+// Needs: allocated machine instructions, one per line (emit.ts, then assembled). Guarantees: the
+// same instructions, each run a permutation that keeps every dependency (a register, an
+// accumulator, r4 or the flags written and read, or written twice), keeps all I/O (uniforms,
+// VPM, DMA, TMU, SFU, semaphores, the mutex, signals) in its order, and moves nothing across a
+// label, a branch and its delay slots, or the program end and its delay slots.
+
+import { effectsOf } from '../vc4/effects.ts';
+import type { Instr } from '../vc4/instr.ts';
+import type { AsmLine } from './emit.ts';
+import { COND_ALWAYS, COND_NEVER, MUX_A, MUX_R4, PROGRAM_END_SIGNALS, SIG_NONE } from '../vc4/tables.ts';
+import { SIG_SMALL_IMM } from '../vc4/fields.ts';
+import { R_ELEM_NUM } from '../vc4/registers.ts';
+
+/** Instructions a branch or a program end takes with it: the branch's three delay slots, the end's two. */
+const BRANCH_SLOTS = 3;
+const END_SLOTS = 2;
+/** Cycles from an SFU write to its result in r4 (Guide p. 23: r4 is written three instructions later). */
+const SFU_LATENCY = 3;
+/** A regfile value can be read the second instruction after its write (Guide p. 17). */
+const REGFILE_LATENCY = 2;
+
+/** What one instruction reads and writes, as resource numbers, and whether it does I/O. */
+interface Footprint {
+  readonly reads: number[];
+  readonly writes: number[];
+  readonly io: boolean;
+  /** A write of r4 that lands late (SFU): its readers wait SFU_LATENCY. */
+  readonly sfu: boolean;
+}
+
+// Resources: regfile A 0-31, B 32-63, accumulators r0-r5 64-69, the flags 70.
+const A = 0;
+const B = 32;
+const ACC = 64;
+const FLAGS = 70;
+const RESOURCES = 71;
+
+function footprint(i: Instr): Footprint {
+  const e = effectsOf(i);
+  const reads = [...e.readsA.map((n) => A + n), ...e.readsB.map((n) => B + n)];
+  const writes = [...e.writesA.map((n) => A + n), ...e.writesB.map((n) => B + n), ...e.accWrites.map((n) => ACC + n)];
+  if (e.writesR4) writes.push(ACC + 4);
+  let io = e.peripherals.length > 0 || e.readsUniform || e.vpmAny || e.programEnd || e.isBranch || e.kind === 'sema';
+  // Writes to I/O registers (all but the accumulators and nop), and reads of them (but the
+  // element and QPU numbers, which have no side effect).
+  for (const w of e.waddrs) if (w.addr >= 32 && w.addr !== 39 && !(w.addr >= 32 && w.addr <= 35) && w.addr !== 37) io = true;
+  for (const r of e.raddrs) if (r >= 32 && r !== 39 && r !== R_ELEM_NUM) io = true;
+  if (i.kind === 'alu') {
+    if (i.sig !== SIG_NONE && i.sig !== SIG_SMALL_IMM) io = true;
+    const used: number[] = [];
+    if (i.opAdd !== 0) used.push(i.addA, i.addB);
+    if (i.opMul !== 0) used.push(i.mulA, i.mulB);
+    for (const m of used) if (m < MUX_A && m !== MUX_R4) reads.push(ACC + m);
+    if (e.readsR4) reads.push(ACC + 4);
+    if (e.rotation === 'r5') reads.push(ACC + 5);
+    if (i.sf) writes.push(FLAGS);
+    const conditional = (cond: number, op: number, waddr: number) => cond !== COND_ALWAYS && cond !== COND_NEVER && (op !== 0 || waddr !== 39);
+    if (conditional(i.condAdd, i.opAdd, i.waddrAdd) || conditional(i.condMul, i.opMul, i.waddrMul)) reads.push(FLAGS);
+  } else if (i.kind === 'ldi' || i.kind === 'sema') {
+    if (i.sf) writes.push(FLAGS);
+    if ((i.condAdd !== COND_ALWAYS && i.condAdd !== COND_NEVER) || (i.condMul !== COND_ALWAYS && i.condMul !== COND_NEVER)) reads.push(FLAGS);
+  }
+  return { reads, writes, io, sfu: e.sfuWrites > 0 };
+}
+
+/** Where runs end: labels before instruction i (labelBefore[i]) and instructions that stay put. */
+export interface ScheduleInput {
+  readonly instrs: readonly Instr[];
+  /** True where a label stands right before instruction i. */
+  readonly labelBefore: readonly boolean[];
+}
+
+/** The new order: order[k] is the index of the instruction that goes k-th. */
+export function schedule(input: ScheduleInput): number[] {
+  const { instrs, labelBefore } = input;
+  const n = instrs.length;
+  const fixed = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const ins = instrs[i]!;
+    const tail = ins.kind === 'branch' ? BRANCH_SLOTS : ins.kind === 'alu' && PROGRAM_END_SIGNALS.has(ins.sig) ? END_SLOTS : -1;
+    for (let k = 0; k <= tail && i + k < n; k++) fixed[i + k] = 1;
+  }
+  const order: number[] = [];
+  let start = 0;
+  for (let i = 0; i <= n; i++) {
+    if (i < n && !fixed[i] && !(labelBefore[i] && i > start)) continue;
+    // A run [start, i): schedule it; then the fixed instruction i, if any, stays where it is.
+    if (i > start) order.push(...scheduleRun(instrs, start, i));
+    if (i < n && fixed[i]) {
+      order.push(i);
+      start = i + 1;
+    } else start = i;
+  }
+  return order;
+}
+
+/** List scheduling of instructions [start, end): the longest chain of latencies first. */
+function scheduleRun(instrs: readonly Instr[], start: number, end: number): number[] {
+  const len = end - start;
+  if (len <= 1) return len ? [start] : [];
+  const preds: { from: number; lat: number }[][] = Array.from({ length: len }, () => []);
+  const lastWriter = new Int32Array(RESOURCES).fill(-1);
+  const readersSince: number[][] = Array.from({ length: RESOURCES }, () => []);
+  const sfuWrite = new Uint8Array(len);
+  let lastIo = -1;
+  for (let k = 0; k < len; k++) {
+    const f = footprint(instrs[start + k]!);
+    sfuWrite[k] = f.sfu ? 1 : 0;
+    for (const r of f.reads) {
+      const w = lastWriter[r]!;
+      if (w >= 0) preds[k]!.push({ from: w, lat: r < ACC ? REGFILE_LATENCY : r === ACC + 4 && sfuWrite[w] ? SFU_LATENCY : 1 });
+      readersSince[r]!.push(k);
+    }
+    for (const r of f.writes) {
+      const w = lastWriter[r]!;
+      if (w >= 0) preds[k]!.push({ from: w, lat: 1 });
+      for (const x of readersSince[r]!) if (x !== k) preds[k]!.push({ from: x, lat: 1 });
+      lastWriter[r] = k;
+      readersSince[r] = [];
+    }
+    if (f.io) {
+      if (lastIo >= 0) preds[k]!.push({ from: lastIo, lat: 1 });
+      lastIo = k;
+    }
+  }
+  // Priority: the longest chain of latencies from an instruction to the end of the run.
+  const succs: { to: number; lat: number }[][] = Array.from({ length: len }, () => []);
+  for (let k = 0; k < len; k++) for (const p of preds[k]!) succs[p.from]!.push({ to: k, lat: p.lat });
+  const height = new Int32Array(len);
+  for (let k = len - 1; k >= 0; k--) for (const s of succs[k]!) height[k] = Math.max(height[k]!, s.lat + height[s.to]!);
+  const waiting = new Int32Array(len);
+  for (let k = 0; k < len; k++) waiting[k] = preds[k]!.length;
+  const earliest = new Int32Array(len);
+  const ready: number[] = [];
+  for (let k = 0; k < len; k++) if (waiting[k] === 0) ready.push(k);
+  const out: number[] = [];
+  let t = 0;
+  while (ready.length) {
+    // The ready instruction that can issue now with the longest chain ahead; if none can issue
+    // now, the one that can issue soonest (the hazard pass puts nops in the gap).
+    let best = -1;
+    for (let j = 0; j < ready.length; j++) {
+      const k = ready[j]!;
+      if (best < 0) {
+        best = j;
+        continue;
+      }
+      const b = ready[best]!;
+      const [kNow, bNow] = [earliest[k]! <= t, earliest[b]! <= t];
+      if (kNow !== bNow ? kNow : kNow ? height[k]! > height[b]! || (height[k] === height[b] && k < b) : earliest[k]! < earliest[b]! || (earliest[k] === earliest[b] && k < b))
+        best = j;
+    }
+    const k = ready[best]!;
+    ready.splice(best, 1);
+    t = Math.max(t, earliest[k]!) + 1;
+    out.push(start + k);
+    for (const s of succs[k]!) {
+      earliest[s.to] = Math.max(earliest[s.to]!, t - 1 + s.lat);
+      if (--waiting[s.to]! === 0) ready.push(s.to);
+    }
+  }
+  return out;
+}
+
+/** Reorders emitted lines and their instructions by `schedule`; labels stay where they are. */
+export function scheduleLines(lines: readonly AsmLine[], instrs: readonly Instr[]): { lines: AsmLine[]; instrs: Instr[] } {
+  const labelBefore: boolean[] = [];
+  const text: AsmLine[] = [];
+  let pending = false;
+  for (const l of lines) {
+    if ('label' in l) pending = true;
+    else {
+      labelBefore.push(pending);
+      text.push(l);
+      pending = false;
+    }
+  }
+  const order = schedule({ instrs, labelBefore });
+  const out: AsmLine[] = [];
+  let k = 0;
+  for (const l of lines) out.push('label' in l ? l : text[order[k++]!]!);
+  return { lines: out, instrs: order.map((i) => instrs[i]!) };
+}
