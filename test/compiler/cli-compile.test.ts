@@ -20,6 +20,7 @@ test('qpu compile prints the assembly, each stage with --dump, and writes machin
     ['liveness', /# live: %/],
     ['alloc', /%0 -> r[ab]\d+/],
     ['emit', /mov r[ab]\d+, unif/],
+    ['schedule', /mov r[ab]\d+, unif/],
     ['code', /0x[0-9A-F]{8}_[0-9A-F]{8}/],
   ] as const) {
     const r = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', stage);
@@ -36,6 +37,16 @@ test('qpu compile prints the assembly, each stage with --dump, and writes machin
   assert.match(both.out, /# %0: p\n/);
   const words = bytesToProgram(readFileSync(file));
   assert.ok(disassemble(words).includes('nop.tend'));
+  // -O0 compiles without the passes: the schedule dump says so, and the code is other.
+  const o0 = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '-O0', '--dump', 'schedule');
+  assert.equal(o0.code, 0, o0.err);
+  assert.match(o0.out, /scheduling is off/);
+  const plain = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '-O', '0');
+  assert.equal(plain.out, gcd.setNumQPUs(1).setOptLevel(0).code().asm);
+  gcd.setOptLevel(2);
+  const bad = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '-O3');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /-O 3: expected a whole number from 0 to 2/);
 });
 
 test('qpu compile explains what is wrong: several kernels, unknown kernel, bad stage or QPU count, no module', async () => {
