@@ -30,7 +30,7 @@ export type Stage = (typeof STAGES)[number];
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
 /** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { schedule: 1 } as const;
+export const PASS_LEVEL = { schedule: 1, pair: 2 } as const;
 export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
@@ -124,7 +124,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   }
   const lines: AsmLine[] = emit(code, place);
   const assembled = withinSizeLimit(ast.name, () => assembleLines(lines, ast.name));
-  const scheduled = passOn(opts, 'schedule') ? scheduleLines(lines, assembled) : undefined;
+  const scheduled = passOn(opts, 'schedule') ? scheduleLines(lines, assembled, passOn(opts, 'pair')) : undefined;
   const spaced = withinSizeLimit(ast.name, () => satisfyRules(scheduled?.lines ?? lines, scheduled?.instrs ?? assembled, ast.name));
   const asm = asmText(spaced.lines);
   const registers = new Set(place.filter((x) => x).map((x) => placeName(x!))).size;

@@ -11,8 +11,10 @@
 import { effectsOf } from '../vc4/effects.ts';
 import type { Instr } from '../vc4/instr.ts';
 import type { AsmLine } from './emit.ts';
+import { pairInstrs } from './pair.ts';
+import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { COND_ALWAYS, COND_NEVER, MUX_A, MUX_R4, PROGRAM_END_SIGNALS, SIG_NONE } from '../vc4/tables.ts';
-import { SIG_SMALL_IMM } from '../vc4/fields.ts';
+import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../vc4/fields.ts';
 import { R_ELEM_NUM } from '../vc4/registers.ts';
 
 /** Instructions a branch or a program end takes with it: the branch's three delay slots, the end's two. */
@@ -74,8 +76,16 @@ export interface ScheduleInput {
   readonly labelBefore: readonly boolean[];
 }
 
-/** The new order: order[k] is the index of the instruction that goes k-th. */
-export function schedule(input: ScheduleInput): number[] {
+/** One instruction of the new order: an old one, or two old ones paired into one word. */
+export interface Slot {
+  readonly from: readonly number[];
+  readonly instr: Instr;
+  /** The first instruction of the run it was scheduled in. */
+  readonly run: number;
+}
+
+/** The new order. With `pair`, independent add and mul operations may share a word. */
+export function schedule(input: ScheduleInput, pair = false): Slot[] {
   const { instrs, labelBefore } = input;
   const n = instrs.length;
   const fixed = new Uint8Array(n);
@@ -84,14 +94,14 @@ export function schedule(input: ScheduleInput): number[] {
     const tail = ins.kind === 'branch' ? BRANCH_SLOTS : ins.kind === 'alu' && PROGRAM_END_SIGNALS.has(ins.sig) ? END_SLOTS : -1;
     for (let k = 0; k <= tail && i + k < n; k++) fixed[i + k] = 1;
   }
-  const order: number[] = [];
+  const order: Slot[] = [];
   let start = 0;
   for (let i = 0; i <= n; i++) {
     if (i < n && !fixed[i] && !(labelBefore[i] && i > start)) continue;
     // A run [start, i): schedule it; then the fixed instruction i, if any, stays where it is.
-    if (i > start) order.push(...scheduleRun(instrs, start, i));
+    if (i > start) order.push(...scheduleRun(instrs, start, i, pair));
     if (i < n && fixed[i]) {
-      order.push(i);
+      order.push({ from: [i], instr: instrs[i]!, run: i });
       start = i + 1;
     } else start = i;
   }
@@ -99,9 +109,10 @@ export function schedule(input: ScheduleInput): number[] {
 }
 
 /** List scheduling of instructions [start, end): the longest chain of latencies first. */
-function scheduleRun(instrs: readonly Instr[], start: number, end: number): number[] {
+function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair: boolean): Slot[] {
   const len = end - start;
-  if (len <= 1) return len ? [start] : [];
+  if (len <= 1) return len ? [{ from: [start], instr: instrs[start]!, run: start }] : [];
+  const io = new Uint8Array(len);
   const preds: { from: number; lat: number }[][] = Array.from({ length: len }, () => []);
   const lastWriter = new Int32Array(RESOURCES).fill(-1);
   const readersSince: number[][] = Array.from({ length: RESOURCES }, () => []);
@@ -110,6 +121,7 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number): numb
   for (let k = 0; k < len; k++) {
     const f = footprint(instrs[start + k]!);
     sfuWrite[k] = f.sfu ? 1 : 0;
+    io[k] = f.io ? 1 : 0;
     for (const r of f.reads) {
       const w = lastWriter[r]!;
       if (w >= 0) preds[k]!.push({ from: w, lat: r < ACC ? REGFILE_LATENCY : r === ACC + 4 && sfuWrite[w] ? SFU_LATENCY : 1 });
@@ -137,8 +149,14 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number): numb
   const earliest = new Int32Array(len);
   const ready: number[] = [];
   for (let k = 0; k < len; k++) if (waiting[k] === 0) ready.push(k);
-  const out: number[] = [];
+  const out: Slot[] = [];
   let t = 0;
+  const issue = (k: number, at: number) => {
+    for (const s of succs[k]!) {
+      earliest[s.to] = Math.max(earliest[s.to]!, at + s.lat);
+      if (--waiting[s.to]! === 0) ready.push(s.to);
+    }
+  };
   while (ready.length) {
     // The ready instruction that can issue now with the longest chain ahead; if none can issue
     // now, the one that can issue soonest (the hazard pass puts nops in the gap).
@@ -156,32 +174,76 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number): numb
     }
     const k = ready[best]!;
     ready.splice(best, 1);
-    t = Math.max(t, earliest[k]!) + 1;
-    out.push(start + k);
-    for (const s of succs[k]!) {
-      earliest[s.to] = Math.max(earliest[s.to]!, t - 1 + s.lat);
-      if (--waiting[s.to]! === 0) ready.push(s.to);
+    const at = Math.max(t, earliest[k]!);
+    t = at + 1;
+    // A partner for the same word: ready now, independent (both are ready), no I/O, and able
+    // to share the word; of those, the one with the longest chain ahead.
+    let partner = -1;
+    let merged: Instr | undefined;
+    if (pair && !io[k])
+      for (let j = 0; j < ready.length; j++) {
+        const c = ready[j]!;
+        if (io[c] || earliest[c]! > at || (partner >= 0 && height[c]! <= height[ready[partner]!]!)) continue;
+        const m = pairInstrs(instrs[start + k]!, instrs[start + c]!);
+        if (m) [partner, merged] = [j, m];
+      }
+    if (partner >= 0) {
+      const c = ready[partner]!;
+      ready.splice(partner, 1);
+      out.push({ from: [start + k, start + c], instr: merged!, run: start });
+      issue(k, at);
+      issue(c, at);
+    } else {
+      out.push({ from: [start + k], instr: instrs[start + k]!, run: start });
+      issue(k, at);
     }
   }
   return out;
 }
 
-/** Reorders emitted lines and their instructions by `schedule`; labels stay where they are. */
-export function scheduleLines(lines: readonly AsmLine[], instrs: readonly Instr[]): { lines: AsmLine[]; instrs: Instr[] } {
+/**
+ * Reorders emitted lines and their instructions by `schedule` (pairing with `pair`); labels
+ * stay before the run they start, and relative branches are aimed at them again.
+ */
+export function scheduleLines(lines: readonly AsmLine[], instrs: readonly Instr[], pair = false): { lines: AsmLine[]; instrs: Instr[] } {
   const labelBefore: boolean[] = [];
-  const text: AsmLine[] = [];
-  let pending = false;
+  const text: Extract<AsmLine, { text: string }>[] = [];
+  const labelsAt = new Map<number, AsmLine[]>();
+  let pending: AsmLine[] = [];
   for (const l of lines) {
-    if ('label' in l) pending = true;
+    if ('label' in l) pending.push(l);
     else {
-      labelBefore.push(pending);
+      if (pending.length) labelsAt.set(text.length, pending);
+      labelBefore.push(pending.length > 0);
       text.push(l);
-      pending = false;
+      pending = [];
     }
   }
-  const order = schedule({ instrs, labelBefore });
+  const order = schedule({ instrs, labelBefore }, pair);
   const out: AsmLine[] = [];
+  const outInstrs: Instr[] = [];
+  const labelIndex = new Map<string, number>();
+  let run = -1;
+  for (const slot of order) {
+    // A label stands before the first instruction of a run (schedule.ts starts a run there).
+    if (slot.run !== run) {
+      run = slot.run;
+      for (const l of labelsAt.get(run) ?? []) if ('label' in l) labelIndex.set(l.label, outInstrs.length);
+      out.push(...(labelsAt.get(run) ?? []));
+    }
+    const first = text[slot.from[0]!]!;
+    out.push(slot.from.length > 1 ? { text: disassembleInstr(slot.instr), stmt: first.stmt } : first);
+    outInstrs.push(slot.instr);
+  }
+  for (const l of pending) if ('label' in l) labelIndex.set(l.label, outInstrs.length);
+  out.push(...pending);
+  // Pairing shortens runs: relative branches to labels are aimed again.
   let k = 0;
-  for (const l of lines) out.push('label' in l ? l : text[order[k++]!]!);
-  return { lines: out, instrs: order.map((i) => instrs[i]!) };
+  for (const l of out) {
+    if ('label' in l) continue;
+    const b = outInstrs[k]!;
+    if (l.target !== undefined && b.kind === 'branch') outInstrs[k] = { ...b, imm: (labelIndex.get(l.target)! - (k + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES };
+    k++;
+  }
+  return { lines: out, instrs: outInstrs };
 }

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { disassembleInstr } from '../../src/vc4/asm/disasm.ts';
-import { schedule } from '../../src/compiler/schedule.ts';
+import { schedule, scheduleLines } from '../../src/compiler/schedule.ts';
+import { pairInstrs } from '../../src/compiler/pair.ts';
 import { compile } from '../../src/compiler/compile.ts';
 import { gcd } from '../../examples/gcd.ts';
 import { step } from '../../examples/heat.ts';
@@ -13,7 +14,7 @@ import { sha256 } from '../../examples/sha256.ts';
 function scheduled(src: string): string[] {
   const p = assemble(src);
   const labelBefore = p.instrs.map((_, i) => [...p.labels.values()].includes(i));
-  return schedule({ instrs: p.instrs, labelBefore }).map((i) => disassembleInstr(p.instrs[i]!));
+  return schedule({ instrs: p.instrs, labelBefore }).map((s) => disassembleInstr(s.instr));
 }
 
 test('independent work goes between a regfile write and its read, and between an SFU write and r4', () => {
@@ -50,8 +51,44 @@ test('-O2 (the default) schedules, -O0 does not: fewer nops, the same results', 
     const o2 = compile(k.ast, { qpus: 1 });
     assert.ok(o2.stats.nops < o0.stats.nops, `${k.kernelName}: ${o2.stats.nops} nops at -O2, ${o0.stats.nops} at -O0`);
     assert.match(o0.dump('schedule'), /scheduling is off/);
-    assert.equal(compile(k.ast, { qpus: 1, opt: 0, passes: { schedule: true } }).stats.nops, o2.stats.nops);
+    assert.equal(compile(k.ast, { qpus: 1, opt: 0, passes: { schedule: true, pair: true } }).instrs.length, o2.instrs.length);
   }
   assert.throws(() => compile(gcd.ast, { qpus: 1, opt: 3 as never }), /optimization level 3: the levels are 0, 1, 2/);
   assert.throws(() => gcd.setOptLevel(7 as never), /setOptLevel\(7\): the levels are 0, 1, 2/);
+});
+
+test('pairing: an add-ALU and a mul-ALU operation share a word when their ports and files fit', () => {
+  const one = (t: string) => assemble(t).instrs[0]!;
+  const pair = (x: string, y: string) => {
+    const m = pairInstrs(one(x), one(y));
+    return m && disassembleInstr(m);
+  };
+  assert.equal(pair('fadd ra1, ra2, r0', 'fmul rb3, r1, r2'), 'fadd ra1, ra2, r0; fmul rb3, r1, r2');
+  assert.equal(pair('fmul rb3, r1, r2', 'fadd ra1, ra2, r0'), 'fadd ra1, ra2, r0; fmul rb3, r1, r2');
+  // A move goes to the mul ALU as v8min x, x (printed as mov), which copies x exactly.
+  assert.equal(pair('add r0, ra1, rb2', 'mov r1, ra1'), 'add r0, ra1, rb2; mov r1, ra1');
+  // Both regfile destinations in one file: the write swap puts the other ALU's in the other file.
+  assert.equal(pair('add rb1, r0, r1', 'mov rb2, r2'), undefined);
+  assert.equal(pair('add ra1, r0, r1', 'mov ra2, r2'), undefined);
+  assert.equal(pair('add rb1, r0, r1', 'mov ra2, r2'), 'add rb1, r0, r1; mov ra2, r2');
+  // Read ports: two different regfile-A reads, or a small immediate and a regfile-B read, do not fit.
+  assert.equal(pair('add r0, ra1, r1', 'fmul r2, ra2, r3'), undefined);
+  assert.equal(pair('add r0, r1, 1', 'fmul r2, rb2, r3'), undefined);
+  // Two add operations (neither a move), a mul operation that sets flags, and I/O stay apart.
+  assert.equal(pair('add r0, r1, r2', 'sub r3, r1, r2'), undefined);
+  assert.equal(pair('add r0, r1, r2', 'fmul.setf r3, r1, r2'), undefined);
+  assert.equal(pair('add r0, r1, r2', 'mov.setf r3, r1'), undefined);
+  assert.equal(pair('add vpm, r1, r2', 'fmul r3, r1, r2'), undefined);
+  assert.equal(pair('add.tend r0, r1, r2', 'fmul r3, r1, r2'), undefined);
+});
+
+test('the scheduler pairs independent operations, and branches are aimed again after the run shrinks', () => {
+  const p = assemble('fadd ra1, ra2, r0\nfmul rb3, r1, r2\nbrr -, x\nnop\nnop\nnop\nx: nop.tend\nnop\nnop');
+  const lines = p.instrs.map((_, i) => ({ text: '', target: i === 2 ? 'x' : undefined }));
+  const withLabel = [...lines.slice(0, 6), { label: 'x' }, ...lines.slice(6)];
+  const r = scheduleLines(withLabel, p.instrs, true);
+  assert.equal(r.instrs.length, 8);
+  assert.equal(disassembleInstr(r.instrs[0]!), 'fadd ra1, ra2, r0; fmul rb3, r1, r2');
+  const b = r.instrs[1]!;
+  assert.ok(b.kind === 'branch' && b.imm === (5 - (1 + 4)) * 8, 'the branch reaches x, now instruction 5');
 });
