@@ -9,11 +9,12 @@
 // label, a branch and its delay slots, or the program end and its delay slots.
 
 import { effectsOf } from '../vc4/effects.ts';
+import { sequenceViolations } from '../vc4/rules.ts';
 import type { Instr } from '../vc4/instr.ts';
 import type { AsmLine } from './emit.ts';
 import { pairInstrs } from './pair.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
-import { COND_ALWAYS, COND_NEVER, MUX_A, MUX_R4, PROGRAM_END_SIGNALS, SIG_NONE } from '../vc4/tables.ts';
+import { BRANCH_ALWAYS, COND_ALWAYS, COND_NEVER, MUX_A, MUX_R4, PROGRAM_END_SIGNALS, SIG_NONE } from '../vc4/tables.ts';
 import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../vc4/fields.ts';
 import { R_ELEM_NUM } from '../vc4/registers.ts';
 
@@ -84,6 +85,38 @@ export interface Slot {
   readonly run: number;
 }
 
+/** A plain nop: no operation, no write, no signal (what lowering puts in delay slots). */
+function isNop(i: Instr): boolean {
+  return i.kind === 'alu' && i.opAdd === 0 && i.opMul === 0 && i.waddrAdd === 39 && i.waddrMul === 39 && i.sig === SIG_NONE;
+}
+
+/**
+ * Delay-slot filling: the last instructions of the run before branch `b` that the branch does
+ * not depend on (it reads the flags when conditional, and its register when it adds one) go
+ * into its delay slots in place of nops: they still run once, before the jump or the fall-through.
+ */
+function fillDelaySlots(run: Slot[], b: Instr, nops: number): Slot[] {
+  if (b.kind !== 'branch') return [];
+  const moved: Slot[] = [];
+  // One instruction stays before the branch, so that the first slot's predecessors are known.
+  while (moved.length < nops && run.length > 1) {
+    const f = footprint(run[run.length - 1]!.instr);
+    const flags = b.cond !== BRANCH_ALWAYS && f.writes.includes(FLAGS);
+    const reg = b.reg === 1 && f.writes.includes(A + b.raddrA);
+    if (flags || reg) break;
+    moved.unshift(run.pop()!);
+  }
+  // The hazard pass cannot put a nop inside the delay slots (that would push an instruction out
+  // of them): while a slot breaks a rule, the first moved instruction goes back to the run (the
+  // moved ones stay the run's last, in their order).
+  while (moved.length) {
+    const seq = [run[run.length - 1]!.instr, b, ...moved.map((m) => m.instr)].map(effectsOf);
+    if (!moved.some((_, k) => sequenceViolations(seq[k + 2]!, [seq[k + 1], seq[k]]).length > 0)) break;
+    run.push(moved.shift()!);
+  }
+  return moved;
+}
+
 /** The new order. With `pair`, independent add and mul operations may share a word. */
 export function schedule(input: ScheduleInput, pair = false): Slot[] {
   const { instrs, labelBefore } = input;
@@ -96,12 +129,26 @@ export function schedule(input: ScheduleInput, pair = false): Slot[] {
   }
   const order: Slot[] = [];
   let start = 0;
+  let drop = 0; // delay-slot nops replaced by moved instructions, still to skip
   for (let i = 0; i <= n; i++) {
     if (i < n && !fixed[i] && !(labelBefore[i] && i > start)) continue;
     // A run [start, i): schedule it; then the fixed instruction i, if any, stays where it is.
-    if (i > start) order.push(...scheduleRun(instrs, start, i, pair));
+    const run = i > start ? scheduleRun(instrs, start, i, pair) : [];
+    if (i < n && instrs[i]!.kind === 'branch' && pair && !labelBefore[i]) {
+      // Its delay slots that are nops with no label on them can take work from the run (which
+      // must lead to the branch: no label on the branch itself, which other paths would reach).
+      let nops = 0;
+      while (nops < BRANCH_SLOTS && i + 1 + nops < n && isNop(instrs[i + 1 + nops]!) && !labelBefore[i + 1 + nops]) nops++;
+      const moved = fillDelaySlots(run, instrs[i]!, nops);
+      order.push(...run, { from: [i], instr: instrs[i]!, run: i }, ...moved.map((m) => ({ ...m, run: i })));
+      drop = moved.length;
+      start = i + 1;
+      continue;
+    }
+    order.push(...run);
     if (i < n && fixed[i]) {
-      order.push({ from: [i], instr: instrs[i]!, run: i });
+      if (drop > 0) drop--;
+      else order.push({ from: [i], instr: instrs[i]!, run: i });
       start = i + 1;
     } else start = i;
   }
@@ -223,13 +270,16 @@ export function scheduleLines(lines: readonly AsmLine[], instrs: readonly Instr[
   const out: AsmLine[] = [];
   const outInstrs: Instr[] = [];
   const labelIndex = new Map<string, number>();
-  let run = -1;
+  // A label stands before the first instruction of a run (schedule.ts starts a run there), and
+  // runs come out in order: the labels of every run up to a slot's go before it (a run whose
+  // instructions all went into a branch's delay slots leaves its labels before the branch).
+  const labelled = [...labelsAt.keys()].sort((x, y) => x - y);
+  let nextLabel = 0;
   for (const slot of order) {
-    // A label stands before the first instruction of a run (schedule.ts starts a run there).
-    if (slot.run !== run) {
-      run = slot.run;
-      for (const l of labelsAt.get(run) ?? []) if ('label' in l) labelIndex.set(l.label, outInstrs.length);
-      out.push(...(labelsAt.get(run) ?? []));
+    while (nextLabel < labelled.length && labelled[nextLabel]! <= slot.run) {
+      const ls = labelsAt.get(labelled[nextLabel++]!)!;
+      for (const l of ls) if ('label' in l) labelIndex.set(l.label, outInstrs.length);
+      out.push(...ls);
     }
     const first = text[slot.from[0]!]!;
     out.push(slot.from.length > 1 ? { text: disassembleInstr(slot.instr), stmt: first.stmt } : first);

@@ -92,3 +92,45 @@ test('the scheduler pairs independent operations, and branches are aimed again a
   const b = r.instrs[1]!;
   assert.ok(b.kind === 'branch' && b.imm === (5 - (1 + 4)) * 8, 'the branch reaches x, now instruction 5');
 });
+
+test('delay slots take the last instructions before a branch that the branch does not depend on', () => {
+  const run = (src: string) => {
+    const p = assemble(src);
+    const labels = new Map([...p.labels].map(([name, i]) => [i, name]));
+    const lines = p.instrs.flatMap((ins, i) => [
+      ...(labels.has(i) ? [{ label: labels.get(i)! }] : []),
+      { text: '', target: ins.kind === 'branch' ? 'x' : undefined },
+    ]);
+    return scheduleLines(lines, p.instrs, true).instrs.map((i) => disassembleInstr(i));
+  };
+  const END = '\nx: nop.tend\nnop\nnop';
+  // Two of the three moves fill slots (one stays before the branch); the third slot stays a nop.
+  assert.deepEqual(run(`mov r0, 1\nmov r1, 2\nmov r2, 3\nbrr -, x\nnop\nnop\nnop${END}`), [
+    'mov r0, 1',
+    'brr 0',
+    'mov r1, 2',
+    'mov r2, 3',
+    'nop',
+    'nop.tend',
+    'nop',
+    'nop',
+  ]);
+  // The instruction that sets the flags a conditional branch tests stays before it.
+  assert.deepEqual(run(`mov r0, 1\nmov.setf r1, 2\nbrr.anyz -, x\nnop\nnop\nnop${END}`).slice(0, 4), ['mov r0, 1', 'mov.setf r1, 2', 'brr.anyz 0', 'nop']);
+  // A label on the branch: other paths reach it, so the run before it keeps its instructions.
+  assert.deepEqual(run(`mov r0, 1\nmov r1, 2\nmov r2, 3\ny: brr -, x\nnop\nnop\nnop${END}`).slice(0, 5), [
+    'mov r0, 1',
+    'mov r1, 2',
+    'mov r2, 3',
+    'brr 0',
+    'nop',
+  ]);
+  // A VPM read right after its setup would need spacing, which delay slots cannot have: it stays.
+  assert.deepEqual(run(`mov r0, 1\nmov vr_setup, r0\nmov r1, vpm\nbrr -, x\nnop\nnop\nnop${END}`).slice(0, 5), [
+    'mov r0, 1',
+    'mov vr_setup, r0',
+    'mov r1, vpm',
+    'brr 0',
+    'nop',
+  ]);
+});
