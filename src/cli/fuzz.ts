@@ -9,6 +9,7 @@ import { DifferentialRunner, shrink } from '../runtime/differential.ts';
 import { generate, type GeneratorOptions } from '../source/generate.ts';
 import { printKernel } from '../source/print.ts';
 import { CliError, parseCount } from './io.ts';
+import type { OptLevel } from '../compiler/compile.ts';
 
 interface FuzzArgs {
   count: number;
@@ -19,10 +20,12 @@ interface FuzzArgs {
   keepGoing?: boolean;
   /** What the programs are like (--vars, --qpus). */
   gen?: GeneratorOptions;
+  /** The compiler's optimization level (-O, default 2). */
+  opt?: OptLevel;
 }
 
 const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--jobs J] [--keep-going] [--quiet]
-                        [--vars V] [--qpus LIST]
+                        [--vars V] [--qpus LIST] [-O LEVEL]
 
 Generates N random programs (default 1000) from seeds S, S+1, ... (default S = 1), runs each on
 the reference interpreter and compiled on the emulator, and compares their memory bit for bit.
@@ -31,7 +34,8 @@ On a mismatch it prints the smallest failing program it can find and both result
 failing seed with its first difference instead of stopping to shrink the first.
 --vars V gives each program V int and V float variables (default 4 to 9 of each; 20 and more
 make the compiler spill), --qpus LIST the QPU counts to choose among (e.g. 1,2,4; default
-1, 2, 3, 4 or 12). The same seed with the same options makes the same program. Numbers are
+1, 2, 3, 4 or 12), -O LEVEL the compiler's optimization level (0-2, default 2). The same seed
+with the same options makes the same program. Numbers are
 decimal digits only. Exit status: 0 all agree, 1 a disagreement, 2 a wrong command line.`;
 
 function parse(argv: readonly string[]): FuzzArgs {
@@ -51,6 +55,7 @@ function parse(argv: readonly string[]): FuzzArgs {
     else if (k === '--keep-going' || k === '-k') a.keepGoing = true;
     else if (k === '--jobs' || k === '-j') a.jobs = num(1024) || availableParallelism();
     else if (k === '--vars') a.gen = { ...a.gen, vars: num(10_000) };
+    else if (k === '-O' || k === '--opt') a.opt = num(2) as OptLevel;
     else if (k === '--qpus') {
       const text = value();
       const list = text.split(',').map((q) => parseCount(q, 0, 1, 12, `--qpus ${text}: QPU count`));
@@ -64,7 +69,7 @@ function parse(argv: readonly string[]): FuzzArgs {
 }
 
 /** Runs seeds seed, seed + stride, ... (count of them); returns 0, or 1 after printing a failure. */
-export function fuzz(args: FuzzArgs, log: (s: string) => void = console.log, stride = 1, runner = new DifferentialRunner()): number {
+export function fuzz(args: FuzzArgs, log: (s: string) => void = console.log, stride = 1, runner = new DifferentialRunner(args.opt)): number {
   const t0 = performance.now();
   let failures = 0;
   for (let i = 0; i < args.count; i++) {
@@ -108,7 +113,7 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
   const workers = Array.from({ length: args.jobs }, (_, k) => {
     const count = Math.floor(args.count / args.jobs) + (k < args.count % args.jobs ? 1 : 0);
     return new Worker(new URL('./tsx-worker.mjs', import.meta.url), {
-      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false, gen: args.gen },
+      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false, gen: args.gen, opt: args.opt },
     });
   });
   await Promise.all(
@@ -143,9 +148,9 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
 }
 
 if (!isMainThread && parentPort && workerData) {
-  const { seed, count, stride, keepGoing, gen } = workerData as { seed: number; count: number; stride: number; keepGoing: boolean; gen?: GeneratorOptions };
+  const { seed, count, stride, keepGoing, gen, opt } = workerData as { seed: number; count: number; stride: number; keepGoing: boolean; gen?: GeneratorOptions; opt?: OptLevel };
   const port = parentPort;
-  const runner = new DifferentialRunner();
+  const runner = new DifferentialRunner(opt);
   let status = 0;
   for (let i = 0; i < count && (status === 0 || keepGoing); i++) {
     const s = seed + i * stride;
