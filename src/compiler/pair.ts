@@ -7,10 +7,12 @@
 import { SIG_SMALL_IMM } from '../vc4/fields.ts';
 import type { AluInstr, Instr } from '../vc4/instr.ts';
 import { ADD_OP_BY_NAME, COND_NEVER, MUL_OP_BY_NAME, MUX_A, MUX_B, SIG_NONE } from '../vc4/tables.ts';
+import { W_ACC0, W_NOP } from '../vc4/registers.ts';
+import { hasRotation } from '../vc4/canonical.ts';
 
 const OR = ADD_OP_BY_NAME.get('or')!.code;
 const V8MIN = MUL_OP_BY_NAME.get('v8min')!.code;
-const NO_WRITE = 39;
+const NO_WRITE = W_NOP;
 
 /** One ALU's half of an instruction, in a form either ALU can take. */
 interface Half {
@@ -30,8 +32,8 @@ function plain(i: Instr): i is AluInstr {
 
 /** The file a write address needs: regfile A/B for 0-31, none for r0-r3 and nothing; r5 and I/O never pair. */
 function destFile(addr: number, ws: number, isMul: boolean): 'a' | 'b' | undefined | null {
-  if (addr === NO_WRITE || (addr >= 32 && addr <= 35)) return undefined;
-  if (addr >= 32) return null;
+  if (addr === NO_WRITE || (addr >= W_ACC0 && addr <= W_ACC0 + 3)) return undefined;
+  if (addr >= W_ACC0) return null;
   return (ws === 1) !== isMul ? 'b' : 'a';
 }
 
@@ -52,7 +54,7 @@ function ports(i: AluInstr, h: Half): { a?: number; b?: number } {
   const muxes = [h.a, h.b];
   return {
     a: muxes.includes(MUX_A) ? i.raddrA : undefined,
-    b: muxes.includes(MUX_B) || (i.sig === SIG_SMALL_IMM && i.raddrB >= 48) ? i.raddrB : undefined,
+    b: muxes.includes(MUX_B) || hasRotation(i) ? i.raddrB : undefined,
   };
 }
 
@@ -74,7 +76,7 @@ export function pairInstrs(x: Instr, y: Instr): AluInstr | undefined {
     if (!add || !mul || add.op === 0 || mul.op === 0 || (q.sf === 1 && mulHalf(q))) continue;
     // Flags come from the add ALU's result unless it writes never (Guide p. 28).
     if (p.sf === 1 && add.cond === COND_NEVER) continue;
-    if (p.sig === SIG_SMALL_IMM && p.raddrB >= 48) continue; // a rotation code: it would rotate q's result
+    if (hasRotation(p)) continue; // it would rotate q's result
     const merged = merge(p, add, q, mul);
     if (merged) return merged;
   }

@@ -1,12 +1,15 @@
-// Instruction scheduling (the first pass of issue 11's back end): reorders the machine
-// instructions of each straight-line run so that a value is not read right after it is written
-// to a regfile, nor r4 right after an SFU write, when other work can go between; the nops the
-// hardware rules would need there (hazards.ts) are then not needed.
+// Instruction scheduling (issue 11's back end, from -O1): reorders the machine instructions of
+// each straight-line run so that a value is not read right after it is written to a regfile,
+// nor r4 right after an SFU write, when other work can go between; the nops the hardware rules
+// would need there (hazards.ts) are then not needed. At -O2 it also pairs an add-ALU and a
+// mul-ALU operation in one word (pair.ts), and moves the last instructions before a branch
+// into its delay slots in place of nops.
 // Needs: allocated machine instructions, one per line (emit.ts, then assembled). Guarantees: the
-// same instructions, each run a permutation that keeps every dependency (a register, an
-// accumulator, r4 or the flags written and read, or written twice), keeps all I/O (uniforms,
-// VPM, DMA, TMU, SFU, semaphores, the mutex, signals) in its order, and moves nothing across a
-// label, a branch and its delay slots, or the program end and its delay slots.
+// same computation: each run a permutation (paired words doing both of their instructions) that
+// keeps every dependency (a register, an accumulator, r4 or the flags written and read, or
+// written twice) and all I/O (uniforms, VPM, DMA, TMU, SFU, semaphores, the mutex, signals) in
+// its order; nothing moves across a label or the program end; only what a branch does not
+// depend on goes into its delay slots, and only where no spacing rule would need a nop there.
 
 import { effectsOf } from '../vc4/effects.ts';
 import { sequenceViolations } from '../vc4/rules.ts';
@@ -16,7 +19,7 @@ import { pairInstrs } from './pair.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { BRANCH_ALWAYS, COND_ALWAYS, COND_NEVER, MUX_A, MUX_R4, PROGRAM_END_SIGNALS, SIG_NONE } from '../vc4/tables.ts';
 import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../vc4/fields.ts';
-import { R_ELEM_NUM } from '../vc4/registers.ts';
+import { R_ELEM_NUM, R_NOP, R_UNIF, W_ACC0, W_ACC5, W_NOP } from '../vc4/registers.ts';
 
 /** Instructions a branch or a program end takes with it: the branch's three delay slots, the end's two. */
 const BRANCH_SLOTS = 3;
@@ -50,8 +53,9 @@ function footprint(i: Instr): Footprint {
   let io = e.peripherals.length > 0 || e.readsUniform || e.vpmAny || e.programEnd || e.isBranch || e.kind === 'sema';
   // Writes to I/O registers (all but the accumulators and nop), and reads of them (but the
   // element and QPU numbers, which have no side effect).
-  for (const w of e.waddrs) if (w.addr >= 32 && w.addr !== 39 && !(w.addr >= 32 && w.addr <= 35) && w.addr !== 37) io = true;
-  for (const r of e.raddrs) if (r >= 32 && r !== 39 && r !== R_ELEM_NUM) io = true;
+  const accumulator = (addr: number) => (addr >= W_ACC0 && addr <= W_ACC0 + 3) || addr === W_ACC5;
+  for (const w of e.waddrs) if (w.addr >= W_ACC0 && w.addr !== W_NOP && !accumulator(w.addr)) io = true;
+  for (const r of e.raddrs) if (r >= R_UNIF && r !== R_NOP && r !== R_ELEM_NUM) io = true;
   if (i.kind === 'alu') {
     if (i.sig !== SIG_NONE && i.sig !== SIG_SMALL_IMM) io = true;
     const used: number[] = [];
@@ -61,7 +65,7 @@ function footprint(i: Instr): Footprint {
     if (e.readsR4) reads.push(ACC + 4);
     if (e.rotation === 'r5') reads.push(ACC + 5);
     if (i.sf) writes.push(FLAGS);
-    const conditional = (cond: number, op: number, waddr: number) => cond !== COND_ALWAYS && cond !== COND_NEVER && (op !== 0 || waddr !== 39);
+    const conditional = (cond: number, op: number, waddr: number) => cond !== COND_ALWAYS && cond !== COND_NEVER && (op !== 0 || waddr !== W_NOP);
     if (conditional(i.condAdd, i.opAdd, i.waddrAdd) || conditional(i.condMul, i.opMul, i.waddrMul)) reads.push(FLAGS);
   } else if (i.kind === 'ldi' || i.kind === 'sema') {
     if (i.sf) writes.push(FLAGS);
@@ -87,7 +91,7 @@ export interface Slot {
 
 /** A plain nop: no operation, no write, no signal (what lowering puts in delay slots). */
 function isNop(i: Instr): boolean {
-  return i.kind === 'alu' && i.opAdd === 0 && i.opMul === 0 && i.waddrAdd === 39 && i.waddrMul === 39 && i.sig === SIG_NONE;
+  return i.kind === 'alu' && i.opAdd === 0 && i.opMul === 0 && i.waddrAdd === W_NOP && i.waddrMul === W_NOP && i.sig === SIG_NONE;
 }
 
 /**
