@@ -11,22 +11,14 @@ import { GpuMemory } from '../../src/emulator/memory.ts';
 import { ACC, type Qpu } from '../../src/emulator/qpu.ts';
 import { encodeProgram } from '../../src/vc4/codec.ts';
 import { type AluInstr, branchInstr, type Instr, ldiInstr, nopInstr } from '../../src/vc4/instr.ts';
-import { END, type EmuOptions, lanes, runAsm } from '../helpers/emu.ts';
+import { emulatorError, END, type EmuOptions, lanes, runAsm } from '../helpers/emu.ts';
 
 /** Runs `src` in blocks and one instruction at a time; returns both runs. */
 function bothWays(src: string, opts: EmuOptions = {}) {
   return [runAsm(src, opts), runAsm(src, { ...opts, trace: () => {} })] as const;
 }
 
-function errorOf(f: () => unknown): EmulatorError {
-  try {
-    f();
-  } catch (e) {
-    assert.ok(e instanceof EmulatorError, String(e));
-    return e;
-  }
-  assert.fail('expected the run to fail');
-}
+const errorOf = emulatorError;
 
 test('r4 read within a fused run before an SFU result is due is the old r4 (non-strict)', () => {
   // The SFU result is due at the third instruction after the write: r1 and r2 get the old r4.

@@ -6,13 +6,12 @@
 // that); the memory bounds are far below what eager translation took (2.4 GB at 1.25 M).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EmulatorError } from '../../src/emulator/errors.ts';
 import { Machine } from '../../src/emulator/machine.ts';
 import { GpuMemory } from '../../src/emulator/memory.ts';
 import { CODE_BUDGET, translation } from '../../src/emulator/program.ts';
 import { encodeHiLo, encodeProgram, MAX_PROGRAM_INSTRUCTIONS } from '../../src/vc4/codec.ts';
 import { nopInstr } from '../../src/vc4/instr.ts';
-import { END, runAsm } from '../helpers/emu.ts';
+import { emulatorError, END, runAsm } from '../helpers/emu.ts';
 
 const MB = 1024 * 1024;
 
@@ -25,15 +24,7 @@ function endsEarly(n: number): Uint32Array {
   return words;
 }
 
-function errorOf(f: () => unknown): EmulatorError {
-  try {
-    f();
-  } catch (e) {
-    assert.ok(e instanceof EmulatorError, String(e));
-    return e;
-  }
-  assert.fail('expected an EmulatorError');
-}
+const errorOf = emulatorError;
 
 test('a program of MAX_PROGRAM_INSTRUCTIONS loads in little time and memory and runs', () => {
   const words = endsEarly(MAX_PROGRAM_INSTRUCTIONS);

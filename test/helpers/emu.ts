@@ -1,4 +1,6 @@
 // Runs assembly on the emulator for tests.
+import assert from 'node:assert/strict';
+import { EmulatorError } from '../../src/emulator/errors.ts';
 import { assemble, type AsmSyntax } from '../../src/vc4/asm/assembler.ts';
 import { type RunOptions, type RunResult, Machine } from '../../src/emulator/machine.ts';
 import { GpuMemory } from '../../src/emulator/memory.ts';
@@ -73,3 +75,14 @@ export const f32 = (x: number) => Math.fround(x);
 export const bits = (x: number) => new Int32Array(new Float32Array([x]).buffer)[0]!;
 export const float = (b: number) => new Float32Array(new Int32Array([b]).buffer)[0]!;
 export const lanes = (f: (l: number) => number) => Array.from({ length: 16 }, (_, l) => f(l) | 0);
+
+/** The EmulatorError `f` throws (failing the test if it throws nothing or something else). */
+export function emulatorError(f: () => unknown): EmulatorError {
+  try {
+    f();
+  } catch (e) {
+    assert.ok(e instanceof EmulatorError, String(e));
+    return e;
+  }
+  assert.fail('expected an EmulatorError');
+}
