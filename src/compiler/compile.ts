@@ -1,5 +1,6 @@
 // The compiler's pipeline: a kernel AST to VideoCore IV machine code for a given number of QPUs.
-//   lower.ts     AST -> IR over virtual registers
+//   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags)
+//   hoist.ts     constants out of loops
 //   liveness.ts  live sets and interference
 //   regalloc.ts  virtual registers -> ra0-31 / rb0-31, or a list to spill
 //   spill.ts     spilled registers -> VPM rows or scratch memory, then allocation again
@@ -19,18 +20,19 @@ import { assembleLines, satisfyRules } from './hazards.ts';
 import { scheduleLines } from './schedule.ts';
 import { printIr, irText, type IrInstr } from './ir.ts';
 import { interference, liveness, printLiveness } from './liveness.ts';
+import { hoistConstants } from './hoist.ts';
 import { lower } from './lower.ts';
 import { allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 
-export const STAGES = ['ir', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
+export const STAGES = ['ir', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Optimization levels: 0 compiles plainly; each pass is on from its level up (PASS_LEVEL). */
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
 /** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { schedule: 1, pair: 2 } as const;
+export const PASS_LEVEL = { invert: 1, flags: 1, hoist: 1, schedule: 1, pair: 2 } as const;
 export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
@@ -94,11 +96,12 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   if (!Number.isInteger(qpus) || qpus < 1 || qpus > 12) throw new RangeError(`kernel ${ast.name}: compile for 1 to 12 QPUs, not ${qpus}`);
   if (opts.opt !== undefined && !(OPT_LEVELS as readonly number[]).includes(opts.opt))
     throw new RangeError(`kernel ${ast.name}: optimization level ${opts.opt}: the levels are ${OPT_LEVELS.join(', ')}`);
-  const lowered = lower(ast, qpus);
+  const lowered = lower(ast, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags') });
   const header = [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
   const irDump = `${header}\n${printIr(lowered.code)}`;
 
-  let code: IrInstr[] = lowered.code;
+  let code: IrInstr[] = passOn(opts, 'hoist') ? hoistConstants(lowered.code, lowered.vregs) : lowered.code;
+  const hoistDump = passOn(opts, 'hoist') ? `${header}\n${printIr(code)}` : '# constant hoisting is off: the IR stands\n';
   const st: SpillState = { nregs: lowered.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
   let place: (Placement | undefined)[];
   let liveDump = () => '';
@@ -142,6 +145,8 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
       switch (stage) {
         case 'ir':
           return irDump;
+        case 'hoist':
+          return hoistDump;
         case 'liveness':
           return liveDump();
         case 'alloc':

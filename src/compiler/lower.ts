@@ -47,6 +47,7 @@ const SFU: Record<string, string> = { recip: 'sfu_recip', recipsqrt: 'sfu_recips
 
 /** The per-lane condition code that holds where a condition is true, after its flags are set. */
 type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';
+const OPPOSITE: Record<TrueCode, TrueCode> = { zs: 'zc', zc: 'zs', ns: 'nc', nc: 'ns', cs: 'cc', cc: 'cs' };
 
 
 /** The small immediate that spells a 32-bit pattern, or undefined. */
@@ -72,9 +73,17 @@ export interface Lowered {
   readonly names: ReadonlyMap<number, string>;
 }
 
+/** Optimizations made while lowering (compile.ts switches them with the -O level). */
+export interface LowerOptions {
+  /** Loops test their condition at the bottom, once more before the first iteration (pass `invert`). */
+  readonly invertLoops?: boolean;
+  /** A `Where` whose body only assigns sets the flags once and writes under its condition (pass `flags`). */
+  readonly whereFlags?: boolean;
+}
+
 /** Lowers kernel `k` for `qpus` QPUs (the count places the VPM rows). */
-export function lower(k: KernelAst, qpus: number): Lowered {
-  return new Lowering(k, qpus).run();
+export function lower(k: KernelAst, qpus: number, opts: LowerOptions = {}): Lowered {
+  return new Lowering(k, qpus, opts).run();
 }
 
 class Lowering {
@@ -95,6 +104,7 @@ class Lowering {
   constructor(
     private readonly k: KernelAst,
     private readonly qpus: number,
+    private readonly opts: LowerOptions,
   ) {
     const has = (ss: readonly Stmt[]): boolean => ss.some((s) => s.k === 'storeNB' || childBlocks(s).some(has));
     this.nonBlockingStores = has(k.body);
@@ -109,7 +119,16 @@ class Lowering {
   /** The statement being lowered: every instruction remembers it (run-time errors name it). */
   private current: Stmt | undefined;
   emit(i: IrInstr): void {
+    if (i.op === 'label' || (i.op === 'alu' && i.setf)) this.flagsOf = undefined;
     this.code.push(this.current ? { ...i, stmt: this.current } : i);
+  }
+  /** The mask register whose lanes the flags currently tell apart (Z clear where it is 1). */
+  private flagsOf: VReg | undefined;
+  /** Sets the flags from a mask register, unless they already hold it. */
+  private flagsFromMask(m: VReg): void {
+    if (this.flagsOf === m) return;
+    this.alu('or', p('nop'), m, m, { setf: true });
+    this.flagsOf = m;
   }
   alu(code: string, dst: Reg, a: Src, b: Src = a, extra: { cond?: string; setf?: boolean; rot?: number | 'r5' } = {}): void {
     // One small immediate per instruction: a second, different one goes into a register.
@@ -228,6 +247,18 @@ class Lowering {
     }
   }
 
+  /** An assignment written only in the lanes where condition code `t` holds. */
+  private stmtUnder(s: Stmt, t: TrueCode): void {
+    if (s.k !== 'assign') throw new Error('internal: only assignments lower under a condition code');
+    const outer = this.current;
+    this.current = s;
+    try {
+      this.exprInto(s.e, this.vars[s.v.id]!, t);
+    } finally {
+      this.current = outer;
+    }
+  }
+
   private lowerStmt(s: Stmt, mask: VReg | undefined): void {
     switch (s.k) {
       case 'assign': {
@@ -236,12 +267,21 @@ class Lowering {
           this.exprInto(s.e, dst);
           return;
         }
-        const val = this.expr(s.e);
-        this.alu('or', p('nop'), mask, mask, { setf: true });
-        this.mov(dst, val, 'zc');
+        // Expressions set no flags: the value is computed straight into the lanes the mask keeps.
+        this.flagsFromMask(mask);
+        this.exprInto(s.e, dst, 'zc');
         return;
       }
       case 'where': {
+        if (!mask && this.opts.whereFlags && [...s.then, ...s.else].every((x) => x.k === 'assign')) {
+          // The condition's own flags, set once: each assignment writes where they hold (then)
+          // or fail (else). Expressions set no flags, so they stay valid through the body.
+          const t = this.flags(s.b);
+          for (const x of s.then) this.stmtUnder(x, t);
+          for (const x of s.else) this.stmtUnder(x, OPPOSITE[t]);
+          this.flagsOf = undefined;
+          return;
+        }
         const b = this.mask(s.b);
         const yes = mask ? this.fresh() : b;
         if (mask) this.alu('and', yes, mask, b);
@@ -252,6 +292,7 @@ class Lowering {
           if (mask) this.alu('and', no, no, mask);
           this.block(s.else, no);
         }
+        this.flagsOf = undefined;
         return;
       }
       case 'if': {
@@ -271,13 +312,20 @@ class Lowering {
       case 'for': {
         const top = this.label('loop');
         const end = this.label('endloop');
-        this.emit({ op: 'label', name: top });
-        this.branchUnless(s.c, end);
+        if (this.opts.invertLoops) {
+          // The test once before the loop, then at the bottom: one branch an iteration, not two.
+          this.branchUnless(s.c, end);
+          this.emit({ op: 'label', name: top });
+        } else {
+          this.emit({ op: 'label', name: top });
+          this.branchUnless(s.c, end);
+        }
         this.loopEnds.push(end);
         this.block(s.body);
         this.loopEnds.pop();
         if (s.k === 'for') this.block(s.step);
-        this.branch('always', top);
+        if (this.opts.invertLoops) this.branchIf(s.c, top);
+        else this.branch('always', top);
         this.emit({ op: 'label', name: end });
         return;
       }
@@ -318,6 +366,12 @@ class Lowering {
         }
         return;
     }
+  }
+
+  /** Sets flags for the condition and branches to `label` when it holds. */
+  private branchIf(c: Cond, label: string): void {
+    const t = this.flags(c.b);
+    this.branch(`${c.k}${t[1] === 's' ? '' : 'n'}${t[0]}`, label);
   }
 
   /** Sets flags for the condition and branches to `label` when it does not hold. */
@@ -401,36 +455,40 @@ class Lowering {
     return r;
   }
 
-  /** Computes e into dst, the last instruction writing it. */
-  private exprInto(e: Expr, dst: Reg): void {
+  /**
+   * Computes e into dst, the last instruction writing it; with `cond`, that write happens only in
+   * the lanes where the condition code holds (the instructions before it write temporaries).
+   */
+  private exprInto(e: Expr, dst: Reg, cond?: TrueCode): void {
+    const c = cond ? { cond } : {};
     switch (e.k) {
       case 'lit': {
         const t = smallImmText(e.bits, e.ty);
-        if (t !== undefined) this.mov(dst, imm(t));
-        else this.emit({ op: 'ldi', dst, bits: e.bits });
+        if (t !== undefined) this.mov(dst, imm(t), cond);
+        else this.emit({ op: 'ldi', dst, bits: e.bits, ...c });
         return;
       }
       case 'var':
-        this.mov(dst, this.vars[e.id]!);
+        this.mov(dst, this.vars[e.id]!, cond);
         return;
       case 'special':
-        this.mov(dst, e.what === 'index' ? p('elem_num') : e.what === 'me' ? this.qpu : this.nqpus);
+        this.mov(dst, e.what === 'index' ? p('elem_num') : e.what === 'me' ? this.qpu : this.nqpus, cond);
         return;
       case 'bin': {
         const code = (e.ty === 'float' ? FLOAT_OPS : INT_OPS)[e.op];
         if (!code) throw new CompileError(`kernel ${this.k.name}: the QPU has no ${e.ty} operation '${e.op}'`);
-        this.alu(code, dst, this.expr(e.a), this.expr(e.b));
+        this.alu(code, dst, this.expr(e.a), this.expr(e.b), c);
         return;
       }
       case 'un': {
         const a = this.expr(e.a);
-        if (e.op === 'not') this.alu('not', dst, a);
-        else if (e.op === 'toInt') this.alu('ftoi', dst, a);
-        else if (e.op === 'toFloat') this.alu('itof', dst, a);
+        if (e.op === 'not') this.alu('not', dst, a, a, c);
+        else if (e.op === 'toInt') this.alu('ftoi', dst, a, a, c);
+        else if (e.op === 'toFloat') this.alu('itof', dst, a, a, c);
         else {
           // The SFU's result reaches r4 two instructions later (hazards.ts spaces them).
           this.mov(p(SFU[e.op]!), a);
-          this.mov(dst, p('r4'));
+          this.mov(dst, p('r4'), cond);
         }
         return;
       }
@@ -442,11 +500,11 @@ class Lowering {
         const by = n === undefined ? this.expr(e.n) : undefined;
         this.mov(p('r2'), a);
         if (n === 0) {
-          this.mov(dst, p('r2'));
+          this.mov(dst, p('r2'), cond);
           return;
         }
         if (by) this.mov(p('r5rep'), by);
-        this.emit({ op: 'alu', code: 'v8min', dst, a: p('r2'), b: p('r2'), rot: n ?? 'r5' });
+        this.emit({ op: 'alu', code: 'v8min', dst, a: p('r2'), b: p('r2'), rot: n ?? 'r5', ...c });
         return;
       }
       case 'ptradd': {
@@ -454,17 +512,17 @@ class Lowering {
         if (e.n.k === 'lit') {
           const bytes = (e.n.bits * 4) | 0;
           const t = smallImmText(bytes, 'int');
-          if (t !== undefined) this.alu('add', dst, base, imm(t));
+          if (t !== undefined) this.alu('add', dst, base, imm(t), c);
           else {
             const r = this.fresh();
             this.emit({ op: 'ldi', dst: r, bits: bytes });
-            this.alu('add', dst, base, r);
+            this.alu('add', dst, base, r, c);
           }
           return;
         }
         const off = this.fresh();
         this.alu('shl', off, this.expr(e.n), imm('2'));
-        this.alu('add', dst, base, off);
+        this.alu('add', dst, base, off, c);
         return;
       }
       case 'load': {
@@ -478,7 +536,7 @@ class Lowering {
         this.mov(p('vr_addr'), ptr);
         this.emit({ op: 'read', src: p('vr_wait') });
         this.mov(p('vr_setup'), this.loadRead);
-        this.mov(dst, p('vpm'));
+        this.mov(dst, p('vpm'), cond);
         return;
       }
     }

@@ -74,6 +74,13 @@ function footprint(i: Instr): Footprint {
   return { reads, writes, io, sfu: e.sfuWrites > 0 };
 }
 
+/** Whether two instructions must keep their order: one writes what the other touches, or both do I/O. */
+function conflicts(f: Footprint, g: Footprint): boolean {
+  if (f.io && g.io) return true;
+  const touches = (w: readonly number[], x: Footprint) => w.some((r) => x.reads.includes(r) || x.writes.includes(r));
+  return touches(f.writes, g) || touches(g.writes, f);
+}
+
 /** Where runs end: labels before instruction i (labelBefore[i]) and instructions that stay put. */
 export interface ScheduleInput {
   readonly instrs: readonly Instr[];
@@ -101,14 +108,18 @@ function isNop(i: Instr): boolean {
  */
 function fillDelaySlots(run: Slot[], b: Instr, nops: number): Slot[] {
   if (b.kind !== 'branch') return [];
+  // Walking back from the branch, an instruction moves when it does not touch what the
+  // instructions staying after it touch (nor the branch's flags or register), so that moving
+  // it past them changes nothing; the moved keep their order.
+  const after: Footprint[] = [];
   const moved: Slot[] = [];
   // One instruction stays before the branch, so that the first slot's predecessors are known.
-  while (moved.length < nops && run.length > 1) {
-    const f = footprint(run[run.length - 1]!.instr);
+  for (let k = run.length - 1; k >= 0 && moved.length < nops && run.length > 1; k--) {
+    const f = footprint(run[k]!.instr);
     const flags = b.cond !== BRANCH_ALWAYS && f.writes.includes(FLAGS);
     const reg = b.reg === 1 && f.writes.includes(A + b.raddrA);
-    if (flags || reg) break;
-    moved.unshift(run.pop()!);
+    if (flags || reg || after.some((g) => conflicts(f, g))) after.push(f);
+    else moved.unshift(...run.splice(k, 1));
   }
   // The hazard pass cannot put a nop inside the delay slots (that would push an instruction out
   // of them): while a slot breaks a rule, the first moved instruction goes back to the run (the
@@ -137,7 +148,7 @@ export function schedule(input: ScheduleInput, pair = false): Slot[] {
   for (let i = 0; i <= n; i++) {
     if (i < n && !fixed[i] && !(labelBefore[i] && i > start)) continue;
     // A run [start, i): schedule it; then the fixed instruction i, if any, stays where it is.
-    const run = i > start ? scheduleRun(instrs, start, i, pair) : [];
+    const run = i > start ? scheduleRun(instrs, start, i, pair, pair && i < n && !labelBefore[i] ? instrs[i] : undefined) : [];
     if (i < n && instrs[i]!.kind === 'branch' && pair && !labelBefore[i]) {
       // Its delay slots that are nops with no label on them can take work from the run (which
       // must lead to the branch: no label on the branch itself, which other paths would reach).
@@ -159,8 +170,12 @@ export function schedule(input: ScheduleInput, pair = false): Slot[] {
   return order;
 }
 
-/** List scheduling of instructions [start, end): the longest chain of latencies first. */
-function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair: boolean): Slot[] {
+/**
+ * List scheduling of instructions [start, end): the longest chain of latencies first. When the
+ * run ends at a branch whose slots will be filled, what the branch reads (flags, register) is
+ * computed as early as it can be, so that the rest is free to go into the delay slots.
+ */
+function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair: boolean, branch?: Instr): Slot[] {
   const len = end - start;
   if (len <= 1) return len ? [{ from: [start], instr: instrs[start]!, run: start }] : [];
   const io = new Uint8Array(len);
@@ -194,6 +209,10 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
   const succs: { to: number; lat: number }[][] = Array.from({ length: len }, () => []);
   for (let k = 0; k < len; k++) for (const p of preds[k]!) succs[p.from]!.push({ to: k, lat: p.lat });
   const height = new Int32Array(len);
+  if (branch?.kind === 'branch') {
+    const needs = [...(branch.cond !== BRANCH_ALWAYS ? [FLAGS] : []), ...(branch.reg === 1 ? [A + branch.raddrA] : [])];
+    for (const r of needs) if (lastWriter[r]! >= 0) height[lastWriter[r]!] = BRANCH_SLOTS + REGFILE_LATENCY;
+  }
   for (let k = len - 1; k >= 0; k--) for (const s of succs[k]!) height[k] = Math.max(height[k]!, s.lat + height[s.to]!);
   const waiting = new Int32Array(len);
   for (let k = 0; k < len; k++) waiting[k] = preds[k]!.length;
