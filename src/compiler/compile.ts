@@ -1,5 +1,6 @@
 // The compiler's pipeline: a kernel AST to VideoCore IV machine code for a given number of QPUs.
 //   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags)
+//   direct.ts    results written straight to where they are copied
 //   hoist.ts     constants out of loops
 //   liveness.ts  live sets and interference
 //   regalloc.ts  virtual registers -> ra0-31 / rb0-31, or a list to spill
@@ -20,19 +21,20 @@ import { assembleLines, satisfyRules } from './hazards.ts';
 import { scheduleLines } from './schedule.ts';
 import { printIr, irText, type IrInstr } from './ir.ts';
 import { interference, liveness, printLiveness } from './liveness.ts';
+import { directWrites } from './direct.ts';
 import { hoistConstants } from './hoist.ts';
 import { lower } from './lower.ts';
 import { allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 
-export const STAGES = ['ir', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
+export const STAGES = ['ir', 'direct', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Optimization levels: 0 compiles plainly; each pass is on from its level up (PASS_LEVEL). */
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
 /** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { invert: 1, flags: 1, hoist: 1, schedule: 1, pair: 2 } as const;
+export const PASS_LEVEL = { invert: 1, flags: 1, direct: 1, hoist: 1, schedule: 1, pair: 2 } as const;
 export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
@@ -100,7 +102,10 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   const header = [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
   const irDump = `${header}\n${printIr(lowered.code)}`;
 
-  let code: IrInstr[] = passOn(opts, 'hoist') ? hoistConstants(lowered.code, lowered.vregs) : lowered.code;
+  let code: IrInstr[] = lowered.code;
+  if (passOn(opts, 'direct')) code = directWrites(code, lowered.vregs);
+  const directDump = passOn(opts, 'direct') ? `${header}\n${printIr(code)}` : '# direct writes are off: the IR stands\n';
+  if (passOn(opts, 'hoist')) code = hoistConstants(code, lowered.vregs);
   const hoistDump = passOn(opts, 'hoist') ? `${header}\n${printIr(code)}` : '# constant hoisting is off: the IR stands\n';
   const st: SpillState = { nregs: lowered.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
   let place: (Placement | undefined)[];
@@ -145,6 +150,8 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
       switch (stage) {
         case 'ir':
           return irDump;
+        case 'direct':
+          return directDump;
         case 'hoist':
           return hoistDump;
         case 'liveness':

@@ -1,13 +1,16 @@
 // Two ALU instructions as one: an operation on the add ALU and one on the mul ALU share an
 // instruction word when their read ports, write files and signals fit (Guide pp. 26-29). The
 // scheduler (schedule.ts) pairs instructions that do not depend on each other.
-// Needs: two ALU instructions that do no I/O and neither depends on the other. Guarantees: one
-// instruction that computes what both did, or undefined when they cannot share one.
+// A word that only reads a register (`read vw_wait`) or signals (`ldtmu0`) lends that read to the
+// other's free port and its signal to the other.
+// Needs: two ALU instructions, neither depending on the other, of which at most one does I/O
+// (the scheduler keeps I/O in order, so the other must do none). Guarantees: one instruction
+// that computes (and reads, writes, signals) what both did, or undefined when they cannot share one.
 
 import { SIG_SMALL_IMM } from '../vc4/fields.ts';
 import type { AluInstr, Instr } from '../vc4/instr.ts';
-import { ADD_OP_BY_NAME, COND_NEVER, MUL_OP_BY_NAME, MUX_A, MUX_B, SIG_NONE } from '../vc4/tables.ts';
-import { W_ACC0, W_NOP } from '../vc4/registers.ts';
+import { ADD_OP_BY_NAME, COND_NEVER, MUL_OP_BY_NAME, MUX_A, MUX_B, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE } from '../vc4/tables.ts';
+import { R_NOP, W_ACC0, W_NOP } from '../vc4/registers.ts';
 import { hasRotation } from '../vc4/canonical.ts';
 
 const OR = ADD_OP_BY_NAME.get('or')!.code;
@@ -25,16 +28,42 @@ interface Half {
   file: 'a' | 'b' | undefined;
 }
 
-/** A plain ALU instruction: one ALU working, no pack, unpack or signal but a small immediate. */
+/** Signals a paired word can carry: a small immediate, or a TMU load. */
+const PAIRABLE_SIGNALS: ReadonlySet<number> = new Set([SIG_NONE, SIG_SMALL_IMM, SIG_LOAD_TMU0, SIG_LOAD_TMU1]);
+
+/** A plain ALU instruction: no pack or unpack, no signal but a small immediate or a TMU load. */
 function plain(i: Instr): i is AluInstr {
-  return i.kind === 'alu' && i.pack === 0 && i.unpack === 0 && i.pm === 0 && (i.sig === SIG_NONE || i.sig === SIG_SMALL_IMM);
+  return i.kind === 'alu' && i.pack === 0 && i.unpack === 0 && i.pm === 0 && PAIRABLE_SIGNALS.has(i.sig);
 }
 
-/** The file a write address needs: regfile A/B for 0-31, none for r0-r3 and nothing; r5 and I/O never pair. */
-function destFile(addr: number, ws: number, isMul: boolean): 'a' | 'b' | undefined | null {
+/**
+ * The file whose write addresses a destination is in: regfile A or B (registers and I/O, whose
+ * meaning can differ between the files), none for r0-r3 and nothing.
+ */
+function destFile(addr: number, ws: number, isMul: boolean): 'a' | 'b' | undefined {
   if (addr === NO_WRITE || (addr >= W_ACC0 && addr <= W_ACC0 + 3)) return undefined;
-  if (addr >= W_ACC0) return null;
   return (ws === 1) !== isMul ? 'b' : 'a';
+}
+
+/** A word with no operation and no write: it only reads a register (`read vw_wait`) or signals (`ldtmu0`). */
+function onlyReads(i: AluInstr): boolean {
+  return i.opAdd === 0 && i.opMul === 0 && i.waddrAdd === NO_WRITE && i.waddrMul === NO_WRITE && i.sf === 0 && i.sig !== SIG_SMALL_IMM;
+}
+
+/** `w` with `r`'s register read added on the port it uses and its signal, when both are free. */
+function lendRead(r: AluInstr, w: AluInstr): AluInstr | undefined {
+  if (r.sig !== SIG_NONE) {
+    if (w.sig !== SIG_NONE) return undefined;
+    w = { ...w, sig: r.sig };
+  }
+  const halves = [addHalf(w), mulHalf(w)].filter((h): h is Half => !!h && h.op !== 0);
+  const used = halves.map((h) => ports(w, h));
+  const busyA = used.some((u) => u.a !== undefined);
+  const busyB = used.some((u) => u.b !== undefined) || w.sig === SIG_SMALL_IMM;
+  if (r.raddrA !== R_NOP && (busyA || r.raddrB !== R_NOP)) return undefined;
+  if (r.raddrB !== R_NOP && busyB) return undefined;
+  if (r.raddrA !== R_NOP) return { ...w, raddrA: r.raddrA };
+  return r.raddrB !== R_NOP ? { ...w, raddrB: r.raddrB } : w;
 }
 
 function addHalf(i: AluInstr): Half | null {
@@ -61,6 +90,10 @@ function ports(i: AluInstr, h: Half): { a?: number; b?: number } {
 /** `x` on the add ALU and `y` on the mul ALU (moving a move from one to the other), or undefined. */
 export function pairInstrs(x: Instr, y: Instr): AluInstr | undefined {
   if (!plain(x) || !plain(y)) return undefined;
+  if (onlyReads(x) !== onlyReads(y)) return onlyReads(x) ? lendRead(x, y) : lendRead(y, x);
+  // One signal at most: a TMU load's word cannot also take a small immediate.
+  if (x.sig !== SIG_NONE && y.sig !== SIG_NONE && x.sig !== y.sig) return undefined;
+  if (x.sig !== SIG_NONE && x.sig === y.sig && x.sig !== SIG_SMALL_IMM) return undefined;
   for (const [p, q] of [
     [x, y],
     [y, x],
@@ -92,9 +125,11 @@ function merge(p: AluInstr, add: Half, q: AluInstr, mul: Half): AluInstr | undef
   const ws = [0, 1].find((w) => (add.file === undefined || add.file === (w ? 'b' : 'a')) && (mul.file === undefined || mul.file === (w ? 'a' : 'b')));
   if (ws === undefined) return undefined;
   const usesB = pp.b !== undefined ? p : qp.b !== undefined ? q : undefined;
+  const load = p.sig === SIG_LOAD_TMU0 || p.sig === SIG_LOAD_TMU1 ? p.sig : q.sig === SIG_LOAD_TMU0 || q.sig === SIG_LOAD_TMU1 ? q.sig : undefined;
+  if (load !== undefined && usesB?.sig === SIG_SMALL_IMM) return undefined;
   return {
     kind: 'alu',
-    sig: usesB?.sig ?? SIG_NONE,
+    sig: load ?? usesB?.sig ?? SIG_NONE,
     unpack: 0,
     pm: 0,
     pack: 0,

@@ -246,14 +246,14 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     ready.splice(best, 1);
     const at = Math.max(t, earliest[k]!);
     t = at + 1;
-    // A partner for the same word: ready now, independent (both are ready), no I/O, and able
-    // to share the word; of those, the one with the longest chain ahead.
+    // A partner for the same word: ready now, independent (both are ready), not both doing I/O
+    // (which keeps its order), and able to share the word; of those, the one with the longest chain ahead.
     let partner = -1;
     let merged: Instr | undefined;
-    if (pair && !io[k])
+    if (pair)
       for (let j = 0; j < ready.length; j++) {
         const c = ready[j]!;
-        if (io[c] || earliest[c]! > at || (partner >= 0 && height[c]! <= height[ready[partner]!]!)) continue;
+        if ((io[c] && io[k]) || earliest[c]! > at || (partner >= 0 && height[c]! <= height[ready[partner]!]!)) continue;
         const m = pairInstrs(instrs[start + k]!, instrs[start + c]!);
         if (m) [partner, merged] = [j, m];
       }

@@ -75,12 +75,20 @@ test('pairing: an add-ALU and a mul-ALU operation share a word when their ports 
   // Read ports: two different regfile-A reads, or a small immediate and a regfile-B read, do not fit.
   assert.equal(pair('add r0, ra1, r1', 'fmul r2, ra2, r3'), undefined);
   assert.equal(pair('add r0, r1, 1', 'fmul r2, rb2, r3'), undefined);
-  // Two add operations (neither a move), a mul operation that sets flags, and I/O stay apart.
+  // Two add operations (neither a move), a mul operation that sets flags, and the program end stay apart.
   assert.equal(pair('add r0, r1, r2', 'sub r3, r1, r2'), undefined);
   assert.equal(pair('add r0, r1, r2', 'fmul.setf r3, r1, r2'), undefined);
   assert.equal(pair('add r0, r1, r2', 'mov.setf r3, r1'), undefined);
-  assert.equal(pair('add vpm, r1, r2', 'fmul r3, r1, r2'), undefined);
   assert.equal(pair('add.tend r0, r1, r2', 'fmul r3, r1, r2'), undefined);
+  // An I/O write pairs (the scheduler never pairs two I/O instructions); a move to one goes to the mul ALU.
+  assert.equal(pair('add vpm, r1, r2', 'fmul r3, r1, r2'), 'add vpm, r1, r2; fmul r3, r1, r2');
+  assert.equal(pair('add r3, r1, r2', 'mov tmu0_s, ra1'), 'add.ws r3, r1, r2; mov tmu0_s, ra1');
+  // A word that only reads or signals lends the read to a free port and the signal to a word without one.
+  assert.equal(pair('read vw_wait', 'add ra1, ra2, r0'), 'add ra1, ra2, r0; read vw_wait');
+  assert.equal(pair('read vw_wait', 'add ra1, rb2, r0'), undefined);
+  assert.equal(pair('ldtmu0', 'add ra1, rb2, r0'), 'add.ldtmu0 ra1, rb2, r0');
+  assert.equal(pair('ldtmu0', 'add ra1, rb2, 1'), undefined);
+  assert.equal(pair('ldtmu0', 'ldtmu0'), undefined);
 });
 
 test('the scheduler pairs independent operations, and branches are aimed again after the run shrinks', () => {

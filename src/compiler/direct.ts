@@ -1,0 +1,75 @@
+// Direct writes (pass `direct`, from -O1): an operation whose result is only copied somewhere
+// writes that place itself. `add %t, p, 64` ... `mov tmu0_s, %t` becomes `add tmu0_s, p, 64`,
+// and `fsub %t, x, y` ... `mov vpm, %t` becomes `fsub vpm, x, y`, where the copy stood.
+// Needs: IR from lower.ts (before register allocation).
+// Guarantees: the same computation with fewer instructions: a copy `mov D, %t` (unconditional,
+// no rotation) of a virtual register that one ALU operation defines and only that copy reads is
+// replaced by the operation writing D at the copy's place; the operation moves down only past
+// instructions that write none of its operands (registers, or accumulators, r4 and r5, when it
+// reads them) and across no label or branch, and at most MAX_DISTANCE instructions.
+
+import { def, type IrInstr, type Reg, type Src, uses } from './ir.ts';
+
+/** How far an operation may move down to its copy (its operands stay live that much longer). */
+export const MAX_DISTANCE = 16;
+
+type Alu = IrInstr & { op: 'alu' };
+
+/** The accumulators an instruction writes, by name (r4 by the TMU signals and the SFU, r5 by its broadcast writes). */
+function accWrites(i: IrInstr): string[] {
+  if (i.op === 'signal') return ['r4'];
+  if ((i.op === 'alu' || i.op === 'ldi') && i.dst.k === 'p') {
+    const n = i.dst.name;
+    if (n.startsWith('sfu_')) return ['r4'];
+    if (n.startsWith('r5')) return ['r5'];
+    return [n];
+  }
+  return [];
+}
+
+/** Names of the fixed registers an operation reads (accumulators, r5 for a rotation by r5). */
+function fixedReads(i: Alu): string[] {
+  const out = [i.a, i.b].flatMap((s) => (s.k === 'p' ? [s.name] : []));
+  if (i.rot === 'r5') out.push('r5');
+  return out;
+}
+
+/** Registers that have no side effect when read and that lowering's code may write: safe to read later. */
+const MOVABLE_READS = /^(r[0-5]|elem_num|qpu_num)$/;
+
+export function directWrites(code: readonly IrInstr[], nregs: number): IrInstr[] {
+  const defAt = new Int32Array(nregs).fill(-1);
+  const defs = new Int32Array(nregs);
+  const useCount = new Int32Array(nregs);
+  code.forEach((i, n) => {
+    const d = def(i);
+    if (d) (defs[d.id]!++, (defAt[d.id] = n));
+    for (const u of uses(i)) useCount[u.id]!++;
+  });
+  const out: (IrInstr | undefined)[] = code.slice();
+  for (let m = 0; m < out.length; m++) {
+    const c = out[m]!;
+    if (!c || c.op !== 'alu' || c.code !== 'mov' || c.cond || c.setf || c.rot !== undefined || c.a.k !== 'v') continue;
+    const t = c.a.id;
+    const d = defAt[t]!;
+    if (defs[t] !== 1 || useCount[t] !== 1 || d < 0 || d >= m || m - d > MAX_DISTANCE) continue;
+    const o = out[d];
+    if (!o || o.op !== 'alu' || o.cond || o.setf) continue;
+    const fixed = fixedReads(o);
+    if (fixed.some((r) => !MOVABLE_READS.test(r))) continue;
+    const operands = new Set([o.a, o.b].flatMap((s: Src) => (s.k === 'v' ? [s.id] : [])));
+    let clear = true;
+    for (let k = d + 1; k < m && clear; k++) {
+      const i = out[k];
+      if (!i) continue;
+      if (i.op === 'label' || i.op === 'branch' || i.op === 'end') clear = false;
+      const w = def(i);
+      if (w && operands.has(w.id)) clear = false;
+      if (fixed.length && accWrites(i).some((r) => fixed.includes(r) || (r.startsWith('r5') && fixed.includes('r5')))) clear = false;
+    }
+    if (!clear) continue;
+    out[m] = { ...o, dst: c.dst as Reg };
+    out[d] = undefined;
+  }
+  return out.filter((i): i is IrInstr => i !== undefined);
+}
