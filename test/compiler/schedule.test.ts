@@ -87,7 +87,7 @@ test('pairing: an add-ALU and a mul-ALU operation share a word when their ports 
   assert.equal(pair('read vw_wait', 'add ra1, ra2, r0'), 'add ra1, ra2, r0; read vw_wait');
   assert.equal(pair('read vw_wait', 'add ra1, rb2, r0'), undefined);
   assert.equal(pair('ldtmu0', 'add ra1, rb2, r0'), 'add.ldtmu0 ra1, rb2, r0');
-  assert.equal(pair('ldtmu0', 'add ra1, rb2, 1'), undefined);
+  assert.equal(pair('ldtmu0', 'add ra1, ra2, 1'), undefined);
   assert.equal(pair('ldtmu0', 'ldtmu0'), undefined);
 });
 
