@@ -3,7 +3,7 @@
 //   direct.ts    results written straight to where they are copied
 //   hoist.ts     constants out of loops
 //   liveness.ts  live sets and interference
-//   regalloc.ts  virtual registers -> ra0-31 / rb0-31, or a list to spill
+//   regalloc.ts  virtual registers -> r1-r3, ra0-31 / rb0-31, or a list to spill
 //   spill.ts     spilled registers -> VPM rows or scratch memory, then allocation again
 //   emit.ts      assembly lines, operands moved to r0 where two need one regfile
 //   schedule.ts  each straight run reordered so that latencies are covered by other work
@@ -24,7 +24,7 @@ import { interference, liveness, printLiveness } from './liveness.ts';
 import { directWrites } from './direct.ts';
 import { hoistConstants } from './hoist.ts';
 import { lower } from './lower.ts';
-import { allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
+import { accumulatorValues, allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 
 export const STAGES = ['ir', 'direct', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
@@ -34,7 +34,7 @@ export type Stage = (typeof STAGES)[number];
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
 /** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { invert: 1, flags: 1, direct: 1, hoist: 1, schedule: 1, pair: 2 } as const;
+export const PASS_LEVEL = { invert: 1, flags: 1, direct: 1, hoist: 1, acc: 1, schedule: 1, pair: 2 } as const;
 export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
@@ -118,7 +118,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
       continue;
     }
     const adj = interference(live);
-    const r = allocate(code, adj, st.nregs, st.unspillable);
+    const r = allocate(code, adj, st.nregs, st.unspillable, passOn(opts, 'acc') ? accumulatorValues(live, adj) : undefined);
     if (r.ok) {
       place = r.place;
       liveDump = () => printLiveness(live, irText);

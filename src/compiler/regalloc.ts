@@ -4,9 +4,12 @@
 // result names virtual registers to spill instead (spill.ts rewrites them and allocation runs
 // again), never a wrong assignment.
 //
-// The accumulators are not allocated: r0 and r1 are scratch for emit.ts and spill.ts, r2
-// holds rotations' inputs (only r0-r3 rotate across all 16 lanes, Guide p. 20), r3 is free, r4
-// is the TMU/SFU result and r5 the broadcast register.
+// Accumulators (pass `acc`, from -O1, as Mesa's vc4 allocator does): r1, r2 and r3 hold values
+// too, first the shortest-lived, wherever nothing else writes them while the value lives: r1 is
+// spill.ts's scratch, r2 rotations' input (only r0-r3 rotate across all 16 lanes, Guide p. 20).
+// An accumulator has no read port to share and no write-to-read latency (Guide p. 17), so a value
+// there costs no copy and no nop. r0 stays emit.ts's scratch, r4 is the TMU/SFU result and r5
+// the broadcast register.
 //
 // Placement between the files follows the read-port rule (Guide p. 17: one read from each
 // regfile per instruction; a small immediate takes the B read): a register read beside a small
@@ -15,13 +18,16 @@
 // operand to an accumulator first, at the cost of an instruction.
 
 import { lookupSource } from '../vc4/asm/names.ts';
-import type { IrInstr, Src } from './ir.ts';
+import { def, type IrInstr, type Src } from './ir.ts';
 import { type Liveness, walkLive } from './liveness.ts';
 
 /** Registers per file that hold virtual registers (addresses 32-63 are I/O). */
 export const REGS_PER_FILE = 32;
 
-export type Placement = { readonly file: 'a' | 'b'; readonly n: number };
+export type Placement = { readonly file: 'a' | 'b' | 'acc'; readonly n: number };
+
+/** The accumulators that hold values, in the order tried (r0 is emit.ts's scratch). */
+export const VALUE_ACCUMULATORS = [3, 1, 2] as const;
 
 export type AllocResult =
   | { readonly ok: true; readonly place: (Placement | undefined)[] }
@@ -81,7 +87,59 @@ export function pressureSpills(code: readonly IrInstr[], live: Liveness, unspill
   return out;
 }
 
-export function allocate(code: readonly IrInstr[], adj: readonly (readonly number[])[], nregs: number, unspillable: ReadonlySet<number>): AllocResult {
+/**
+ * Values for the accumulators: the shortest-lived first, each to an accumulator that no value it
+ * interferes with holds and that no instruction writes while it lives (from an instruction that
+ * writes the accumulator to the last that reads that write, no value may be live across, nor
+ * defined inside).
+ */
+export function accumulatorValues(live: Liveness, adj: readonly (readonly number[])[]): Map<number, number> {
+  const { code, nregs } = live;
+  const busy = VALUE_ACCUMULATORS.map(() => new Uint8Array(nregs));
+  const name = (n: number) => `r${n}`;
+  // The instructions inside each accumulator's write-to-last-read stretches.
+  const inside = VALUE_ACCUMULATORS.map(() => new Uint8Array(code.length));
+  VALUE_ACCUMULATORS.forEach((n, x) => {
+    for (let k = 0; k < code.length; k++) {
+      const i = code[k]!;
+      if (!((i.op === 'alu' || i.op === 'ldi') && i.dst.k === 'p' && i.dst.name === name(n))) continue;
+      let last = k;
+      for (let j = k + 1; j < code.length; j++) {
+        const c = code[j]!;
+        if (c.op === 'label' || c.op === 'branch') break;
+        if (c.op === 'alu' && [c.a, c.b].some((s) => s.k === 'p' && s.name === name(n))) last = j;
+        if ((c.op === 'alu' || c.op === 'ldi') && c.dst.k === 'p' && c.dst.name === name(n)) break;
+      }
+      for (let j = k; j < last; j++) inside[x]![j] = 1;
+    }
+  });
+  const range = new Int32Array(nregs);
+  walkLive(live, (k, set) => {
+    for (let j = 0; j < set.size; j++) range[set.dense[j]!]!++;
+    const d = def(code[k]!);
+    if (d) range[d.id]!++;
+    VALUE_ACCUMULATORS.forEach((_, x) => {
+      if (!inside[x]![k]) return;
+      for (let j = 0; j < set.size; j++) busy[x]![set.dense[j]!] = 1;
+      if (d) busy[x]![d.id] = 1;
+    });
+  });
+  const out = new Map<number, number>();
+  const order = [...range.keys()].filter((id) => range[id]! > 0).sort((x, y) => range[x]! - range[y]! || x - y);
+  for (const id of order) {
+    const x = VALUE_ACCUMULATORS.findIndex((n, x) => !busy[x]![id] && !adj[id]!.some((o) => out.get(o) === n));
+    if (x >= 0) out.set(id, VALUE_ACCUMULATORS[x]!);
+  }
+  return out;
+}
+
+export function allocate(
+  code: readonly IrInstr[],
+  adj: readonly (readonly number[])[],
+  nregs: number,
+  unspillable: ReadonlySet<number>,
+  accumulators: ReadonlyMap<number, number> = new Map(),
+): AllocResult {
   // Who is read beside whom.
   const partners: Partner[][] = Array.from({ length: nregs }, () => []);
   const weight = new Float64Array(nregs);
@@ -122,11 +180,13 @@ export function allocate(code: readonly IrInstr[], adj: readonly (readonly numbe
     return fresh;
   };
 
+  for (const [id, n] of accumulators) place[id] = { file: 'acc', n };
   for (const id of order) {
+    if (place[id]) continue;
     const conflicts = { a: 0, b: 0 };
     for (const { other } of partners[id]!) {
       const f = other.k === 'v' ? place[other.id]?.file : fixedFile(other);
-      if (f) conflicts[f]++;
+      if (f && f !== 'acc') conflicts[f]++;
     }
     const first: 'a' | 'b' =
       conflicts.a !== conflicts.b ? (conflicts.a < conflicts.b ? 'a' : 'b') : count.a <= count.b ? 'a' : 'b';
@@ -146,7 +206,7 @@ export function allocate(code: readonly IrInstr[], adj: readonly (readonly numbe
       while (n === undefined) {
         let best: number | undefined;
         for (const o of adj[id]!) {
-          if (!place[o] || unspillable.has(o)) continue;
+          if (!place[o] || place[o]!.file === 'acc' || unspillable.has(o)) continue;
           if (best === undefined || weight[o]! < weight[best]!) best = o;
         }
         if (best === undefined) return { ok: false, spill: [], stuck: id };
@@ -170,4 +230,4 @@ export function allocate(code: readonly IrInstr[], adj: readonly (readonly numbe
 }
 
 /** A placement as an assembly register name. */
-export const placeName = (p: Placement): string => `r${p.file}${p.n}`;
+export const placeName = (p: Placement): string => (p.file === 'acc' ? `r${p.n}` : `r${p.file}${p.n}`);
