@@ -2,8 +2,9 @@
 // writes that place itself. `add %t, p, 64` ... `mov tmu0_s, %t` becomes `add tmu0_s, p, 64`,
 // and `fsub %t, x, y` ... `mov vpm, %t` becomes `fsub vpm, x, y`, where the copy stood.
 // Needs: IR from lower.ts (before register allocation).
-// Guarantees: the same computation with fewer instructions: a copy `mov D, %t` (unconditional,
-// no rotation) of a virtual register that one ALU operation defines and only that copy reads is
+// A conditional copy makes the operation conditional: `mov.zs D, %t` becomes `op.zs D, ...`.
+// Guarantees: the same computation with fewer instructions: a copy `mov D, %t` (no rotation,
+// perhaps conditional) of a virtual register that one ALU operation defines and only that copy reads is
 // replaced by the operation writing D at the copy's place; the operation moves down only past
 // instructions that write none of its operands (registers, or accumulators, r4 and r5, when it
 // reads them) and across no label or branch, and at most MAX_DISTANCE instructions.
@@ -49,7 +50,7 @@ export function directWrites(code: readonly IrInstr[], nregs: number): IrInstr[]
   const out: (IrInstr | undefined)[] = code.slice();
   for (let m = 0; m < out.length; m++) {
     const c = out[m]!;
-    if (!c || c.op !== 'alu' || c.code !== 'mov' || c.cond || c.setf || c.rot !== undefined || c.a.k !== 'v') continue;
+    if (!c || c.op !== 'alu' || c.code !== 'mov' || c.setf || c.rot !== undefined || c.a.k !== 'v') continue;
     const t = c.a.id;
     const d = defAt[t]!;
     if (defs[t] !== 1 || useCount[t] !== 1 || d < 0 || d >= m || m - d > MAX_DISTANCE) continue;
@@ -68,7 +69,7 @@ export function directWrites(code: readonly IrInstr[], nregs: number): IrInstr[]
       if (fixed.length && accWrites(i).some((r) => fixed.includes(r) || (r.startsWith('r5') && fixed.includes('r5')))) clear = false;
     }
     if (!clear) continue;
-    out[m] = { ...o, dst: c.dst as Reg };
+    out[m] = { ...o, dst: c.dst as Reg, ...(c.cond ? { cond: c.cond } : {}) };
     out[d] = undefined;
   }
   return out.filter((i): i is IrInstr => i !== undefined);

@@ -2,7 +2,8 @@
 // virtual registers all have a placement (regalloc.ts). Guarantees: every instruction reads at
 // most one regfile-A and one regfile-B address, counting a small immediate as a B read (Guide
 // p. 17, p. 29): where an instruction's two operands would need the same file, the first is
-// copied to accumulator r0 by an instruction of its own just before. Program end gets its two
+// copied to accumulator r0 by an instruction of its own just before; so is a rotation's input
+// that is not in r0-r3 (only those rotate across all 16 lanes, Guide p. 20). Program end gets its two
 // delay slots. The result is a list of assembly lines (docs/asm.md) and labels.
 
 import { lookupSource } from '../vc4/asm/names.ts';
@@ -69,7 +70,11 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
         let a = phys(i.a);
         const b = phys(i.b);
         const same = srcKey(i.a) === srcKey(i.b);
-        if (!same && !portsFit(a, b)) {
+        if (i.rot !== undefined && !(a.k === 'p' && ROTATABLE.has(a.name))) {
+          // A rotation across all 16 lanes reads r0-r3 (Guide p. 20).
+          out.push({ text: `mov r0, ${srcText(a)}`, stmt });
+          a = p('r0');
+        } else if (!same && !portsFit(a, b)) {
           out.push({ text: `mov r0, ${srcText(a)}`, stmt });
           a = p('r0');
         }
@@ -85,6 +90,9 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
   }
   return out;
 }
+
+/** The accumulators a rotation reads across all 16 lanes. */
+const ROTATABLE: ReadonlySet<string> = new Set(['r0', 'r1', 'r2', 'r3']);
 
 const srcKey = (s: Src) => (s.k === 'v' ? `%${s.id}` : s.k === 'p' ? s.name : `#${s.text}`);
 const srcText = (s: Src) => (s.k === 'p' ? s.name : s.k === 'imm' ? s.text : `%${s.id}`);

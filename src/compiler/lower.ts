@@ -14,7 +14,7 @@
 import { type BoolExpr, childBlocks, type Cond, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
 import { floatBits, smallImmForFloat, smallImmForInt, smallImmValue, bitsToFloat } from '../vc4/tables.ts';
 import { CompileError } from './errors.ts';
-import { imm, type IrInstr, p, type Reg, type Src, v, type VReg } from './ir.ts';
+import { def, imm, type IrInstr, irText, p, type Reg, type Src, uses, v, type VReg } from './ir.ts';
 
 // The setups that move one row of 16 words, for VPM row 0; adding the row (shifted to its field)
 // makes them for another row (the fields below it are 0, so adding cannot carry into them).
@@ -119,17 +119,31 @@ class Lowering {
   /** The statement being lowered: every instruction remembers it (run-time errors name it). */
   private current: Stmt | undefined;
   emit(i: IrInstr): void {
-    if (i.op === 'label' || (i.op === 'alu' && i.setf)) this.flagsOf = undefined;
+    if (this.flagsHold) {
+      const d = def(i);
+      if (i.op === 'label' || (i.op === 'alu' && i.setf) || (d && this.flagsHold.reads.includes(d.id))) this.flagsHold = undefined;
+    }
     this.code.push(this.current ? { ...i, stmt: this.current } : i);
   }
-  /** The mask register whose lanes the flags currently tell apart (Z clear where it is 1). */
-  private flagsOf: VReg | undefined;
-  /** Sets the flags from a mask register, unless they already hold it. */
-  private flagsFromMask(m: VReg): void {
-    if (this.flagsOf === m) return;
-    this.alu('or', p('nop'), m, m, { setf: true });
-    this.flagsOf = m;
+  /**
+   * The flag-setting instruction whose flags still stand (as text), and the registers it reads:
+   * none has been written since, no other instruction set flags, and no label was passed.
+   */
+  private flagsHold: { readonly text: string; readonly reads: readonly number[] } | undefined;
+  /** Sets flags with `code.setf nop, x, y`, unless the same instruction's flags still stand. */
+  private setFlags(code: string, x: Src, y: Src): void {
+    if (x.k === 'imm' && y.k === 'imm' && x.text !== y.text) x = this.materialize(x);
+    const i: IrInstr = { op: 'alu', code, dst: p('nop'), a: x, b: y, setf: true };
+    const text = irText(i);
+    if (this.flagsHold?.text === text) return;
+    this.emit(i);
+    this.flagsHold = { text, reads: uses(i).map((r) => r.id) };
   }
+  /** Sets the flags from a mask register (Z clear where it is 1), unless they already hold it. */
+  private flagsFromMask(m: VReg): void {
+    this.setFlags('or', m, m);
+  }
+
   alu(code: string, dst: Reg, a: Src, b: Src = a, extra: { cond?: string; setf?: boolean; rot?: number | 'r5' } = {}): void {
     // One small immediate per instruction: a second, different one goes into a register.
     if (a.k === 'imm' && b.k === 'imm' && a.text !== b.text) a = this.materialize(a);
@@ -279,7 +293,6 @@ class Lowering {
           const t = this.flags(s.b);
           for (const x of s.then) this.stmtUnder(x, t);
           for (const x of s.else) this.stmtUnder(x, OPPOSITE[t]);
-          this.flagsOf = undefined;
           return;
         }
         const b = this.mask(s.b);
@@ -292,7 +305,6 @@ class Lowering {
           if (mask) this.alu('and', no, no, mask);
           this.block(s.else, no);
         }
-        this.flagsOf = undefined;
         return;
       }
       case 'if': {
@@ -392,21 +404,20 @@ class Lowering {
     if (b.k === 'cmp' && !(b.ty === 'float' && (b.op === 'eq' || b.op === 'ne'))) {
       const x = this.expr(b.a);
       const y = this.expr(b.b);
-      const nop = p('nop');
       if (b.op === 'eq' || b.op === 'ne') {
-        this.alu('sub', nop, x, y, { setf: true });
+        this.setFlags('sub', x, y);
         return b.op === 'eq' ? 'zs' : 'zc';
       }
       // max.setf / fmax.setf: C where a > b, signed or in the float order (docs/compiler.md).
       const code = b.ty === 'float' ? 'fmax' : 'max';
-      if (b.op === 'gt' || b.op === 'le') this.alu(code, nop, x, y, { setf: true });
-      else this.alu(code, nop, y, x, { setf: true });
+      if (b.op === 'gt' || b.op === 'le') this.setFlags(code, x, y);
+      else this.setFlags(code, y, x);
       return b.op === 'gt' || b.op === 'lt' ? 'cs' : 'cc';
     }
-    const m = this.mask(b);
-    this.alu('or', p('nop'), m, m, { setf: true });
+    this.flagsFromMask(this.mask(b));
     return 'zc';
   }
+
 
   /** b as a register: 1 in the lanes where it holds, 0 elsewhere. */
   private mask(b: BoolExpr): VReg {
@@ -449,7 +460,8 @@ class Lowering {
       if (t !== undefined) return imm(t);
     }
     if (e.k === 'var') return this.vars[e.id]!;
-    if (e.k === 'special' && e.what !== 'index') return e.what === 'me' ? this.qpu : this.nqpus;
+    // The element number is read where it is used (it has no side effect).
+    if (e.k === 'special') return e.what === 'index' ? p('elem_num') : e.what === 'me' ? this.qpu : this.nqpus;
     const r = this.fresh();
     this.exprInto(e, r);
     return r;
@@ -493,18 +505,16 @@ class Lowering {
         return;
       }
       case 'rotate': {
-        // A full rotation reads its input from r0-r3 (Guide p. 20): r2 here.
-        const a = this.expr(e.a);
+        // Only r0-r3 rotate across all 16 lanes (Guide p. 20): emit.ts copies an input held
+        // anywhere else to r0 first (the allocator keeps short-lived values in accumulators).
+        const a = this.materialize(this.expr(e.a));
         const n = e.n.k === 'lit' ? e.n.bits & 15 : undefined;
-        // The amount first: computing it may itself rotate (r2) or load (r5).
-        const by = n === undefined ? this.expr(e.n) : undefined;
-        this.mov(p('r2'), a);
         if (n === 0) {
-          this.mov(dst, p('r2'), cond);
+          this.mov(dst, a, cond);
           return;
         }
-        if (by) this.mov(p('r5rep'), by);
-        this.emit({ op: 'alu', code: 'v8min', dst, a: p('r2'), b: p('r2'), rot: n ?? 'r5', ...c });
+        if (n === undefined) this.mov(p('r5rep'), this.expr(e.n));
+        this.emit({ op: 'alu', code: 'v8min', dst, a, b: a, rot: n ?? 'r5', ...c });
         return;
       }
       case 'ptradd': {

@@ -36,6 +36,8 @@ interface Footprint {
   readonly io: boolean;
   /** A write of r4 that lands late (SFU): its readers wait SFU_LATENCY. */
   readonly sfu: boolean;
+  /** A rotation: it reads its accumulators (and r5) no sooner than the second instruction after their write (Guide p. 37). */
+  readonly rotates: boolean;
 }
 
 // Resources: regfile A 0-31, B 32-63, accumulators r0-r5 64-69, the flags 70.
@@ -71,7 +73,7 @@ function footprint(i: Instr): Footprint {
     if (i.sf) writes.push(FLAGS);
     if ((i.condAdd !== COND_ALWAYS && i.condAdd !== COND_NEVER) || (i.condMul !== COND_ALWAYS && i.condMul !== COND_NEVER)) reads.push(FLAGS);
   }
-  return { reads, writes, io, sfu: e.sfuWrites > 0 };
+  return { reads, writes, io, sfu: e.sfuWrites > 0, rotates: i.kind === 'alu' && e.rotation !== 0 };
 }
 
 /** Whether two instructions must keep their order: one writes what the other touches, or both do I/O. */
@@ -190,7 +192,7 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     io[k] = f.io ? 1 : 0;
     for (const r of f.reads) {
       const w = lastWriter[r]!;
-      if (w >= 0) preds[k]!.push({ from: w, lat: r < ACC ? REGFILE_LATENCY : r === ACC + 4 && sfuWrite[w] ? SFU_LATENCY : 1 });
+      if (w >= 0) preds[k]!.push({ from: w, lat: r < ACC || (f.rotates && r < FLAGS) ? REGFILE_LATENCY : r === ACC + 4 && sfuWrite[w] ? SFU_LATENCY : 1 });
       readersSince[r]!.push(k);
     }
     for (const r of f.writes) {

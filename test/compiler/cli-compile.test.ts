@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runQpu } from '../helpers/cli.ts';
 import { gcd } from '../../examples/gcd.ts';
+import { compile } from '../../src/compiler/compile.ts';
 import { disassemble } from '../../src/vc4/asm/disasm.ts';
 import { bytesToProgram } from '../../src/vc4/codec.ts';
 
@@ -27,7 +28,7 @@ test('qpu compile prints the assembly, each stage with --dump, and writes machin
     assert.equal(r.code, 0, `${stage}: ${r.err}`);
     assert.match(r.out, re, stage);
   }
-  const c = gcd.setNumQPUs(1).code();
+  const c = compile(gcd.ast, { qpus: 1, opt: 0 });
   assert.ok(c.dump('emit').split('\n').length < c.dump('asm').split('\n').length, 'emit comes before the spacing nops');
   const file = join(mkdtempSync(join(tmpdir(), 'qpu-')), 'gcd.bin');
   const w = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcdUnrolled', '--qpus', '4', '-o', file);
@@ -55,7 +56,7 @@ test('qpu compile explains what is wrong: several kernels, unknown kernel, bad s
   assert.match(several.err, /exports 2 kernels \(gcd, gcdUnrolled\): choose one with --kernel/);
   const unknown = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'nope');
   assert.match(unknown.err, /--kernel nope: examples\/gcd\.ts has no such kernel; it exports: gcd, gcdUnrolled/);
-  assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', 'x')).err, /the stages are ast, ir, direct, hoist, liveness/);
+  assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', 'x')).err, /the stages are ast, ir, dead, direct, hoist, liveness/);
   for (const q of ['13', '0', '0x4', '2.5', '', '1e1', '+2', ' 2'])
     assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--qpus', q)).err, /--qpus .*: expected a whole number from 1 to 12, in decimal digits\n$/);
   // The exit statuses of qpu emu, qpu asm and the rest (test/cli-exit.test.ts): a file that cannot be
