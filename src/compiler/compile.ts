@@ -1,8 +1,9 @@
 // The compiler's pipeline: a kernel AST to VideoCore IV machine code for a given number of QPUs.
 //   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags)
 //   dead.ts      values no path reads
+//   cse.ts       operations computed once
 //   direct.ts    results written straight to where they are copied
-//   hoist.ts     constants out of loops
+//   hoist.ts     constants and invariant operations out of loops
 //   liveness.ts  live sets and interference
 //   regalloc.ts  virtual registers -> r1-r3, ra0-31 / rb0-31, or a list to spill
 //   spill.ts     spilled registers -> VPM rows or scratch memory, then allocation again
@@ -22,6 +23,7 @@ import { assembleLines, satisfyRules } from './hazards.ts';
 import { scheduleLines } from './schedule.ts';
 import { printIr, irText, type IrInstr } from './ir.ts';
 import { interference, liveness, printLiveness } from './liveness.ts';
+import { eliminateCommon } from './cse.ts';
 import { removeDeadCode } from './dead.ts';
 import { directWrites } from './direct.ts';
 import { hoistConstants } from './hoist.ts';
@@ -29,14 +31,14 @@ import { lower } from './lower.ts';
 import { accumulatorValues, allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 
-export const STAGES = ['ir', 'dead', 'direct', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
+export const STAGES = ['ir', 'dead', 'cse', 'direct', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Optimization levels: 0 compiles plainly; each pass is on from its level up (PASS_LEVEL). */
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
 /** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { invert: 1, flags: 1, dead: 1, direct: 1, hoist: 1, acc: 1, schedule: 1, pair: 2 } as const;
+export const PASS_LEVEL = { invert: 1, flags: 1, dead: 1, cse: 1, direct: 1, hoist: 1, acc: 1, schedule: 1, pair: 2 } as const;
 export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
@@ -107,6 +109,8 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   let code: IrInstr[] = lowered.code;
   if (passOn(opts, 'dead')) code = removeDeadCode(code, lowered.vregs);
   const deadDump = passOn(opts, 'dead') ? `${header}\n${printIr(code)}` : '# dead-code removal is off: the IR stands\n';
+  if (passOn(opts, 'cse')) code = eliminateCommon(code, lowered.vregs);
+  const cseDump = passOn(opts, 'cse') ? `${header}\n${printIr(code)}` : '# common subexpressions are off: the IR stands\n';
   if (passOn(opts, 'direct')) code = directWrites(code, lowered.vregs);
   const directDump = passOn(opts, 'direct') ? `${header}\n${printIr(code)}` : '# direct writes are off: the IR stands\n';
   if (passOn(opts, 'hoist')) code = hoistConstants(code, lowered.vregs);
@@ -156,6 +160,8 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
           return irDump;
         case 'dead':
           return deadDump;
+        case 'cse':
+          return cseDump;
         case 'direct':
           return directDump;
         case 'hoist':

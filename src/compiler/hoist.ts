@@ -1,15 +1,17 @@
-// Constant hoisting (pass `hoist`, from -O1): loop-invariant constants out of loops, one register
-// for each distinct constant of a loop nest.
+// Loop-invariant code motion (pass `hoist`, from -O1): constants, and operations on values the
+// loop does not change, out of loops, one register for each distinct one of a loop nest.
 // Needs: IR from lower.ts (a loop is a label that a later branch jumps back to; labels unique;
 // every branch followed by its 3 delay slots).
-// Guarantees: the same computation, with each `ldi` that is the only definition of its virtual
-// register and unconditional, and lies inside a loop, moved to just before the outermost loop's
-// label, or its entry test's branch (so it runs once, on the way in: a register defined once inside a loop is a temporary of
-// that loop, read nowhere else); constants of equal value in one loop nest then share the first's
-// register. Such a register stays live through the loop, so at most MAX_HOISTED constants leave
-// each loop nest, the most used first.
+// Guarantees: the same computation, with each unconditional `ldi`, and each unconditional ALU
+// operation that sets no flags and reads only small immediates, the element number and registers
+// the loop nest does not write (or that an operation hoisted before it writes), that is the only
+// definition of its virtual register and lies inside a loop, moved to just before the outermost
+// loop's label, or its entry test's branch (so it runs once, on the way in: a register defined
+// once inside a loop is a temporary of that loop, read nowhere else); equal ones then share the
+// first's register. Such a register stays live through the loop, so at most MAX_HOISTED values
+// leave each loop nest, the first in program order.
 
-import { def, type IrInstr, uses, type VReg } from './ir.ts';
+import { def, type IrInstr, irText, type Src, type VReg } from './ir.ts';
 
 /** Constants hoisted out of one loop nest at most (each holds a register through the loop). */
 export const MAX_HOISTED = 12;
@@ -33,45 +35,54 @@ export function outerLoops(code: readonly IrInstr[]): [number, number][] {
 
 export function hoistConstants(code: readonly IrInstr[], nregs: number): IrInstr[] {
   const defs = new Int32Array(nregs);
-  const useCount = new Int32Array(nregs);
   for (const i of code) {
     const d = def(i);
     if (d) defs[d.id]!++;
-    for (const u of uses(i)) useCount[u.id]!++;
   }
   const moved = new Set<IrInstr>();
   const rename = new Map<number, VReg>();
+  const r = (s: Src): Src => (s.k === 'v' ? (rename.get(s.id) ?? s) : s);
   const before = new Map<number, IrInstr[]>();
   for (const [top, end] of outerLoops(code)) {
-    const byBits = new Map<number, { first: IrInstr & { op: 'ldi' }; all: (IrInstr & { op: 'ldi' })[]; uses: number }>();
+    const inside = new Set<number>();
     for (let n = top; n <= end; n++) {
-      const i = code[n]!;
-      if (i.op !== 'ldi' || i.cond || i.dst.k !== 'v' || defs[i.dst.id] !== 1) continue;
-      const g = byBits.get(i.bits);
-      if (g) (g.all.push(i), (g.uses += useCount[i.dst.id]!));
-      else byBits.set(i.bits, { first: i, all: [i], uses: useCount[i.dst.id]! });
+      const d = def(code[n]!);
+      if (d) inside.add(d.id);
     }
-    const chosen = [...byBits.values()].sort((x, y) => y.uses - x.uses).slice(0, MAX_HOISTED);
-    if (!chosen.length) continue;
-    for (const g of chosen) {
-      for (const i of g.all) moved.add(i);
-      for (const i of g.all.slice(1)) rename.set((i.dst as VReg).id, g.first.dst as VReg);
+    // In program order, so that an operation's hoisted operands are hoisted before it.
+    const first = new Map<string, IrInstr>();
+    const hoisted: IrInstr[] = [];
+    for (let n = top; n <= end && hoisted.length < MAX_HOISTED; n++) {
+      let i = code[n]!;
+      const d = def(i);
+      if (!d || defs[d.id] !== 1 || ((i.op === 'alu' || i.op === 'ldi') && i.cond)) continue;
+      if (i.op === 'alu') {
+        i = { ...i, a: r(i.a), b: r(i.b) };
+        if (i.setf || i.rot === 'r5' || ![i.a, i.b].every((s) => (s.k === 'v' ? !inside.has(s.id) : s.k === 'imm' || s.name === 'elem_num')))
+          continue;
+      } else if (i.op !== 'ldi') continue;
+      moved.add(code[n]!);
+      inside.delete(d.id);
+      const key = irText({ ...i, dst: { k: 'p', name: '_' } } as IrInstr);
+      const same = first.get(key);
+      if (same) rename.set(d.id, def(same)!);
+      else (first.set(key, i), hoisted.push(i));
     }
+    if (!hoisted.length) continue;
     // Before the loop's label, or, for an inverted loop (its test first, then a branch past the
     // loop), before that branch, whose delay slots they may then fill.
     const entry = code[top - 4];
     const exit = code[end + 1];
     const at = entry?.op === 'branch' && exit?.op === 'label' && entry.label === exit.name ? top - 4 : top;
-    before.set(at, chosen.map((g) => g.first));
+    before.set(at, hoisted);
   }
   if (!moved.size) return code as IrInstr[];
   const out: IrInstr[] = [];
-  const r = <T>(x: T): T => ((x as VReg).k === 'v' ? ((rename.get((x as VReg).id) as T) ?? x) : x);
   code.forEach((i, n) => {
-    const hoisted = before.get(n);
-    if (hoisted) out.push(...hoisted);
+    const h = before.get(n);
+    if (h) out.push(...h);
     if (moved.has(i)) return;
-    out.push(i.op === 'alu' ? { ...i, a: r(i.a), b: r(i.b), dst: r(i.dst) } : i);
+    out.push(i.op === 'alu' ? { ...i, a: r(i.a), b: r(i.b), dst: i.dst.k === 'v' ? r(i.dst) as VReg : i.dst } : i);
   });
   return out;
 }

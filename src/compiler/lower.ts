@@ -119,11 +119,19 @@ class Lowering {
   /** The statement being lowered: every instruction remembers it (run-time errors name it). */
   private current: Stmt | undefined;
   emit(i: IrInstr): void {
+    if (i.op === 'read' && i.src.name === 'vw_wait') this.storesWaited = true;
+    else if (i.op === 'label' || (i.op === 'alu' && i.dst.k === 'p' && i.dst.name === 'vw_addr')) this.storesWaited = false;
     if (this.flagsHold) {
       const d = def(i);
       if (i.op === 'label' || (i.op === 'alu' && i.setf) || (d && this.flagsHold.reads.includes(d.id))) this.flagsHold = undefined;
     }
     this.code.push(this.current ? { ...i, stmt: this.current } : i);
+  }
+  /** Whether every DMA store started has been waited for, on every path here (no label since). */
+  private storesWaited = false;
+  /** Waits for the DMA stores under way (`read vw_wait`), unless none can be. */
+  private waitForStores(): void {
+    if (!this.storesWaited) this.emit({ op: 'read', src: p('vw_wait') });
   }
   /**
    * The flag-setting instruction whose flags still stand (as text), and the registers it reads:
@@ -216,7 +224,7 @@ class Lowering {
 
   /** The end-of-kernel barrier: QPU 0 waits for the others, then interrupts the host. */
   private finish(): void {
-    this.emit({ op: 'read', src: p('vw_wait') }); // the last store has left
+    this.waitForStores(); // the last store has left
     const others = this.label('others');
     const done = this.label('done');
     this.alu('or', p('nop'), this.qpu, this.qpu, { setf: true });
@@ -242,7 +250,7 @@ class Lowering {
 
   /** Waits for a non-blocking store still under way (in kernels that have any). */
   private storesFinished(): void {
-    if (this.nonBlockingStores) this.emit({ op: 'read', src: p('vw_wait') });
+    if (this.nonBlockingStores) this.waitForStores();
   }
 
   // ---- statements
@@ -348,12 +356,12 @@ class Lowering {
       case 'storeNB': {
         const val = this.expr(s.e);
         const ptr = this.expr(s.ptr);
-        this.emit({ op: 'read', src: p('vw_wait') }); // the previous store has left the VPM row
+        this.waitForStores(); // the previous store has left the VPM row
         this.mov(p('vw_setup'), this.vpmSetup);
         this.mov(p('vpm'), val);
         this.mov(p('vw_setup'), this.dmaSetup);
         this.mov(p('vw_addr'), ptr);
-        if (s.k === 'store') this.emit({ op: 'read', src: p('vw_wait') });
+        if (s.k === 'store') this.waitForStores();
         return;
       }
       case 'gather':
@@ -541,7 +549,7 @@ class Lowering {
         const ptr = this.expr(e.ptr);
         // A non-blocking store may still be writing memory: the DMA engines do not order a load
         // after it, so wait for it first (a store already waited for costs one instruction).
-        if (this.nonBlockingStores) this.emit({ op: 'read', src: p('vw_wait') });
+        if (this.nonBlockingStores) this.waitForStores();
         this.mov(p('vr_setup'), this.loadDma);
         this.mov(p('vr_addr'), ptr);
         this.emit({ op: 'read', src: p('vr_wait') });

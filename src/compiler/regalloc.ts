@@ -226,7 +226,46 @@ export function allocate(
       count = { ...count, [file]: count[file] + 1 };
     }
   }
-  return spill.length ? { ok: false, spill } : { ok: true, place };
+  if (spill.length) return { ok: false, spill };
+  improveFiles(place, partners, adj);
+  return { ok: true, place };
+}
+
+/** The file a source is read from, if it is a regfile ('b' for small immediates). */
+function fileOf(s: Src, place: readonly (Placement | undefined)[]): 'a' | 'b' | undefined {
+  if (s.k !== 'v') return fixedFile(s);
+  const f = place[s.id]?.file;
+  return f === 'acc' ? undefined : f;
+}
+
+/**
+ * The greedy choice of files sees only the partners placed before each value. Afterwards, a
+ * value moves to the other file when a register is free there and fewer of the instructions
+ * that read it would then need both operands from one file (each such costs emit.ts a copy).
+ */
+function improveFiles(place: (Placement | undefined)[], partners: readonly Partner[][], adj: readonly (readonly number[])[]): void {
+  for (let round = 0; round < 3; round++) {
+    let moved = false;
+    for (let id = 0; id < place.length; id++) {
+      const pl = place[id];
+      if (!pl || pl.file === 'acc' || !partners[id]!.length) continue;
+      const other: 'a' | 'b' = pl.file === 'a' ? 'b' : 'a';
+      let clash = 0;
+      for (const { other: o } of partners[id]!) {
+        const f = fileOf(o, place);
+        if (f === pl.file) clash++;
+        else if (f === other) clash--;
+      }
+      if (clash <= 0) continue;
+      const taken = new Uint8Array(REGS_PER_FILE);
+      for (const o of adj[id]!) if (place[o]?.file === other) taken[place[o]!.n] = 1;
+      const n = taken.indexOf(0);
+      if (n < 0) continue;
+      place[id] = { file: other, n };
+      moved = true;
+    }
+    if (!moved) return;
+  }
 }
 
 /** A placement as an assembly register name. */
