@@ -239,6 +239,13 @@ function fileOf(s: Src, place: readonly (Placement | undefined)[]): 'a' | 'b' | 
 }
 
 /**
+ * Instructions a move to the other file must spare a copy in, at least: a smaller gain is not
+ * worth the moves it prevents from pairing (a move pairs with another only when they read
+ * different files), which the count does not see.
+ */
+const MIN_GAIN = 2;
+
+/**
  * The greedy choice of files sees only the partners placed before each value. Afterwards, a
  * value moves to the other file when a register is free there and fewer of the instructions
  * that read it would then need both operands from one file (each such costs emit.ts a copy).
@@ -256,7 +263,7 @@ function improveFiles(place: (Placement | undefined)[], partners: readonly Partn
         if (f === pl.file) clash++;
         else if (f === other) clash--;
       }
-      if (clash <= 0) continue;
+      if (clash < MIN_GAIN) continue;
       const taken = new Uint8Array(REGS_PER_FILE);
       for (const o of adj[id]!) if (place[o]?.file === other) taken[place[o]!.n] = 1;
       const n = taken.indexOf(0);
@@ -270,3 +277,5 @@ function improveFiles(place: (Placement | undefined)[], partners: readonly Partn
 
 /** A placement as an assembly register name. */
 export const placeName = (p: Placement): string => (p.file === 'acc' ? `r${p.n}` : `r${p.file}${p.n}`);
+
+
