@@ -30,6 +30,7 @@ import { hoistConstants } from './hoist.ts';
 import { lower } from './lower.ts';
 import { accumulatorValues, allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
+import { verifyIr } from './verify.ts';
 
 export const STAGES = ['ir', 'dead', 'cse', 'direct', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
@@ -48,6 +49,8 @@ export interface CompileOptions {
   readonly opt?: OptLevel;
   /** Passes switched on or off whatever the level. */
   readonly passes?: Partial<Record<Pass, boolean>>;
+  /** Runs the IR verifier (verify.ts) after lowering and after each IR pass. */
+  readonly verify?: boolean;
 }
 
 /** Whether a pass runs under these options. */
@@ -107,14 +110,19 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   const irDump = `${header}\n${printIr(lowered.code)}`;
 
   let code: IrInstr[] = lowered.code;
-  if (passOn(opts, 'dead')) code = removeDeadCode(code, lowered.vregs);
-  const deadDump = passOn(opts, 'dead') ? `${header}\n${printIr(code)}` : '# dead-code removal is off: the IR stands\n';
-  if (passOn(opts, 'cse')) code = eliminateCommon(code, lowered.vregs);
-  const cseDump = passOn(opts, 'cse') ? `${header}\n${printIr(code)}` : '# common subexpressions are off: the IR stands\n';
-  if (passOn(opts, 'direct')) code = directWrites(code, lowered.vregs);
-  const directDump = passOn(opts, 'direct') ? `${header}\n${printIr(code)}` : '# direct writes are off: the IR stands\n';
-  if (passOn(opts, 'hoist')) code = hoistConstants(code, lowered.vregs);
-  const hoistDump = passOn(opts, 'hoist') ? `${header}\n${printIr(code)}` : '# constant hoisting is off: the IR stands\n';
+  const dumps = new Map<Stage, string>();
+  // Each IR pass: run if on, verify if asked, and keep its output for --dump.
+  const irPass = (pass: Pass & Stage, run: (code: IrInstr[], vregs: number) => IrInstr[]) => {
+    if (!passOn(opts, pass)) return void dumps.set(pass, `# pass ${pass} is off: the IR stands\n`);
+    code = run(code, lowered.vregs);
+    if (opts.verify) verifyIr(code, lowered.vregs, `pass ${pass}`);
+    dumps.set(pass, `${header}\n${printIr(code)}`);
+  };
+  if (opts.verify) verifyIr(code, lowered.vregs, 'lowering');
+  irPass('dead', removeDeadCode);
+  irPass('cse', eliminateCommon);
+  irPass('direct', directWrites);
+  irPass('hoist', hoistConstants);
   const st: SpillState = { nregs: lowered.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
   let place: (Placement | undefined)[];
   let liveDump = () => '';
@@ -123,6 +131,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     const early = pressureSpills(code, live, st.unspillable);
     if (early.length) {
       code = spillRegisters(code, early, st, { qpu: lowered.qpu, qpus });
+      if (opts.verify) verifyIr(code, st.nregs, 'spilling');
       continue;
     }
     const adj = interference(live);
@@ -137,6 +146,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
         `kernel ${ast.name}: too many values live at once for the 64 registers of regfiles A and B, even after spilling`,
       );
     code = spillRegisters(code, r.spill, st, { qpu: lowered.qpu, qpus });
+    if (opts.verify) verifyIr(code, st.nregs, 'spilling');
   }
   const lines: AsmLine[] = emit(code, place);
   const assembled = withinSizeLimit(ast.name, () => assembleLines(lines, ast.name));
@@ -159,13 +169,10 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
         case 'ir':
           return irDump;
         case 'dead':
-          return deadDump;
         case 'cse':
-          return cseDump;
         case 'direct':
-          return directDump;
         case 'hoist':
-          return hoistDump;
+          return dumps.get(stage)!;
         case 'liveness':
           return liveDump();
         case 'alloc':

@@ -58,7 +58,7 @@ export class DifferentialRunner {
     }
     const b = arrays();
     try {
-      const c = compile(ast, { qpus: p.qpus, opt: this.opt });
+      const c = compile(ast, { qpus: p.qpus, opt: this.opt, verify: true });
       this.target.run(c, b.args, regions(b), { maxSteps: 50_000_000 });
     } catch (e) {
       return { kind: 'mismatch', detail: `the emulator run failed: ${(e as Error).message ?? e}` };

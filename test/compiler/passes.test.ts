@@ -1,0 +1,130 @@
+// Golden tests of the IR passes, each on IR written as text (ir-parse.ts): the input, and the
+// output the pass must print. And the IR verifier, on IR that breaks each of its rules.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseIr } from '../../src/compiler/ir-parse.ts';
+import { type IrInstr, printIr } from '../../src/compiler/ir.ts';
+import { removeDeadCode } from '../../src/compiler/dead.ts';
+import { eliminateCommon } from '../../src/compiler/cse.ts';
+import { directWrites } from '../../src/compiler/direct.ts';
+import { hoistConstants } from '../../src/compiler/hoist.ts';
+import { verifyIr } from '../../src/compiler/verify.ts';
+import { compile, CompileError } from '../../src/compiler/compile.ts';
+import { any, Int, kernel, Ptr, Where, While } from '../../src/index.ts';
+
+/** Lines without their indentation and blank lines, for comparing. */
+const lines = (t: string) => t.split('\n').map((l) => l.trim()).filter(Boolean);
+const pass = (f: (code: IrInstr[], vregs: number) => IrInstr[], input: string) => {
+  const p = parseIr(input);
+  return lines(printIr(f(p.code, p.vregs)));
+};
+
+test('the IR text form reads back what printIr writes', () => {
+  const src = 'mov %0, unif\nldi.zs %1, 0x40\nadd.cs.setf nop, %0, -3\nv8min %2, %1 >> 15, %1 >> 15\nmov %2, %1 >> r5\nx:\nbrr.anyc -, x\nnop\nnop\nnop\nsema up, 15\nread vw_wait\nldtmu0\nnop.tend';
+  assert.deepEqual(lines(printIr(parseIr(src).code)), lines(src));
+  assert.equal(parseIr(src).vregs, 3);
+  assert.throws(() => parseIr('mov %0'), (e: unknown) => e instanceof CompileError && /IR line 1: cannot read 'mov %0'/.test(e.message));
+  assert.throws(() => parseIr('nop\nadd.xx %0, %1, %2'), /IR line 2: cannot read suffix in 'add.xx'/);
+  assert.throws(() => parseIr('v8min %0, %1 >> 16, %1 >> 16'), /cannot read rotation 16/);
+});
+
+test('dead: values no path reads go, with what only they needed; uniform reads stay', () => {
+  const out = pass(removeDeadCode, 'mov %0, unif\nmov %1, 0\nmov %2, unif\nadd %3, %0, 1\nmov %1, %0\nadd %4, %1, %1\nmov vpm, %4\nnop.tend');
+  assert.deepEqual(out, ['mov %0, unif', 'mov %2, unif', 'mov %1, %0', 'add %4, %1, %1', 'mov vpm, %4', 'nop.tend']);
+});
+
+test('cse: an operation computed again reads the first result, until an operand is written', () => {
+  const out = pass(eliminateCommon, 'mov %0, unif\nshl %1, %0, 2\nshl %2, %0, 2\nadd %3, %1, %2\nmov %0, unif\nshl %4, %0, 2\nmov vpm, %4\nmov vpm, %3\nnop.tend');
+  assert.deepEqual(out, ['mov %0, unif', 'shl %1, %0, 2', 'add %3, %1, %1', 'mov %0, unif', 'shl %4, %0, 2', 'mov vpm, %4', 'mov vpm, %3', 'nop.tend']);
+  // Not across a label: another path may reach it.
+  const across = 'mov %0, unif\nshl %1, %0, 2\nx:\nshl %2, %0, 2\nmov vpm, %2\nmov vpm, %1\nnop.tend';
+  assert.deepEqual(pass(eliminateCommon, across), lines(across));
+});
+
+test('direct: an operation whose result is only copied writes the copy\'s place, under its condition', () => {
+  const out = pass(directWrites, 'mov %0, unif\nadd %1, %0, 4\nread vw_wait\nmov tmu0_s, %1\nfsub %2, %0, %0\nsub.setf nop, elem_num, 15\nmov.zs %3, %2\nadd %4, %0, 1\nmov %0, unif\nmov vpm, %4\nnop.tend');
+  assert.deepEqual(out, [
+    'mov %0, unif',
+    'read vw_wait',
+    'add tmu0_s, %0, 4',
+    'sub.setf nop, elem_num, 15',
+    'fsub.zs %3, %0, %0',
+    // %0 is written between: the add stays, and so does its copy.
+    'add %4, %0, 1',
+    'mov %0, unif',
+    'mov vpm, %4',
+    'nop.tend',
+  ]);
+});
+
+test('hoist: constants and invariant operations leave the loop once, equal ones shared', () => {
+  const src = 'mov %0, unif\nmov %1, unif\nmov %5, 0\nloop0:\nldi %2, 0x40\nadd %0, %0, %2\nshl %3, %1, 2\nadd %0, %0, %3\nldi %4, 0x40\nadd %5, %5, %4\nmax.setf nop, %1, %5\nbrr.anyc -, loop0\nnop\nnop\nnop\nmov vpm, %0\nnop.tend';
+  assert.deepEqual(pass(hoistConstants, src), [
+    'mov %0, unif',
+    'mov %1, unif',
+    'mov %5, 0',
+    'ldi %2, 0x40',
+    'shl %3, %1, 2',
+    'loop0:',
+    'add %0, %0, %2',
+    'add %0, %0, %3',
+    'add %5, %5, %2',
+    'max.setf nop, %1, %5',
+    'brr.anyc -, loop0',
+    'nop',
+    'nop',
+    'nop',
+    'mov vpm, %0',
+    'nop.tend',
+  ]);
+  // An operation on a value the loop writes stays.
+  assert.ok(pass(hoistConstants, src.replace('shl %3, %1, 2', 'shl %3, %0, 2')).includes('shl %3, %0, 2'));
+});
+
+const gcdLike = kernel([Ptr(Int), Ptr(Int)], function g(p, r) {
+  const a = Int(p.load());
+  const b = Int(p.add(16).load());
+  While(any(a.ne(b)), () => {
+    Where(a.gt(b), () => a.set(a.sub(b)));
+    Where(a.lt(b), () => b.set(b.sub(a)));
+  });
+  r.store(a);
+});
+
+test('invert and flags (in lowering): the loop tests at the bottom; a Where sets flags and writes under them', () => {
+  const loop = (o: object) => {
+    const ir = lines(compile(gcdLike.ast, { qpus: 1, passes: o }).dump('ir'));
+    const top = ir.indexOf('loop0:');
+    return ir.slice(top + 1, ir.findIndex((l, k) => k > top && l.startsWith('brr')) + 1);
+  };
+  // Where by flags: compare, then the subtraction under the condition; the test at the bottom.
+  assert.deepEqual(loop({}).map((l) => l.replace(/%\d+/g, '%')), [
+    'max.setf nop, %, %',
+    'sub.cs %, %, %',
+    'max.setf nop, %, %',
+    'sub.cs %, %, %',
+    'sub.setf nop, %, %',
+    'brr.anynz -, loop0',
+  ]);
+  // Without them: a 0/1 mask tested again, and the test at the top branching out.
+  const plain = loop({ invert: false, flags: false });
+  assert.deepEqual(plain.map((l) => l.replace(/%\d+/g, '%')), ['sub.setf nop, %, %', 'brr.allz -, endloop1']);
+  const masks = (o: object) => lines(compile(gcdLike.ast, { qpus: 1, passes: o }).dump('ir')).filter((l) => l.startsWith('or.setf')).length;
+  assert.equal(masks({ flags: false }) - masks({}), 2);
+});
+
+test('the verifier names the pass, the instruction and the rule', () => {
+  const v = (src: string) => () => {
+    const p = parseIr(src);
+    verifyIr(p.code, p.vregs, 'pass x');
+  };
+  v('mov %0, unif\nmov vpm, %0\nnop.tend')();
+  assert.throws(v('mov vpm, %0\nnop.tend'), /the IR after pass x breaks a rule at instruction 0 \(mov vpm, %0\): %0 is read before it is written/);
+  assert.throws(v('brr -, y\nnop\nnop\nnop\nnop.tend'), /target y is not defined/);
+  assert.throws(v('x:\nbrr -, x\nnop\nmov %0, unif\nnop\nnop.tend'), /delay slot 2 is not a nop/);
+  assert.throws(v('x:\nx:\nnop.tend'), /label x is defined twice/);
+  assert.throws(v('add %0, 1, 2\nnop.tend'), /two different small immediates/);
+  assert.throws(v('nop.tend\nnop'), /the program end is not the last instruction/);
+  // A value read on one path before its write.
+  assert.throws(v('mov.setf nop, unif\nbrr.anyz -, x\nnop\nnop\nnop\nmov %0, 1\nx:\nmov vpm, %0\nnop.tend'), /%0 is read before it is written/);
+});
