@@ -106,17 +106,16 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   if (opts.opt !== undefined && !(OPT_LEVELS as readonly number[]).includes(opts.opt))
     throw new RangeError(`kernel ${ast.name}: optimization level ${opts.opt}: the levels are ${OPT_LEVELS.join(', ')}`);
   const lowered = lower(ast, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags') });
-  const header = [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
-  const irDump = `${header}\n${printIr(lowered.code)}`;
+  const header = () => [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
 
   let code: IrInstr[] = lowered.code;
-  const dumps = new Map<Stage, string>();
+  const dumps = new Map<Stage, () => string>();
   // Each IR pass: run if on, verify if asked, and keep its output for --dump.
   const irPass = (pass: Pass & Stage, run: (code: IrInstr[], vregs: number) => IrInstr[]) => {
-    if (!passOn(opts, pass)) return void dumps.set(pass, `# pass ${pass} is off: the IR stands\n`);
-    code = run(code, lowered.vregs);
+    if (!passOn(opts, pass)) return void dumps.set(pass, () => `# pass ${pass} is off: the IR stands\n`);
+    const out = (code = run(code, lowered.vregs));
     if (opts.verify) verifyIr(code, lowered.vregs, `pass ${pass}`);
-    dumps.set(pass, `${header}\n${printIr(code)}`);
+    dumps.set(pass, () => `${header()}\n${printIr(out)}`);
   };
   if (opts.verify) verifyIr(code, lowered.vregs, 'lowering');
   irPass('dead', removeDeadCode);
@@ -167,12 +166,12 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     dump(stage: Stage): string {
       switch (stage) {
         case 'ir':
-          return irDump;
+          return `${header()}\n${printIr(lowered.code)}`;
         case 'dead':
         case 'cse':
         case 'direct':
         case 'hoist':
-          return dumps.get(stage)!;
+          return dumps.get(stage)!();
         case 'liveness':
           return liveDump();
         case 'alloc':

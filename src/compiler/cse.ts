@@ -21,24 +21,34 @@ export function eliminateCommon(code: readonly IrInstr[], nregs: number): IrInst
   const rename = new Map<number, VReg>();
   const r = (s: Src): Src => (s.k === 'v' ? (rename.get(s.id) ?? s) : s);
   const out: IrInstr[] = [];
-  // The block's available values: the key of an operation -> its register and the registers it reads.
-  let available = new Map<string, { reg: VReg; reads: number[] }>();
+  // The block's available values: the key of an operation -> its register; and for each
+  // register, the keys of the available values that read it (a write of it ends them).
+  let available = new Map<string, VReg>();
+  let readers = new Map<number, string[]>();
   for (const i0 of code) {
     let i = i0;
     if (i.op === 'alu') i = { ...i, a: r(i.a), b: r(i.b), dst: i.dst.k === 'v' ? (r(i.dst) as VReg) : i.dst };
-    if (i.op === 'label' || i.op === 'branch' || i.op === 'end') available = new Map();
+    if (i.op === 'label' || i.op === 'branch' || i.op === 'end') (available = new Map()), (readers = new Map());
     const d = def(i);
     const candidate =
-      d && defs[d.id] === 1 && (i.op === 'alu' || i.op === 'ldi') && !i.cond && (i.op === 'ldi' || (i.op === 'alu' && !i.setf && i.rot !== 'r5' && pureSource(i.a) && pureSource(i.b)));
+      d && defs[d.id] === 1 && (i.op === 'alu' || i.op === 'ldi') && !i.cond && (i.op === 'ldi' || (!i.setf && i.rot !== 'r5' && pureSource(i.a) && pureSource(i.b)));
     const key = candidate ? irText({ ...i, dst: { k: 'p', name: '_' } } as IrInstr) : '';
     const seen = candidate ? available.get(key) : undefined;
     if (seen) {
-      rename.set(d!.id, seen.reg);
+      rename.set(d!.id, seen);
       continue;
     }
-    // A write ends every value that read the register written (and its own, if it was one).
-    if (d) for (const [k, v] of available) if (v.reads.includes(d.id) || v.reg.id === d.id) available.delete(k);
-    if (candidate) available.set(key, { reg: d!, reads: uses(i).map((u) => u.id) });
+    // A write ends every value that read the register written. (A register defined once is
+    // never written again, so an available value's own register is never overwritten.)
+    if (d) for (const k of readers.get(d.id) ?? []) available.delete(k);
+    if (candidate) {
+      available.set(key, d!);
+      for (const u of uses(i)) {
+        const list = readers.get(u.id);
+        if (list) list.push(key);
+        else readers.set(u.id, [key]);
+      }
+    }
     out.push(i);
   }
   return out;

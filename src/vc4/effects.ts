@@ -88,7 +88,20 @@ const isAccumulator = (addr: number) => addr >= W_ACC0 && addr <= W_ACC0 + 3;
 const exclusiveAccWrite = (addr: number, condAdd: number, condMul: number) =>
   isAccumulator(addr) && exclusiveConditions(condAdd, condMul);
 
+/**
+ * Effects already worked out, by instruction object: the validator, the scheduler and the rule
+ * checks ask again and again about the same instructions. An instruction is not changed once
+ * built (a changed one is a new object), so an entry never goes stale.
+ */
+const known = new WeakMap<Instr, Effects>();
+
 export function effectsOf(i: Instr): Effects {
+  let e = known.get(i);
+  if (!e) known.set(i, (e = computeEffects(i)));
+  return e;
+}
+
+function computeEffects(i: Instr): Effects {
   const readsA: number[] = [];
   const readsB: number[] = [];
   const writesA: number[] = [];
