@@ -16,7 +16,9 @@ import { assemble } from '../vc4/asm/assembler.ts';
 import { encodeProgram } from '../vc4/codec.ts';
 import { type Instr, nopInstr } from '../vc4/instr.ts';
 import type { RuleName } from '../vc4/rules.ts';
-import { formatFinding, validate } from '../vc4/validate.ts';
+import { type Finding, formatFinding, validate } from '../vc4/validate.ts';
+import { effectsOf } from '../vc4/effects.ts';
+import { sequenceViolations } from '../vc4/rules.ts';
 import type { AsmLine } from './emit.ts';
 import { asmText } from './emit.ts';
 import { CompileError } from './errors.ts';
@@ -45,17 +47,52 @@ export function assembleLines(lines: readonly AsmLine[], kernel: string): Instr[
   return assemble(asmText(lines), { file: `kernel ${kernel}` }).instrs;
 }
 
+/**
+ * The spacing rules broken between neighbours in program order (not in a branch's delay slots
+ * or the end's, which nops must not push out): a cheap first look, which finds nearly all that
+ * the validator would; the validator, which follows every path, has the last word.
+ */
+function neighbourFindings(instrs: readonly Instr[]): { index: number; rule: RuleName }[] {
+  const out: { index: number; rule: RuleName }[] = [];
+  const fx = instrs.map(effectsOf);
+  let slots = 0;
+  for (let k = 0; k < instrs.length; k++) {
+    if (slots > 0) {
+      slots--;
+      continue;
+    }
+    const e = fx[k]!;
+    for (const v of sequenceViolations(e, [fx[k - 1], fx[k - 2]]))
+      if (CURED_BY_SPACING.has(v.rule)) {
+        out.push({ index: k, rule: v.rule });
+        break;
+      }
+    if (e.isBranch) slots = 3;
+    else if (e.programEnd) slots = 2;
+  }
+  return out;
+}
+
 export function satisfyRules(lines: readonly AsmLine[], assembled: readonly Instr[], kernel: string): Spaced {
-  // Each round inserts nops into the instruction list and re-aims the branches.
+  // Each round inserts nops into the instruction list and re-aims the branches: first for what
+  // neighbours break, until nothing; then for what the validator finds, until nothing.
   let instrs = [...assembled];
   let cur = [...lines];
   let nops = 0;
+  let neighbours = true;
   for (let round = 0; ; round++) {
-    const findings = validate(instrs);
+    const findings = neighbours ? neighbourFindings(instrs) : validate(instrs);
+    if (findings.length === 0 && neighbours) {
+      neighbours = false;
+      round = 0;
+      continue;
+    }
     if (findings.length === 0) return { lines: cur, instrs, words: encodeProgram(instrs), nops };
-    const bad = findings.find((f) => !CURED_BY_SPACING.has(f.rule));
-    if (bad || round > 8)
-      throw new CompileError(`kernel ${kernel}: internal compiler error: the code breaks a hardware rule: ${formatFinding(bad ?? findings[0]!)}`);
+    const bad = neighbours ? undefined : (findings as Finding[]).find((f) => !CURED_BY_SPACING.has(f.rule));
+    if (bad || round > 8) {
+      const what = bad ?? validate(instrs)[0];
+      throw new CompileError(`kernel ${kernel}: internal compiler error: the code breaks a hardware rule: ${what ? formatFinding(what) : findings[0]!.rule}`);
+    }
     const before = new Set(findings.map((f) => f.index));
     const nextLines: AsmLine[] = [];
     const nextInstrs: Instr[] = [];
