@@ -7,7 +7,8 @@
 // The rules that spacing cures (src/vc4/rules.ts, Guide p. 37) are latencies: a regfile
 // location read the instruction after it is written, r4 within two instructions of an SFU write,
 // a VPM read within two of its setup, a rotation right after its input is written. For each
-// finding a nop goes in before the offending instruction (after any label on it, so that every
+// finding a nop goes in before the offending instruction (for a neighbour's, before any label on
+// it, since only the path falling through needs it; for the validator's, after, so that every
 // path gets it) and the relative branches are re-aimed; the validator runs again until nothing
 // is left. Each round inserts at most one
 // nop per instruction, and no rule asks for more than two, so this ends.
@@ -20,6 +21,7 @@ import { type Finding, formatFinding, validate } from '../vc4/validate.ts';
 import { effectsOf } from '../vc4/effects.ts';
 import { sequenceViolations } from '../vc4/rules.ts';
 import type { AsmLine } from './emit.ts';
+import type { Stmt } from '../source/ast.ts';
 import { asmText } from './emit.ts';
 import { CompileError } from './errors.ts';
 
@@ -99,22 +101,34 @@ export function satisfyRules(lines: readonly AsmLine[], assembled: readonly Inst
     const labelAt = new Map<string, number>();
     const targets: { index: number; label: string }[] = [];
     let index = 0;
+    // A nop for what the previous instruction in program order breaks goes before the labels on
+    // the instruction (only the path falling through needs it: inside a loop, the back edge
+    // would pay for it every iteration); one for what the validator finds, after them (every
+    // path gets it).
+    let labels: (AsmLine & { label: string })[] = [];
+    const flush = () => {
+      for (const l of labels) (labelAt.set(l.label, nextInstrs.length), nextLines.push(l));
+      labels = [];
+    };
+    const nop = (stmt: Stmt | undefined) => {
+      nextLines.push({ text: 'nop', stmt });
+      nextInstrs.push(nopInstr());
+      nops++;
+    };
     for (const l of cur) {
       if ('label' in l) {
-        labelAt.set(l.label, nextInstrs.length);
-        nextLines.push(l);
+        labels.push(l);
         continue;
       }
-      if (before.has(index)) {
-        nextLines.push({ text: 'nop', stmt: l.stmt });
-        nextInstrs.push(nopInstr());
-        nops++;
-      }
+      if (before.has(index) && neighbours) nop(l.stmt);
+      flush();
+      if (before.has(index) && !neighbours) nop(l.stmt);
       if (l.target !== undefined) targets.push({ index: nextInstrs.length, label: l.target });
       nextLines.push(l);
       nextInstrs.push(instrs[index]!);
       index++;
     }
+    flush();
     for (const t of targets) {
       const b = nextInstrs[t.index]!;
       if (b.kind !== 'branch') throw new Error('internal: branch line without a branch');

@@ -45,6 +45,28 @@ function fixedFile(s: Src): 'a' | 'b' | undefined {
 
 interface Partner {
   readonly other: Src;
+  /** How much a copy in that instruction costs: LOOP_WEIGHT to the power of its loop depth. */
+  readonly weight: number;
+}
+
+/** A copy inside a loop costs this many outside it (it runs on every iteration). */
+const LOOP_WEIGHT = 8;
+
+/** How many loops (a label and a later branch back to it) hold each instruction. */
+export function loopDepths(code: readonly IrInstr[]): Int32Array {
+  const diff = new Int32Array(code.length + 1);
+  const at = new Map<string, number>();
+  code.forEach((i, n) => {
+    if (i.op === 'label') at.set(i.name, n);
+    else if (i.op === 'branch') {
+      const top = at.get(i.label);
+      if (top !== undefined) (diff[top]!++, diff[n + 1]!--);
+    }
+  });
+  const depth = new Int32Array(code.length);
+  let d = 0;
+  for (let n = 0; n < code.length; n++) depth[n] = d += diff[n]!;
+  return depth;
 }
 
 /**
@@ -151,13 +173,15 @@ export function allocate(
       order.push(id);
     }
   };
-  for (const i of code) {
+  const depth = loopDepths(code);
+  code.forEach((i, n) => {
     if (i.op === 'alu') {
       for (const r of [i.dst, i.a, i.b]) if (r.k === 'v') (note(r.id), (weight[r.id] += 1));
-      if (i.a.k === 'v' && !(i.b.k === 'v' && i.b.id === i.a.id)) partners[i.a.id]!.push({ other: i.b });
-      if (i.b.k === 'v' && !(i.a.k === 'v' && i.a.id === i.b.id)) partners[i.b.id]!.push({ other: i.a });
+      const w = LOOP_WEIGHT ** Math.min(depth[n]!, 4);
+      if (i.a.k === 'v' && !(i.b.k === 'v' && i.b.id === i.a.id)) partners[i.a.id]!.push({ other: i.b, weight: w });
+      if (i.b.k === 'v' && !(i.a.k === 'v' && i.a.id === i.b.id)) partners[i.b.id]!.push({ other: i.a, weight: w });
     } else if (i.op === 'ldi' && i.dst.k === 'v') note(i.dst.id), (weight[i.dst.id] += 1);
-  }
+  });
 
   const place: (Placement | undefined)[] = new Array(nregs).fill(undefined);
   const spill: number[] = [];
@@ -184,9 +208,9 @@ export function allocate(
   for (const id of order) {
     if (place[id]) continue;
     const conflicts = { a: 0, b: 0 };
-    for (const { other } of partners[id]!) {
+    for (const { other, weight: w } of partners[id]!) {
       const f = other.k === 'v' ? place[other.id]?.file : fixedFile(other);
-      if (f && f !== 'acc') conflicts[f]++;
+      if (f && f !== 'acc') conflicts[f] += w;
     }
     const first: 'a' | 'b' =
       conflicts.a !== conflicts.b ? (conflicts.a < conflicts.b ? 'a' : 'b') : count.a <= count.b ? 'a' : 'b';
@@ -258,10 +282,10 @@ function improveFiles(place: (Placement | undefined)[], partners: readonly Partn
       if (!pl || pl.file === 'acc' || !partners[id]!.length) continue;
       const other: 'a' | 'b' = pl.file === 'a' ? 'b' : 'a';
       let clash = 0;
-      for (const { other: o } of partners[id]!) {
+      for (const { other: o, weight: w } of partners[id]!) {
         const f = fileOf(o, place);
-        if (f === pl.file) clash++;
-        else if (f === other) clash--;
+        if (f === pl.file) clash += w;
+        else if (f === other) clash -= w;
       }
       if (clash < MIN_GAIN) continue;
       const taken = new Uint8Array(REGS_PER_FILE);
