@@ -41,10 +41,16 @@ export interface Record_ {
   kernel: string;
   qpus: number;
   static: number;
+  /** At -O2 (the default); executedByLevel has every level. */
   executedPerQpu: number;
+  executedByLevel: Record<number, number>;
+  /** Stall cycles by cause, summed over the QPUs (emulator/qpu.ts). */
+  stalls: Record<string, number>;
   cycles: number;
   estimatedPiSeconds: number;
+  /** Compile time once warm: the best and the median of COMPILES fresh compilations. */
   compileMs: number;
+  compileMedianMs: number;
   /** The first run of the compiled code (translation and JIT warm-up included). */
   emulatorColdSeconds: number;
   emulatorWallSeconds: number;
@@ -119,15 +125,20 @@ function f32bits(x: number): number {
   return new Int32Array(new Float32Array([x]).buffer)[0]!;
 }
 
+/** Fresh compilations timed per case, once warm. */
+const COMPILES = 11;
+
 function measure(c: Case): Record_ {
-  // Compile time: the best of a few fresh compilations (the first warms the JIT).
-  let compileMs = Infinity;
+  // Compile time: fresh compilations once the JIT is warm; the best and the median.
   let compiled = compile(c.ast, { qpus: c.qpus });
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 3; i++) compile(c.ast, { qpus: c.qpus });
+  const times: number[] = [];
+  for (let i = 0; i < COMPILES; i++) {
     const t = performance.now();
     compiled = compile(c.ast, { qpus: c.qpus });
-    compileMs = Math.min(compileMs, performance.now() - t);
+    times.push(performance.now() - t);
   }
+  times.sort((a, b) => a - b);
   const target = emulatorTarget();
   // The first run translates the code and V8 compiles the translation as it runs: what a kernel
   // run once costs. Later runs reuse both.
@@ -142,15 +153,24 @@ function measure(c: Case): Record_ {
   const r = target.run(compiled, args, arrays, { strict });
   const wall = (performance.now() - t) / 1000;
   const executed = Math.max(...r.qpus.map((q) => q.instructions));
+  // The other optimization levels: instructions executed only.
+  const executedByLevel: Record<number, number> = { 2: executed };
+  for (const opt of [0, 1] as const) {
+    const lower = target.run(compile(c.ast, { qpus: c.qpus, opt }), ...machineArgs(c.args()), { strict });
+    executedByLevel[opt] = Math.max(...lower.qpus.map((q) => q.instructions));
+  }
   const q = QPULIB[c.kernel];
   return {
     kernel: c.kernel,
     qpus: c.qpus,
     static: compiled.instrs.length,
     executedPerQpu: executed,
+    executedByLevel,
+    stalls: { ...r.total.stalls },
     cycles: r.cycles,
     estimatedPiSeconds: r.seconds,
-    compileMs: Number(compileMs.toFixed(3)),
+    compileMs: Number(times[0]!.toFixed(3)),
+    compileMedianMs: Number(times[COMPILES >> 1]!.toFixed(3)),
     emulatorColdSeconds: Number(cold.toFixed(4)),
     emulatorWallSeconds: Number(wall.toFixed(4)),
     emulatorInstrPerSec: Math.round(r.total.instructions / wall),
@@ -163,6 +183,45 @@ function measure(c: Case): Record_ {
 
 const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}x` : '-');
 
+/** Heat on more QPUs: emulated cycles against one QPU's, and where the QPUs wait. */
+function scaling(records: readonly Record_[]): void {
+  const heat = records.filter((r) => r.kernel === 'heat');
+  const one = heat.find((r) => r.qpus === 1)!;
+  console.log('\nheat: what stops the scaling (stall cycles per QPU, by cause)');
+  for (const r of heat) {
+    const stalls = Object.entries(r.stalls)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${Math.round(n / r.qpus).toLocaleString('en')}`)
+      .join(', ');
+    console.log(`  ${r.qpus} QPU${r.qpus > 1 ? 's' : ' '}: ${r.cycles.toLocaleString('en').padStart(10)} cycles, ${(r.cycles / one.cycles).toFixed(2)} of 1 QPU's; stalls: ${stalls || 'none'}`);
+  }
+  const four = heat.find((r) => r.qpus === 4)!;
+  const dma = four.stalls.dma! / four.qpus;
+  if (dma > four.cycles / 4)
+    console.log(
+      `  On 4 QPUs each QPU waits ${Math.round((100 * dma) / four.cycles)}% of its cycles for DMA: every output vector is its own DMA store, and the one\n` +
+        '  VPM-to-memory engine that all QPUs share (emulator/timing.ts) does them one after another; the stores, not the\n' +
+        '  QPUs, set the time from 4 QPUs up (QPULib measured 0.41 of 1 QPU\'s time on 4 QPUs on a Pi, for the same reason).',
+    );
+}
+
+/** Issue 11's goals, each with the figure measured here. */
+function goals(records: readonly Record_[]): void {
+  const find = (k: string, q = 1) => records.find((r) => r.kernel === k && r.qpus === q)!;
+  console.log('\ngoals (-O2)');
+  for (const r of records)
+    if (r.qpulibExecutedPerQpu && r.kernel !== 'sha256')
+      console.log(`  ${`${r.kernel} on ${r.qpus}`.padEnd(14)} executes ${(r.executedPerQpu / r.qpulibExecutedPerQpu).toFixed(2)} of QPULib's instructions (goal 0.5, aim 0.35)`);
+  const v1 = find('rot3D v1');
+  const v2 = find('rot3D v2');
+  console.log(`  rot3D v1 takes ${(v1.cycles / v2.cycles).toFixed(2)} of v2's cycles (goal: within 1.10)`);
+  const sha = find('sha256');
+  console.log(`  sha256 executes ${sha.executedPerQpu.toLocaleString('en')} instructions per 16 hashes (hand-written: 3,575)`);
+  console.log(`  heat on 4 QPUs takes ${(find('heat', 4).cycles / find('heat', 1).cycles).toFixed(2)} of 1 QPU's cycles (goal 0.3)`);
+  const medians = records.filter((r) => r.qpus === 1).map((r) => `${r.kernel} ${r.compileMedianMs.toFixed(1)}`);
+  console.log(`  compile, median ms once warm (goal under 2): ${medians.join(', ')}`);
+}
+
 function main(argv: string[]): void {
   const j = argv.indexOf('--json');
   const jsonFile = j >= 0 ? argv[j + 1] : undefined;
@@ -172,8 +231,9 @@ function main(argv: string[]): void {
   console.log('heat: one step on the 496x504 grid, pitch 512. "vs QPULib" is ours divided by theirs (below 1 is better).\n');
   console.log('Pi time: ours estimated by the cycle model, QPULib\'s measured on a Pi (its README).');
   console.log('emu 1st: the first run (translation and JIT warm-up); emu wall and M/s: a later run.\n');
-  const head = ['kernel', 'QPUs', 'static', 'QPULib', 'vs', 'executed/QPU', 'QPULib', 'vs', 'cycles', 'Pi time', 'QPULib', 'vs', 'compile', 'QPULib', 'emu 1st', 'emu wall', 'emu M/s'];
-  const widths = [9, 4, 6, 6, 6, 12, 10, 6, 10, 9, 9, 6, 9, 7, 8, 9, 7];
+  console.log('executed -O0/-O1/-O2: instructions executed per QPU at each level (-O2, the default, is compared); compile: warm, best/median.\n');
+  const head = ['kernel', 'QPUs', 'static', 'QPULib', 'vs', 'exec -O0', 'exec -O1', 'exec -O2', 'QPULib', 'vs', 'cycles', 'Pi time', 'QPULib', 'vs', 'compile ms', 'QPULib', 'emu 1st', 'emu wall', 'emu M/s'];
+  const widths = [9, 4, 6, 6, 6, 11, 11, 11, 10, 6, 10, 9, 9, 6, 11, 7, 8, 9, 7];
   const row = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' '));
   row(head);
   const records: Record_[] = [];
@@ -186,6 +246,8 @@ function main(argv: string[]): void {
       String(r.static),
       r.qpulibStatic === undefined ? '-' : String(r.qpulibStatic),
       ratio(r.static, r.qpulibStatic),
+      r.executedByLevel[0]!.toLocaleString('en'),
+      r.executedByLevel[1]!.toLocaleString('en'),
       r.executedPerQpu.toLocaleString('en'),
       r.qpulibExecutedPerQpu === undefined ? '-' : r.qpulibExecutedPerQpu.toLocaleString('en'),
       ratio(r.executedPerQpu, r.qpulibExecutedPerQpu),
@@ -193,7 +255,7 @@ function main(argv: string[]): void {
       formatSeconds(r.estimatedPiSeconds),
       r.qpulibPiSeconds === undefined ? '-' : formatSeconds(r.qpulibPiSeconds),
       ratio(r.estimatedPiSeconds, r.qpulibPiSeconds),
-      `${r.compileMs.toFixed(1)} ms`,
+      `${r.compileMs.toFixed(1)}/${r.compileMedianMs.toFixed(1)}`,
       r.qpulibCompileMs === undefined ? '-' : `${r.qpulibCompileMs} ms`,
       `${(r.emulatorColdSeconds * 1000).toFixed(0)} ms`,
       `${(r.emulatorWallSeconds * 1000).toFixed(0)} ms`,
@@ -201,6 +263,8 @@ function main(argv: string[]): void {
     ]);
   }
   console.log(`\nQPULib's emulator, built with -O2, runs its IR at ${QPULIB_EMULATOR} on this kind of machine.`);
+  scaling(records);
+  goals(records);
   if (jsonFile) {
     writeFileSync(jsonFile, JSON.stringify(records, null, 2) + '\n');
     console.log(`\nwrote ${records.length} records to ${jsonFile}`);
