@@ -12,14 +12,32 @@
 // depend on goes into its delay slots, and only where no spacing rule would need a nop there.
 
 import { effectsOf } from '../vc4/effects.ts';
-import { sequenceViolations } from '../vc4/rules.ts';
+import { instrViolations, sequenceViolations } from '../vc4/rules.ts';
 import type { Instr } from '../vc4/instr.ts';
 import type { AsmLine } from './emit.ts';
 import { pairInstrs } from './pair.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
-import { BRANCH_ALWAYS, COND_ALWAYS, COND_NEVER, MUX_A, MUX_R4, PROGRAM_END_SIGNALS, SIG_NONE } from '../vc4/tables.ts';
+import { BRANCH_ALWAYS, COND_ALWAYS, COND_NEVER, MUX_A, MUX_R4, PROGRAM_END_SIGNALS, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE } from '../vc4/tables.ts';
 import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../vc4/fields.ts';
-import { R_ELEM_NUM, R_NOP, R_UNIF, W_ACC0, W_ACC5, W_NOP } from '../vc4/registers.ts';
+import {
+  R_ELEM_NUM,
+  R_NOP,
+  R_UNIF,
+  R_VPM,
+  R_VPM_BUSY,
+  R_VPM_WAIT,
+  W_ACC0,
+  W_ACC5,
+  W_DMA_ADDR,
+  W_NOP,
+  W_SFU_LOG,
+  W_SFU_RECIP,
+  W_TMU0_S,
+  W_TMU_NOSWAP,
+  W_UNIF_ADDR,
+  W_VPM,
+  W_VPM_SETUP,
+} from '../vc4/registers.ts';
 
 /** Instructions a branch or a program end takes with it: the branch's three delay slots, the end's two. */
 const BRANCH_SLOTS = 3;
@@ -29,11 +47,11 @@ const SFU_LATENCY = 3;
 /** A regfile value can be read the second instruction after its write (Guide p. 17). */
 const REGFILE_LATENCY = 2;
 
-/** What one instruction reads and writes, as resource numbers, and whether it does I/O. */
+/** What one instruction reads and writes, as resource numbers, and the I/O it does (IO_* bits). */
 interface Footprint {
   readonly reads: number[];
   readonly writes: number[];
-  readonly io: boolean;
+  readonly io: number;
   /** A write of r4 that lands late (SFU): its readers wait SFU_LATENCY. */
   readonly sfu: boolean;
   /** A rotation: it reads its accumulators (and r5) no sooner than the second instruction after their write (Guide p. 37). */
@@ -47,19 +65,45 @@ const ACC = 64;
 const FLAGS = 70;
 const RESOURCES = 71;
 
+// I/O by the unit it reaches: two instructions keep their order when they reach one unit.
+// A TMU request also stays in order with the VPM and its DMA (both reach memory); a TMU load
+// (ldtmu) only takes the next result of this QPU's requests. Anything else (semaphores, the
+// mutex, the host interrupt, branches, the end, other signals) is ordered with everything.
+const IO_TMU = 1;
+const IO_SFU = 2;
+const IO_VPM = 4;
+const IO_UNIF = 8;
+const IO_ALL = 15;
+
+/** The I/O units a write address reaches (0 for registers, accumulators and nop). */
+function writeIo(addr: number): number {
+  if (addr < W_ACC0 || addr === W_NOP || (addr >= W_ACC0 && addr <= W_ACC0 + 3) || addr === W_ACC5) return 0;
+  if (addr >= W_TMU0_S || addr === W_TMU_NOSWAP) return IO_TMU | IO_VPM;
+  if (addr >= W_SFU_RECIP && addr <= W_SFU_LOG) return IO_SFU;
+  if (addr === W_VPM || addr === W_VPM_SETUP || addr === W_DMA_ADDR) return IO_VPM;
+  if (addr === W_UNIF_ADDR) return IO_UNIF;
+  return IO_ALL;
+}
+
+/** The I/O units a read address reaches (0 for registers, the element and QPU numbers and nop). */
+function readIo(addr: number): number {
+  if (addr < R_UNIF || addr === R_NOP || addr === R_ELEM_NUM) return 0;
+  if (addr === R_UNIF) return IO_UNIF;
+  if (addr === R_VPM || addr === R_VPM_BUSY || addr === R_VPM_WAIT) return IO_VPM;
+  return IO_ALL;
+}
+
 function footprint(i: Instr): Footprint {
   const e = effectsOf(i);
   const reads = [...e.readsA.map((n) => A + n), ...e.readsB.map((n) => B + n)];
   const writes = [...e.writesA.map((n) => A + n), ...e.writesB.map((n) => B + n), ...e.accWrites.map((n) => ACC + n)];
   if (e.writesR4) writes.push(ACC + 4);
-  let io = e.peripherals.length > 0 || e.readsUniform || e.vpmAny || e.programEnd || e.isBranch || e.kind === 'sema';
-  // Writes to I/O registers (all but the accumulators and nop), and reads of them (but the
-  // element and QPU numbers, which have no side effect).
-  const accumulator = (addr: number) => (addr >= W_ACC0 && addr <= W_ACC0 + 3) || addr === W_ACC5;
-  for (const w of e.waddrs) if (w.addr >= W_ACC0 && w.addr !== W_NOP && !accumulator(w.addr)) io = true;
-  for (const r of e.raddrs) if (r >= R_UNIF && r !== R_NOP && r !== R_ELEM_NUM) io = true;
+  let io = e.programEnd || e.isBranch || e.kind === 'sema' ? IO_ALL : 0;
+  for (const w of e.waddrs) io |= writeIo(w.addr);
+  for (const r of e.raddrs) io |= readIo(r);
   if (i.kind === 'alu') {
-    if (i.sig !== SIG_NONE && i.sig !== SIG_SMALL_IMM) io = true;
+    if (i.sig === SIG_LOAD_TMU0 || i.sig === SIG_LOAD_TMU1) io |= IO_TMU;
+    else if (i.sig !== SIG_NONE && i.sig !== SIG_SMALL_IMM) io = IO_ALL;
     const used: number[] = [];
     if (i.opAdd !== 0) used.push(i.addA, i.addB);
     if (i.opMul !== 0) used.push(i.mulA, i.mulB);
@@ -76,9 +120,9 @@ function footprint(i: Instr): Footprint {
   return { reads, writes, io, sfu: e.sfuWrites > 0, rotates: i.kind === 'alu' && e.rotation !== 0 };
 }
 
-/** Whether two instructions must keep their order: one writes what the other touches, or both do I/O. */
+/** Whether two instructions must keep their order: one writes what the other touches, or both reach one I/O unit. */
 function conflicts(f: Footprint, g: Footprint): boolean {
-  if (f.io && g.io) return true;
+  if (f.io & g.io) return true;
   const touches = (w: readonly number[], x: Footprint) => w.some((r) => x.reads.includes(r) || x.writes.includes(r));
   return touches(f.writes, g) || touches(g.writes, f);
 }
@@ -185,11 +229,12 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
   const lastWriter = new Int32Array(RESOURCES).fill(-1);
   const readersSince: number[][] = Array.from({ length: RESOURCES }, () => []);
   const sfuWrite = new Uint8Array(len);
-  let lastIo = -1;
+  /** The last instruction to reach each I/O unit (IO_* bit number). */
+  const lastIo = [-1, -1, -1, -1];
   for (let k = 0; k < len; k++) {
     const f = footprint(instrs[start + k]!);
     sfuWrite[k] = f.sfu ? 1 : 0;
-    io[k] = f.io ? 1 : 0;
+    io[k] = f.io;
     for (const r of f.reads) {
       const w = lastWriter[r]!;
       if (w >= 0) preds[k]!.push({ from: w, lat: r < ACC || (f.rotates && r < FLAGS) ? REGFILE_LATENCY : r === ACC + 4 && sfuWrite[w] ? SFU_LATENCY : 1 });
@@ -202,9 +247,10 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
       lastWriter[r] = k;
       readersSince[r] = [];
     }
-    if (f.io) {
-      if (lastIo >= 0) preds[k]!.push({ from: lastIo, lat: 1 });
-      lastIo = k;
+    for (let u = 0; u < lastIo.length; u++) {
+      if (!(f.io & (1 << u))) continue;
+      if (lastIo[u]! >= 0) preds[k]!.push({ from: lastIo[u]!, lat: 1 });
+      lastIo[u] = k;
     }
   }
   // Priority: the longest chain of latencies from an instruction to the end of the run.
@@ -248,16 +294,17 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     ready.splice(best, 1);
     const at = Math.max(t, earliest[k]!);
     t = at + 1;
-    // A partner for the same word: ready now, independent (both are ready), not both doing I/O
-    // (which keeps its order), and able to share the word; of those, the one with the longest chain ahead.
+    // A partner for the same word: ready now, independent (both are ready), not both reaching
+    // one I/O unit (which keeps its order), and able to share the word; of those, the one with the longest chain ahead.
     let partner = -1;
     let merged: Instr | undefined;
     if (pair)
       for (let j = 0; j < ready.length; j++) {
         const c = ready[j]!;
-        if ((io[c] && io[k]) || earliest[c]! > at || (partner >= 0 && height[c]! <= height[ready[partner]!]!)) continue;
+        if (io[c]! & io[k]! || earliest[c]! > at || (partner >= 0 && height[c]! <= height[ready[partner]!]!)) continue;
         const m = pairInstrs(instrs[start + k]!, instrs[start + c]!);
-        if (m) [partner, merged] = [j, m];
+        // Two I/O units in one word: still at most one peripheral access (Guide p. 37).
+        if (m && (!io[c] || !io[k] || instrViolations(effectsOf(m)).length === 0)) [partner, merged] = [j, m];
       }
     if (partner >= 0) {
       const c = ready[partner]!;

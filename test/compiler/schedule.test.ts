@@ -45,6 +45,23 @@ test('I/O keeps its order; nothing crosses a label, a branch with its delay slot
   assert.deepEqual(scheduled(src), ['mov ra1, 1', 'add rb2, ra1, 1', 'mov rb3, 2', 'brr -40', 'mov r0, 1', 'mov r1, 2', 'mov r2, 3', 'nop.tend', 'mov r3, 1', 'nop']);
 });
 
+test('I/O keeps its order per unit: the TMU, the SFU, the VPM and its DMA, the uniforms; other units may pass', () => {
+  const paired = (src: string) => {
+    const p = assemble(src);
+    return schedule({ instrs: p.instrs, labelBefore: p.instrs.map(() => false) }, true).map((s) => disassembleInstr(s.instr));
+  };
+  // A TMU load (ldtmu0) and a VPM write reach different units: they share a word.
+  assert.deepEqual(paired('ldtmu0\nmov vw_setup, ra1'), ['mov.ldtmu0 vw_setup, ra1']);
+  // A uniform read and a VPM setup too; two uniform reads, or two VPM writes, never.
+  assert.deepEqual(paired('mov ra1, unif\nmov vw_setup, rb2'), ['mov ra1, unif; mov vw_setup, rb2']);
+  assert.deepEqual(paired('mov ra1, unif\nmov rb2, unif'), ['mov ra1, unif', 'mov rb2, unif']);
+  assert.deepEqual(paired('mov vw_setup, ra1\nmov vpm, rb2'), ['mov vw_setup, ra1', 'mov vpm, rb2']);
+  // A TMU request stays in order with the VPM and its DMA (both reach memory).
+  assert.deepEqual(paired('mov vw_addr, ra1\nmov tmu0_s, rb2'), ['mov vw_addr, ra1', 'mov tmu0_s, rb2']);
+  // One peripheral access a word: an SFU write and a TMU load do not share one.
+  assert.deepEqual(paired('mov sfu_recip, ra1\nldtmu0'), ['mov sfu_recip, ra1', 'nop.ldtmu0']);
+});
+
 test('-O2 (the default) schedules, -O0 does not: fewer nops, the same results', () => {
   for (const k of [gcd, step, sha256]) {
     const o0 = compile(k.ast, { qpus: 1, opt: 0 });
