@@ -7,10 +7,10 @@
 //   liveness.ts  live sets and interference
 //   regalloc.ts  virtual registers -> r1-r3, ra0-31 / rb0-31, or a list to spill
 //   spill.ts     spilled registers -> VPM rows or scratch memory, then allocation again
-//   emit.ts      assembly lines, operands moved to r0 where two need one regfile
+//   emit.ts      machine instructions (machine.ts), operands moved to r0 where two need one regfile
 //   schedule.ts  each straight run reordered so that latencies are covered by other work
 //   hazards.ts   nops where the hardware still needs spacing; the validator passes with no finding
-//   assembler    64-bit words (src/vc4/asm)
+//   codec        64-bit words (src/vc4/codec.ts)
 // Every stage's output can be printed (`dump`), so a miscompiled kernel can be cut down.
 
 import type { KernelAst, Stmt } from '../source/ast.ts';
@@ -19,7 +19,7 @@ import { ProgramSizeError } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { type AsmLine, asmText, emit } from './emit.ts';
 import { CompileError } from './errors.ts';
-import { assembleLines, satisfyRules } from './hazards.ts';
+import { satisfyRules } from './hazards.ts';
 import { scheduleLines } from './schedule.ts';
 import { printIr, irText, type IrInstr } from './ir.ts';
 import { interference, liveness, printLiveness } from './liveness.ts';
@@ -147,19 +147,20 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     code = spillRegisters(code, r.spill, st, { qpu: lowered.qpu, qpus });
     if (opts.verify) verifyIr(code, st.nregs, 'spilling');
   }
-  const lines: AsmLine[] = emit(code, place);
-  const assembled = withinSizeLimit(ast.name, () => assembleLines(lines, ast.name));
-  const scheduled = passOn(opts, 'schedule') ? scheduleLines(lines, assembled, passOn(opts, 'pair')) : undefined;
-  const spaced = withinSizeLimit(ast.name, () => satisfyRules(scheduled?.lines ?? lines, scheduled?.instrs ?? assembled, ast.name));
-  const asm = asmText(spaced.lines);
+  const lines: AsmLine[] = emit(code, place, ast.name);
+  const scheduled = passOn(opts, 'schedule') ? scheduleLines(lines, passOn(opts, 'pair')) : undefined;
+  const spaced = withinSizeLimit(ast.name, () => satisfyRules(scheduled ?? lines, ast.name));
+  let asm: string | undefined;
   const registers = new Set(place.filter((x) => x).map((x) => placeName(x!))).size;
   return {
     kernel: ast.name,
     qpus,
     words: spaced.words,
     instrs: spaced.instrs,
-    asm,
-    statements: spaced.lines.flatMap((l) => ('text' in l ? [l.stmt] : [])),
+    get asm() {
+      return (asm ??= asmText(spaced.lines));
+    },
+    statements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stmt])),
     uniformsBeforeArgs: st.scratch ? 3 : 2,
     scratchBytes: scratchBytes(st, qpus),
     stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spaced.nops, registers },
@@ -184,9 +185,9 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
         case 'emit':
           return asmText(lines);
         case 'schedule':
-          return scheduled ? asmText(scheduled.lines) : '# scheduling is off (-O0): the emitted order stands\n';
+          return scheduled ? asmText(scheduled) : '# scheduling is off (-O0): the emitted order stands\n';
         case 'asm':
-          return asm;
+          return asmText(spaced.lines);
         case 'code':
           return disassemble(spaced.instrs, { addresses: true });
       }

@@ -1,26 +1,38 @@
-// Emission: allocated IR to assembly lines, one machine instruction each. Needs: IR whose
-// virtual registers all have a placement (regalloc.ts). Guarantees: every instruction reads at
+// Emission: allocated IR to machine instructions (machine.ts), each with the statement it comes
+// from, and labels; text only for dumps. Needs: IR whose virtual registers all have a placement
+// (regalloc.ts). Guarantees: every instruction reads at
 // most one regfile-A and one regfile-B address, counting a small immediate as a B read (Guide
 // p. 17, p. 29): where an instruction's two operands would need the same file, the first is
 // copied to accumulator r0 by an instruction of its own just before; so is a rotation's input
 // that is not in r0-r3 (only those rotate across all 16 lanes, Guide p. 20). Program end gets its two
-// delay slots. The result is a list of assembly lines (docs/asm.md) and labels.
+// delay slots.
 
 import { lookupSource } from '../vc4/asm/names.ts';
-import { type IrInstr, irText, p, type Src } from './ir.ts';
+import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES } from '../vc4/fields.ts';
+import { disassembleInstr } from '../vc4/asm/disasm.ts';
+import type { Instr } from '../vc4/instr.ts';
+import { type IrInstr, p, type Src } from './ir.ts';
+import { machineInstr } from './machine.ts';
 import { type Placement, placeName } from './regalloc.ts';
 import type { Stmt } from '../source/ast.ts';
 
-/** A line of the emitted program: a label, or one instruction in assembly syntax. */
+/** A line of the program: a label, or one machine instruction. */
 export type AsmLine =
   | { readonly label: string }
   | {
-      readonly text: string;
+      readonly instr: Instr;
       /** A branch's target label. */
       readonly target?: string;
       /** The kernel statement the instruction comes from. */
       readonly stmt?: Stmt;
     };
+export type InstrLine = Extract<AsmLine, { instr: Instr }>;
+
+/** An instruction line in assembly syntax (docs/asm.md), a branch aimed at its label. */
+export function lineText(l: InstrLine): string {
+  const t = disassembleInstr(l.instr);
+  return l.target === undefined ? t : t.replace(/ -?\d+$/, ` -, ${l.target}`);
+}
 
 /** Where a source is read: a regfile port and address, an accumulator, or either file. */
 type Port = { file: 'a' | 'b'; addr: number | 'imm' } | { file: 'either'; addr: number } | undefined;
@@ -46,7 +58,7 @@ export function portsFit(a: Src, b: Src): boolean {
   return false;
 }
 
-export function emit(code: readonly IrInstr[], place: readonly (Placement | undefined)[]): AsmLine[] {
+export function emit(code: readonly IrInstr[], place: readonly (Placement | undefined)[], kernel: string): AsmLine[] {
   const phys = (s: Src): Src => {
     if (s.k !== 'v') return s;
     const pl = place[s.id];
@@ -54,6 +66,7 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
     return p(placeName(pl));
   };
   const out: AsmLine[] = [];
+  const put = (i: IrInstr, stmt: Stmt | undefined) => out.push({ instr: machineInstr(i, kernel), stmt, ...(i.op === 'branch' ? { target: i.label } : {}) });
   for (const i of code) {
     const stmt = i.stmt;
     switch (i.op) {
@@ -61,43 +74,62 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
         out.push({ label: i.name });
         break;
       case 'end':
-        out.push({ text: 'nop.tend', stmt }, { text: 'nop', stmt }, { text: 'nop', stmt });
+        put(i, stmt);
+        put({ op: 'nop' }, stmt);
+        put({ op: 'nop' }, stmt);
         break;
       case 'ldi':
-        out.push({ text: irText({ ...i, dst: phys(i.dst) as typeof i.dst }), stmt });
+        put({ ...i, dst: phys(i.dst) as typeof i.dst }, stmt);
         break;
       case 'alu': {
         let a = phys(i.a);
         const b = phys(i.b);
         const same = srcKey(i.a) === srcKey(i.b);
-        if (i.rot !== undefined && !(a.k === 'p' && ROTATABLE.has(a.name))) {
-          // A rotation across all 16 lanes reads r0-r3 (Guide p. 20).
-          out.push({ text: `mov r0, ${srcText(a)}`, stmt });
-          a = p('r0');
-        } else if (!same && !portsFit(a, b)) {
-          out.push({ text: `mov r0, ${srcText(a)}`, stmt });
-          a = p('r0');
-        }
-        out.push({ text: irText({ ...i, dst: phys(i.dst) as typeof i.dst, a, b: same ? a : b }), stmt });
+        const copy = (x: Src) => {
+          put({ op: 'alu', code: 'mov', dst: p('r0'), a: x, b: x }, stmt);
+          return p('r0');
+        };
+        // A rotation across all 16 lanes reads r0-r3 (Guide p. 20).
+        if (i.rot !== undefined && !(a.k === 'p' && ROTATABLE.has(a.name))) a = copy(a);
+        else if (!same && !portsFit(a, b)) a = copy(a);
+        put({ ...i, dst: phys(i.dst) as typeof i.dst, a, b: same ? a : b }, stmt);
         break;
       }
-      case 'branch':
-        out.push({ text: irText(i), target: i.label, stmt });
-        break;
       default:
-        out.push({ text: irText(i), stmt });
+        put(i, stmt);
     }
   }
-  return out;
+  return aimBranches(out);
 }
 
 /** The accumulators a rotation reads across all 16 lanes. */
 const ROTATABLE: ReadonlySet<string> = new Set(['r0', 'r1', 'r2', 'r3']);
 
 const srcKey = (s: Src) => (s.k === 'v' ? `%${s.id}` : s.k === 'p' ? s.name : `#${s.text}`);
-const srcText = (s: Src) => (s.k === 'p' ? s.name : s.k === 'imm' ? s.text : `%${s.id}`);
+
+/** The lines with every branch aimed at its label (relative: from the instruction after its delay slots). */
+export function aimBranches(lines: readonly AsmLine[]): AsmLine[] {
+  const at = new Map<string, number>();
+  let n = 0;
+  for (const l of lines) {
+    if ('label' in l) at.set(l.label, n);
+    else n++;
+  }
+  n = 0;
+  return lines.map((l) => {
+    if ('label' in l) return l;
+    const k = n++;
+    if (l.target === undefined || l.instr.kind !== 'branch') return l;
+    const target = at.get(l.target);
+    if (target === undefined) throw new Error(`internal: branch to unknown label ${l.target}`);
+    return { ...l, instr: { ...l.instr, imm: (target - (k + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES } };
+  });
+}
+
+/** The instructions of the lines, in order. */
+export const instrsOf = (lines: readonly AsmLine[]): Instr[] => lines.flatMap((l) => ('label' in l ? [] : [l.instr]));
 
 /** The lines as an assembly program. */
 export function asmText(lines: readonly AsmLine[]): string {
-  return lines.map((l) => ('label' in l ? `${l.label}:` : `    ${l.text}`)).join('\n') + '\n';
+  return lines.map((l) => ('label' in l ? `${l.label}:` : `    ${lineText(l)}`)).join('\n') + '\n';
 }

@@ -1,6 +1,6 @@
 // Hardware-rule satisfaction: spaces instructions so that no rule between neighbouring
-// instructions is broken. Needs: assembly lines from emit.ts, with their instructions
-// (assembleLines, then schedule.ts), each obeying the one-instruction rules. Guarantees: a program that the validator (src/vc4/validate.ts) passes
+// instructions is broken. Needs: machine-instruction lines from emit.ts (then schedule.ts),
+// each obeying the one-instruction rules. Guarantees: a program that the validator (src/vc4/validate.ts) passes
 // with no finding at all, or an internal CompileError naming the kernel and the rule, never code
 // that breaks a rule.
 //
@@ -13,16 +13,14 @@
 // is left. Each round inserts at most one
 // nop per instruction, and no rule asks for more than two, so this ends.
 
-import { assemble } from '../vc4/asm/assembler.ts';
 import { encodeProgram } from '../vc4/codec.ts';
 import { type Instr, nopInstr } from '../vc4/instr.ts';
 import type { RuleName } from '../vc4/rules.ts';
 import { type Finding, formatFinding, validate } from '../vc4/validate.ts';
 import { effectsOf } from '../vc4/effects.ts';
 import { sequenceViolations } from '../vc4/rules.ts';
-import type { AsmLine } from './emit.ts';
+import { aimBranches, type AsmLine, instrsOf } from './emit.ts';
 import type { Stmt } from '../source/ast.ts';
-import { asmText } from './emit.ts';
 import { CompileError } from './errors.ts';
 
 const CURED_BY_SPACING = new Set<RuleName>([
@@ -42,11 +40,6 @@ export interface Spaced {
   readonly words: Uint32Array;
   /** Nops inserted. */
   readonly nops: number;
-}
-
-/** Assembles emitted lines: the instructions, one per instruction line. */
-export function assembleLines(lines: readonly AsmLine[], kernel: string): Instr[] {
-  return assemble(asmText(lines), { file: `kernel ${kernel}` }).instrs;
 }
 
 /**
@@ -75,11 +68,11 @@ function neighbourFindings(instrs: readonly Instr[]): { index: number; rule: Rul
   return out;
 }
 
-export function satisfyRules(lines: readonly AsmLine[], assembled: readonly Instr[], kernel: string): Spaced {
-  // Each round inserts nops into the instruction list and re-aims the branches: first for what
-  // neighbours break, until nothing; then for what the validator finds, until nothing.
-  let instrs = [...assembled];
+export function satisfyRules(lines: readonly AsmLine[], kernel: string): Spaced {
+  // Each round inserts nops and re-aims the branches: first for what neighbours break, until
+  // nothing; then for what the validator finds, until nothing.
   let cur = [...lines];
+  let instrs = instrsOf(cur);
   let nops = 0;
   let neighbours = true;
   for (let round = 0; ; round++) {
@@ -96,23 +89,19 @@ export function satisfyRules(lines: readonly AsmLine[], assembled: readonly Inst
       throw new CompileError(`kernel ${kernel}: internal compiler error: the code breaks a hardware rule: ${what ? formatFinding(what) : findings[0]!.rule}`);
     }
     const before = new Set(findings.map((f) => f.index));
-    const nextLines: AsmLine[] = [];
-    const nextInstrs: Instr[] = [];
-    const labelAt = new Map<string, number>();
-    const targets: { index: number; label: string }[] = [];
+    const next: AsmLine[] = [];
     let index = 0;
     // A nop for what the previous instruction in program order breaks goes before the labels on
     // the instruction (only the path falling through needs it: inside a loop, the back edge
     // would pay for it every iteration); one for what the validator finds, after them (every
     // path gets it).
-    let labels: (AsmLine & { label: string })[] = [];
+    let labels: AsmLine[] = [];
     const flush = () => {
-      for (const l of labels) (labelAt.set(l.label, nextInstrs.length), nextLines.push(l));
+      next.push(...labels);
       labels = [];
     };
     const nop = (stmt: Stmt | undefined) => {
-      nextLines.push({ text: 'nop', stmt });
-      nextInstrs.push(nopInstr());
+      next.push({ instr: nopInstr(), stmt });
       nops++;
     };
     for (const l of cur) {
@@ -123,18 +112,11 @@ export function satisfyRules(lines: readonly AsmLine[], assembled: readonly Inst
       if (before.has(index) && neighbours) nop(l.stmt);
       flush();
       if (before.has(index) && !neighbours) nop(l.stmt);
-      if (l.target !== undefined) targets.push({ index: nextInstrs.length, label: l.target });
-      nextLines.push(l);
-      nextInstrs.push(instrs[index]!);
+      next.push(l);
       index++;
     }
     flush();
-    for (const t of targets) {
-      const b = nextInstrs[t.index]!;
-      if (b.kind !== 'branch') throw new Error('internal: branch line without a branch');
-      nextInstrs[t.index] = { ...b, imm: (labelAt.get(t.label)! - (t.index + 4)) * 8 };
-    }
-    cur = nextLines;
-    instrs = nextInstrs;
+    cur = aimBranches(next);
+    instrs = instrsOf(cur);
   }
 }

@@ -14,11 +14,10 @@
 import { effectsOf } from '../vc4/effects.ts';
 import { instrViolations, sequenceViolations } from '../vc4/rules.ts';
 import type { Instr } from '../vc4/instr.ts';
-import type { AsmLine } from './emit.ts';
+import { aimBranches, type AsmLine, type InstrLine } from './emit.ts';
 import { pairInstrs } from './pair.ts';
-import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { BRANCH_ALWAYS, COND_ALWAYS, COND_NEVER, MUX_A, MUX_R4, PROGRAM_END_SIGNALS, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE } from '../vc4/tables.ts';
-import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../vc4/fields.ts';
+import { SIG_SMALL_IMM } from '../vc4/fields.ts';
 import {
   R_ELEM_NUM,
   R_NOP,
@@ -321,12 +320,12 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
 }
 
 /**
- * Reorders emitted lines and their instructions by `schedule` (pairing with `pair`); labels
- * stay before the run they start, and relative branches are aimed at them again.
+ * Reorders emitted lines by `schedule` (pairing with `pair`); labels stay before the run they
+ * start, and relative branches are aimed at them again.
  */
-export function scheduleLines(lines: readonly AsmLine[], instrs: readonly Instr[], pair = false): { lines: AsmLine[]; instrs: Instr[] } {
+export function scheduleLines(lines: readonly AsmLine[], pair = false): AsmLine[] {
   const labelBefore: boolean[] = [];
-  const text: Extract<AsmLine, { text: string }>[] = [];
+  const text: InstrLine[] = [];
   const labelsAt = new Map<number, AsmLine[]>();
   let pending: AsmLine[] = [];
   for (const l of lines) {
@@ -338,34 +337,19 @@ export function scheduleLines(lines: readonly AsmLine[], instrs: readonly Instr[
       pending = [];
     }
   }
-  const order = schedule({ instrs, labelBefore }, pair);
+  const order = schedule({ instrs: text.map((l) => l.instr), labelBefore }, pair);
   const out: AsmLine[] = [];
-  const outInstrs: Instr[] = [];
-  const labelIndex = new Map<string, number>();
   // A label stands before the first instruction of a run (schedule.ts starts a run there), and
   // runs come out in order: the labels of every run up to a slot's go before it (a run whose
   // instructions all went into a branch's delay slots leaves its labels before the branch).
   const labelled = [...labelsAt.keys()].sort((x, y) => x - y);
   let nextLabel = 0;
   for (const slot of order) {
-    while (nextLabel < labelled.length && labelled[nextLabel]! <= slot.run) {
-      const ls = labelsAt.get(labelled[nextLabel++]!)!;
-      for (const l of ls) if ('label' in l) labelIndex.set(l.label, outInstrs.length);
-      out.push(...ls);
-    }
+    while (nextLabel < labelled.length && labelled[nextLabel]! <= slot.run) out.push(...labelsAt.get(labelled[nextLabel++]!)!);
     const first = text[slot.from[0]!]!;
-    out.push(slot.from.length > 1 ? { text: disassembleInstr(slot.instr), stmt: first.stmt } : first);
-    outInstrs.push(slot.instr);
+    out.push({ ...first, instr: slot.instr });
   }
-  for (const l of pending) if ('label' in l) labelIndex.set(l.label, outInstrs.length);
   out.push(...pending);
   // Pairing shortens runs: relative branches to labels are aimed again.
-  let k = 0;
-  for (const l of out) {
-    if ('label' in l) continue;
-    const b = outInstrs[k]!;
-    if (l.target !== undefined && b.kind === 'branch') outInstrs[k] = { ...b, imm: (labelIndex.get(l.target)! - (k + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES };
-    k++;
-  }
-  return { lines: out, instrs: outInstrs };
+  return aimBranches(out);
 }

@@ -5,6 +5,7 @@ import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { disassembleInstr } from '../../src/vc4/asm/disasm.ts';
 import { schedule, scheduleLines } from '../../src/compiler/schedule.ts';
 import { pairInstrs } from '../../src/compiler/pair.ts';
+import { instrsOf } from '../../src/compiler/emit.ts';
 import { compile, PASS_LEVEL } from '../../src/compiler/compile.ts';
 import { gcd } from '../../examples/gcd.ts';
 import { step } from '../../examples/heat.ts';
@@ -110,12 +111,12 @@ test('pairing: an add-ALU and a mul-ALU operation share a word when their ports 
 
 test('the scheduler pairs independent operations, and branches are aimed again after the run shrinks', () => {
   const p = assemble('fadd ra1, ra2, r0\nfmul rb3, r1, r2\nbrr -, x\nnop\nnop\nnop\nx: nop.tend\nnop\nnop');
-  const lines = p.instrs.map((_, i) => ({ text: '', target: i === 2 ? 'x' : undefined }));
+  const lines = p.instrs.map((instr, i) => ({ instr, target: i === 2 ? 'x' : undefined }));
   const withLabel = [...lines.slice(0, 6), { label: 'x' }, ...lines.slice(6)];
-  const r = scheduleLines(withLabel, p.instrs, true);
-  assert.equal(r.instrs.length, 8);
-  assert.equal(disassembleInstr(r.instrs[0]!), 'fadd ra1, ra2, r0; fmul rb3, r1, r2');
-  const b = r.instrs[1]!;
+  const r = instrsOf(scheduleLines(withLabel, true));
+  assert.equal(r.length, 8);
+  assert.equal(disassembleInstr(r[0]!), 'fadd ra1, ra2, r0; fmul rb3, r1, r2');
+  const b = r[1]!;
   assert.ok(b.kind === 'branch' && b.imm === (5 - (1 + 4)) * 8, 'the branch reaches x, now instruction 5');
 });
 
@@ -125,9 +126,9 @@ test('delay slots take the last instructions before a branch that the branch doe
     const labels = new Map([...p.labels].map(([name, i]) => [i, name]));
     const lines = p.instrs.flatMap((ins, i) => [
       ...(labels.has(i) ? [{ label: labels.get(i)! }] : []),
-      { text: '', target: ins.kind === 'branch' ? 'x' : undefined },
+      { instr: ins, target: ins.kind === 'branch' ? 'x' : undefined },
     ]);
-    return scheduleLines(lines, p.instrs, true).instrs.map((i) => disassembleInstr(i));
+    return instrsOf(scheduleLines(lines, true)).map((i) => disassembleInstr(i));
   };
   const END = '\nx: nop.tend\nnop\nnop';
   // Two of the three moves fill slots (one stays before the branch); the third slot stays a nop.
