@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CompileError, type OptLevel, type Stage, STAGES } from '../compiler/compile.ts';
+import { compile, CompileError, type OptLevel, type Pass, PASS_LEVEL, type Stage, STAGES } from '../compiler/compile.ts';
 import type { Kernel } from '../runtime/kernel.ts';
 import type { ParamType } from '../dsl/types.ts';
 import { printKernel } from '../source/print.ts';
@@ -19,7 +19,7 @@ const isKernel = (x: unknown): x is AnyKernel => typeof x === 'function' && 'ast
 export const compileCommand: Command = {
   name: 'compile',
   summary: 'compile a kernel from a TypeScript module to machine code',
-  help: `usage: qpu compile MODULE.ts [--kernel NAME] [--qpus N] [-O LEVEL] [--dump STAGE] [-o OUT.bin]
+  help: `usage: qpu compile MODULE.ts [--kernel NAME] [--qpus N] [-O LEVEL] [--passes LIST] [--dump STAGE] [-o OUT.bin]
 
 Imports MODULE.ts (an ES module: .mts, or .ts in a package with "type": "module"), takes the
 kernel it exports (kernel(...) values; name one with --kernel when there are several), compiles
@@ -30,11 +30,17 @@ options:
       --kernel NAME   the exported kernel (its export name or its kernel name)
       --qpus N        the number of QPUs the code is for, 1-12 (default 1)
   -O, --opt LEVEL     optimization level: 0 (no passes), 1 or 2 (the default); docs/compiler.md
+      --passes LIST   passes on (NAME) or off (no-NAME) whatever the level, comma-separated:
+                        ${Object.keys(PASS_LEVEL).join(', ')}
       --dump STAGE    print one stage instead of the final assembly:
                         ast       the kernel as the language sees it
                         ir        lowered to instructions over virtual registers (%n)
+                        dead      the IR after dead-code removal
+                        cse       ... after common subexpressions
+                        direct    ... after direct writes to where results are copied
+                        hoist     ... after loop-invariant code motion
                         liveness  the IR with the registers live after each instruction
-                        alloc     where each virtual register went (ra/rb, or a VPM spill row)
+                        alloc     where each virtual register went (r1-r3, ra/rb, or a spill)
                         emit      the assembly before scheduling and hardware-rule spacing
                         schedule  the assembly after scheduling, before spacing (no nops yet)
                         asm       the final assembly (the default)
@@ -52,12 +58,14 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
       kernel: { type: 'string' },
       qpus: { type: 'string' },
       opt: { type: 'string', short: 'O' },
+      passes: { type: 'string' },
       dump: { type: 'string' },
       output: { type: 'string', short: 'o' },
     });
     const path = onePositional(positionals, 'TypeScript module');
     const qpus = parseCount(values.qpus, 1, 1, 12, '--qpus');
     const opt = parseCount(values.opt, 2, 0, 2, '-O') as OptLevel;
+    const passes = values.passes === undefined ? undefined : parsePasses(values.passes);
     const stage = values.dump ?? 'asm';
     if (stage !== 'ast' && !(STAGES as readonly string[]).includes(stage))
       throw new CliError(`--dump ${stage}: the stages are ast, ${STAGES.join(', ')}`);
@@ -100,7 +108,7 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
     }
     const before = chosen.numQPUs;
     try {
-      const c = chosen.setNumQPUs(qpus).setOptLevel(opt).code();
+      const c = passes ? compile(chosen.ast, { qpus, opt, passes }) : chosen.setNumQPUs(qpus).setOptLevel(opt).code();
       if (values.output !== undefined) {
         writeOutput(io, values.output, programToBytes(c.words));
         io.err(`${c.kernel}: ${c.instrs.length} instructions for ${qpus} QPU${qpus > 1 ? 's' : ''} written to ${values.output}\n`);
@@ -121,6 +129,20 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
     }
   },
 };
+
+/** `--passes hoist,no-cse`: passes switched on (NAME) or off (no-NAME, or -NAME as in `--passes=-cse`). */
+function parsePasses(list: string): Partial<Record<Pass, boolean>> {
+  const out: Partial<Record<Pass, boolean>> = {};
+  for (const item of list.split(',').map((x) => x.trim())) {
+    const prefix = /^(no-|-)/.exec(item)?.[0] ?? '';
+    const off = prefix !== '';
+    const name = item.slice(prefix.length);
+    if (!(name in PASS_LEVEL))
+      throw new CliError(`--passes: unknown pass '${oneLineEscaped(name)}': the passes are ${Object.keys(PASS_LEVEL).join(', ')} (no-NAME switches one off)`);
+    out[name as Pass] = !off;
+  }
+  return out;
+}
 
 /** A message on one line. */
 function oneLine(text: string): string {

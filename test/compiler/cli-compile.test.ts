@@ -48,6 +48,15 @@ test('qpu compile prints the assembly, each stage with --dump, and writes machin
   const bad = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '-O3');
   assert.equal(bad.code, 2);
   assert.match(bad.err, /-O 3: expected a whole number from 0 to 2/);
+  // --passes switches single passes on or off whatever the level.
+  const noFlags = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--passes', 'no-flags,no-invert', '--dump', 'ir');
+  assert.equal(noFlags.code, 0, noFlags.err);
+  assert.equal(noFlags.out, compile(gcd.ast, { qpus: 1, passes: { flags: false, invert: false } }).dump('ir'));
+  const onlySchedule = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '-O0', '--passes=schedule,-hoist');
+  assert.equal(onlySchedule.out, compile(gcd.ast, { qpus: 1, opt: 0, passes: { schedule: true, hoist: false } }).asm);
+  const unknownPass = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--passes', 'fast');
+  assert.equal(unknownPass.code, 2);
+  assert.match(unknownPass.err, /--passes: unknown pass 'fast': the passes are invert, flags, dead, cse, direct, hoist, acc, schedule, pair/);
 });
 
 test('qpu compile explains what is wrong: several kernels, unknown kernel, bad stage or QPU count, no module', async () => {
