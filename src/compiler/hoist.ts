@@ -5,13 +5,14 @@
 // Guarantees: the same computation, with each unconditional `ldi`, and each unconditional ALU
 // operation that sets no flags and reads only small immediates, the element number and registers
 // the loop nest does not write (or that an operation hoisted before it writes), that is the only
-// definition of its virtual register and lies inside a loop, moved to just before the outermost
+// definition of its virtual register and lies inside a loop where a path reaches it, moved to just before the outermost
 // loop's label, or its entry test's branch (so it runs once, on the way in: a register defined
 // once inside a loop is a temporary of that loop, read nowhere else); equal ones then share the
 // first's register. Such a register stays live through the loop, so at most MAX_HOISTED values
 // leave each loop nest, the first in program order.
 
 import { def, type IrInstr, irText, type Src, type VReg } from './ir.ts';
+import { successors } from './liveness.ts';
 
 /** Constants hoisted out of one loop nest at most (each holds a register through the loop). */
 export const MAX_HOISTED = 12;
@@ -33,12 +34,29 @@ export function outerLoops(code: readonly IrInstr[]): [number, number][] {
   return outer;
 }
 
+/** Which instructions a path from the start reaches. */
+function reachable(code: readonly IrInstr[]): Uint8Array {
+  const succs = successors(code);
+  const seen = new Uint8Array(code.length);
+  const todo = [0];
+  while (todo.length) {
+    const n = todo.pop()!;
+    if (n >= code.length || seen[n]) continue;
+    seen[n] = 1;
+    todo.push(...succs[n]!);
+  }
+  return seen;
+}
+
 export function hoistConstants(code: readonly IrInstr[], nregs: number): IrInstr[] {
   const defs = new Int32Array(nregs);
   for (const i of code) {
     const d = def(i);
     if (d) defs[d.id]!++;
   }
+  // Only what some path reaches moves: an unreachable operation may read a register nothing
+  // writes (dead.ts removed a write no reachable path needed).
+  const reached = reachable(code);
   const moved = new Set<IrInstr>();
   const rename = new Map<number, VReg>();
   const r = (s: Src): Src => (s.k === 'v' ? (rename.get(s.id) ?? s) : s);
@@ -55,7 +73,7 @@ export function hoistConstants(code: readonly IrInstr[], nregs: number): IrInstr
     for (let n = top; n <= end && hoisted.length < MAX_HOISTED; n++) {
       let i = code[n]!;
       const d = def(i);
-      if (!d || defs[d.id] !== 1 || ((i.op === 'alu' || i.op === 'ldi') && i.cond)) continue;
+      if (!reached[n] || !d || defs[d.id] !== 1 || ((i.op === 'alu' || i.op === 'ldi') && i.cond)) continue;
       if (i.op === 'alu') {
         i = { ...i, a: r(i.a), b: r(i.b) };
         if (i.setf || i.rot === 'r5' || ![i.a, i.b].every((s) => (s.k === 'v' ? !inside.has(s.id) : s.k === 'imm' || s.name === 'elem_num')))

@@ -340,10 +340,11 @@ class Lowering {
           this.emit({ op: 'label', name: top });
           this.branchUnless(s.c, end);
         }
+        // A Break in the body, or in a For's step, leaves this loop.
         this.loopEnds.push(end);
         this.block(s.body);
-        this.loopEnds.pop();
         if (s.k === 'for') this.block(s.step);
+        this.loopEnds.pop();
         if (this.opts.invertLoops) this.branchIf(s.c, top);
         else this.branch('always', top);
         this.emit({ op: 'label', name: end });

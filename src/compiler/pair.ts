@@ -3,9 +3,10 @@
 // scheduler (schedule.ts) pairs instructions that do not depend on each other.
 // A word that only reads a register (`read vw_wait`) or signals (`ldtmu0`) lends that read to the
 // other's free port and its signal to the other.
-// Needs: two ALU instructions, neither depending on the other, of which at most one does I/O
-// (the scheduler keeps I/O in order, so the other must do none). Guarantees: one instruction
-// that computes (and reads, writes, signals) what both did, or undefined when they cannot share one.
+// Needs: two ALU instructions, neither depending on the other, not reaching one I/O unit (the
+// scheduler keeps each unit's I/O in order, and checks that a word makes one peripheral
+// access). Guarantees: one instruction that computes (and reads, writes, signals) what both
+// did, or undefined when they cannot share one.
 
 import { SIG_SMALL_IMM } from '../vc4/fields.ts';
 import type { AluInstr, Instr } from '../vc4/instr.ts';

@@ -5,11 +5,12 @@
 // again), never a wrong assignment.
 //
 // Accumulators (pass `acc`, from -O1, as Mesa's vc4 allocator does): r1, r2 and r3 hold values
-// too, first the shortest-lived, wherever nothing else writes them while the value lives: r1 is
-// spill.ts's scratch, r2 rotations' input (only r0-r3 rotate across all 16 lanes, Guide p. 20).
+// too, first the shortest-lived, wherever nothing else writes them while the value lives (r1 is
+// spill.ts's scratch for spill-row numbers).
 // An accumulator has no read port to share and no write-to-read latency (Guide p. 17), so a value
-// there costs no copy and no nop. r0 stays emit.ts's scratch, r4 is the TMU/SFU result and r5
-// the broadcast register.
+// there costs no copy and no nop. r0 stays emit.ts's scratch (an operand copied out of a file
+// whose read port is taken, a rotation's input: only r0-r3 rotate across all 16 lanes, Guide
+// p. 20), r4 is the TMU/SFU result and r5 the broadcast register.
 //
 // Placement between the files follows the read-port rule (Guide p. 17: one read from each
 // regfile per instruction; a small immediate takes the B read): a register read beside a small
@@ -132,7 +133,8 @@ export function accumulatorValues(live: Liveness, adj: readonly (readonly number
         if (c.op === 'alu' && [c.a, c.b].some((s) => s.k === 'p' && s.name === name(n))) last = j;
         if ((c.op === 'alu' || c.op === 'ldi') && c.dst.k === 'p' && c.dst.name === name(n)) break;
       }
-      for (let j = k; j < last; j++) inside[x]![j] = 1;
+      // The write itself, even unread: a value live across it would be lost.
+      for (let j = k; j < Math.max(last, k + 1); j++) inside[x]![j] = 1;
     }
   });
   const range = new Int32Array(nregs);

@@ -4,12 +4,13 @@
 // would need there (hazards.ts) are then not needed. At -O2 it also pairs an add-ALU and a
 // mul-ALU operation in one word (pair.ts), and moves the last instructions before a branch
 // into its delay slots in place of nops.
-// Needs: allocated machine instructions, one per line (emit.ts, then assembled). Guarantees: the
-// same computation: each run a permutation (paired words doing both of their instructions) that
+// Needs: allocated machine instructions, one per line (emit.ts). Guarantees: the same
+// computation: each run a permutation (paired words doing both of their instructions) that
 // keeps every dependency (a register, an accumulator, r4 or the flags written and read, or
-// written twice) and all I/O (uniforms, VPM, DMA, TMU, SFU, semaphores, the mutex, signals) in
-// its order; nothing moves across a label or the program end; only what a branch does not
-// depend on goes into its delay slots, and only where no spacing rule would need a nop there.
+// written twice) and the order of the I/O to each unit (the TMU, the SFU, the VPM with its DMA,
+// the uniforms; semaphores, the mutex, signals and the rest with everything); nothing moves
+// across a label or the program end; only what a branch does not depend on goes into its delay
+// slots, and only where no spacing rule would need a nop there.
 
 import { effectsOf } from '../vc4/effects.ts';
 import { instrViolations, sequenceViolations } from '../vc4/rules.ts';
@@ -77,7 +78,9 @@ const IO_ALL = 15;
 /** The I/O units a write address reaches (0 for registers, accumulators and nop). */
 function writeIo(addr: number): number {
   if (addr < W_ACC0 || addr === W_NOP || (addr >= W_ACC0 && addr <= W_ACC0 + 3) || addr === W_ACC5) return 0;
-  if (addr >= W_TMU0_S || addr === W_TMU_NOSWAP) return IO_TMU | IO_VPM;
+  // A TMU request reaches memory; its t, r and b writes also take a uniform (effects.ts).
+  if (addr >= W_TMU0_S) return IO_TMU | IO_VPM | ((addr - W_TMU0_S) % 4 === 0 ? 0 : IO_UNIF);
+  if (addr === W_TMU_NOSWAP) return IO_TMU | IO_VPM;
   if (addr >= W_SFU_RECIP && addr <= W_SFU_LOG) return IO_SFU;
   if (addr === W_VPM || addr === W_VPM_SETUP || addr === W_DMA_ADDR) return IO_VPM;
   if (addr === W_UNIF_ADDR) return IO_UNIF;

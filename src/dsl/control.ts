@@ -94,18 +94,20 @@ export function For(c: CondValue | BoolValue, step: () => void, body: () => void
   const b = builder('For');
   notInWhere(b, 'For');
   const cond = condOf(c, 'For');
+  // The step belongs to the loop too: a Break there leaves this For.
   b.loopDepth++;
   let bodyStmts: Stmt[];
+  let stepStmts: Stmt[];
   try {
     bodyStmts = b.collect(body);
+    stepStmts = b.collect(step);
   } finally {
     b.loopDepth--;
   }
-  const stepStmts = b.collect(step);
   b.emit({ k: 'for', c: cond, step: stepStmts, body: bodyStmts });
 }
 
-/** Leaves the innermost While or For. */
+/** Leaves the innermost While or For (from a For's step too). */
 export function Break(): void {
   const b = builder('Break');
   notInWhere(b, 'Break');

@@ -220,7 +220,8 @@ class Interpreter {
       case 'for':
         while (this.cond(q, s.c)) {
           if ((yield* this.block(q, s.body, mask)) === 'break') break;
-          yield* this.block(q, s.step, mask);
+          // A Break in the step leaves this loop too.
+          if ((yield* this.block(q, s.step, mask)) === 'break') break;
           this.step(q, s);
         }
         return undefined;

@@ -10,7 +10,9 @@ import { directWrites } from '../../src/compiler/direct.ts';
 import { hoistConstants } from '../../src/compiler/hoist.ts';
 import { verifyIr } from '../../src/compiler/verify.ts';
 import { compile, CompileError } from '../../src/compiler/compile.ts';
-import { any, Int, kernel, Ptr, Where, While } from '../../src/index.ts';
+import { any, Break, For, If, Int, kernel, Ptr, SharedArray, Where, While } from '../../src/index.ts';
+import { interference, liveness } from '../../src/compiler/liveness.ts';
+import { accumulatorValues } from '../../src/compiler/regalloc.ts';
 
 /** Lines without their indentation and blank lines, for comparing. */
 const lines = (t: string) => t.split('\n').map((l) => l.trim()).filter(Boolean);
@@ -111,6 +113,44 @@ test('invert and flags (in lowering): the loop tests at the bottom; a Where sets
   assert.deepEqual(plain.map((l) => l.replace(/%\d+/g, '%')), ['sub.setf nop, %, %', 'brr.allz -, endloop1']);
   const masks = (o: object) => lines(compile(gcdLike.ast, { qpus: 1, passes: o }).dump('ir')).filter((l) => l.startsWith('or.setf')).length;
   assert.equal(masks({ flags: false }) - masks({}), 2);
+});
+
+test('hoist leaves unreachable code where it is (it may read a register nothing writes)', () => {
+  const src = 'mov %0, unif\nloop0:\nmov.setf nop, %0\nbrr -, out\nnop\nnop\nnop\nadd %2, %1, 5\nmov vpm, %2\nbrr.anyz -, loop0\nnop\nnop\nnop\nout:\nnop.tend';
+  assert.deepEqual(pass(hoistConstants, src), lines(src));
+});
+
+test('acc: no value lives in an accumulator across a write of it, read again or not', () => {
+  for (const src of ['mov %0, unif\nldi r3, 5\nmov vpm, %0\nnop.tend', 'mov %0, unif\nldi r3, 5\nmov vpm, r3\nmov vpm, %0\nnop.tend']) {
+    const p = parseIr(src);
+    const live = liveness(p.code, p.vregs);
+    assert.notEqual(accumulatorValues(live, interference(live)).get(0), 3, src);
+  }
+});
+
+const breakInStep = kernel([Ptr(Int)], function breakInStep(r) {
+  const j = Int(0);
+  const s = Int(0);
+  While(any(j.lt(3)), () => {
+    const i = Int(0);
+    For(any(i.lt(5)), () => (i.set(i.add(1)), If(any(i.eq(2)), () => Break())), () => s.set(s.add(1)));
+    j.set(j.add(1));
+  });
+  r.store(s);
+  r.add(16).store(j);
+});
+
+test('a Break in a For\'s step leaves that For, on both targets and at every level', () => {
+  const want = [...Array(16).fill(6), ...Array(16).fill(3)];
+  const r = SharedArray.int32(32);
+  breakInStep.interpretSync([r]);
+  assert.deepEqual(Array.from(r), want);
+  for (const opt of [0, 1, 2] as const) {
+    const e = SharedArray.int32(32);
+    breakInStep.setOptLevel(opt).emulateSync([e]);
+    assert.deepEqual(Array.from(e), want, `-O${opt}`);
+  }
+  breakInStep.setOptLevel(2);
 });
 
 test('the verifier names the pass, the instruction and the rule', () => {

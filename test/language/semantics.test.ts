@@ -105,6 +105,14 @@ test('While, For and Break', () => {
     }),
     lanes((l) => (l + 1) * Math.ceil(51 / 16)),
   );
+  // A Break in a For's step leaves that For: two rounds of the body, then out.
+  assert.deepEqual(
+    ints((r) => {
+      const i = Int(0);
+      For(i.lt(5), () => (i.set(i.add(1)), If(any(i.eq(2)), () => Break())), () => r.set(r.add(1)));
+    }),
+    lanes(() => 2),
+  );
 });
 
 test('loads and stores through pointers; pointer arithmetic counts elements', () => {
