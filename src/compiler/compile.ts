@@ -1,5 +1,6 @@
 // The compiler's pipeline: a kernel AST to VideoCore IV machine code for a given number of QPUs.
-//   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags)
+//   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags); frame.ts
+//                its prologue and end, lower-words.ts the words and operations it uses
 //   dead.ts      values no path reads
 //   cse.ts       operations computed once
 //   direct.ts    results written straight to where they are copied

@@ -12,56 +12,10 @@
 // 0 .. N-1 store rows, N .. 2N-1 load rows, then spill rows (spill.ts).
 
 import { type BoolExpr, childBlocks, type Cond, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
-import { floatBits, smallImmForFloat, smallImmForInt, smallImmValue, bitsToFloat } from '../vc4/tables.ts';
 import { CompileError } from './errors.ts';
+import { FLOAT_OPS, INT_OPS, OPPOSITE, SFU, smallImmText, type TrueCode } from './lower-words.ts';
+import { epilogue, prologue } from './frame.ts';
 import { def, imm, type IrInstr, irText, p, type Reg, type Src, uses, v, type VReg } from './ir.ts';
-
-// The setups that move one row of 16 words, for VPM row 0; adding the row (shifted to its field)
-// makes them for another row (the fields below it are 0, so adding cannot carry into them).
-/** VPM write setup, horizontal 32-bit, row 0 (Guide p. 57, Table 32). */
-export const VPM_WRITE_ROW = 0xa00;
-/** VPM read setup: one vector, stride 1, horizontal 32-bit, row 0 (Guide p. 58, Table 33). */
-export const VPM_READ_ROW = 0x00101a00;
-/** DMA store setup: 1 row of 16 words, horizontal, from VPM row 0; the row goes in bits 7-13 (Guide p. 58, Table 34). */
-export const DMA_STORE_ROW = 0x80904000;
-/** DMA load setup: 32-bit, 1 row of 16 words, horizontal, to VPM row 0; the row goes in bits 4-10 (Guide p. 59, Table 36). */
-export const DMA_LOAD_ROW = 0x80011000;
-
-
-const INT_OPS: Record<string, string> = {
-  add: 'add',
-  sub: 'sub',
-  mul: 'mul24',
-  min: 'min',
-  max: 'max',
-  shl: 'shl',
-  shr: 'asr',
-  ushr: 'shr',
-  ror: 'ror',
-  and: 'and',
-  or: 'or',
-  xor: 'xor',
-};
-const FLOAT_OPS: Record<string, string> = { add: 'fadd', sub: 'fsub', mul: 'fmul', min: 'fmin', max: 'fmax' };
-const SFU: Record<string, string> = { recip: 'sfu_recip', recipsqrt: 'sfu_recipsqrt', exp2: 'sfu_exp2', log2: 'sfu_log2' };
-
-/** The per-lane condition code that holds where a condition is true, after its flags are set. */
-type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';
-const OPPOSITE: Record<TrueCode, TrueCode> = { zs: 'zc', zc: 'zs', ns: 'nc', nc: 'ns', cs: 'cc', cc: 'cs' };
-
-
-/** The small immediate that spells a 32-bit pattern, or undefined. */
-export function smallImmText(bits: number, ty: 'int' | 'float'): string | undefined {
-  if (ty === 'int') {
-    const code = smallImmForInt(bits | 0);
-    return code === undefined ? undefined : String(bits | 0);
-  }
-  const f = bitsToFloat(bits);
-  const code = smallImmForFloat(f);
-  if (code === undefined || floatBits(f) !== bits >>> 0) return undefined;
-  const t = String(smallImmValue(code) === (bits | 0) ? f : f);
-  return t.includes('.') || t.includes('e') ? t : `${t}.0`;
-}
 
 export interface Lowered {
   readonly code: IrInstr[];
@@ -130,7 +84,7 @@ class Lowering {
   /** Whether every DMA store started has been waited for, on every path here (no label since). */
   private storesWaited = false;
   /** Waits for the DMA stores under way (`read vw_wait`), unless none can be. */
-  private waitForStores(): void {
+  waitForStores(): void {
     if (!this.storesWaited) this.emit({ op: 'read', src: p('vw_wait') });
   }
   /**
@@ -175,42 +129,11 @@ class Lowering {
   run(): Lowered {
     const k = this.k;
     for (const _ of k.vars) this.vars.push(this.fresh());
-    // Uniforms: this QPU's number, the QPU count, then the arguments.
-    this.qpu = this.fresh();
-    this.nqpus = this.fresh();
-    this.mov(this.qpu, p('unif'));
-    this.mov(this.nqpus, p('unif'));
-    for (const prm of k.params) this.mov(this.vars[prm.id]!, p('unif'));
-    for (const x of k.vars) if (x.id >= k.params.length) this.mov(this.vars[x.id]!, imm('0'));
-    // This QPU's VPM row (its number) for stores, and the DMA store of that row (docs/compiler.md).
-    this.vpmSetup = this.fresh();
-    const t = this.fresh();
-    this.emit({ op: 'ldi', dst: t, bits: VPM_WRITE_ROW });
-    this.alu('add', this.vpmSetup, t, this.qpu);
-    const u = this.fresh();
-    this.alu('shl', u, this.qpu, imm('7'));
-    const w = this.fresh();
-    this.emit({ op: 'ldi', dst: w, bits: DMA_STORE_ROW });
-    this.dmaSetup = this.fresh();
-    this.alu('or', this.dmaSetup, w, u);
-    // The DMA load of one row of 16 words into VPM row N + qpu, and the VPM read of that row.
-    const row = this.fresh();
-    const nq = this.fresh();
-    this.emit({ op: 'ldi', dst: nq, bits: this.qpus });
-    this.alu('add', row, this.qpu, nq);
-    const rowY = this.fresh();
-    this.alu('shl', rowY, row, imm('4'));
-    const l = this.fresh();
-    this.emit({ op: 'ldi', dst: l, bits: DMA_LOAD_ROW });
-    this.loadDma = this.fresh();
-    this.alu('or', this.loadDma, l, rowY);
-    const r = this.fresh();
-    this.emit({ op: 'ldi', dst: r, bits: VPM_READ_ROW });
-    this.loadRead = this.fresh();
-    this.alu('or', this.loadRead, r, row);
+    const f = prologue(this, k.params.length, this.vars, this.qpus);
+    ({ qpu: this.qpu, nqpus: this.nqpus, vpmSetup: this.vpmSetup, dmaSetup: this.dmaSetup, loadDma: this.loadDma, loadRead: this.loadRead } = f);
 
     this.block(k.body);
-    this.finish();
+    epilogue(this, this.qpu, this.nqpus);
     const names = new Map<number, string>();
     k.vars.forEach((x) => names.set(this.vars[x.id]!.id, x.name));
     names.set(this.qpu.id, 'me()');
@@ -220,32 +143,6 @@ class Lowering {
     names.set(this.loadDma.id, 'DMA load setup of this QPU\'s load row');
     names.set(this.loadRead.id, 'VPM read setup of that row');
     return { code: this.code, vregs: this.next, qpu: this.qpu, names };
-  }
-
-  /** The end-of-kernel barrier: QPU 0 waits for the others, then interrupts the host. */
-  private finish(): void {
-    this.waitForStores(); // the last store has left
-    const others = this.label('others');
-    const done = this.label('done');
-    this.alu('or', p('nop'), this.qpu, this.qpu, { setf: true });
-    this.branch('anynz', others);
-    const n = this.fresh();
-    this.alu('sub', n, this.nqpus, imm('1'));
-    const loop = this.label('barrier');
-    const after = this.label('interrupt');
-    this.emit({ op: 'label', name: loop });
-    this.alu('or', p('nop'), n, n, { setf: true });
-    this.branch('allz', after);
-    this.emit({ op: 'sema', down: true, n: 15 });
-    this.alu('sub', n, n, imm('1'));
-    this.branch('always', loop);
-    this.emit({ op: 'label', name: after });
-    this.mov(p('host_int'), imm('1'));
-    this.branch('always', done);
-    this.emit({ op: 'label', name: others });
-    this.emit({ op: 'sema', down: false, n: 15 });
-    this.emit({ op: 'label', name: done });
-    this.emit({ op: 'end' });
   }
 
   /** Waits for a non-blocking store still under way (in kernels that have any). */

@@ -21,7 +21,7 @@
 
 import { CompileError } from './errors.ts';
 import { imm, type IrInstr, p, type Src, v, type VReg } from './ir.ts';
-import { DMA_LOAD_ROW, DMA_STORE_ROW, VPM_READ_ROW, VPM_WRITE_ROW } from './lower.ts';
+import { DMA_LOAD_ROW, DMA_STORE_ROW, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
 
 export const VPM_ROWS = 64;
 

@@ -1,0 +1,94 @@
+// A kernel's frame: what every compiled kernel does before its body and after it
+// (docs/compiler.md, "The calling convention" and "The end of a kernel").
+// Needs: a lowering to emit into. Guarantees: the prologue reads the uniforms (this QPU's number,
+// the QPU count, the arguments), zeroes the other variables and works out this QPU's VPM and DMA
+// setups; the epilogue waits for the last store, then QPU 0 waits for every other QPU on
+// semaphore 15 and interrupts the host, and every QPU ends.
+
+import type { IrInstr, Reg, Src, VReg } from './ir.ts';
+import { imm, p } from './ir.ts';
+import { DMA_LOAD_ROW, DMA_STORE_ROW, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
+
+/** What the frame needs of a lowering. */
+export interface FrameEmitter {
+  fresh(): VReg;
+  label(what: string): string;
+  emit(i: IrInstr): void;
+  alu(code: string, dst: Reg, a: Src, b?: Src, extra?: { setf?: boolean }): void;
+  mov(dst: Reg, src: Src): void;
+  branch(cond: string, label: string): void;
+  waitForStores(): void;
+}
+
+/** The registers the prologue fills. */
+export interface Frame {
+  readonly qpu: VReg;
+  readonly nqpus: VReg;
+  /** The VPM write setup of this QPU's store row, and the DMA store setup of that row. */
+  readonly vpmSetup: VReg;
+  readonly dmaSetup: VReg;
+  /** The DMA load setup into this QPU's load row (VPM row N + qpu), and the VPM read setup of that row. */
+  readonly loadDma: VReg;
+  readonly loadRead: VReg;
+}
+
+export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[], qpus: number): Frame {
+  // Uniforms: this QPU's number, the QPU count, then the arguments.
+  const qpu = l.fresh();
+  const nqpus = l.fresh();
+  l.mov(qpu, p('unif'));
+  l.mov(nqpus, p('unif'));
+  for (let i = 0; i < params; i++) l.mov(vars[i]!, p('unif'));
+  for (let i = params; i < vars.length; i++) l.mov(vars[i]!, imm('0'));
+  const constant = (bits: number) => {
+    const r = l.fresh();
+    l.emit({ op: 'ldi', dst: r, bits });
+    return r;
+  };
+  // This QPU's VPM row (its number) for stores, and the DMA store of that row.
+  const vpmSetup = l.fresh();
+  l.alu('add', vpmSetup, constant(VPM_WRITE_ROW), qpu);
+  const u = l.fresh();
+  l.alu('shl', u, qpu, imm('7'));
+  const storeRow = constant(DMA_STORE_ROW);
+  const dmaSetup = l.fresh();
+  l.alu('or', dmaSetup, storeRow, u);
+  // The DMA load of one row of 16 words into VPM row N + qpu, and the VPM read of that row.
+  const row = l.fresh();
+  l.alu('add', row, qpu, constant(qpus));
+  const rowY = l.fresh();
+  l.alu('shl', rowY, row, imm('4'));
+  const loadRow = constant(DMA_LOAD_ROW);
+  const loadDma = l.fresh();
+  l.alu('or', loadDma, loadRow, rowY);
+  const readRow = constant(VPM_READ_ROW);
+  const loadRead = l.fresh();
+  l.alu('or', loadRead, readRow, row);
+  return { qpu, nqpus, vpmSetup, dmaSetup, loadDma, loadRead };
+}
+
+/** The end-of-kernel barrier: QPU 0 waits for the others, then interrupts the host. */
+export function epilogue(l: FrameEmitter, qpu: VReg, nqpus: VReg): void {
+  l.waitForStores(); // the last store has left
+  const others = l.label('others');
+  const done = l.label('done');
+  l.alu('or', p('nop'), qpu, qpu, { setf: true });
+  l.branch('anynz', others);
+  const n = l.fresh();
+  l.alu('sub', n, nqpus, imm('1'));
+  const loop = l.label('barrier');
+  const after = l.label('interrupt');
+  l.emit({ op: 'label', name: loop });
+  l.alu('or', p('nop'), n, n, { setf: true });
+  l.branch('allz', after);
+  l.emit({ op: 'sema', down: true, n: 15 });
+  l.alu('sub', n, n, imm('1'));
+  l.branch('always', loop);
+  l.emit({ op: 'label', name: after });
+  l.mov(p('host_int'), imm('1'));
+  l.branch('always', done);
+  l.emit({ op: 'label', name: others });
+  l.emit({ op: 'sema', down: false, n: 15 });
+  l.emit({ op: 'label', name: done });
+  l.emit({ op: 'end' });
+}

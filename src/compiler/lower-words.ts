@@ -1,0 +1,52 @@
+// What lowering builds its instructions from: the VPM and DMA setup words that move one row,
+// the QPU operation for each of the language's operators, the condition codes, and the small
+// immediates (Guide pp. 29, 57-59). Needs: nothing. Guarantees: values from the Guide's tables.
+
+import { bitsToFloat, floatBits, smallImmForFloat, smallImmForInt, smallImmValue } from '../vc4/tables.ts';
+
+// The setups that move one row of 16 words, for VPM row 0; adding the row (shifted to its field)
+// makes them for another row (the fields below it are 0, so adding cannot carry into them).
+/** VPM write setup, horizontal 32-bit, row 0 (Guide p. 57, Table 32). */
+export const VPM_WRITE_ROW = 0xa00;
+/** VPM read setup: one vector, stride 1, horizontal 32-bit, row 0 (Guide p. 58, Table 33). */
+export const VPM_READ_ROW = 0x00101a00;
+/** DMA store setup: 1 row of 16 words, horizontal, from VPM row 0; the row goes in bits 7-13 (Guide p. 58, Table 34). */
+export const DMA_STORE_ROW = 0x80904000;
+/** DMA load setup: 32-bit, 1 row of 16 words, horizontal, to VPM row 0; the row goes in bits 4-10 (Guide p. 59, Table 36). */
+export const DMA_LOAD_ROW = 0x80011000;
+
+
+export const INT_OPS: Record<string, string> = {
+  add: 'add',
+  sub: 'sub',
+  mul: 'mul24',
+  min: 'min',
+  max: 'max',
+  shl: 'shl',
+  shr: 'asr',
+  ushr: 'shr',
+  ror: 'ror',
+  and: 'and',
+  or: 'or',
+  xor: 'xor',
+};
+export const FLOAT_OPS: Record<string, string> = { add: 'fadd', sub: 'fsub', mul: 'fmul', min: 'fmin', max: 'fmax' };
+export const SFU: Record<string, string> = { recip: 'sfu_recip', recipsqrt: 'sfu_recipsqrt', exp2: 'sfu_exp2', log2: 'sfu_log2' };
+
+/** The per-lane condition code that holds where a condition is true, after its flags are set. */
+export type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';
+export const OPPOSITE: Record<TrueCode, TrueCode> = { zs: 'zc', zc: 'zs', ns: 'nc', nc: 'ns', cs: 'cc', cc: 'cs' };
+
+
+/** The small immediate that spells a 32-bit pattern, or undefined. */
+export function smallImmText(bits: number, ty: 'int' | 'float'): string | undefined {
+  if (ty === 'int') {
+    const code = smallImmForInt(bits | 0);
+    return code === undefined ? undefined : String(bits | 0);
+  }
+  const f = bitsToFloat(bits);
+  const code = smallImmForFloat(f);
+  if (code === undefined || floatBits(f) !== bits >>> 0) return undefined;
+  const t = String(smallImmValue(code) === (bits | 0) ? f : f);
+  return t.includes('.') || t.includes('e') ? t : `${t}.0`;
+}
