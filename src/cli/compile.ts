@@ -19,7 +19,8 @@ const isKernel = (x: unknown): x is AnyKernel => typeof x === 'function' && 'ast
 export const compileCommand: Command = {
   name: 'compile',
   summary: 'compile a kernel from a TypeScript module to machine code',
-  help: `usage: qpu compile MODULE.ts [--kernel NAME] [--qpus N] [-O LEVEL] [--passes LIST] [--dump STAGE] [-o OUT.bin]
+  help: `usage: qpu compile MODULE.ts [--kernel NAME] [--qpus N] [-O LEVEL] [--passes LIST]
+                         [--dump STAGE] [-o OUT.bin]
 
 Imports MODULE.ts (an ES module: .mts, or .ts in a package with "type": "module"), takes the
 kernel it exports (kernel(...) values; name one with --kernel when there are several), compiles
