@@ -29,7 +29,7 @@ export type AsmLine =
 export type InstrLine = Extract<AsmLine, { instr: Instr }>;
 
 /** An instruction line in assembly syntax (docs/asm.md), a branch aimed at its label. */
-export function lineText(l: InstrLine): string {
+function lineText(l: InstrLine): string {
   const t = disassembleInstr(l.instr);
   return l.target === undefined ? t : t.replace(/ -?\d+$/, ` -, ${l.target}`);
 }

@@ -12,25 +12,16 @@
 // leave each loop nest, the first in program order.
 
 import { def, type IrInstr, irText, type Src, type VReg } from './ir.ts';
-import { successors } from './liveness.ts';
+import { loops, successors } from './liveness.ts';
 
 /** Constants hoisted out of one loop nest at most (each holds a register through the loop). */
 export const MAX_HOISTED = 12;
 
 /** The outermost loops, as [label index, index of the back branch's last delay slot]. */
-export function outerLoops(code: readonly IrInstr[]): [number, number][] {
-  const at = new Map<string, number>();
-  const loops: [number, number][] = [];
-  code.forEach((i, n) => {
-    if (i.op === 'label') at.set(i.name, n);
-    else if (i.op === 'branch') {
-      const top = at.get(i.label);
-      if (top !== undefined) loops.push([top, n + 3]);
-    }
-  });
-  loops.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
+function outerLoops(code: readonly IrInstr[]): [number, number][] {
+  const all = loops(code).sort((x, y) => x[0] - y[0] || y[1] - x[1]);
   const outer: [number, number][] = [];
-  for (const l of loops) if (!outer.length || l[0] > outer[outer.length - 1]![1]) outer.push(l);
+  for (const l of all) if (!outer.length || l[0] > outer[outer.length - 1]![1]) outer.push(l);
   return outer;
 }
 

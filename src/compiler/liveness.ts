@@ -31,6 +31,23 @@ export function successors(code: readonly IrInstr[]): number[][] {
   return succs;
 }
 
+/**
+ * The loops: a label and a later branch back to it, as [the label's index, the index of the
+ * branch's last delay slot], in program order.
+ */
+export function loops(code: readonly IrInstr[]): [number, number][] {
+  const at = new Map<string, number>();
+  const out: [number, number][] = [];
+  code.forEach((i, n) => {
+    if (i.op === 'label') at.set(i.name, n);
+    else if (i.op === 'branch') {
+      const top = at.get(i.label);
+      if (top !== undefined) out.push([top, n + 3]);
+    }
+  });
+  return out;
+}
+
 /** A set of small integers with O(1) add, delete and test, and iteration over its members only. */
 export class SparseSet {
   readonly dense: Int32Array;

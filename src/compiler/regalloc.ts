@@ -20,7 +20,7 @@
 
 import { lookupSource } from '../vc4/asm/names.ts';
 import { def, type IrInstr, type Src } from './ir.ts';
-import { type Liveness, walkLive } from './liveness.ts';
+import { type Liveness, loops, walkLive } from './liveness.ts';
 
 /** Registers per file that hold virtual registers (addresses 32-63 are I/O). */
 export const REGS_PER_FILE = 32;
@@ -54,16 +54,9 @@ interface Partner {
 const LOOP_WEIGHT = 8;
 
 /** How many loops (a label and a later branch back to it) hold each instruction. */
-export function loopDepths(code: readonly IrInstr[]): Int32Array {
+function loopDepths(code: readonly IrInstr[]): Int32Array {
   const diff = new Int32Array(code.length + 1);
-  const at = new Map<string, number>();
-  code.forEach((i, n) => {
-    if (i.op === 'label') at.set(i.name, n);
-    else if (i.op === 'branch') {
-      const top = at.get(i.label);
-      if (top !== undefined) (diff[top]!++, diff[n + 1]!--);
-    }
-  });
+  for (const [top, end] of loops(code)) (diff[top]!++, diff[end - 2]!--);
   const depth = new Int32Array(code.length);
   let d = 0;
   for (let n = 0; n < code.length; n++) depth[n] = d += diff[n]!;
