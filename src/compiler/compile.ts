@@ -1,4 +1,5 @@
 // The compiler's pipeline: a kernel AST to VideoCore IV machine code for a given number of QPUs.
+//   pipeline.ts  AST -> AST: a counted loop's blocking loads become gathers one iteration ahead
 //   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags); frame.ts
 //                its prologue and end, lower-words.ts the words and operations it uses
 //   dead.ts      values no path reads
@@ -29,18 +30,21 @@ import { removeDeadCode } from './dead.ts';
 import { directWrites } from './direct.ts';
 import { hoistConstants } from './hoist.ts';
 import { lower } from './lower.ts';
+import { pipelineLoads } from './pipeline.ts';
+import { checkKernel } from '../source/check.ts';
+import { printKernel } from '../source/print.ts';
 import { accumulatorValues, allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 import { verifyIr } from './verify.ts';
 
-export const STAGES = ['ir', 'dead', 'cse', 'direct', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
+export const STAGES = ['pipeline', 'ir', 'dead', 'cse', 'direct', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Optimization levels: 0 compiles plainly; each pass is on from its level up (PASS_LEVEL). */
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
 /** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { invert: 1, flags: 1, dead: 1, cse: 1, direct: 1, hoist: 1, acc: 1, schedule: 1, pair: 2 } as const;
+export const PASS_LEVEL = { pipeline: 2, invert: 1, flags: 1, dead: 1, cse: 1, direct: 1, hoist: 1, acc: 1, schedule: 1, pair: 2 } as const;
 export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
@@ -106,7 +110,9 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   if (!Number.isInteger(qpus) || qpus < 1 || qpus > 12) throw new RangeError(`kernel ${ast.name}: compile for 1 to 12 QPUs, not ${qpus}`);
   if (opts.opt !== undefined && !(OPT_LEVELS as readonly number[]).includes(opts.opt))
     throw new RangeError(`kernel ${ast.name}: optimization level ${opts.opt}: the levels are ${OPT_LEVELS.join(', ')}`);
-  const lowered = lower(ast, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags') });
+  const piped = passOn(opts, 'pipeline') ? pipelineLoads(ast) : undefined;
+  if (piped && opts.verify) checkKernel(piped.ast);
+  const lowered = lower(piped?.ast ?? ast, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags') });
   const header = () => [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
 
   let code: IrInstr[] = lowered.code;
@@ -167,6 +173,10 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spaced.nops, registers },
     dump(stage: Stage): string {
       switch (stage) {
+        case 'pipeline':
+          return !piped
+            ? '# pass pipeline is off: the kernel stands\n'
+            : `# loads pipelined in ${piped.loops} loop${piped.loops === 1 ? '' : 's'}\n${printKernel(piped.ast)}`;
         case 'ir':
           return `${header()}\n${printIr(lowered.code)}`;
         case 'dead':

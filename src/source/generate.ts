@@ -12,7 +12,7 @@
 // hand-offs; at the end it stores every variable there, so that everything the program
 // computed can be compared.
 
-import type { BinOp, BoolExpr, CmpOp, Expr, KernelAst, Stmt, Ty, UnOp, VarInfo, VarRef } from './ast.ts';
+import type { BinOp, BoolExpr, CmpOp, Cond, Expr, KernelAst, Stmt, Ty, UnOp, VarInfo, VarRef } from './ast.ts';
 
 /** Output vectors each QPU may store to anywhere (a power of two), and vectors for hand-offs. */
 const STORE_SLOTS = 32;
@@ -158,6 +158,7 @@ class Generator {
       const v = this.newVar('float');
       body.push({ k: 'assign', v, e: this.floatExpr(2, false) });
     }
+    if (this.chance(0.3)) body.push(...this.streamLoop());
     body.push(...this.block(0, false));
     // Every int and float variable to this QPU's output slots.
     const ints = this.vars.filter((v) => v.ty === 'int');
@@ -170,6 +171,43 @@ class Generator {
     return { ast, qpus: this.qpus, slots: this.slots, n: this.intLit(), xBits: this.floatLit(), inI: inputI, inF: inputF, prologue: 2 };
   }
   private params: VarRef[] = [];
+
+  /**
+   * A loop over the inputs a vector at a time, before any store, that stores into this QPU's
+   * last output slots and may load what it stores: the shape the compiler pipelines
+   * (compiler/pipeline.ts), and shapes near it that it must leave alone.
+   */
+  private streamLoop(): Stmt[] {
+    const i = this.newVar('int');
+    const step = this.chance(0.7) ? 16 : 32;
+    const end = (1 + this.int(step === 16 ? 3 : 2)) * step; // i <= 32: 16 more elements stay inside
+    const at = (base: VarRef, c: number): Expr => ({
+      k: 'ptradd',
+      ty: base.ty as 'int*',
+      p: { k: 'ptradd', ty: base.ty as 'int*', p: base, n: lit('int', c) },
+      n: i,
+    });
+    this.protectedVars.add(i.id);
+    const loads: Stmt[] = [];
+    for (let n = 1 + this.int(3); n > 0; n--) {
+      const ty = this.chance(0.5) ? 'int' : 'float';
+      const vs = this.varsOf(ty, true);
+      if (!vs.length) continue;
+      const own = this.chance(0.25); // a vector of the slots the loop stores, one before or after
+      const base = own ? (ty === 'int' ? this.outQ : this.outFQ) : this.params[ty === 'int' ? 0 : 1]!;
+      const c = own ? (STORE_SLOTS - 4 + (this.chance(0.5) ? 1 : -1)) * 16 : this.int(2) * 16;
+      loads.push({ k: 'assign', v: this.pick(vs), e: { k: 'load', ty, ptr: at(base, c) } });
+    }
+    this.loopDepth++;
+    const body = this.chance(0.5) ? this.assign(false) : this.block(1, false);
+    this.loopDepth--;
+    this.protectedVars.delete(i.id);
+    const int = this.chance(0.5);
+    const store = { k: 'store', ptr: at(int ? this.outQ : this.outFQ, (STORE_SLOTS - 4) * 16), e: int ? this.intExpr(2, false) : this.floatExpr(2, false) } as const;
+    const cond: Cond = { k: this.chance(0.5) ? 'any' : 'all', b: { k: 'cmp', op: 'lt', ty: 'int', a: i, b: lit('int', end) } };
+    const inc: Stmt = { k: 'assign', v: i, e: { k: 'bin', op: 'add', ty: 'int', a: i, b: lit('int', step) } };
+    return [{ k: 'assign', v: i, e: lit('int', 0) }, { k: 'for', c: cond, step: [inc], body: [...loads, ...body, store] }];
+  }
 
   private storeTo(base: VarRef, slot: number | Expr, e: Expr, nb = false): Stmt {
     const n = typeof slot === 'number' ? lit('int', slot * 16) : slot;

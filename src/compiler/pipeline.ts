@@ -1,0 +1,321 @@
+// Software pipelining of blocking loads (pass `pipeline`, from -O2): in a counted loop, the
+// loads at the top of the body become TMU gathers issued one iteration ahead, so that memory is
+// read while the previous iteration computes, as the user would write with gather and receive
+// (rot3D version 1 runs as version 2 does). It works on the kernel's AST, before lowering.
+//
+// Needs: a kernel AST that check.ts accepted.
+// Guarantees: the same results as the kernel as written, for every argument. A loop
+//   For(i < N, i = i + S) { v1 = *P1; ... vk = *Pk; rest }
+// becomes
+//   If (i < N) {
+//     a1 = P1 + index(); gather(a1) ... (each load's address, lane by lane)
+//     While (i + S < N) {        (another iteration follows this one)
+//       receive(v1) ...; a1 = a1 + S; gather(a1) ...; rest; i = i + S
+//     }
+//     receive(v1) ...; rest; i = i + S          (the last iteration gathers nothing)
+//   }
+// and only when all of this holds:
+// - the loop is a statement of the kernel's body (not nested), and no statement before it
+//   stores, gathers or receives; the kernel has no semaphore or mutex. So no gather reads a
+//   word this run stored earlier (the TMU's caches would return the old value, docs/language.md)
+//   and the FIFO is empty when the loop starts;
+// - i and N are the same in every lane and the loop does not change N or S; only the step
+//   assigns i; each Pj is a pointer the loop does not change plus i (plus unchanged offsets),
+//   the same in every lane, so a load's 16 words are the gather's 16 lanes and the next
+//   iteration's address is Pj + S;
+// - the body has no loop, Break, gather, receive, non-blocking store, semaphore or mutex; at
+//   most TMU_FIFO_DEPTH loads move, each before the body's first store and the first mention
+//   of its variable;
+// - no load reads a word that a store of an earlier iteration wrote: every store's address is
+//   a pointer the loop does not change plus i, and for each load L and store T, with
+//   D = L(i) - T(i) in bytes (the same for every i), either D + 4S >= 64 (the loads run at least
+//   a vector ahead of the stores) or D + 4(N - i) + 60 <= 0 (everything loaded lies below
+//   everything stored). What the compiler cannot decide is tested once before the loop, and the
+//   loop as written runs when the test fails.
+// The loads read exactly the words the kernel as written reads, never a word more: the last
+// iteration, peeled, prefetches nothing.
+
+import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarInfo, VarRef } from '../source/ast.ts';
+import { childBlocks, isPtr } from '../source/ast.ts';
+import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+
+type ForStmt = Extract<Stmt, { k: 'for' }>;
+type AssignStmt = Extract<Stmt, { k: 'assign' }>;
+
+/** An address as base + offsets + c elements (+ i when `i`): base and offsets the loop keeps. */
+interface Affine {
+  readonly base: Expr;
+  readonly offs: readonly Expr[];
+  readonly c: number;
+  readonly i: boolean;
+}
+
+interface Plan {
+  readonly i: VarRef;
+  /** The step's amount (elements) and the step's new value of i. */
+  readonly step: Expr;
+  readonly next: Expr;
+  readonly loads: readonly { readonly s: AssignStmt; readonly ptr: Expr }[];
+  /** What must hold at run time (empty: the compiler proved it). */
+  readonly guard: readonly BoolExpr[];
+}
+
+const lit = (n: number): Expr => ({ k: 'lit', ty: 'int', bits: n | 0 });
+/** An int operation, folded when its operands are numbers. */
+function bin(op: 'add' | 'sub' | 'shl', a: Expr, b: Expr): Expr {
+  if (a.k === 'lit' && b.k === 'lit') return lit(op === 'add' ? a.bits + b.bits : op === 'sub' ? a.bits - b.bits : a.bits << b.bits);
+  if (op === 'add' && a.k === 'lit' && a.bits === 0) return b;
+  if ((op === 'add' || op === 'sub') && b.k === 'lit' && b.bits === 0) return a;
+  return { k: 'bin', op, ty: 'int', a, b };
+}
+
+/** Whether two expressions are the same computation (same shape, same variables). */
+export function sameExpr(a: Expr, b: Expr): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The variables whose value may differ between lanes: written under Where, by receive, from lanes. */
+function laneVaryingVars(k: KernelAst): Set<number> {
+  const varying = new Set<number>();
+  const uniform = (e: Expr): boolean => {
+    switch (e.k) {
+      case 'lit':
+        return true;
+      case 'var':
+        return !varying.has(e.id);
+      case 'special':
+        return e.what !== 'index';
+      case 'bin':
+        return uniform(e.a) && uniform(e.b);
+      case 'un':
+        return uniform(e.a);
+      case 'rotate':
+        return uniform(e.a) && uniform(e.n);
+      case 'ptradd':
+        return uniform(e.p) && uniform(e.n);
+      case 'load':
+        return false;
+    }
+  };
+  let changed = true;
+  const walk = (ss: readonly Stmt[], underWhere: boolean): void => {
+    for (const s of ss) {
+      const id = s.k === 'assign' ? s.v.id : s.k === 'receive' ? s.v.id : undefined;
+      if (id !== undefined && !varying.has(id) && (s.k === 'receive' || underWhere || !uniform((s as AssignStmt).e))) {
+        varying.add(id);
+        changed = true;
+      }
+      for (const b of childBlocks(s)) walk(b, underWhere || s.k === 'where');
+    }
+  };
+  while (changed) {
+    changed = false;
+    walk(k.body, false);
+  }
+  return varying;
+}
+
+/** The variables statements assign (assignments and receives, at any depth). */
+function assignedIn(ss: readonly Stmt[], out = new Set<number>()): Set<number> {
+  for (const s of ss) {
+    if (s.k === 'assign' || s.k === 'receive') out.add(s.v.id);
+    for (const b of childBlocks(s)) assignedIn(b, out);
+  }
+  return out;
+}
+
+/** Whether some statement, at any depth, is of one of these kinds. */
+function contains(ss: readonly Stmt[], kinds: ReadonlySet<Stmt['k']>): boolean {
+  return ss.some((s) => kinds.has(s.k) || childBlocks(s).some((b) => contains(b, kinds)));
+}
+
+/** The variables an expression or statement mentions. */
+function mentions(x: Expr | BoolExpr | Stmt, id: number): boolean {
+  return JSON.stringify(x).includes(`"k":"var","id":${id},`);
+}
+
+/** The stores of statements, at any depth. */
+function storesIn(ss: readonly Stmt[], out: Expr[] = []): Expr[] {
+  for (const s of ss) {
+    if (s.k === 'store' || s.k === 'storeNB') out.push(s.ptr);
+    for (const b of childBlocks(s)) storesIn(b, out);
+  }
+  return out;
+}
+
+const STORES = new Set<Stmt['k']>(['store', 'storeNB']);
+const FIFO = new Set<Stmt['k']>(['gather', 'receive']);
+const NOT_IN_BODY = new Set<Stmt['k']>(['for', 'while', 'break', 'gather', 'receive', 'storeNB', 'sema', 'mutex']);
+const SYNC = new Set<Stmt['k']>(['sema', 'mutex']);
+
+export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number } {
+  if (!k.body.some((s) => s.k === 'for') || contains(k.body, SYNC)) return { ast: k, loops: 0 };
+  const varying = laneVaryingVars(k);
+  const vars: VarInfo[] = [...k.vars];
+  const body: Stmt[] = [];
+  let loops = 0;
+  let touched = false; // a statement before this one stores, gathers or receives
+  for (const s of k.body) {
+    const loop = s.k === 'for' ? (s as ForStmt) : undefined;
+    const plan = !touched && loop ? planLoop(loop, varying) : undefined;
+    if (loop && plan) {
+      loops++;
+      body.push(...rewrite(loop, plan, vars));
+    } else body.push(s);
+    touched ||= contains([s], STORES) || contains([s], FIFO);
+  }
+  return loops ? { ast: { ...k, vars, body }, loops } : { ast: k, loops };
+}
+
+function planLoop(s: ForStmt, varying: ReadonlySet<number>): Plan | undefined {
+  const cmp = s.c.b;
+  if (cmp.k !== 'cmp' || cmp.ty !== 'int') return undefined;
+  const [iv, n] = cmp.op === 'lt' ? [cmp.a, cmp.b] : cmp.op === 'gt' ? [cmp.b, cmp.a] : [];
+  if (iv?.k !== 'var' || !n || varying.has(iv.id)) return undefined;
+  const st = s.step[0];
+  if (s.step.length !== 1 || st?.k !== 'assign' || st.v.id !== iv.id || st.e.k !== 'bin' || st.e.op !== 'add') return undefined;
+  const step = st.e.a.k === 'var' && st.e.a.id === iv.id ? st.e.b : st.e.b.k === 'var' && st.e.b.id === iv.id ? st.e.a : undefined;
+  if (!step || contains(s.body, NOT_IN_BODY)) return undefined;
+  const assigned = assignedIn([...s.body, ...s.step]);
+  if (assignedIn(s.body).has(iv.id)) return undefined;
+  // Unchanged by the loop and the same in every lane.
+  const kept = (e: Expr): boolean => {
+    switch (e.k) {
+      case 'lit':
+        return true;
+      case 'var':
+        return !assigned.has(e.id) && !varying.has(e.id);
+      case 'special':
+        return e.what !== 'index';
+      case 'bin':
+        return kept(e.a) && kept(e.b);
+      case 'un':
+        return kept(e.a);
+      case 'rotate':
+        return kept(e.a) && kept(e.n);
+      case 'ptradd':
+        return kept(e.p) && kept(e.n);
+      case 'load':
+        return false;
+    }
+  };
+  if (!kept(n) || !kept(step)) return undefined;
+  const affine = (e: Expr): Affine | undefined => affinePtr(e, iv.id, kept);
+
+  const loads: { s: AssignStmt; ptr: Expr; at: Affine }[] = [];
+  for (let t = 0; t < s.body.length && loads.length < TMU_FIFO_DEPTH; t++) {
+    const b = s.body[t]!;
+    if (contains([b], STORES)) break;
+    if (b.k !== 'assign' || b.e.k !== 'load') continue;
+    const at = affine(b.e.ptr);
+    const v = b.v.id;
+    if (at?.i && !s.body.slice(0, t).some((x) => mentions(x, v)) && !mentions(b.e, v)) loads.push({ s: b, ptr: b.e.ptr, at });
+  }
+  if (!loads.length) return undefined;
+  const stores = storesIn(s.body).map(affine);
+  if (stores.some((t) => !t?.i)) return undefined;
+  const guard: BoolExpr[] = [];
+  for (const l of loads)
+    for (const t of stores as Affine[]) {
+      const ok = apart(l.at, t, step, n, iv);
+      if (ok === false) return undefined;
+      if (ok !== true) guard.push(ok);
+    }
+  return { i: iv, step, next: st.e, loads, guard };
+}
+
+/** An address as an Affine, when it is one. */
+function affinePtr(e: Expr, i: number, kept: (e: Expr) => boolean): Affine | undefined {
+  if (e.k === 'ptradd') {
+    const p = affinePtr(e.p, i, kept);
+    const n = affineInt(e.n, i, kept);
+    if (!p || !n || (p.i && n.i)) return undefined;
+    return { base: p.base, offs: [...p.offs, ...n.offs], c: p.c + n.c, i: p.i || n.i };
+  }
+  return isPtr(e.ty) && kept(e) ? { base: e, offs: [], c: 0, i: false } : undefined;
+}
+
+function affineInt(e: Expr, i: number, kept: (e: Expr) => boolean): Omit<Affine, 'base'> | undefined {
+  if (e.k === 'lit' && e.ty === 'int') return { offs: [], c: e.bits | 0, i: false };
+  if (e.k === 'var' && e.id === i) return { offs: [], c: 0, i: true };
+  if (e.k === 'bin' && e.op === 'add' && e.ty === 'int') {
+    const a = affineInt(e.a, i, kept);
+    const b = affineInt(e.b, i, kept);
+    if (!a || !b || (a.i && b.i)) return undefined;
+    return { offs: [...a.offs, ...b.offs], c: a.c + b.c, i: a.i || b.i };
+  }
+  return e.ty === 'int' && kept(e) ? { offs: [e], c: 0, i: false } : undefined;
+}
+
+/**
+ * Whether no word load l reads in an iteration was stored by t in an earlier one: true, false,
+ * or the condition to test at run time (see the contract above).
+ */
+function apart(l: Affine, t: Affine, step: Expr, n: Expr, i: VarRef): boolean | BoolExpr {
+  const rest = [...t.offs];
+  const mine: Expr[] = [];
+  for (const o of l.offs) {
+    const j = rest.findIndex((x) => sameExpr(x, o));
+    if (j >= 0) rest.splice(j, 1);
+    else mine.push(o);
+  }
+  const sameBase = sameExpr(l.base, t.base);
+  const c = 4 * (l.c - t.c);
+  if (sameBase && !mine.length && !rest.length) {
+    if (step.k === 'lit' && c + 4 * (step.bits | 0) >= 64) return true;
+    if (c >= -64) return step.k === 'lit' ? false : cmpGe(bin('add', lit(c), bin('shl', step, lit(2))), 64);
+  }
+  let d: Expr = lit(c);
+  if (!sameBase) d = bin('add', d, bin('sub', l.base, t.base));
+  for (const o of mine) d = bin('add', d, bin('shl', o, lit(2)));
+  for (const o of rest) d = bin('sub', d, bin('shl', o, lit(2)));
+  const ahead = cmpGe(bin('add', d, bin('shl', step, lit(2))), 64);
+  const below: BoolExpr = { k: 'cmp', op: 'le', ty: 'int', a: bin('add', d, bin('add', bin('shl', bin('sub', n, i), lit(2)), lit(60))), b: lit(0) };
+  return { k: 'or', a: ahead, b: below };
+}
+
+/**
+ * A statement with its stores made non-blocking: the next store, load, semaphore up, mutex
+ * release or the kernel's end waits for them (lower.ts), and no gather of the loop reads what
+ * they write, so nothing waits sooner.
+ */
+function nonBlocking(s: Stmt): Stmt {
+  if (s.k === 'store') return { k: 'storeNB', e: s.e, ptr: s.ptr, loc: s.loc };
+  if (s.k === 'if' || s.k === 'where') return { ...s, then: s.then.map(nonBlocking), else: s.else.map(nonBlocking) };
+  return s;
+}
+
+const cmpGe = (a: Expr, n: number): BoolExpr => ({ k: 'cmp', op: 'ge', ty: 'int', a, b: lit(n) });
+
+function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[]): Stmt[] {
+  const loc = s.loc;
+  const addrs: VarRef[] = plan.loads.map(({ s: l, ptr }) => {
+    const v: VarInfo = { id: vars.length, ty: ptr.ty, name: `${vars[l.v.id]?.name ?? 'v' + l.v.id}_addr` };
+    vars.push(v);
+    return { k: 'var', id: v.id, ty: v.ty };
+  });
+  const moved = new Set<Stmt>(plan.loads.map((l) => l.s));
+  const rest = s.body.filter((x) => !moved.has(x)).map(nonBlocking);
+  const receives: Stmt[] = plan.loads.map(({ s: l }) => ({ k: 'receive', v: l.v, loc: l.loc }));
+  const gathers: Stmt[] = plan.loads.map(({ s: l }, j) => ({ k: 'gather', ptr: addrs[j]!, loc: l.loc }));
+  const advance: Stmt[] = addrs.map((a) => ({ k: 'assign', v: a, e: { k: 'ptradd', ty: a.ty as 'int*' | 'float*', p: a, n: plan.step }, loc }));
+  const first: Stmt[] = plan.loads.map(({ s: l, ptr }, j) => ({
+    k: 'assign',
+    v: addrs[j]!,
+    e: { k: 'ptradd', ty: ptr.ty as 'int*' | 'float*', p: ptr, n: { k: 'special', ty: 'int', what: 'index' } },
+    loc: l.loc,
+  }));
+  const cmp = s.c.b as Extract<BoolExpr, { k: 'cmp' }>;
+  const subst = (e: Expr): Expr => (e.k === 'var' && e.id === plan.i.id ? plan.next : e);
+  const another: Cond = { k: s.c.k, b: { ...cmp, a: subst(cmp.a), b: subst(cmp.b) } };
+  const piped: Stmt = {
+    k: 'if',
+    c: s.c,
+    then: [...first, ...gathers, { k: 'while', c: another, body: [...receives, ...advance, ...gathers, ...rest, ...s.step], loc }, ...receives, ...rest, ...s.step],
+    else: [],
+    loc,
+  };
+  if (!plan.guard.length) return [piped];
+  const guard = plan.guard.reduce((a, b) => ({ k: 'and', a, b }));
+  return [{ k: 'if', c: { k: 'all', b: guard }, then: [piped], else: [s], loc }];
+}
