@@ -6,6 +6,7 @@
 //   cse.ts       operations computed once
 //   direct.ts    results written straight to where they are copied
 //   hoist.ts     constants and invariant operations out of loops
+//   cfg.ts       basic blocks, edges and loops, for the passes that follow control flow
 //   liveness.ts  live sets and interference
 //   regalloc.ts  virtual registers -> r1-r3, ra0-31 / rb0-31, or a list to spill
 //   spill.ts     spilled registers -> VPM rows or scratch memory, then allocation again

@@ -12,32 +12,10 @@
 // leave each loop nest, the first in program order.
 
 import { def, type IrInstr, irText, type Src, type VReg } from './ir.ts';
-import { loops, successors } from './liveness.ts';
+import { buildCfg, outerLoops, reachable } from './cfg.ts';
 
 /** Constants hoisted out of one loop nest at most (each holds a register through the loop). */
 export const MAX_HOISTED = 12;
-
-/** The outermost loops, as [label index, index of the back branch's last delay slot]. */
-function outerLoops(code: readonly IrInstr[]): [number, number][] {
-  const all = loops(code).sort((x, y) => x[0] - y[0] || y[1] - x[1]);
-  const outer: [number, number][] = [];
-  for (const l of all) if (!outer.length || l[0] > outer[outer.length - 1]![1]) outer.push(l);
-  return outer;
-}
-
-/** Which instructions a path from the start reaches. */
-function reachable(code: readonly IrInstr[]): Uint8Array {
-  const succs = successors(code);
-  const seen = new Uint8Array(code.length);
-  const todo = [0];
-  while (todo.length) {
-    const n = todo.pop()!;
-    if (n >= code.length || seen[n]) continue;
-    seen[n] = 1;
-    todo.push(...succs[n]!);
-  }
-  return seen;
-}
 
 export function hoistConstants(code: readonly IrInstr[], nregs: number): IrInstr[] {
   const defs = new Int32Array(nregs);
@@ -47,7 +25,7 @@ export function hoistConstants(code: readonly IrInstr[], nregs: number): IrInstr
   }
   // Only what some path reaches moves: an unreachable operation may read a register nothing
   // writes (dead.ts removed a write no reachable path needed).
-  const reached = reachable(code);
+  const reached = reachable(buildCfg(code));
   const moved = new Set<IrInstr>();
   const rename = new Map<number, VReg>();
   const r = (s: Src): Src => (s.k === 'v' ? (rename.get(s.id) ?? s) : s);

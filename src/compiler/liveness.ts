@@ -4,49 +4,12 @@
 // every control-flow path, given to a visitor one instruction at a time; and the interference
 // between virtual registers that the register allocator must respect.
 //
-// Control flow follows the hardware: a branch takes effect after its three delay slots, so the
-// last delay slot is the instruction whose successors are the target (and, for a conditional
-// branch, the next instruction). The program end has none.
-//
-// The dataflow runs over basic blocks with bitsets; within a block the live set is walked
-// backwards as a sparse set, so long straight-line kernels with tens of thousands of values
-// cost time and memory in proportion to their size, not to its square.
+// The dataflow runs over the basic blocks of cfg.ts with bitsets; within a block the live set
+// is walked backwards as a sparse set, so long straight-line kernels with tens of thousands of
+// values cost time and memory in proportion to their size, not to its square.
 
+import { type Block, buildCfg } from './cfg.ts';
 import { def, type IrInstr, uses } from './ir.ts';
-
-/** The successors of each IR instruction, by index (code.length means "falls off the end"). */
-export function successors(code: readonly IrInstr[]): number[][] {
-  const labels = new Map<string, number>();
-  code.forEach((i, n) => {
-    if (i.op === 'label') labels.set(i.name, n);
-  });
-  const succs = code.map((i, n) => (i.op === 'end' ? [] : [n + 1]));
-  code.forEach((i, n) => {
-    if (i.op !== 'branch') return;
-    const last = n + 3;
-    const target = labels.get(i.label);
-    if (target === undefined) throw new Error(`internal: branch to unknown label ${i.label}`);
-    succs[last] = i.cond === 'always' ? [target] : [n + 4, target];
-  });
-  return succs;
-}
-
-/**
- * The loops: a label and a later branch back to it, as [the label's index, the index of the
- * branch's last delay slot], in program order.
- */
-export function loops(code: readonly IrInstr[]): [number, number][] {
-  const at = new Map<string, number>();
-  const out: [number, number][] = [];
-  code.forEach((i, n) => {
-    if (i.op === 'label') at.set(i.name, n);
-    else if (i.op === 'branch') {
-      const top = at.get(i.label);
-      if (top !== undefined) out.push([top, n + 3]);
-    }
-  });
-  return out;
-}
 
 /** A set of small integers with O(1) add, delete and test, and iteration over its members only. */
 export class SparseSet {
@@ -78,11 +41,6 @@ export class SparseSet {
   }
 }
 
-interface Block {
-  readonly first: number;
-  readonly last: number;
-}
-
 /** Live-out sets of the basic blocks, from which each instruction's can be walked. */
 export interface Liveness {
   readonly code: readonly IrInstr[];
@@ -93,25 +51,7 @@ export interface Liveness {
 }
 
 export function liveness(code: readonly IrInstr[], nregs: number): Liveness {
-  const n = code.length;
-  const succs = successors(code);
-  // Leaders: the start, labels, and whatever follows an instruction that does not fall through.
-  const leader = new Uint8Array(n + 1);
-  leader[0] = 1;
-  code.forEach((i, k) => {
-    if (i.op === 'label') leader[k] = 1;
-    const s = succs[k]!;
-    if (s.length !== 1 || s[0] !== k + 1) leader[k + 1] = 1;
-  });
-  const blocks: Block[] = [];
-  const blockOf = new Int32Array(n + 1).fill(-1);
-  for (let k = 0; k < n; ) {
-    let e = k;
-    while (e + 1 < n && !leader[e + 1]) e++;
-    for (let j = k; j <= e; j++) blockOf[j] = blocks.length;
-    blocks.push({ first: k, last: e });
-    k = e + 1;
-  }
+  const { blocks } = buildCfg(code);
   const W = (nregs + 31) >>> 5;
   const B = blocks.length;
   const use = new Uint32Array(B * W);
@@ -128,14 +68,13 @@ export function liveness(code: readonly IrInstr[], nregs: number): Liveness {
       for (const u of uses(i)) use[o + (u.id >>> 5)]! |= 1 << (u.id & 31);
     }
   });
-  const bsuccs = blocks.map((b) => [...new Set(succs[b.last]!.filter((s) => s < n).map((s) => blockOf[s]!))]);
   const inB = new Uint32Array(B * W);
   const outB = new Uint32Array(B * W);
   for (let changed = true; changed; ) {
     changed = false;
     for (let bi = B - 1; bi >= 0; bi--) {
       const o = bi * W;
-      for (const s of bsuccs[bi]!) {
+      for (const s of blocks[bi]!.succs) {
         const so = s * W;
         for (let w = 0; w < W; w++) outB[o + w] = (outB[o + w]! | inB[so + w]!) >>> 0;
       }

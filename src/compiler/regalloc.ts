@@ -20,7 +20,8 @@
 
 import { lookupSource } from '../vc4/asm/names.ts';
 import { def, type IrInstr, type Src } from './ir.ts';
-import { type Liveness, loops, walkLive } from './liveness.ts';
+import { loops } from './cfg.ts';
+import { type Liveness, walkLive } from './liveness.ts';
 
 /** Registers per file that hold virtual registers (addresses 32-63 are I/O). */
 export const REGS_PER_FILE = 32;
