@@ -8,7 +8,7 @@
 // defined only once and whose operands nothing has written since, is removed and its result read
 // from the earlier one's register.
 
-import { def, type IrInstr, irText, type Src, uses, type VReg } from './ir.ts';
+import { def, type IrInstr, irText, p, type Src, uses, type VReg } from './ir.ts';
 
 const pureSource = (s: Src) => s.k !== 'p' || s.name === 'elem_num';
 
@@ -32,7 +32,7 @@ export function eliminateCommon(code: readonly IrInstr[], nregs: number): IrInst
     const d = def(i);
     const candidate =
       d && defs[d.id] === 1 && (i.op === 'alu' || i.op === 'ldi') && !i.cond && (i.op === 'ldi' || (!i.setf && i.rot !== 'r5' && pureSource(i.a) && pureSource(i.b)));
-    const key = candidate ? irText({ ...i, dst: { k: 'p', name: '_' } } as IrInstr) : '';
+    const key = candidate ? irText({ ...i, dst: p('nop') } as IrInstr) : '';
     const seen = candidate ? available.get(key) : undefined;
     if (seen) {
       rename.set(d!.id, seen);

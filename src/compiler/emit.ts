@@ -105,7 +105,7 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
 /** The accumulators a rotation reads across all 16 lanes. */
 const ROTATABLE: ReadonlySet<string> = new Set(['r0', 'r1', 'r2', 'r3']);
 
-const srcKey = (s: Src) => (s.k === 'v' ? `%${s.id}` : s.k === 'p' ? s.name : `#${s.text}`);
+const srcKey = (s: Src) => (s.k === 'v' ? `%${s.id}` : s.k === 'p' ? s.name : `#${s.code}`);
 
 /** The lines with every branch aimed at its label (relative: from the instruction after its delay slots). */
 export function aimBranches(lines: readonly AsmLine[]): AsmLine[] {

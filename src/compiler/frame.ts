@@ -6,7 +6,7 @@
 // semaphore 15 and interrupts the host, and every QPU ends.
 
 import type { IrInstr, Reg, Src, VReg } from './ir.ts';
-import { imm, p } from './ir.ts';
+import { int, p } from './ir.ts';
 import { DMA_LOAD_ROW, DMA_STORE_ROW, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
 
 /** What the frame needs of a lowering. */
@@ -39,7 +39,7 @@ export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[],
   l.mov(qpu, p('unif'));
   l.mov(nqpus, p('unif'));
   for (let i = 0; i < params; i++) l.mov(vars[i]!, p('unif'));
-  for (let i = params; i < vars.length; i++) l.mov(vars[i]!, imm('0'));
+  for (let i = params; i < vars.length; i++) l.mov(vars[i]!, int(0));
   const constant = (bits: number) => {
     const r = l.fresh();
     l.emit({ op: 'ldi', dst: r, bits });
@@ -49,7 +49,7 @@ export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[],
   const vpmSetup = l.fresh();
   l.alu('add', vpmSetup, constant(VPM_WRITE_ROW), qpu);
   const u = l.fresh();
-  l.alu('shl', u, qpu, imm('7'));
+  l.alu('shl', u, qpu, int(7));
   const storeRow = constant(DMA_STORE_ROW);
   const dmaSetup = l.fresh();
   l.alu('or', dmaSetup, storeRow, u);
@@ -57,7 +57,7 @@ export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[],
   const row = l.fresh();
   l.alu('add', row, qpu, constant(qpus));
   const rowY = l.fresh();
-  l.alu('shl', rowY, row, imm('4'));
+  l.alu('shl', rowY, row, int(4));
   const loadRow = constant(DMA_LOAD_ROW);
   const loadDma = l.fresh();
   l.alu('or', loadDma, loadRow, rowY);
@@ -75,17 +75,17 @@ export function epilogue(l: FrameEmitter, qpu: VReg, nqpus: VReg): void {
   l.alu('or', p('nop'), qpu, qpu, { setf: true });
   l.branch('anynz', others);
   const n = l.fresh();
-  l.alu('sub', n, nqpus, imm('1'));
+  l.alu('sub', n, nqpus, int(1));
   const loop = l.label('barrier');
   const after = l.label('interrupt');
   l.emit({ op: 'label', name: loop });
   l.alu('or', p('nop'), n, n, { setf: true });
   l.branch('allz', after);
   l.emit({ op: 'sema', down: true, n: 15 });
-  l.alu('sub', n, n, imm('1'));
+  l.alu('sub', n, n, int(1));
   l.branch('always', loop);
   l.emit({ op: 'label', name: after });
-  l.mov(p('host_int'), imm('1'));
+  l.mov(p('host_int'), int(1));
   l.branch('always', done);
   l.emit({ op: 'label', name: others });
   l.emit({ op: 'sema', down: false, n: 15 });

@@ -11,7 +11,7 @@
 // first's register. Such a register stays live through the loop, so at most MAX_HOISTED values
 // leave each loop nest, the first in program order.
 
-import { def, type IrInstr, irText, type Src, type VReg } from './ir.ts';
+import { def, type IrInstr, irText, p, type Src, type VReg } from './ir.ts';
 import { buildCfg, outerLoops, reachable } from './cfg.ts';
 
 /** Constants hoisted out of one loop nest at most (each holds a register through the loop). */
@@ -50,7 +50,7 @@ export function hoistConstants(code: readonly IrInstr[], nregs: number): IrInstr
       } else if (i.op !== 'ldi') continue;
       moved.add(code[n]!);
       inside.delete(d.id);
-      const key = irText({ ...i, dst: { k: 'p', name: '_' } } as IrInstr);
+      const key = irText({ ...i, dst: p('nop') } as IrInstr);
       const same = first.get(key);
       if (same) rename.set(d.id, def(same)!);
       else (first.set(key, i), hoisted.push(i));

@@ -7,7 +7,9 @@
 // a CompileError naming the line.
 
 import { CompileError } from './errors.ts';
-import { imm, type IrInstr, p, type Reg, type Src, v } from './ir.ts';
+import { type AluCode, type IrInstr, p, parseImm, type PRegName, type Reg, type Src, v, type WriteCond } from './ir.ts';
+import { READ_A, READ_B, WRITE_A, WRITE_B } from '../vc4/registers.ts';
+import { ADD_OP_BY_NAME, BRANCH_CONDITIONS, type BranchCondition, CONDITIONS, MUL_OP_BY_NAME } from '../vc4/tables.ts';
 
 export interface ParsedIr {
   readonly code: IrInstr[];
@@ -15,7 +17,11 @@ export interface ParsedIr {
   readonly vregs: number;
 }
 
-const CONDS = new Set(['zs', 'zc', 'ns', 'nc', 'cs', 'cc', 'never']);
+// The names the tables give, as the IR's types allow them.
+const CONDS: ReadonlySet<string> = new Set(CONDITIONS.filter((c) => c !== 'always'));
+const BRANCH_CONDS: ReadonlySet<string> = new Set(BRANCH_CONDITIONS.filter((c) => c !== undefined));
+const ALU_CODES: ReadonlySet<string> = new Set(['mov', ...ADD_OP_BY_NAME.keys(), ...MUL_OP_BY_NAME.keys()]);
+const REGISTERS: ReadonlySet<string> = new Set(['r0', 'r1', 'r2', 'r3', 'r4', 'r5', ...[READ_A, READ_B, WRITE_A, WRITE_B].flatMap((t) => t.map((r) => r.name))]);
 
 export function parseIr(text: string): ParsedIr {
   const code: IrInstr[] = [];
@@ -29,9 +35,12 @@ export function parseIr(text: string): ParsedIr {
       vregs = Math.max(vregs, Number(m[1]) + 1);
       return { s: v(Number(m[1])), rot };
     }
-    if (/^-?[\d.]/.test(x)) return { s: imm(x), rot };
-    if (!/^[a-z_][a-z0-9_]*$/.test(x)) throw bad(line, `operand '${x}'`);
-    return { s: p(x), rot };
+    if (/^-?[\d.]/.test(x)) {
+      const i = parseImm(x);
+      if (!i) throw bad(line, `small immediate '${x}'`);
+      return { s: i, rot };
+    }
+    return { s: register(x, line), rot };
   };
   const reg = (t: string, line: number): Reg => {
     const r = src(t, line).s;
@@ -57,24 +66,26 @@ export function parseIr(text: string): ParsedIr {
       case 'ldtmu1':
         return void code.push({ op: 'signal', sig: name });
       case 'read':
-        return void code.push({ op: 'read', src: p(args[0] ?? '') });
+        return void code.push({ op: 'read', src: register(args[0] ?? '', line) });
       case 'sema':
         return void code.push({ op: 'sema', down: args[0] === 'down', n: Number(args[1]) });
       case 'brr':
-        return void code.push({ op: 'branch', cond: suffixes[0] ?? 'always', label: args[1] ?? '' });
+        if (suffixes[0] && !BRANCH_CONDS.has(suffixes[0])) throw bad(line, `branch condition '${suffixes[0]}'`);
+        return void code.push({ op: 'branch', cond: (suffixes[0] ?? 'always') as BranchCondition, label: args[1] ?? '' });
       case 'ldi':
-        return void code.push({ op: 'ldi', dst: reg(args[0] ?? '', line), bits: Number(args[1]) | 0, ...(cond ? { cond } : {}) });
+        return void code.push({ op: 'ldi', dst: reg(args[0] ?? '', line), bits: Number(args[1]) | 0, ...(cond ? { cond: cond as WriteCond } : {}) });
     }
+    if (!ALU_CODES.has(name!)) throw bad(line, `operation '${name}'`);
     if (args.length < 2 || args.length > 3) throw bad(line, `'${t}': an operation takes a destination and one or two sources`);
     const a = src(args[1]!, line);
     const b = args[2] === undefined ? a : src(args[2], line);
     code.push({
       op: 'alu',
-      code: name!,
+      code: name as AluCode,
       dst: reg(args[0]!, line),
       a: a.s,
       b: b.s,
-      ...(cond ? { cond } : {}),
+      ...(cond ? { cond: cond as WriteCond } : {}),
       ...(setf ? { setf } : {}),
       ...(a.rot !== undefined ? { rot: a.rot } : {}),
     });
@@ -83,3 +94,9 @@ export function parseIr(text: string): ParsedIr {
 }
 
 const bad = (line: number, what: string) => new CompileError(`IR line ${line}: cannot read ${what}`);
+
+/** A physical register by the name the ISA's tables give it. */
+function register(name: string, line: number): ReturnType<typeof p> {
+  if (!REGISTERS.has(name)) throw bad(line, `register '${name}'`);
+  return p(name as PRegName);
+}

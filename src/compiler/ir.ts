@@ -1,46 +1,74 @@
 // The compiler's intermediate representation: QPU instructions in the assembly language's own
 // terms (docs/asm.md), over virtual registers %n that register allocation later replaces with
-// ra/rb registers. One IR instruction becomes one machine instruction. The text form is the
-// assembly language with %n for virtual registers, so each pass's output reads like assembly.
+// ra/rb registers. One IR instruction becomes one machine instruction. Operations, conditions,
+// registers and small immediates are typed values named from the ISA's tables (src/vc4), so an
+// operation or register the hardware lacks does not type-check. The text form is the assembly
+// language with %n for virtual registers, so each pass's output reads like assembly.
+
+import type { Stmt } from '../source/ast.ts';
+import type { ReadName, WriteName } from '../vc4/registers.ts';
+import {
+  type AddOpName,
+  type BranchCondition,
+  bitsToFloat,
+  type Condition,
+  floatBits,
+  type MulOpName,
+  smallImmForFloat,
+  smallImmForInt,
+  smallImmValue,
+} from '../vc4/tables.ts';
+
+/** An ALU operation: the add or mul ALU's (Tables 12 and 13), or `mov` (`or x, x` / `v8min x, x`). */
+export type AluCode = AddOpName | MulOpName | 'mov';
+/** A per-lane write condition (Table 2), `always` aside: an instruction without one always writes. */
+export type WriteCond = Exclude<Condition, 'always'>;
+export type Accumulator = 'r0' | 'r1' | 'r2' | 'r3' | 'r4' | 'r5';
+/** A location of regfile A or B, as the allocator places values (ra0-ra31, rb0-rb31). */
+export type RegfileName = `ra${number}` | `rb${number}`;
+/**
+ * A physical register an IR instruction names: an accumulator, one of the I/O table's
+ * (Table 14), or after allocation a regfile location.
+ */
+export type PRegName = Accumulator | ReadName | WriteName | RegfileName;
 
 /** A virtual register: one 16-lane value the allocator will place in regfile A or B. */
 export interface VReg {
   readonly k: 'v';
   readonly id: number;
 }
-/** A register by its assembly name: an accumulator (r0-r5), ra/rb, or an I/O register. */
+/** A register by its assembly name: an accumulator (r0-r5) or an I/O register. */
 export interface PReg {
   readonly k: 'p';
-  readonly name: string;
+  readonly name: PRegName;
 }
 export type Reg = VReg | PReg;
-/** A small immediate, as the assembler writes it ("1", "-16", "0.5"). */
+/** A small immediate by its code in Table 5 (0-15, -16..-1, the floats 1-128 and 1/256-1/2). */
 export interface Imm {
   readonly k: 'imm';
-  readonly text: string;
+  readonly code: number;
 }
 export type Src = Reg | Imm;
 
 export type IrOp =
   | {
       readonly op: 'alu';
-      /** The assembly mnemonic: add, fadd, fmul, mul24, v8min, or, ... ("mov" is `or x, x`). */
-      readonly code: string;
+      readonly code: AluCode;
       dst: Reg;
       a: Src;
       b: Src;
-      readonly cond?: string;
+      readonly cond?: WriteCond;
       readonly setf?: boolean;
       /** Rotation of the mul result: lanes up by n, or by r5. */
       readonly rot?: number | 'r5';
     }
-  | { readonly op: 'ldi'; dst: Reg; readonly bits: number; readonly cond?: string }
+  | { readonly op: 'ldi'; dst: Reg; readonly bits: number; readonly cond?: WriteCond }
   /** A read whose value is not used: waits (vw_wait), acquires (mutex). */
   | { readonly op: 'read'; readonly src: PReg }
   /** An instruction that only signals: ldtmu0, ldtmu1. */
-  | { readonly op: 'signal'; readonly sig: string }
+  | { readonly op: 'signal'; readonly sig: 'ldtmu0' | 'ldtmu1' }
   | { readonly op: 'nop' }
-  | { readonly op: 'branch'; readonly cond: string; readonly label: string }
+  | { readonly op: 'branch'; readonly cond: BranchCondition; readonly label: string }
   | { readonly op: 'label'; readonly name: string }
   | { readonly op: 'sema'; readonly down: boolean; readonly n: number }
   /** The end: program end and its two delay slots. */
@@ -49,14 +77,46 @@ export type IrOp =
 /** An IR instruction and the kernel statement it was lowered from (for run-time errors). */
 export type IrInstr = IrOp & { readonly stmt?: Stmt };
 
-import type { Stmt } from '../source/ast.ts';
-
 export const v = (id: number): VReg => ({ k: 'v', id });
-export const p = (name: string): PReg => ({ k: 'p', name });
-export const imm = (text: string): Imm => ({ k: 'imm', text });
+export const p = (name: PRegName): PReg => ({ k: 'p', name });
+
+/** The small immediate of an integer (-16 to 15). */
+export function int(n: number): Imm {
+  const code = smallImmForInt(n);
+  if (code === undefined) throw new Error(`internal: ${n} is no small immediate`);
+  return { k: 'imm', code };
+}
+
+/** The small immediate that spells a 32-bit pattern as an int or a float, or undefined. */
+export function smallImm(bits: number, ty: 'int' | 'float'): Imm | undefined {
+  if (ty === 'int') {
+    const code = smallImmForInt(bits | 0);
+    return code === undefined ? undefined : { k: 'imm', code };
+  }
+  const code = smallImmForFloat(bitsToFloat(bits));
+  return code === undefined || smallImmValue(code) >>> 0 !== bits >>> 0 ? undefined : { k: 'imm', code };
+}
+
+/** Whether a small immediate is one of the floats (codes 32-47). */
+export const isFloatImm = (i: Imm): boolean => i.code >= 32;
+
+/** A small immediate as the assembler writes it: "-3", "0.125", "2.0". */
+export function immText(i: Imm): string {
+  const bits = smallImmValue(i.code);
+  if (!isFloatImm(i)) return String(bits);
+  const t = String(bitsToFloat(bits));
+  return t.includes('.') || t.includes('e') ? t : `${t}.0`;
+}
+
+/** A small immediate read from assembly text ("-3", "0.5"), or undefined when it is none. */
+export function parseImm(text: string): Imm | undefined {
+  const x = Number(text);
+  if (!Number.isFinite(x)) return undefined;
+  return /[.e]/.test(text) ? smallImm(floatBits(x), 'float') : Number.isInteger(x) ? smallImm(x, 'int') : undefined;
+}
 
 export function regText(r: Src): string {
-  return r.k === 'v' ? `%${r.id}` : r.k === 'p' ? r.name : r.text;
+  return r.k === 'v' ? `%${r.id}` : r.k === 'p' ? r.name : immText(r);
 }
 
 /** One IR instruction as text, in assembly syntax. */

@@ -1,8 +1,10 @@
 // What lowering builds its instructions from: the VPM and DMA setup words that move one row,
-// the QPU operation for each of the language's operators, the condition codes, and the small
-// immediates (Guide pp. 29, 57-59). Needs: nothing. Guarantees: values from the Guide's tables.
+// the QPU operation for each of the language's operators, and the condition codes (Guide pp.
+// 57-59). Needs: nothing. Guarantees: values from the Guide's tables.
 
-import { bitsToFloat, floatBits, smallImmForFloat, smallImmForInt, smallImmValue } from '../vc4/tables.ts';
+import { type AddOpName, BRANCH_CONDITIONS, type BranchCondition, type MulOpName } from '../vc4/tables.ts';
+import type { PRegName } from './ir.ts';
+import type { BinOp, UnOp } from '../source/ast.ts';
 
 // The setups that move one row of 16 words, for VPM row 0; adding the row (shifted to its field)
 // makes them for another row (the fields below it are 0, so adding cannot carry into them).
@@ -16,7 +18,7 @@ export const DMA_STORE_ROW = 0x80904000;
 export const DMA_LOAD_ROW = 0x80011000;
 
 
-export const INT_OPS: Record<string, string> = {
+export const INT_OPS: Record<BinOp, AddOpName | MulOpName> = {
   add: 'add',
   sub: 'sub',
   mul: 'mul24',
@@ -30,23 +32,16 @@ export const INT_OPS: Record<string, string> = {
   or: 'or',
   xor: 'xor',
 };
-export const FLOAT_OPS: Record<string, string> = { add: 'fadd', sub: 'fsub', mul: 'fmul', min: 'fmin', max: 'fmax' };
-export const SFU: Record<string, string> = { recip: 'sfu_recip', recipsqrt: 'sfu_recipsqrt', exp2: 'sfu_exp2', log2: 'sfu_log2' };
+export const FLOAT_OPS: Partial<Record<BinOp, AddOpName | MulOpName>> = { add: 'fadd', sub: 'fsub', mul: 'fmul', min: 'fmin', max: 'fmax' };
+export const SFU: Partial<Record<UnOp, PRegName>> = { recip: 'sfu_recip', recipsqrt: 'sfu_recipsqrt', exp2: 'sfu_exp2', log2: 'sfu_log2' };
 
 /** The per-lane condition code that holds where a condition is true, after its flags are set. */
 export type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';
 export const OPPOSITE: Record<TrueCode, TrueCode> = { zs: 'zc', zc: 'zs', ns: 'nc', nc: 'ns', cs: 'cc', cc: 'cs' };
 
-
-/** The small immediate that spells a 32-bit pattern, or undefined. */
-export function smallImmText(bits: number, ty: 'int' | 'float'): string | undefined {
-  if (ty === 'int') {
-    const code = smallImmForInt(bits | 0);
-    return code === undefined ? undefined : String(bits | 0);
-  }
-  const f = bitsToFloat(bits);
-  const code = smallImmForFloat(f);
-  if (code === undefined || floatBits(f) !== bits >>> 0) return undefined;
-  const t = String(smallImmValue(code) === (bits | 0) ? f : f);
-  return t.includes('.') || t.includes('e') ? t : `${t}.0`;
+/** The branch condition "any/all lanes have flag `flag` set (or, with `clear`, clear)" (Table 15). */
+export function branchCond(quant: 'any' | 'all', clear: boolean, flag: string): BranchCondition {
+  const name = `${quant}${clear ? 'n' : ''}${flag}`;
+  if (!(BRANCH_CONDITIONS as readonly (string | undefined)[]).includes(name)) throw new Error(`internal: no branch condition ${name}`);
+  return name as BranchCondition;
 }

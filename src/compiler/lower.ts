@@ -13,9 +13,10 @@
 
 import { type BoolExpr, childBlocks, type Cond, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
 import { CompileError } from './errors.ts';
-import { FLOAT_OPS, INT_OPS, OPPOSITE, SFU, smallImmText, type TrueCode } from './lower-words.ts';
+import { branchCond, FLOAT_OPS, INT_OPS, OPPOSITE, SFU, type TrueCode } from './lower-words.ts';
 import { epilogue, prologue } from './frame.ts';
-import { def, imm, type IrInstr, irText, p, type Reg, type Src, uses, v, type VReg } from './ir.ts';
+import { type AluCode, def, int, type IrInstr, irText, p, type Reg, smallImm, type Src, uses, v, type VReg, type WriteCond } from './ir.ts';
+import type { BranchCondition } from '../vc4/tables.ts';
 
 export interface Lowered {
   readonly code: IrInstr[];
@@ -93,8 +94,8 @@ class Lowering {
    */
   private flagsHold: { readonly text: string; readonly reads: readonly number[] } | undefined;
   /** Sets flags with `code.setf nop, x, y`, unless the same instruction's flags still stand. */
-  private setFlags(code: string, x: Src, y: Src): void {
-    if (x.k === 'imm' && y.k === 'imm' && x.text !== y.text) x = this.materialize(x);
+  private setFlags(code: AluCode, x: Src, y: Src): void {
+    if (x.k === 'imm' && y.k === 'imm' && x.code !== y.code) x = this.materialize(x);
     const i: IrInstr = { op: 'alu', code, dst: p('nop'), a: x, b: y, setf: true };
     const text = irText(i);
     if (this.flagsHold?.text === text) return;
@@ -106,15 +107,15 @@ class Lowering {
     this.setFlags('or', m, m);
   }
 
-  alu(code: string, dst: Reg, a: Src, b: Src = a, extra: { cond?: string; setf?: boolean; rot?: number | 'r5' } = {}): void {
+  alu(code: AluCode, dst: Reg, a: Src, b: Src = a, extra: { cond?: WriteCond; setf?: boolean; rot?: number | 'r5' } = {}): void {
     // One small immediate per instruction: a second, different one goes into a register.
-    if (a.k === 'imm' && b.k === 'imm' && a.text !== b.text) a = this.materialize(a);
+    if (a.k === 'imm' && b.k === 'imm' && a.code !== b.code) a = this.materialize(a);
     this.emit({ op: 'alu', code, dst, a, b, ...extra });
   }
-  mov(dst: Reg, src: Src, cond?: string): void {
+  mov(dst: Reg, src: Src, cond?: WriteCond): void {
     this.emit({ op: 'alu', code: 'mov', dst, a: src, b: src, cond });
   }
-  branch(cond: string, label: string): void {
+  branch(cond: BranchCondition, label: string): void {
     this.emit({ op: 'branch', cond, label });
     for (let i = 0; i < 3; i++) this.emit({ op: 'nop' }); // the delay slots
   }
@@ -206,7 +207,7 @@ class Lowering {
         this.block(s.then, yes);
         if (s.else.length) {
           const no = this.fresh();
-          this.alu('xor', no, b, imm('1'));
+          this.alu('xor', no, b, int(1));
           if (mask) this.alu('and', no, no, mask);
           this.block(s.else, no);
         }
@@ -280,7 +281,7 @@ class Lowering {
         if (s.lock) this.emit({ op: 'read', src: p('mutex') });
         else {
           this.storesFinished();
-          this.mov(p('mutex'), imm('1'));
+          this.mov(p('mutex'), int(1));
         }
         return;
     }
@@ -289,7 +290,7 @@ class Lowering {
   /** Sets flags for the condition and branches to `label` when it holds. */
   private branchIf(c: Cond, label: string): void {
     const t = this.flags(c.b);
-    this.branch(`${c.k}${t[1] === 's' ? '' : 'n'}${t[0]}`, label);
+    this.branch(branchCond(c.k, t[1] !== 's', t[0]!), label);
   }
 
   /** Sets flags for the condition and branches to `label` when it does not hold. */
@@ -300,7 +301,7 @@ class Lowering {
     const trueWhenSet = t[1] === 's';
     const falseIsClear = trueWhenSet;
     const quant = c.k === 'any' ? 'all' : 'any';
-    this.branch(`${quant}${falseIsClear ? 'n' : ''}${flag}`, label);
+    this.branch(branchCond(quant, falseIsClear, flag), label);
   }
 
   // ---- conditions
@@ -334,17 +335,17 @@ class Lowering {
           // Equal in the float order: neither is greater.
           const x = this.expr(b.a);
           const y = this.expr(b.b);
-          this.mov(m, imm(b.op === 'eq' ? '1' : '0'));
-          const on = imm(b.op === 'eq' ? '0' : '1');
+          this.mov(m, int(b.op === 'eq' ? 1 : 0));
+          const on = int(b.op === 'eq' ? 0 : 1);
           this.alu('fmax', p('nop'), x, y, { setf: true });
           this.mov(m, on, 'cs');
           this.alu('fmax', p('nop'), y, x, { setf: true });
           this.mov(m, on, 'cs');
           return m;
         }
-        this.mov(m, imm('0'));
+        this.mov(m, int(0));
         const t = this.flags(b);
-        this.mov(m, imm('1'), t);
+        this.mov(m, int(1), t);
         return m;
       }
       case 'and':
@@ -352,7 +353,7 @@ class Lowering {
         this.alu(b.k, m, this.mask(b.a), this.mask(b.b));
         return m;
       case 'not':
-        this.alu('xor', m, this.mask(b.a), imm('1'));
+        this.alu('xor', m, this.mask(b.a), int(1));
         return m;
     }
   }
@@ -362,8 +363,8 @@ class Lowering {
   /** The value of e: a register, or a small immediate. */
   private expr(e: Expr): Src {
     if (e.k === 'lit') {
-      const t = smallImmText(e.bits, e.ty);
-      if (t !== undefined) return imm(t);
+      const t = smallImm(e.bits, e.ty);
+      if (t !== undefined) return t;
     }
     if (e.k === 'var') return this.vars[e.id]!;
     // The element number is read where it is used (it has no side effect).
@@ -381,8 +382,8 @@ class Lowering {
     const c = cond ? { cond } : {};
     switch (e.k) {
       case 'lit': {
-        const t = smallImmText(e.bits, e.ty);
-        if (t !== undefined) this.mov(dst, imm(t), cond);
+        const t = smallImm(e.bits, e.ty);
+        if (t !== undefined) this.mov(dst, t, cond);
         else this.emit({ op: 'ldi', dst, bits: e.bits, ...c });
         return;
       }
@@ -427,8 +428,8 @@ class Lowering {
         const base = this.expr(e.p);
         if (e.n.k === 'lit') {
           const bytes = (e.n.bits * 4) | 0;
-          const t = smallImmText(bytes, 'int');
-          if (t !== undefined) this.alu('add', dst, base, imm(t), c);
+          const t = smallImm(bytes, 'int');
+          if (t !== undefined) this.alu('add', dst, base, t, c);
           else {
             const r = this.fresh();
             this.emit({ op: 'ldi', dst: r, bits: bytes });
@@ -437,7 +438,7 @@ class Lowering {
           return;
         }
         const off = this.fresh();
-        this.alu('shl', off, this.expr(e.n), imm('2'));
+        this.alu('shl', off, this.expr(e.n), int(2));
         this.alu('add', dst, base, off, c);
         return;
       }

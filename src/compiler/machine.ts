@@ -8,12 +8,12 @@
 // instruction when the hardware cannot do it in one word (an internal compiler error).
 
 import { BuildError, buildStatement } from '../vc4/asm/build.ts';
-import { parseNumber } from '../vc4/asm/numbers.ts';
+import { bitsToFloat, smallImmValue } from '../vc4/tables.ts';
 import type { NumberValue } from '../vc4/asm/numbers.ts';
 import type { Operand, Statement, Suffix } from '../vc4/asm/parse.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { CompileError } from './errors.ts';
-import { type IrInstr, irText, type Src } from './ir.ts';
+import { immText, type IrInstr, irText, isFloatImm, type Src } from './ir.ts';
 
 const suffix = (text: string): Suffix => ({ text, col: 0 });
 const named = (name: string, rot?: number | 'r5'): Operand => ({ kind: 'name', name, col: 0, suffixes: [], ...(rot !== undefined ? { rot: { by: rot, col: 0 } } : {}) });
@@ -22,9 +22,9 @@ const number = (value: NumberValue, text: string): Operand => ({ kind: 'number',
 function source(s: Src, rot?: number | 'r5'): Operand {
   if (s.k === 'v') throw new Error(`internal: %${s.id} has no register`);
   if (s.k === 'p') return named(s.name, rot);
-  const v = parseNumber(s.text);
-  if (typeof v === 'string') throw new Error(`internal: small immediate ${s.text}: ${v}`);
-  return { ...number(v, s.text), ...(rot !== undefined ? { rot: { by: rot, col: 0 } } : {}) };
+  const bits = smallImmValue(s.code);
+  const value: NumberValue = { bits: bits >>> 0, isFloat: isFloatImm(s), value: isFloatImm(s) ? bitsToFloat(bits) : bits };
+  return { ...number(value, immText(s)), ...(rot !== undefined ? { rot: { by: rot, col: 0 } } : {}) };
 }
 
 /** The statement an IR instruction's text would parse to (docs/asm.md). */

@@ -19,7 +19,7 @@
 // operand to an accumulator first, at the cost of an instruction.
 
 import { lookupSource } from '../vc4/asm/names.ts';
-import { def, type IrInstr, type Src } from './ir.ts';
+import { type Accumulator, def, type IrInstr, type PRegName, type Src } from './ir.ts';
 import { loops } from './cfg.ts';
 import { type Liveness, walkLive } from './liveness.ts';
 
@@ -296,6 +296,6 @@ function improveFiles(place: (Placement | undefined)[], partners: readonly Partn
 }
 
 /** A placement as an assembly register name. */
-export const placeName = (p: Placement): string => (p.file === 'acc' ? `r${p.n}` : `r${p.file}${p.n}`);
+export const placeName = (p: Placement): PRegName => (p.file === 'acc' ? (`r${p.n}` as Accumulator) : `r${p.file}${p.n}`);
 
 

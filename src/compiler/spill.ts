@@ -20,7 +20,7 @@
 // the DMA's writes (docs/compiler.md, "Memory").
 
 import { CompileError } from './errors.ts';
-import { imm, type IrInstr, p, type Src, v, type VReg } from './ir.ts';
+import { type AluCode, int, type IrInstr, p, type PRegName, type Src, v, type VReg } from './ir.ts';
 import { DMA_LOAD_ROW, DMA_STORE_ROW, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
 
 export const VPM_ROWS = 64;
@@ -81,12 +81,12 @@ export function spillRegisters(
     sink.push({ op: 'ldi', dst: r, bits });
     return r;
   };
-  const alu = (code: string, a: Src, b: Src): VReg => {
+  const alu = (code: AluCode, a: Src, b: Src): VReg => {
     const r = fresh();
     sink.push({ op: 'alu', code, dst: r, a, b });
     return r;
   };
-  const mov = (dst: string, a: Src) => out.push({ op: 'alu', code: 'mov', dst: p(dst), a, b: a });
+  const mov = (dst: PRegName, a: Src) => out.push({ op: 'alu', code: 'mov', dst: p(dst), a, b: a });
   const rest = [...code];
   if (!st.setups && st.slots.size) {
     // After `mov qpu, unif`: the setups for row 2 * qpus + qpu * rows.
@@ -102,20 +102,20 @@ export function spillRegisters(
     sink = [];
     const base = fresh();
     sink.push({ op: 'alu', code: 'mov', dst: base, a: p('unif'), b: p('unif') });
-    st.scratch = alu('add', base, alu('shl', qpu, imm('6')));
+    st.scratch = alu('add', base, alu('shl', qpu, int(6)));
     rest.splice(at, 0, ...sink);
   }
   sink = out;
   const { scratch } = st;
 
   const vpmRow = (slot: number): Src => {
-    if (slot <= 15) return imm(String(slot));
+    if (slot <= 15) return int(slot);
     out.push({ op: 'ldi', dst: p('r1'), bits: slot });
     return p('r1');
   };
   const memoryAddress = (slot: number): Src => (slot === 0 ? scratch! : alu('add', scratch!, ldi(slot * qpus * 64)));
   /** The load row, N + qpu, in a setup whose row field starts at bit `shift`. */
-  const loadRowSetup = (base: number, shift: number): Src => alu('add', ldi(base + (qpus << shift)), shift ? alu('shl', qpu, imm(String(shift))) : qpu);
+  const loadRowSetup = (base: number, shift: number): Src => alu('add', ldi(base + (qpus << shift)), shift ? alu('shl', qpu, int(shift)) : qpu);
 
   const isSpilled = (s: Src): s is VReg => s.k === 'v' && (st.slots.has(s.id) || st.memory.has(s.id));
   const reloadInto = (id: number, t: VReg) => {

@@ -27,7 +27,7 @@ export function verifyIr(code: readonly IrInstr[], nregs: number, after: string)
       for (let j = 1; j <= 3; j++) if (code[k + j]?.op !== 'nop') throw fail(k, `delay slot ${j} is not a nop`);
     }
     if (i.op === 'alu') {
-      const imms = new Set([i.a, i.b].flatMap((s) => (s.k === 'imm' ? [s.text] : [])));
+      const imms = new Set([i.a, i.b].flatMap((s) => (s.k === 'imm' ? [s.code] : [])));
       if (imms.size > 1) throw fail(k, 'two different small immediates');
     }
     for (const r of [...uses(i), ...('dst' in i && i.dst.k === 'v' ? [i.dst] : [])])

@@ -38,10 +38,12 @@ export interface RegInfo {
   readonly both: boolean;
 }
 
-function build(
-  file: RegFile,
-  entries: Record<number, [string, Unit] | [string, Unit, string, Unit]>,
-): RegInfo[] {
+/** An address's meaning: the same in both files, or regfile A's then regfile B's. */
+type Entry = readonly [string, Unit] | readonly [string, Unit, string, Unit];
+/** The names a table of entries gives its registers. */
+type NamesOf<T> = { [K in keyof T]: T[K] extends readonly [infer A, Unit, infer B, Unit] ? A | B : T[K] extends readonly [infer A, Unit] ? A : never }[keyof T];
+
+function build(file: RegFile, entries: Readonly<Record<number, Entry>>): RegInfo[] {
   const t: RegInfo[] = [];
   for (let addr = 0; addr < 64; addr++) {
     if (addr < 32) {
@@ -59,7 +61,7 @@ function build(
   return t;
 }
 
-const READS: Record<number, [string, Unit] | [string, Unit, string, Unit]> = {
+const READS = {
   32: ['unif', 'uniform'],
   35: ['vary', 'varying'],
   38: ['elem_num', 'elem_num', 'qpu_num', 'qpu_num'],
@@ -70,9 +72,11 @@ const READS: Record<number, [string, Unit] | [string, Unit, string, Unit]> = {
   49: ['vr_busy', 'dma_busy', 'vw_busy', 'dma_busy'],
   50: ['vr_wait', 'dma_wait', 'vw_wait', 'dma_wait'],
   51: ['mutex', 'mutex'],
-};
+} as const satisfies Record<number, Entry>;
+/** A register's name when read (an I/O register or special value; ra0-rb31 aside). */
+export type ReadName = NamesOf<typeof READS>;
 
-const WRITES: Record<number, [string, Unit] | [string, Unit, string, Unit]> = {
+const WRITES = {
   32: ['r0', 'acc'],
   33: ['r1', 'acc'],
   34: ['r2', 'acc'],
@@ -105,7 +109,9 @@ const WRITES: Record<number, [string, Unit] | [string, Unit, string, Unit]> = {
   61: ['tmu1_t', 'tmu'],
   62: ['tmu1_r', 'tmu'],
   63: ['tmu1_b', 'tmu'],
-};
+} as const satisfies Record<number, Entry>;
+/** A register's name when written (an accumulator r0-r3 or an I/O register; ra0-rb31 aside). */
+export type WriteName = NamesOf<typeof WRITES>;
 
 export const READ_A: readonly RegInfo[] = build('a', READS);
 export const READ_B: readonly RegInfo[] = build('b', READS);

@@ -17,7 +17,7 @@ export interface OpInfo {
   readonly output: OpType;
 }
 
-const op = (name: string, code: number, arity: 0 | 1 | 2, input: OpType, output = input): OpInfo => ({
+const op = <const N extends string>(name: N, code: number, arity: 0 | 1 | 2, input: OpType, output = input) => ({
   name,
   code,
   arity,
@@ -26,40 +26,44 @@ const op = (name: string, code: number, arity: 0 | 1 | 2, input: OpType, output 
 });
 
 /** Table 12: add ALU opcodes. Codes 9-11 and 25-29 are reserved. */
+const ADD_OP_LIST = [
+  op('nop', 0, 0, 'none'),
+  op('fadd', 1, 2, 'float'),
+  op('fsub', 2, 2, 'float'),
+  op('fmin', 3, 2, 'float'),
+  op('fmax', 4, 2, 'float'),
+  op('fminabs', 5, 2, 'float'),
+  op('fmaxabs', 6, 2, 'float'),
+  op('ftoi', 7, 1, 'float', 'int'),
+  op('itof', 8, 1, 'int', 'float'),
+  op('add', 12, 2, 'int'),
+  op('sub', 13, 2, 'int'),
+  op('shr', 14, 2, 'int'),
+  op('asr', 15, 2, 'int'),
+  op('ror', 16, 2, 'int'),
+  op('shl', 17, 2, 'int'),
+  op('min', 18, 2, 'int'),
+  op('max', 19, 2, 'int'),
+  op('and', 20, 2, 'int'),
+  op('or', 21, 2, 'int'),
+  op('xor', 22, 2, 'int'),
+  op('not', 23, 1, 'int'),
+  op('clz', 24, 1, 'int'),
+  op('v8adds', 30, 2, 'v8'),
+  op('v8subs', 31, 2, 'v8'),
+] as const satisfies readonly OpInfo[];
+/** An add ALU operation's name. */
+export type AddOpName = (typeof ADD_OP_LIST)[number]['name'];
+
+/** The add ALU opcodes by code (undefined: reserved). */
 export const ADD_OPS: readonly (OpInfo | undefined)[] = (() => {
   const t: (OpInfo | undefined)[] = new Array(32).fill(undefined);
-  for (const o of [
-    op('nop', 0, 0, 'none'),
-    op('fadd', 1, 2, 'float'),
-    op('fsub', 2, 2, 'float'),
-    op('fmin', 3, 2, 'float'),
-    op('fmax', 4, 2, 'float'),
-    op('fminabs', 5, 2, 'float'),
-    op('fmaxabs', 6, 2, 'float'),
-    op('ftoi', 7, 1, 'float', 'int'),
-    op('itof', 8, 1, 'int', 'float'),
-    op('add', 12, 2, 'int'),
-    op('sub', 13, 2, 'int'),
-    op('shr', 14, 2, 'int'),
-    op('asr', 15, 2, 'int'),
-    op('ror', 16, 2, 'int'),
-    op('shl', 17, 2, 'int'),
-    op('min', 18, 2, 'int'),
-    op('max', 19, 2, 'int'),
-    op('and', 20, 2, 'int'),
-    op('or', 21, 2, 'int'),
-    op('xor', 22, 2, 'int'),
-    op('not', 23, 1, 'int'),
-    op('clz', 24, 1, 'int'),
-    op('v8adds', 30, 2, 'v8'),
-    op('v8subs', 31, 2, 'v8'),
-  ])
-    t[o.code] = o;
+  for (const o of ADD_OP_LIST) t[o.code] = o;
   return t;
 })();
 
 /** Table 13: mul ALU opcodes. */
-export const MUL_OPS: readonly OpInfo[] = [
+const MUL_OP_LIST = [
   op('nop', 0, 0, 'none'),
   op('fmul', 1, 2, 'float'),
   op('mul24', 2, 2, 'int'),
@@ -68,7 +72,10 @@ export const MUL_OPS: readonly OpInfo[] = [
   op('v8max', 5, 2, 'v8'),
   op('v8adds', 6, 2, 'v8'),
   op('v8subs', 7, 2, 'v8'),
-];
+] as const satisfies readonly OpInfo[];
+/** A mul ALU operation's name. */
+export type MulOpName = (typeof MUL_OP_LIST)[number]['name'];
+export const MUL_OPS: readonly OpInfo[] = MUL_OP_LIST;
 
 export const ADD_OP_BY_NAME: ReadonlyMap<string, OpInfo> = new Map(
   ADD_OPS.filter((o): o is OpInfo => o !== undefined).map((o) => [o.name, o]),
@@ -77,6 +84,7 @@ export const MUL_OP_BY_NAME: ReadonlyMap<string, OpInfo> = new Map(MUL_OPS.map((
 
 /** Table 2: ALU write conditions, per lane. Printed as suffixes; `always` prints as nothing. */
 export const CONDITIONS = ['never', 'always', 'zs', 'zc', 'ns', 'nc', 'cs', 'cc'] as const;
+export type Condition = (typeof CONDITIONS)[number];
 export const COND_NEVER = 0;
 export const COND_ALWAYS = 1;
 const conditionCode = (name: (typeof CONDITIONS)[number]) => CONDITIONS.indexOf(name);
@@ -133,7 +141,7 @@ export const TLB_LOAD_SIGNALS: ReadonlySet<number> = new Set([7, 8, 9, 12]);
 export const PROGRAM_END_SIGNALS: ReadonlySet<number> = new Set([3, 9]);
 
 /** Table 11: branch conditions over all 16 lanes. 12-14 are reserved. */
-export const BRANCH_CONDITIONS: readonly (string | undefined)[] = [
+export const BRANCH_CONDITIONS = [
   'allz',
   'allnz',
   'anyz',
@@ -150,9 +158,10 @@ export const BRANCH_CONDITIONS: readonly (string | undefined)[] = [
   undefined,
   undefined,
   'always',
-];
+] as const;
+export type BranchCondition = Exclude<(typeof BRANCH_CONDITIONS)[number], undefined>;
 export const BRANCH_ALWAYS = 15;
-const branchConditionCode = (name: string) => BRANCH_CONDITIONS.indexOf(name);
+const branchConditionCode = (name: BranchCondition) => BRANCH_CONDITIONS.indexOf(name);
 /** The SHA-256 series' assembler spellings ("z full", "z empty", ...), and `*` for always. */
 export const BRANCH_CONDITION_ALIASES: ReadonlyMap<string, number> = new Map([
   ['zf', branchConditionCode('allz')],

@@ -28,6 +28,13 @@ test('the IR text form reads back what printIr writes', () => {
   assert.throws(() => parseIr('mov %0'), (e: unknown) => e instanceof CompileError && /IR line 1: cannot read 'mov %0'/.test(e.message));
   assert.throws(() => parseIr('nop\nadd.xx %0, %1, %2'), /IR line 2: cannot read suffix in 'add.xx'/);
   assert.throws(() => parseIr('v8min %0, %1 >> 16, %1 >> 16'), /cannot read rotation 16/);
+  // Operations, registers, conditions and small immediates are the ISA tables' (typed in ir.ts).
+  assert.throws(() => parseIr('fadd3 %0, %1, %2'), /IR line 1: cannot read operation 'fadd3'/);
+  assert.throws(() => parseIr('mov tmu2_s, %1'), /cannot read register 'tmu2_s'/);
+  assert.throws(() => parseIr('add %0, %1, 16'), /cannot read small immediate '16'/);
+  assert.throws(() => parseIr('fmul %0, %1, 0.3'), /cannot read small immediate '0.3'/);
+  assert.throws(() => parseIr('x:\nbrr.somez -, x'), /IR line 2: cannot read (suffix|branch condition)/);
+  assert.deepEqual(lines(printIr(parseIr('fmul %0, %1, 0.125\nadd %2, %0, -16\nfadd %3, %2, 2.0').code)), ['fmul %0, %1, 0.125', 'add %2, %0, -16', 'fadd %3, %2, 2.0']);
 });
 
 test('dead: values no path reads go, with what only they needed; uniform reads stay', () => {

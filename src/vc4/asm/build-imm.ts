@@ -143,7 +143,7 @@ export function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[
   let setf = false;
   let forceWs: Suffix | undefined;
   for (const s of suffixes) {
-    const i = BRANCH_CONDITIONS.indexOf(s.text);
+    const i = (BRANCH_CONDITIONS as readonly (string | undefined)[]).indexOf(s.text);
     const c = i >= 0 ? i : BRANCH_CONDITION_ALIASES.get(s.text);
     if (c !== undefined) cond = c;
     else if (s.text === 'setf') setf = true;
