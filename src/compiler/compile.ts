@@ -12,7 +12,8 @@
 //   spill.ts     spilled registers -> VPM rows or scratch memory, then allocation again
 //   emit.ts      machine instructions (machine.ts), operands moved to r0 where two need one regfile
 //   schedule.ts  each straight run reordered so that latencies are covered by other work
-//   hazards.ts   nops where the hardware still needs spacing; the validator passes with no finding
+//   space.ts     nops where a latency is still uncovered, on any path
+//   hazards.ts   the final assertion: the validator finds nothing
 //   codec        64-bit words (src/vc4/codec.ts)
 // Every stage's output can be printed (`dump`), so a miscompiled kernel can be cut down.
 
@@ -22,7 +23,8 @@ import { ProgramSizeError } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { type AsmLine, asmText, emit } from './emit.ts';
 import { CompileError } from './errors.ts';
-import { satisfyRules } from './hazards.ts';
+import { assertRules } from './hazards.ts';
+import { spaceForRules } from './space.ts';
 import { scheduleLines } from './schedule.ts';
 import { printIr, irText, type IrInstr } from './ir.ts';
 import { interference, liveness, printLiveness } from './liveness.ts';
@@ -157,7 +159,8 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   }
   const lines: AsmLine[] = emit(code, place, ast.name);
   const scheduled = passOn(opts, 'schedule') ? scheduleLines(lines, passOn(opts, 'pair')) : undefined;
-  const spaced = withinSizeLimit(ast.name, () => satisfyRules(scheduled ?? lines, ast.name));
+  const spacing = spaceForRules(scheduled ?? lines, ast.name);
+  const spaced = withinSizeLimit(ast.name, () => assertRules(spacing.lines, ast.name));
   let asm: string | undefined;
   const registers = new Set(place.filter((x) => x).map((x) => placeName(x!))).size;
   return {
@@ -171,7 +174,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     statements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stmt])),
     uniformsBeforeArgs: st.scratch ? 3 : 2,
     scratchBytes: scratchBytes(st, qpus),
-    stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spaced.nops, registers },
+    stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spacing.nops, registers },
     dump(stage: Stage): string {
       switch (stage) {
         case 'pipeline':

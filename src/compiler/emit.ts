@@ -25,6 +25,8 @@ export type AsmLine =
       readonly target?: string;
       /** The kernel statement the instruction comes from. */
       readonly stmt?: Stmt;
+      /** A nop only for a latency (schedule.ts, space.ts). */
+      readonly spacer?: true;
     };
 export type InstrLine = Extract<AsmLine, { instr: Instr }>;
 

@@ -14,7 +14,7 @@
 
 import { effectsOf } from '../vc4/effects.ts';
 import { instrViolations, sequenceViolations } from '../vc4/rules.ts';
-import type { Instr } from '../vc4/instr.ts';
+import { type Instr, nopInstr } from '../vc4/instr.ts';
 import { aimBranches, type AsmLine, type InstrLine } from './emit.ts';
 import { pairInstrs } from './pair.ts';
 import { BRANCH_ALWAYS, COND_ALWAYS, COND_NEVER, MUX_A, MUX_R4, PROGRAM_END_SIGNALS, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE } from '../vc4/tables.ts';
@@ -142,6 +142,8 @@ export interface Slot {
   readonly instr: Instr;
   /** The first instruction of the run it was scheduled in. */
   readonly run: number;
+  /** A nop for a latency nothing else could cover (`from` names the instruction that waits). */
+  readonly gap?: boolean;
 }
 
 /** A plain nop: no operation, no write, no signal (what lowering puts in delay slots). */
@@ -156,6 +158,9 @@ function isNop(i: Instr): boolean {
  */
 function fillDelaySlots(run: Slot[], b: Instr, nops: number): Slot[] {
   if (b.kind !== 'branch') return [];
+  // The run's gap nops go: what moves changes what needs spacing, and space.ts spaces what
+  // stays as it needs.
+  for (let k = run.length - 1; k >= 0; k--) if (run[k]!.gap) run.splice(k, 1);
   // Walking back from the branch, an instruction moves when it does not touch what the
   // instructions staying after it touch (nor the branch's flags or register), so that moving
   // it past them changes nothing; the moved keep their order.
@@ -169,9 +174,9 @@ function fillDelaySlots(run: Slot[], b: Instr, nops: number): Slot[] {
     if (flags || reg || after.some((g) => conflicts(f, g))) after.push(f);
     else moved.unshift(...run.splice(k, 1));
   }
-  // The hazard pass cannot put a nop inside the delay slots (that would push an instruction out
-  // of them): while a slot breaks a rule, the first moved instruction goes back to the run (the
-  // moved ones stay the run's last, in their order).
+  // Spacing (space.ts) cannot put a nop inside the delay slots (that would push an instruction
+  // out of them): while a slot breaks a rule, the first moved instruction goes back to the run
+  // (the moved ones stay the run's last, in their order); space.ts spaces it there.
   while (moved.length) {
     const seq = [run[run.length - 1]!.instr, b, ...moved.map((m) => m.instr)].map(effectsOf);
     if (!moved.some((_, k) => sequenceViolations(seq[k + 2]!, [seq[k + 1], seq[k]]).length > 0)) break;
@@ -279,7 +284,7 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
   };
   while (ready.length) {
     // The ready instruction that can issue now with the longest chain ahead; if none can issue
-    // now, the one that can issue soonest (the hazard pass puts nops in the gap).
+    // now, the one that can issue soonest, after nops for the gap.
     let best = -1;
     for (let j = 0; j < ready.length; j++) {
       const k = ready[j]!;
@@ -295,6 +300,7 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     const k = ready[best]!;
     ready.splice(best, 1);
     const at = Math.max(t, earliest[k]!);
+    for (; t < at; t++) out.push({ from: [start + k], instr: nopInstr(), run: start, gap: true });
     t = at + 1;
     // A partner for the same word: ready now, independent (both are ready), not both reaching
     // one I/O unit (which keeps its order), and able to share the word; of those, the one with the longest chain ahead.
@@ -350,7 +356,7 @@ export function scheduleLines(lines: readonly AsmLine[], pair = false): AsmLine[
   for (const slot of order) {
     while (nextLabel < labelled.length && labelled[nextLabel]! <= slot.run) out.push(...labelsAt.get(labelled[nextLabel++]!)!);
     const first = text[slot.from[0]!]!;
-    out.push({ ...first, instr: slot.instr });
+    out.push(slot.gap ? { instr: slot.instr, stmt: first.stmt, spacer: true } : { ...first, instr: slot.instr });
   }
   out.push(...pending);
   // Pairing shortens runs: relative branches to labels are aimed again.

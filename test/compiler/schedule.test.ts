@@ -40,10 +40,11 @@ test('dependencies hold: a register written twice, read then written, and the fl
 test('I/O keeps its order; nothing crosses a label, a branch with its delay slots, or the end', () => {
   // Uniform reads, DMA and VPM writes in order, even with independent work around them.
   assert.deepEqual(scheduled('mov ra1, unif\nmov rb2, unif\nmov vpm, ra3\nmov r0, 1'), ['mov ra1, unif', 'mov rb2, unif', 'mov vpm, ra3', 'mov r0, 1']);
-  // The label before `mov rb3, 2` keeps it out of the first run, which therefore keeps its
-  // regfile read right after the write; the delay slots and the end's slots stay put.
+  // The label before `mov rb3, 2` keeps it out of the first run, which therefore has nothing
+  // to put between the regfile write and its read but a nop; the delay slots and the end's
+  // slots stay put.
   const src = 'mov ra1, 1\nadd rb2, ra1, 1\nx: mov rb3, 2\nbrr -, x\nmov r0, 1\nmov r1, 2\nmov r2, 3\nnop.tend\nmov r3, 1\nnop';
-  assert.deepEqual(scheduled(src), ['mov ra1, 1', 'add rb2, ra1, 1', 'mov rb3, 2', 'brr -40', 'mov r0, 1', 'mov r1, 2', 'mov r2, 3', 'nop.tend', 'mov r3, 1', 'nop']);
+  assert.deepEqual(scheduled(src), ['mov ra1, 1', 'nop', 'add rb2, ra1, 1', 'mov rb3, 2', 'brr -40', 'mov r0, 1', 'mov r1, 2', 'mov r2, 3', 'nop.tend', 'mov r3, 1', 'nop']);
 });
 
 test('I/O keeps its order per unit: the TMU, the SFU, the VPM and its DMA, the uniforms; other units may pass', () => {
