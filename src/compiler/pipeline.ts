@@ -263,14 +263,15 @@ function apart(l: Affine, t: Affine, step: Expr, n: Expr, i: VarRef): boolean | 
   const c = 4 * (l.c - t.c);
   if (sameBase && !mine.length && !rest.length) {
     if (step.k === 'lit' && c + 4 * (step.bits | 0) >= 64) return true;
-    if (c >= -64) return step.k === 'lit' ? false : cmpGe(bin('add', lit(c), bin('shl', step, lit(2))), 64);
+    if (c >= -64) return step.k === 'lit' ? false : cmpGe(bin('shl', step, lit(2)), 64 - c);
   }
   let d: Expr = lit(c);
-  if (!sameBase) d = bin('add', d, bin('sub', l.base, t.base));
+  if (!sameBase) d = bin('add', bin('sub', l.base, t.base), d);
   for (const o of mine) d = bin('add', d, bin('shl', o, lit(2)));
   for (const o of rest) d = bin('sub', d, bin('shl', o, lit(2)));
-  const ahead = cmpGe(bin('add', d, bin('shl', step, lit(2))), 64);
-  const below: BoolExpr = { k: 'cmp', op: 'le', ty: 'int', a: bin('add', d, bin('add', bin('shl', bin('sub', n, i), lit(2)), lit(60))), b: lit(0) };
+  // The constant parts go to the right-hand side: d + 4S >= 64, and d + 4(N - i) + 60 <= 0.
+  const ahead = step.k === 'lit' ? cmpGe(d, 64 - 4 * (step.bits | 0)) : cmpGe(bin('add', d, bin('shl', step, lit(2))), 64);
+  const below: BoolExpr = { k: 'cmp', op: 'le', ty: 'int', a: bin('add', d, bin('shl', bin('sub', n, i), lit(2))), b: lit(-60) };
   return { k: 'or', a: ahead, b: below };
 }
 
