@@ -11,7 +11,7 @@ import { lookupSource } from '../vc4/asm/names.ts';
 import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES } from '../vc4/fields.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import type { Instr } from '../vc4/instr.ts';
-import { type IrInstr, p, type Src } from './ir.ts';
+import { type IrInstr, irText, p, type Src } from './ir.ts';
 import { machineInstr } from './machine.ts';
 import { type Placement, placeName } from './regalloc.ts';
 import type { Stmt } from '../source/ast.ts';
@@ -68,7 +68,16 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
     return p(placeName(pl));
   };
   const out: AsmLine[] = [];
-  const put = (i: IrInstr, stmt: Stmt | undefined) => out.push({ instr: machineInstr(i, kernel), stmt, ...(i.op === 'branch' ? { target: i.label } : {}) });
+  // Instructions are values (nothing changes one once built): each distinct one is built once.
+  const built = new Map<string, Instr>();
+  const build = (i: IrInstr): Instr => {
+    if (i.op === 'branch') return machineInstr(i, kernel);
+    const key = irText(i);
+    let m = built.get(key);
+    if (!m) built.set(key, (m = machineInstr(i, kernel)));
+    return m;
+  };
+  const put = (i: IrInstr, stmt: Stmt | undefined) => out.push({ instr: build(i), stmt, ...(i.op === 'branch' ? { target: i.label } : {}) });
   for (const i of code) {
     const stmt = i.stmt;
     switch (i.op) {

@@ -39,6 +39,9 @@ import {
   W_VPM_SETUP,
 } from '../vc4/registers.ts';
 
+/** The nop for a gap (one value: instructions are never changed once built). */
+const GAP = nopInstr();
+
 /** Instructions a branch or a program end takes with it: the branch's three delay slots, the end's two. */
 const BRANCH_SLOTS = 3;
 const END_SLOTS = 2;
@@ -95,7 +98,16 @@ function readIo(addr: number): number {
   return IO_ALL;
 }
 
+/** Footprints of the instructions met so far (instructions are values, never changed once built). */
+const footprints = new WeakMap<Instr, Footprint>();
+
 function footprint(i: Instr): Footprint {
+  let f = footprints.get(i);
+  if (!f) footprints.set(i, (f = computeFootprint(i)));
+  return f;
+}
+
+function computeFootprint(i: Instr): Footprint {
   const e = effectsOf(i);
   const reads = [...e.readsA.map((n) => A + n), ...e.readsB.map((n) => B + n)];
   const writes = [...e.writesA.map((n) => A + n), ...e.writesB.map((n) => B + n), ...e.accWrites.map((n) => ACC + n)];
@@ -300,7 +312,7 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     const k = ready[best]!;
     ready.splice(best, 1);
     const at = Math.max(t, earliest[k]!);
-    for (; t < at; t++) out.push({ from: [start + k], instr: nopInstr(), run: start, gap: true });
+    for (; t < at; t++) out.push({ from: [start + k], instr: GAP, run: start, gap: true });
     t = at + 1;
     // A partner for the same word: ready now, independent (both are ready), not both reaching
     // one I/O unit (which keeps its order), and able to share the word; of those, the one with the longest chain ahead.

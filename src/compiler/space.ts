@@ -37,6 +37,9 @@ const CURED_BY_SPACING = new Set<RuleName>([
   'tlb-z-then-ms-flags',
 ]);
 
+/** The nop spacing puts in (one value: instructions are never changed once built). */
+const SPACER = nopInstr();
+
 /** Instructions that need a nop before them: `all` when a path through a branch needs it. */
 function spacingNeeds(lines: readonly AsmLine[]): Map<number, 'fall' | 'all'> {
   const instrs = instrsOf(lines);
@@ -76,7 +79,7 @@ export function spaceForRules(lines: readonly AsmLine[], kernel: string): { line
     let labels: AsmLine[] = [];
     let index = 0;
     const nop = (stmt: Stmt | undefined) => {
-      next.push({ instr: nopInstr(), stmt, spacer: true });
+      next.push({ instr: SPACER, stmt, spacer: true });
     };
     for (const l of cur) {
       if ('label' in l) {
