@@ -4,6 +4,7 @@
 //                its prologue and end, lower-words.ts the words and operations it uses
 //   dead.ts      values no path reads
 //   cse.ts       operations computed once
+//   strength.ts  addresses base + (i << k) as induction variables of their own
 //   direct.ts    results written straight to where they are copied
 //   hoist.ts     constants and invariant operations out of loops
 //   cfg.ts       basic blocks, edges and loops, for the passes that follow control flow
@@ -31,6 +32,7 @@ import { interference, liveness, printLiveness } from './liveness.ts';
 import { eliminateCommon } from './cse.ts';
 import { removeDeadCode } from './dead.ts';
 import { directWrites } from './direct.ts';
+import { reduceStrength } from './strength.ts';
 import { hoistConstants } from './hoist.ts';
 import { lower } from './lower.ts';
 import { pipelineLoads } from './pipeline.ts';
@@ -40,14 +42,14 @@ import { accumulatorValues, allocate, type Placement, placeName, pressureSpills 
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 import { verifyIr } from './verify.ts';
 
-export const STAGES = ['pipeline', 'ir', 'dead', 'cse', 'direct', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
+export const STAGES = ['pipeline', 'ir', 'dead', 'cse', 'strength', 'direct', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Optimization levels: 0 compiles plainly; each pass is on from its level up (PASS_LEVEL). */
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
 /** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { pipeline: 2, invert: 1, flags: 1, dead: 1, cse: 1, direct: 1, hoist: 1, acc: 1, schedule: 1, pair: 2 } as const;
+export const PASS_LEVEL = { pipeline: 2, invert: 1, flags: 1, dead: 1, cse: 1, strength: 1, direct: 1, hoist: 1, acc: 1, schedule: 1, pair: 2 } as const;
 export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
@@ -119,20 +121,25 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   const header = () => [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
 
   let code: IrInstr[] = lowered.code;
+  /** Virtual registers in use: lowering's, and any a pass adds. */
+  let vregs = lowered.vregs;
   const dumps = new Map<Stage, () => string>();
   // Each IR pass: run if on, verify if asked, and keep its output for --dump.
-  const irPass = (pass: Pass & Stage, run: (code: IrInstr[], vregs: number) => IrInstr[]) => {
+  const irPass = (pass: Pass & Stage, run: (code: IrInstr[], vregs: number) => IrInstr[] | { code: IrInstr[]; vregs: number }) => {
     if (!passOn(opts, pass)) return void dumps.set(pass, () => `# pass ${pass} is off: the IR stands\n`);
-    const out = (code = run(code, lowered.vregs));
-    if (opts.verify) verifyIr(code, lowered.vregs, `pass ${pass}`);
+    const r = run(code, vregs);
+    const out = (code = Array.isArray(r) ? r : r.code);
+    if (!Array.isArray(r)) vregs = r.vregs;
+    if (opts.verify) verifyIr(code, vregs, `pass ${pass}`);
     dumps.set(pass, () => `${header()}\n${printIr(out)}`);
   };
-  if (opts.verify) verifyIr(code, lowered.vregs, 'lowering');
+  if (opts.verify) verifyIr(code, vregs, 'lowering');
   irPass('dead', removeDeadCode);
   irPass('cse', eliminateCommon);
+  irPass('strength', reduceStrength);
   irPass('direct', directWrites);
   irPass('hoist', hoistConstants);
-  const st: SpillState = { nregs: lowered.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
+  const st: SpillState = { nregs: vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
   let place: (Placement | undefined)[];
   let liveDump = () => '';
   for (let round = 0; ; round++) {
@@ -185,6 +192,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
           return `${header()}\n${printIr(lowered.code)}`;
         case 'dead':
         case 'cse':
+        case 'strength':
         case 'direct':
         case 'hoist':
           return dumps.get(stage)!();
