@@ -4,9 +4,9 @@
 //                its prologue and end, lower-words.ts the words and operations it uses
 //   dead.ts      values no path reads
 //   cse.ts       operations computed once
-//   strength.ts  addresses base + (i << k) as induction variables of their own
 //   direct.ts    results written straight to where they are copied
 //   hoist.ts     constants and invariant operations out of loops
+//   strength.ts  addresses base + (i << k) as induction variables of their own
 //   cfg.ts       basic blocks, edges and loops, for the passes that follow control flow
 //   liveness.ts  live sets and interference
 //   regalloc.ts  virtual registers -> r1-r3, ra0-31 / rb0-31, or a list to spill
@@ -42,14 +42,14 @@ import { accumulatorValues, allocate, type Placement, placeName, pressureSpills 
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 import { verifyIr } from './verify.ts';
 
-export const STAGES = ['pipeline', 'ir', 'dead', 'cse', 'strength', 'direct', 'hoist', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
+export const STAGES = ['pipeline', 'ir', 'dead', 'cse', 'direct', 'hoist', 'strength', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Optimization levels: 0 compiles plainly; each pass is on from its level up (PASS_LEVEL). */
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
 /** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { pipeline: 2, invert: 1, flags: 1, dead: 1, cse: 1, strength: 1, direct: 1, hoist: 1, acc: 1, schedule: 1, pair: 2 } as const;
+export const PASS_LEVEL = { pipeline: 2, invert: 1, flags: 1, dead: 1, cse: 1, direct: 1, hoist: 1, strength: 1, acc: 1, schedule: 1, pair: 2 } as const;
 export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
@@ -136,9 +136,9 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   if (opts.verify) verifyIr(code, vregs, 'lowering');
   irPass('dead', removeDeadCode);
   irPass('cse', eliminateCommon);
-  irPass('strength', reduceStrength);
   irPass('direct', directWrites);
   irPass('hoist', hoistConstants);
+  irPass('strength', reduceStrength);
   const st: SpillState = { nregs: vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
   let place: (Placement | undefined)[];
   let liveDump = () => '';

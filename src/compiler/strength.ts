@@ -2,8 +2,9 @@
 // base + (i << k), where the loop adds a constant s to i, become induction variables of their
 // own, each advanced by s << k where i is. `shl %t, %i, 2` and `add %p, %x, %t` an iteration
 // become one `add %q, %q, 64`.
-// Needs: IR from lower.ts (a loop is a label that a later branch jumps back to, its only entry
-// the instruction before it; labels unique; every branch followed by its 3 delay slots).
+// Needs: IR after hoist.ts (so that invariant bases are computed before the loop), a loop being
+// a label that a later branch jumps back to, its only entry the instruction before it; labels
+// unique; every branch followed by its 3 delay slots.
 // Guarantees: the same computation. For a loop that holds no other loop, a shift `shl %t, %i, k`
 // (k a small immediate) is reduced when:
 // - %i has one definition in the loop, `add %i, %i, s`, unconditional, with s a small

@@ -193,9 +193,11 @@ class Generator {
       const ty = this.chance(0.5) ? 'int' : 'float';
       const vs = this.varsOf(ty, true);
       if (!vs.length) continue;
-      const own = this.chance(0.25); // a vector of the slots the loop stores, one before or after
+      // A vector of the slots the loop stores: the one it stores this iteration (an address
+      // read twice, which pass strength reduces), or one before or after.
+      const own = this.chance(0.35);
       const base = own ? (ty === 'int' ? this.outQ : this.outFQ) : this.params[ty === 'int' ? 0 : 1]!;
-      const c = own ? (STORE_SLOTS - 4 + (this.chance(0.5) ? 1 : -1)) * 16 : this.int(2) * 16;
+      const c = own ? (STORE_SLOTS - 4 + this.pick([0, 0, 1, -1])) * 16 : this.int(2) * 16;
       loads.push({ k: 'assign', v: this.pick(vs), e: { k: 'load', ty, ptr: at(base, c) } });
     }
     this.loopDepth++;
