@@ -68,16 +68,7 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
     return p(placeName(pl));
   };
   const out: AsmLine[] = [];
-  // Instructions are values (nothing changes one once built): each distinct one is built once.
-  const built = new Map<string, Instr>();
-  const build = (i: IrInstr): Instr => {
-    if (i.op === 'branch') return machineInstr(i, kernel);
-    const key = irText(i);
-    let m = built.get(key);
-    if (!m) built.set(key, (m = machineInstr(i, kernel)));
-    return m;
-  };
-  const put = (i: IrInstr, stmt: Stmt | undefined) => out.push({ instr: build(i), stmt, ...(i.op === 'branch' ? { target: i.label } : {}) });
+  const put = (i: IrInstr, stmt: Stmt | undefined) => out.push({ instr: built(i, kernel), stmt, ...(i.op === 'branch' ? { target: i.label } : {}) });
   for (const i of code) {
     const stmt = i.stmt;
     switch (i.op) {
@@ -111,6 +102,25 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
     }
   }
   return aimBranches(out);
+}
+
+/**
+ * Instructions are values (nothing changes one once built), so each distinct one is built once
+ * and shared, within a kernel and across kernels: the effects and scheduling footprints cached
+ * per instruction (effects.ts, schedule.ts) are then found again too. At most INTERNED are kept.
+ */
+const interned = new Map<string, Instr>();
+const INTERNED = 8192;
+
+function built(i: IrInstr, kernel: string): Instr {
+  if (i.op === 'branch') return machineInstr(i, kernel);
+  const key = irText(i);
+  let m = interned.get(key);
+  if (!m) {
+    if (interned.size >= INTERNED) interned.clear();
+    interned.set(key, (m = machineInstr(i, kernel)));
+  }
+  return m;
 }
 
 /** The accumulators a rotation reads across all 16 lanes. */
