@@ -3,6 +3,7 @@
 //   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags); frame.ts
 //                its prologue and end, lower-words.ts the words and operations it uses
 //   dead.ts      values no path reads
+//   fold.ts      operations on constants computed now, with the chip's arithmetic
 //   cse.ts       operations computed once
 //   direct.ts    results written straight to where they are copied
 //   hoist.ts     constants and invariant operations out of loops
@@ -31,6 +32,7 @@ import { printIr, irText, type IrInstr } from './ir.ts';
 import { interference, liveness, printLiveness } from './liveness.ts';
 import { eliminateCommon } from './cse.ts';
 import { removeDeadCode } from './dead.ts';
+import { foldConstants } from './fold.ts';
 import { directWrites } from './direct.ts';
 import { reduceStrength } from './strength.ts';
 import { hoistConstants } from './hoist.ts';
@@ -42,14 +44,14 @@ import { accumulatorValues, allocate, type Placement, placeName, pressureSpills 
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 import { verifyIr } from './verify.ts';
 
-export const STAGES = ['pipeline', 'ir', 'dead', 'cse', 'direct', 'hoist', 'strength', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
+export const STAGES = ['pipeline', 'ir', 'dead', 'fold', 'cse', 'direct', 'hoist', 'strength', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Optimization levels: 0 compiles plainly; each pass is on from its level up (PASS_LEVEL). */
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
 /** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { pipeline: 2, invert: 1, flags: 1, dead: 1, cse: 1, direct: 1, hoist: 1, strength: 1, acc: 1, schedule: 1, pair: 2 } as const;
+export const PASS_LEVEL = { pipeline: 2, invert: 1, flags: 1, dead: 1, fold: 1, cse: 1, direct: 1, hoist: 1, strength: 1, acc: 1, schedule: 1, pair: 2 } as const;
 export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
@@ -135,6 +137,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   };
   if (opts.verify) verifyIr(code, vregs, 'lowering');
   irPass('dead', removeDeadCode);
+  irPass('fold', foldConstants);
   irPass('cse', eliminateCommon);
   irPass('direct', directWrites);
   irPass('hoist', hoistConstants);
@@ -190,6 +193,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
             : `# loads pipelined in ${piped.loops} loop${piped.loops === 1 ? '' : 's'}\n${printKernel(piped.ast)}`;
         case 'ir':
           return `${header()}\n${printIr(lowered.code)}`;
+        case 'fold':
         case 'dead':
         case 'cse':
         case 'strength':

@@ -9,6 +9,7 @@ import { eliminateCommon } from '../../src/compiler/cse.ts';
 import { directWrites } from '../../src/compiler/direct.ts';
 import { hoistConstants } from '../../src/compiler/hoist.ts';
 import { reduceStrength } from '../../src/compiler/strength.ts';
+import { foldConstants } from '../../src/compiler/fold.ts';
 import { verifyIr } from '../../src/compiler/verify.ts';
 import { compile, CompileError } from '../../src/compiler/compile.ts';
 import { any, Break, Float, For, If, Int, kernel, Ptr, SharedArray, Where, While } from '../../src/index.ts';
@@ -85,6 +86,31 @@ test('strength on rot3D version 1 at -O1: one instruction fewer an iteration, th
   };
   // 10 iterations save a shift each; the entry costs 4 (a shift, the step 64 by ldi, two adds).
   assert.equal(run(false) - run(true), 10 - 4);
+});
+
+test('fold: operations on constants are computed with the chip\'s arithmetic, bit for bit', () => {
+  const src = [
+    ...['ldi %0, 0x1000001', 'mov %1, 3', 'mul24 %2, %0, %1'], // mul24 reads 24 bits: 1 * 3
+    'add %3, %1, 4',
+    ...['mov %9, unif', 'add %4, %9, %1'], // a uniform is no constant
+    ...['ldi %6, 0x800000', 'fmul %7, %6, 0.5'], // the smallest normal float halved: flushed to 0
+    ...['mov %8, unif', 'add.zs %8, %1, 1'], // conditional: folded, still conditional
+    'add.setf nop, %1, 1', // its flags are wanted: it stays
+    ...['mov vpm, %2', 'mov vpm, %3', 'mov vpm, %4', 'mov vpm, %7', 'mov vpm, %8', 'nop.tend'],
+  ].join('\n');
+  assert.deepEqual(pass(foldConstants, src), [
+    ...['mov %1, 3', 'mov %2, 3', 'mov %3, 7', 'mov %9, unif', 'add %4, %9, %1', 'mov %7, 0', 'mov %8, unif', 'mov.zs %8, 4'],
+    ...['add.setf nop, %1, 1', 'mov vpm, %2', 'mov vpm, %3', 'mov vpm, %4', 'mov vpm, %7', 'mov vpm, %8', 'nop.tend'],
+  ]);
+  // A result that is no small immediate is loaded whole; a register written twice is no constant.
+  assert.deepEqual(pass(foldConstants, 'mov %0, 15\nshl %1, %0, 8\nmov %2, 1\nmov %2, unif\nadd %3, %2, 1\nmov vpm, %1\nmov vpm, %3\nnop.tend'), [
+    'ldi %1, 0xf00',
+    'mov %2, unif', // (the first write, which nothing reads, goes with the dead sweep)
+    'add %3, %2, 1',
+    'mov vpm, %1',
+    'mov vpm, %3',
+    'nop.tend',
+  ]);
 });
 
 test('cse: an operation computed again reads the first result, until an operand is written', () => {
