@@ -51,7 +51,7 @@ export type Stage = (typeof STAGES)[number];
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
 /** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { pipeline: 2, invert: 1, flags: 1, dead: 1, fold: 1, cse: 1, direct: 1, hoist: 1, strength: 1, acc: 1, schedule: 1, pair: 2 } as const;
+export const PASS_LEVEL = { pipeline: 2, invert: 1, flags: 1, dead: 1, fold: 1, cse: 1, direct: 1, hoist: 1, strength: 1, acc: 1, coalesce: 1, schedule: 1, pair: 2 } as const;
 export type Pass = keyof typeof PASS_LEVEL;
 
 export interface CompileOptions {
@@ -154,7 +154,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
       continue;
     }
     const adj = interference(live);
-    const r = allocate(code, adj, st.nregs, st.unspillable, passOn(opts, 'acc') ? accumulatorValues(live, adj) : undefined);
+    const r = allocate(code, adj, st.nregs, st.unspillable, passOn(opts, 'acc') ? accumulatorValues(live, adj) : undefined, passOn(opts, 'coalesce'));
     if (r.ok) {
       place = r.place;
       liveDump = () => printLiveness(live, irText);

@@ -86,6 +86,9 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
       case 'alu': {
         let a = phys(i.a);
         const b = phys(i.b);
+        const dst = phys(i.dst);
+        // A copy of a register onto itself (pass coalesce gave both values one register) is no work.
+        if (i.code === 'mov' && !i.setf && i.rot === undefined && dst.k === 'p' && a.k === 'p' && dst.name === a.name && SELF_MOVES.test(dst.name)) break;
         const same = srcKey(i.a) === srcKey(i.b);
         const copy = (x: Src) => {
           put({ op: 'alu', code: 'mov', dst: p('r0'), a: x, b: x }, stmt);
@@ -94,7 +97,7 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
         // A rotation across all 16 lanes reads r0-r3 (Guide p. 20).
         if (i.rot !== undefined && !(a.k === 'p' && ROTATABLE.has(a.name))) a = copy(a);
         else if (!same && !portsFit(a, b)) a = copy(a);
-        put({ ...i, dst: phys(i.dst) as typeof i.dst, a, b: same ? a : b }, stmt);
+        put({ ...i, dst: dst as typeof i.dst, a, b: same ? a : b }, stmt);
         break;
       }
       default:
@@ -122,6 +125,9 @@ function built(i: IrInstr, kernel: string): Instr {
   }
   return m;
 }
+
+/** Registers whose copy onto themselves does nothing: regfile locations and r0-r3. */
+const SELF_MOVES = /^(r[ab]\d+|r[0-3])$/;
 
 /** The accumulators a rotation reads across all 16 lanes. */
 const ROTATABLE: ReadonlySet<string> = new Set(['r0', 'r1', 'r2', 'r3']);

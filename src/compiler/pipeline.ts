@@ -28,9 +28,11 @@
 //   of its variable;
 // - no load reads a word that a store of an earlier iteration wrote: every store's address is
 //   a pointer the loop does not change plus i, and for each load L and store T, with
-//   D = L(i) - T(i) in bytes (the same for every i), either D + 4S >= 64 (the loads run at least
-//   a vector ahead of the stores) or D + 4(N - i) + 60 <= 0 (everything loaded lies below
-//   everything stored). What the compiler cannot decide is tested once before the loop, and the
+//   D = L(i) - T(i) in bytes (the same for every i), the step going up (0 < S), either
+//   D + 4S >= 64 (the loads run at least a vector ahead of the stores) or D + 4(N - i) + 60 <= 0
+//   (everything loaded lies below everything stored). Addresses wrap at 32 bits, so these are
+//   only trusted where nothing in them can wrap: |D| < SMALL_D bytes, S and N - i below
+//   MAX_COUNT elements. What the compiler cannot decide is tested once before the loop, and the
 //   loop as written runs when the test fails.
 // The loads read exactly the words the kernel as written reads, never a word more: the last
 // iteration, peeled, prefetches nothing.
@@ -214,7 +216,10 @@ function planLoop(s: ForStmt, varying: ReadonlySet<number>): Plan | undefined {
   if (!loads.length) return undefined;
   const stores = storesIn(s.body).map(affine);
   if (stores.some((t) => !t?.i)) return undefined;
+  // The tests hold for a step going up: 0 < S < MAX_COUNT (at run time when S is no number).
   const guard: BoolExpr[] = [];
+  if (step.k === 'lit' && !((step.bits | 0) > 0 && (step.bits | 0) < MAX_COUNT)) return undefined;
+  if (step.k !== 'lit') guard.push({ k: 'and', a: cmpGt(step, 0), b: cmpLt(step, MAX_COUNT) });
   for (const l of loads)
     for (const t of stores as Affine[]) {
       const ok = apart(l.at, t, step, n, iv);
@@ -260,19 +265,27 @@ function apart(l: Affine, t: Affine, step: Expr, n: Expr, i: VarRef): boolean | 
     else mine.push(o);
   }
   const sameBase = sameExpr(l.base, t.base);
-  const c = 4 * (l.c - t.c);
-  if (sameBase && !mine.length && !rest.length) {
-    if (step.k === 'lit' && c + 4 * (step.bits | 0) >= 64) return true;
-    if (c >= -64) return step.k === 'lit' ? false : cmpGe(bin('shl', step, lit(2)), 64 - c);
+  const c = 4 * (l.c - t.c); // exact; the kernel's addresses wrap at 32 bits, so only a small c is D
+  const s = step.k === 'lit' ? step.bits | 0 : undefined;
+  if (sameBase && !mine.length && !rest.length && Math.abs(c) < SMALL_D) {
+    if (s !== undefined && c + 4 * s >= 64) return true;
+    if (c >= -64) return s !== undefined ? false : cmpGe(bin('shl', step, lit(2)), 64 - c);
   }
-  let d: Expr = lit(c);
+  // D in 32 bits, as the kernel computes addresses; the tests below hold only for a D within
+  // +-SMALL_D (and S and N - i within MAX_COUNT), where nothing they add can wrap.
+  let d: Expr = lit(c | 0);
   if (!sameBase) d = bin('add', bin('sub', l.base, t.base), d);
   for (const o of mine) d = bin('add', d, bin('shl', o, lit(2)));
   for (const o of rest) d = bin('sub', d, bin('shl', o, lit(2)));
-  // The constant parts go to the right-hand side: d + 4S >= 64, and d + 4(N - i) + 60 <= 0.
-  const ahead = step.k === 'lit' ? cmpGe(d, 64 - 4 * (step.bits | 0)) : cmpGe(bin('add', d, bin('shl', step, lit(2))), 64);
-  const below: BoolExpr = { k: 'cmp', op: 'le', ty: 'int', a: bin('add', d, bin('shl', bin('sub', n, i), lit(2))), b: lit(-60) };
-  return { k: 'or', a: ahead, b: below };
+  const small: BoolExpr = { k: 'and', a: cmpGt(d, -SMALL_D), b: cmpLt(d, SMALL_D) };
+  const ahead = s !== undefined ? cmpGe(d, 64 - 4 * s) : cmpGe(bin('add', d, bin('shl', step, lit(2))), 64);
+  const left = bin('sub', n, i);
+  const below: BoolExpr = {
+    k: 'and',
+    a: { k: 'and', a: cmpGt(left, 0), b: cmpLt(left, MAX_COUNT) },
+    b: { k: 'cmp', op: 'le', ty: 'int', a: bin('add', d, bin('shl', left, lit(2))), b: lit(-60) },
+  };
+  return { k: 'and', a: small, b: { k: 'or', a: ahead, b: below } };
 }
 
 /**
@@ -287,6 +300,16 @@ function nonBlocking(s: Stmt): Stmt {
 }
 
 const cmpGe = (a: Expr, n: number): BoolExpr => ({ k: 'cmp', op: 'ge', ty: 'int', a, b: lit(n) });
+const cmpGt = (a: Expr, n: number): BoolExpr => ({ k: 'cmp', op: 'gt', ty: 'int', a, b: lit(n) });
+const cmpLt = (a: Expr, n: number): BoolExpr => ({ k: 'cmp', op: 'lt', ty: 'int', a, b: lit(n) });
+
+/**
+ * Bounds that keep the alias tests' arithmetic exact in 32 bits: a distance D of less than
+ * 2^29 bytes either way (GPU memory is smaller), and a step S and a count N - i of less than
+ * 2^24 elements. Outside them the loop as written runs.
+ */
+const SMALL_D = 2 ** 29;
+const MAX_COUNT = 2 ** 24;
 
 function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[]): Stmt[] {
   const loc = s.loc;

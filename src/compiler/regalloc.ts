@@ -12,6 +12,11 @@
 // whose read port is taken, a rotation's input: only r0-r3 rotate across all 16 lanes, Guide
 // p. 20), r4 is the TMU/SFU result and r5 the broadcast register.
 //
+// Copies (pass `coalesce`, from -O1): a value copied to or from another that does not interfere
+// with it takes that value's register when it is free, unless the file costs more copies than
+// the ones saved (weighed by loop depth); the copy then moves a register onto itself, and emit.ts
+// leaves it out.
+//
 // Placement between the files follows the read-port rule (Guide p. 17: one read from each
 // regfile per instruction; a small immediate takes the B read): a register read beside a small
 // immediate or a B-only register leans to A, one read beside a register already in A leans to
@@ -157,6 +162,7 @@ export function allocate(
   nregs: number,
   unspillable: ReadonlySet<number>,
   accumulators: ReadonlyMap<number, number> = new Map(),
+  coalesce = false,
 ): AllocResult {
   // Who is read beside whom.
   const partners: Partner[][] = Array.from({ length: nregs }, () => []);
@@ -170,7 +176,15 @@ export function allocate(
     }
   };
   const depth = loopDepths(code);
+  // Copies between virtual registers (`mov %x, %y`, no rotation, no flags): sharing a register
+  // makes the copy a move onto itself, which emit.ts leaves out.
+  const copies: Partner[][] = coalesce ? Array.from({ length: nregs }, () => []) : [];
   code.forEach((i, n) => {
+    if (coalesce && i.op === 'alu' && i.code === 'mov' && !i.setf && i.rot === undefined && i.dst.k === 'v' && i.a.k === 'v' && i.dst.id !== i.a.id) {
+      const w = LOOP_WEIGHT ** Math.min(depth[n]!, 4);
+      copies[i.dst.id]!.push({ other: i.a, weight: w });
+      copies[i.a.id]!.push({ other: i.dst, weight: w });
+    }
     if (i.op === 'alu') {
       for (const r of [i.dst, i.a, i.b]) if (r.k === 'v') (note(r.id), (weight[r.id] += 1));
       const w = LOOP_WEIGHT ** Math.min(depth[n]!, 4);
@@ -213,6 +227,10 @@ export function allocate(
     const second = first === 'a' ? 'b' : 'a';
     let file: 'a' | 'b' = first;
     let n = freeIn(id, first);
+    // A copy partner's register, when it is free here and the copies it saves outweigh what its
+    // file costs over the file preferred.
+    const shared = coalesce ? copyTarget(id, copies[id]!, place, adj) : undefined;
+    if (shared && shared.gain > conflicts[shared.file] - conflicts[first]) [file, n] = [shared.file, shared.n];
     if (n === undefined) {
       file = second;
       n = freeIn(id, second);
@@ -247,8 +265,30 @@ export function allocate(
     }
   }
   if (spill.length) return { ok: false, spill };
-  improveFiles(place, partners, adj);
+  improveFiles(place, partners, adj, copies);
   return { ok: true, place };
+}
+
+/** The register of a placed copy partner that `id` could share, with the copies it saves. */
+function copyTarget(
+  id: number,
+  copies: readonly Partner[],
+  place: readonly (Placement | undefined)[],
+  adj: readonly (readonly number[])[],
+): { file: 'a' | 'b'; n: number; gain: number } | undefined {
+  let best: { file: 'a' | 'b'; n: number; gain: number } | undefined;
+  for (const { other, weight } of copies) {
+    const p = other.k === 'v' ? place[other.id] : undefined;
+    if (!p || p.file === 'acc') continue;
+    if (best && best.file === p.file && best.n === p.n) {
+      best.gain += weight;
+      continue;
+    }
+    if (adj[id]!.some((o) => place[o]?.file === p.file && place[o]!.n === p.n)) continue;
+    const gain = copies.reduce((g, c) => g + (c.other.k === 'v' && place[c.other.id]?.file === p.file && place[c.other.id]!.n === p.n ? c.weight : 0), 0);
+    if (!best || gain > best.gain) best = { file: p.file, n: p.n, gain };
+  }
+  return best;
 }
 
 /** The file a source is read from, if it is a regfile ('b' for small immediates). */
@@ -270,12 +310,20 @@ const MIN_GAIN = 2;
  * value moves to the other file when a register is free there and fewer of the instructions
  * that read it would then need both operands from one file (each such costs emit.ts a copy).
  */
-function improveFiles(place: (Placement | undefined)[], partners: readonly Partner[][], adj: readonly (readonly number[])[]): void {
+function improveFiles(
+  place: (Placement | undefined)[],
+  partners: readonly Partner[][],
+  adj: readonly (readonly number[])[],
+  copies: readonly Partner[][],
+): void {
+  // A value sharing its register with a copy partner stays: moving it would bring the copy back.
+  const sharing = (id: number, pl: Placement) =>
+    copies[id]?.some((c) => c.other.k === 'v' && place[c.other.id]?.file === pl.file && place[c.other.id]!.n === pl.n);
   for (let round = 0; round < 3; round++) {
     let moved = false;
     for (let id = 0; id < place.length; id++) {
       const pl = place[id];
-      if (!pl || pl.file === 'acc' || !partners[id]!.length) continue;
+      if (!pl || pl.file === 'acc' || !partners[id]!.length || sharing(id, pl)) continue;
       const other: 'a' | 'b' = pl.file === 'a' ? 'b' : 'a';
       let clash = 0;
       for (const { other: o, weight: w } of partners[id]!) {

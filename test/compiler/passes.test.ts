@@ -12,7 +12,7 @@ import { reduceStrength } from '../../src/compiler/strength.ts';
 import { foldConstants } from '../../src/compiler/fold.ts';
 import { verifyIr } from '../../src/compiler/verify.ts';
 import { compile, CompileError } from '../../src/compiler/compile.ts';
-import { any, Break, Float, For, If, Int, kernel, Ptr, SharedArray, Where, While } from '../../src/index.ts';
+import { any, Break, Float, For, If, index, Int, kernel, Ptr, SharedArray, Where, While } from '../../src/index.ts';
 import { emulatorTarget, hostArguments } from '../../src/runtime/kernel.ts';
 import { interference, liveness } from '../../src/compiler/liveness.ts';
 import { accumulatorValues } from '../../src/compiler/regalloc.ts';
@@ -111,6 +111,31 @@ test('fold: operations on constants are computed with the chip\'s arithmetic, bi
     'mov vpm, %3',
     'nop.tend',
   ]);
+});
+
+test('coalesce: a copy whose two values do not interfere shares one register and goes', () => {
+  const k = kernel([Int, Ptr(Int)], function copies(n, p) {
+    const a = Int(index());
+    const b = Int(0);
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(1)), () => {
+      b.set(a); // a's old value dies here, and b dies in a's new one
+      a.set(b.mul(b).add(i));
+    });
+    p.store(a);
+  });
+  const loop = (coalesce: boolean) => {
+    const c = compile(k.ast, { qpus: 1, opt: 1, passes: { coalesce, acc: false } });
+    return c.asm.split('loop0:')[1]!.split('endloop')[0]!;
+  };
+  assert.match(loop(false), /mov r[ab]\d+, r[ab]\d+/);
+  assert.doesNotMatch(loop(true), /mov r[ab]\d+, r[ab]\d+/);
+  const want = SharedArray.int32(16);
+  const got = SharedArray.int32(16);
+  k.interpretSync([5, want]);
+  k.setOptLevel(1).emulateSync([5, got]);
+  k.setOptLevel(2);
+  assert.deepEqual(Array.from(got), Array.from(want));
 });
 
 test('cse: an operation computed again reads the first result, until an operand is written', () => {

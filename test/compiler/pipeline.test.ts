@@ -100,6 +100,50 @@ test('loops it leaves alone: a store or gather before, a semaphore, lane-varying
   assert.deepEqual(bits(got), bits(want));
 });
 
+test('offsets, steps and counts that wrap at 32 bits, and steps going down, fool no alias test', () => {
+  // (Cases a review found; addresses wrap at 32 bits, so x + 4 * (INT_MIN + 100) is x + 400.)
+  const run = (k: any, args: () => unknown[]) => {
+    const [want, got] = [args(), args()];
+    (k as any).interpretSync(want);
+    (k as any).emulateSync(got);
+    assert.deepEqual(bits(got.at(-1) as Int32Array), bits(want.at(-1) as Int32Array), (k as any).kernelName);
+  };
+  const mem = (n: number, scale: number) => () => {
+    const x = SharedArray.int32(n);
+    for (let j = 0; j < n; j++) x[j] = j * scale;
+    return x;
+  };
+  // x + i + 0x3ffffffc elements is x + i - 4 words: each iteration loads what the one before stored.
+  const offset = kernel([Int, Ptr(Int)], function offsetWrap(n, x) {
+    const i = Int(4);
+    For(i.lt(n), () => i.set(i.add(16)), () => x.add(i).store(Int(x.add(i).add(0x3ffffffc).load()).add(1)));
+  });
+  run(offset, () => [36, mem(48, 100)()]);
+  // A step of 0x40000004 elements moves addresses 16 bytes: not pipelined.
+  const bigStep = kernel([Int, Int, Ptr(Int)], function bigStep(i0, n, x) {
+    const i = Int(i0);
+    For(i.lt(n), () => i.set(i.add(0x40000004)), () => x.add(i).store(Int(x.add(i).add(4).load()).add(1)));
+  });
+  assert.equal(pipelined(bigStep), 0);
+  // A step going down, the load 20 elements above the store: each iteration loads what the fifth before stored.
+  const downLit = kernel([Int, Int, Ptr(Int)], function downLit(i0, n, x) {
+    const i = Int(i0);
+    For(i.lt(n), () => i.set(i.add(-4)), () => x.add(i).store(Int(x.add(i).add(20).load()).add(1)));
+  });
+  assert.equal(pipelined(downLit), 0);
+  const down = kernel([Int, Int, Int, Ptr(Int)], function down(i0, n, s, x) {
+    const i = Int(i0);
+    For(i.lt(n), () => i.set(i.add(s)), () => x.add(i).store(Int(x.add(i).add(20).load()).add(1)));
+  });
+  run(down, () => [-(2 ** 31) + 100, 0, -4, mem(160, 1)()]);
+  // 4 (N - i) is 0 in 32 bits when N - i is 2^31: the below test must not believe it.
+  const count = kernel([Int, Int, Int, Int, Ptr(Int)], function countWrap(i0, n, s, a, x) {
+    const i = Int(i0);
+    For(i.lt(n), () => i.set(i.add(s)), () => x.add(i).add(a).store(Int(x.add(i).load()).add(1)));
+  });
+  run(count, () => [-(2 ** 31), 0, 0x40000004, 15, mem(48, 100)()]);
+});
+
 test('pipeline is an -O2 pass that can be switched off', () => {
   const f = kernel([Int, Ptr(Float), Ptr(Float)], function scale(n, a, b) {
     const i = Int(0);
