@@ -134,13 +134,6 @@ function computeFootprint(i: Instr): Footprint {
   return { reads, writes, io, sfu: e.sfuWrites > 0, rotates: i.kind === 'alu' && e.rotation !== 0 };
 }
 
-/** Whether two instructions must keep their order: one writes what the other touches, or both reach one I/O unit. */
-function conflicts(f: Footprint, g: Footprint): boolean {
-  if (f.io & g.io) return true;
-  const touches = (w: readonly number[], x: Footprint) => w.some((r) => x.reads.includes(r) || x.writes.includes(r));
-  return touches(f.writes, g) || touches(g.writes, f);
-}
-
 /** Where runs end: labels before instruction i (labelBefore[i]) and instructions that stay put. */
 export interface ScheduleInput {
   readonly instrs: readonly Instr[];
@@ -176,15 +169,23 @@ function fillDelaySlots(run: Slot[], b: Instr, nops: number): Slot[] {
   // Walking back from the branch, an instruction moves when it does not touch what the
   // instructions staying after it touch (nor the branch's flags or register), so that moving
   // it past them changes nothing; the moved keep their order.
-  const after: Footprint[] = [];
+  // Two instructions keep their order when one writes what the other touches or both reach one
+  // I/O unit. What the staying instructions after it read, write and reach is kept as one
+  // footprint: an instruction conflicts with one of them exactly when it does with the union.
+  const after = { reads: new Uint8Array(RESOURCES), writes: new Uint8Array(RESOURCES), io: 0 };
+  const conflictsAfter = (f: Footprint) =>
+    (f.io & after.io) !== 0 || f.writes.some((r) => after.reads[r] || after.writes[r]) || [...f.reads, ...f.writes].some((r) => after.writes[r]);
   const moved: Slot[] = [];
   // One instruction stays before the branch, so that the first slot's predecessors are known.
   for (let k = run.length - 1; k >= 0 && moved.length < nops && run.length > 1; k--) {
     const f = footprint(run[k]!.instr);
     const flags = b.cond !== BRANCH_ALWAYS && f.writes.includes(FLAGS);
     const reg = b.reg === 1 && f.writes.includes(A + b.raddrA);
-    if (flags || reg || after.some((g) => conflicts(f, g))) after.push(f);
-    else moved.unshift(...run.splice(k, 1));
+    if (flags || reg || conflictsAfter(f)) {
+      for (const r of f.reads) after.reads[r] = 1;
+      for (const r of f.writes) after.writes[r] = 1;
+      after.io |= f.io;
+    } else moved.unshift(...run.splice(k, 1));
   }
   // Spacing (space.ts) cannot put a nop inside the delay slots (that would push an instruction
   // out of them): while a slot breaks a rule, the first moved instruction goes back to the run
