@@ -16,6 +16,14 @@ type AnyKernel = Kernel<readonly ParamType[]>;
 
 const isKernel = (x: unknown): x is AnyKernel => typeof x === 'function' && 'ast' in x && 'code' in x && 'kernelName' in x;
 
+/** The pass names, a few to a line, indented under --passes. */
+function passList(): string {
+  const names = Object.keys(PASS_LEVEL);
+  const lines: string[] = [];
+  for (let k = 0; k < names.length; k += 7) lines.push(`                        ${names.slice(k, k + 7).join(', ')}${k + 7 < names.length ? ',' : ''}`);
+  return lines.join('\n');
+}
+
 export const compileCommand: Command = {
   name: 'compile',
   summary: 'compile a kernel from a TypeScript module to machine code',
@@ -32,18 +40,21 @@ options:
       --qpus N        the number of QPUs the code is for, 1-12 (default 1)
   -O, --opt LEVEL     optimization level: 0 (no passes), 1 or 2 (the default); docs/compiler.md
       --passes LIST   passes on (NAME) or off (no-NAME) whatever the level, comma-separated:
-                        ${Object.keys(PASS_LEVEL).join(', ')}
+${passList()}
       --dump STAGE    print one stage instead of the final assembly:
                         ast       the kernel as the language sees it
+                        pipeline  ... after loads were pipelined into gathers (-O2)
                         ir        lowered to instructions over virtual registers (%n)
                         dead      the IR after dead-code removal
+                        fold      ... after constant folding
                         cse       ... after common subexpressions
                         direct    ... after direct writes to where results are copied
                         hoist     ... after loop-invariant code motion
+                        strength  ... after strength reduction of addresses
                         liveness  the IR with the registers live after each instruction
                         alloc     where each virtual register went (r1-r3, ra/rb, or a spill)
                         emit      the assembly before scheduling and hardware-rule spacing
-                        schedule  the assembly after scheduling, before spacing (no nops yet)
+                        schedule  the assembly after scheduling, before spacing across labels
                         asm       the final assembly (the default)
                         code      the machine code: index, word, instruction
   -o, --output FILE   write the machine code to FILE (and print only a --dump asked for);
