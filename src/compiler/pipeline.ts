@@ -76,29 +76,27 @@ export function sameExpr(a: Expr, b: Expr): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Whether every leaf of an expression (a literal, variable, special value or load) passes `ok`. */
+function everyLeaf(e: Expr, ok: (leaf: Expr) => boolean): boolean {
+  switch (e.k) {
+    case 'bin':
+      return everyLeaf(e.a, ok) && everyLeaf(e.b, ok);
+    case 'un':
+      return everyLeaf(e.a, ok);
+    case 'rotate':
+      return everyLeaf(e.a, ok) && everyLeaf(e.n, ok);
+    case 'ptradd':
+      return everyLeaf(e.p, ok) && everyLeaf(e.n, ok);
+    default:
+      return ok(e);
+  }
+}
+
 /** The variables whose value may differ between lanes: written under Where, by receive, from lanes. */
 function laneVaryingVars(k: KernelAst): Set<number> {
   const varying = new Set<number>();
-  const uniform = (e: Expr): boolean => {
-    switch (e.k) {
-      case 'lit':
-        return true;
-      case 'var':
-        return !varying.has(e.id);
-      case 'special':
-        return e.what !== 'index';
-      case 'bin':
-        return uniform(e.a) && uniform(e.b);
-      case 'un':
-        return uniform(e.a);
-      case 'rotate':
-        return uniform(e.a) && uniform(e.n);
-      case 'ptradd':
-        return uniform(e.p) && uniform(e.n);
-      case 'load':
-        return false;
-    }
-  };
+  const uniform = (e: Expr): boolean =>
+    everyLeaf(e, (x) => x.k === 'lit' || (x.k === 'var' && !varying.has(x.id)) || (x.k === 'special' && x.what !== 'index'));
   let changed = true;
   const walk = (ss: readonly Stmt[], underWhere: boolean): void => {
     for (const s of ss) {
@@ -181,26 +179,8 @@ function planLoop(s: ForStmt, varying: ReadonlySet<number>): Plan | undefined {
   const assigned = assignedIn([...s.body, ...s.step]);
   if (assignedIn(s.body).has(iv.id)) return undefined;
   // Unchanged by the loop and the same in every lane.
-  const kept = (e: Expr): boolean => {
-    switch (e.k) {
-      case 'lit':
-        return true;
-      case 'var':
-        return !assigned.has(e.id) && !varying.has(e.id);
-      case 'special':
-        return e.what !== 'index';
-      case 'bin':
-        return kept(e.a) && kept(e.b);
-      case 'un':
-        return kept(e.a);
-      case 'rotate':
-        return kept(e.a) && kept(e.n);
-      case 'ptradd':
-        return kept(e.p) && kept(e.n);
-      case 'load':
-        return false;
-    }
-  };
+  const kept = (e: Expr): boolean =>
+    everyLeaf(e, (x) => x.k === 'lit' || (x.k === 'var' && !assigned.has(x.id) && !varying.has(x.id)) || (x.k === 'special' && x.what !== 'index'));
   if (!kept(n) || !kept(step)) return undefined;
   const affine = (e: Expr): Affine | undefined => affinePtr(e, iv.id, kept);
 
