@@ -6,36 +6,12 @@
 //      npm run bench -- --json out.json   (also one record per kernel and QPU count)
 import { writeFileSync } from 'node:fs';
 import { compile } from '../src/compiler/compile.ts';
-import { gcd, gcdInputs, gcdUnrolled } from '../examples/gcd.ts';
-import { glibcRand } from '../examples/rand.ts';
-import { heatGrid, step } from '../examples/heat.ts';
-import { rot3D_1, rot3D_2, rot3D_3, rot3DArrays } from '../examples/rot3d.ts';
-import { sampleMessages, sha256, sha256Inputs } from '../examples/sha256.ts';
 import { formatSeconds } from '../src/emulator/report.ts';
-import { SharedArray } from '../src/index.ts';
-import type { KernelAst } from '../src/source/ast.ts';
 import { emulatorTarget } from '../src/runtime/kernel.ts';
-import type { ArrayArg } from '../src/runtime/emulate.ts';
-import { allocationOf } from '../src/runtime/shared-array.ts';
+import { machineArgs, QPULIB, type SeedCase, SEED_CASES, strictFor } from './seeds.ts';
 
-/**
- * QPULib's figures (../shared/anchors.md): static size and instructions executed per QPU, counted
- * on its compiler's output; time on a Pi as its README publishes it (heat: 2000 steps of 49.34 s,
- * 24.91 s and 20.36 s on 1, 2 and 4 QPUs, a step each); compile time as shipped.
- */
-const QPULIB: Record<string, { static: number; executed: Record<number, number>; piSeconds?: Record<number, number>; compileMs?: number }> = {
-  'gcd v1': { static: 90, executed: { 1: 737 }, compileMs: 0.4 },
-  'gcd v2': { static: 276, executed: { 1: 460 } },
-  'rot3D v1': { static: 109, executed: { 1: 600_046 }, piSeconds: { 1: 0.04 } },
-  'rot3D v2': { static: 105, executed: { 1: 420_057 }, piSeconds: { 1: 0.018 } },
-  'rot3D v3': { static: 111, executed: { 1: 420_063, 2: 210_072 }, piSeconds: { 2: 0.016 } },
-  heat: { static: 223, executed: { 1: 1_530_198, 2: 741_699, 4: 370_893 }, piSeconds: { 1: 49.34 / 2000, 2: 24.91 / 2000, 4: 20.36 / 2000 }, compileMs: 4.6 },
-  // Not QPULib's: the SHA-256 series' hand-written kernel, 3,575 instructions a pass of 16 hashes
-  // a QPU, 3.1 Mhash/s on 12 QPUs (a pass in 12 * 16 / 3.1e6 s).
-  sha256: { static: 530, executed: { 1: 3575, 12: 3575 }, piSeconds: { 12: (12 * 16) / 3.1e6 } },
-};
 /** QPULib's emulator, built with -O2, on this kind of machine (../shared/anchors.md). */
-const QPULIB_EMULATOR = '15-19 M/s';
+const QPULIB_EMULATOR = '35-48 M/s';
 
 export interface Record_ {
   kernel: string;
@@ -62,69 +38,6 @@ export interface Record_ {
   qpulibCompileMs?: number;
 }
 
-interface Case {
-  kernel: string;
-  qpus: number;
-  ast: KernelAst;
-  /** Fresh arguments for one run: 32-bit values, and SharedArrays for pointers. */
-  args(): (number | Int32Array | Float32Array)[];
-}
-
-const N = 192_000;
-const theta = 3.14159;
-const cases: Case[] = [];
-
-/** A case's arguments as the emulator target takes them: values, and the arrays the kernel may reach. */
-function machineArgs(args: (number | Int32Array | Float32Array)[]): [number[], ArrayArg[]] {
-  const arrays: ArrayArg[] = [];
-  const values = args.map((a, i) => {
-    if (typeof a === 'number') return a;
-    const { alloc } = allocationOf(a)!;
-    arrays.push({ name: `argument ${i + 1}`, address: alloc.address, bytes: alloc.bytes });
-    return alloc.address | 0;
-  });
-  return [values, arrays];
-}
-
-for (const [name, k] of [['gcd v1', gcd], ['gcd v2', gcdUnrolled]] as const)
-  cases.push({
-    kernel: name,
-    qpus: 1,
-    ast: k.ast,
-    args() {
-      const { a, b } = gcdInputs();
-      return [a, b, SharedArray.int32(16)];
-    },
-  });
-for (const [name, k] of [['rot3D v1', rot3D_1], ['rot3D v2', rot3D_2], ['rot3D v3', rot3D_3]] as const)
-  for (const qpus of [1, 2, 12])
-    cases.push({
-      kernel: name,
-      qpus,
-      ast: k.ast,
-      args() {
-        const { x, y } = rot3DArrays(N);
-        return [N, f32bits(Math.cos(theta)), f32bits(Math.sin(theta)), x, y];
-      },
-    });
-for (const qpus of [1, 12])
-  cases.push({
-    kernel: 'sha256',
-    qpus,
-    ast: sha256.ast,
-    args() {
-      const messages = sampleMessages(16 * qpus);
-      return [sha256Inputs(messages).blocks, SharedArray.int32(messages.length * 8)];
-    },
-  });
-const grid = heatGrid(496, 504, glibcRand(0), 10);
-for (const qpus of [1, 2, 4])
-  cases.push({ kernel: 'heat', qpus, ast: step.ast, args: () => [grid, SharedArray.float32(grid.length), 512, 496, 504] });
-
-function f32bits(x: number): number {
-  return new Int32Array(new Float32Array([x]).buffer)[0]!;
-}
-
 /** Compile-time samples per case, once warm: each the mean of a batch lasting BATCH_MS or more. */
 const COMPILES = 11;
 const WARM_COMPILES = 30;
@@ -135,7 +48,7 @@ const BATCH_MS = 20;
  * compilations (one compilation of a millisecond is at the mercy of a garbage collection).
  * Every case's is measured before anything runs, so the emulator's heap weighs on none.
  */
-function compileTimes(c: Case): number[] {
+function compileTimes(c: SeedCase): number[] {
   const w0 = performance.now();
   for (let i = 0; i < WARM_COMPILES; i++) compile(c.ast, { qpus: c.qpus });
   const batch = Math.max(1, Math.ceil(BATCH_MS / ((performance.now() - w0) / WARM_COMPILES)));
@@ -148,15 +61,13 @@ function compileTimes(c: Case): number[] {
   return times.sort((a, b) => a - b);
 }
 
-function measure(c: Case, times: readonly number[]): Record_ {
+function measure(c: SeedCase, times: readonly number[]): Record_ {
   const compiled = compile(c.ast, { qpus: c.qpus });
   const target = emulatorTarget();
   // The first run translates the code and V8 compiles the translation as it runs: what a kernel
   // run once costs. Later runs reuse both.
   const cold0 = performance.now();
-  // rot3D v1 and v2 on several QPUs: every QPU rewrites the same vertices, so their DMA stores
-  // race (rule dma-store-race); they are timed without strict checks.
-  const strict = c.qpus === 1 || !/^rot3D v[12]$/.test(c.kernel);
+  const strict = strictFor(c);
   target.run(compiled, ...machineArgs(c.args()), { strict });
   const cold = (performance.now() - cold0) / 1000;
   const [args, arrays] = machineArgs(c.args());
@@ -249,9 +160,9 @@ function main(argv: string[]): void {
   row(head);
   const records: Record_[] = [];
   // The compiler's code warms on every case first (the first case measured would pay for it).
-  for (let i = 0; i < WARM_COMPILES; i++) for (const c of cases) compile(c.ast, { qpus: c.qpus });
-  const times = cases.map(compileTimes);
-  for (const [k, c] of cases.entries()) {
+  for (let i = 0; i < WARM_COMPILES; i++) for (const c of SEED_CASES) compile(c.ast, { qpus: c.qpus });
+  const times = SEED_CASES.map(compileTimes);
+  for (const [k, c] of SEED_CASES.entries()) {
     const r = measure(c, times[k]!);
     records.push(r);
     row([

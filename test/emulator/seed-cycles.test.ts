@@ -1,0 +1,37 @@
+// Pins what the emulator reports for the seed kernels and the bench programs: per QPU the
+// instructions executed, the cycles and the stall cycles by cause, and a digest of the arrays after
+// the run. Speed work on the emulator must leave all of it exactly as it is (issue 12); a change to
+// the compiler or the cycle model that moves these figures updates them here, on purpose, with the
+// reason in its commit. Regenerate: node --import tsx test/helpers/seed-runs.ts
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type SeedRun, seedRuns } from '../helpers/seed-runs.ts';
+
+const PINNED: SeedRun[] = [
+  {name: 'gcd v1, 1 QPU', qpus: ['601 instr, 2640 cycles, stalls 0/236/0/0/0'], memory: 'dda49d7c7e4e635a'},
+  {name: 'gcd v2, 1 QPU', qpus: ['318 instr, 1508 cycles, stalls 0/236/0/0/0'], memory: 'dda49d7c7e4e635a'},
+  {name: 'rot3D v1, 1 QPU', qpus: ['288104 instr, 2880528 cycles, stalls 84/1728028/0/0/0'], memory: '17e77a22546a5ab4'},
+  {name: 'rot3D v1, 2 QPUs', qpus: ['288114 instr, 4320600 cycles, stalls 92/3168052/0/0/0', '288094 instr, 4320430 cycles, stalls 84/3167970/0/0/0'], memory: '17e77a22546a5ab4'},
+  {name: 'rot3D v1, 12 QPUs', qpus: ['288214 instr, 25920536 cycles, stalls 44/24767160/0/476/0', '288094 instr, 25920120 cycles, stalls 92/24767652/0/0/0', '288094 instr, 25919670 cycles, stalls 44/24767250/0/0/0', '288094 instr, 25920210 cycles, stalls 92/24767742/0/0/0', '288094 instr, 25919760 cycles, stalls 44/24767340/0/0/0', '288094 instr, 25920300 cycles, stalls 92/24767832/0/0/0', '288094 instr, 25919850 cycles, stalls 44/24767430/0/0/0', '288094 instr, 25920390 cycles, stalls 92/24767922/0/0/0', '288094 instr, 25919490 cycles, stalls 44/24767070/0/0/0', '288094 instr, 25920480 cycles, stalls 92/24768012/0/0/0', '288094 instr, 25919940 cycles, stalls 92/24767472/0/0/0', '288094 instr, 25920030 cycles, stalls 84/24767570/0/0/0'], memory: '17e77a22546a5ab4'},
+  {name: 'rot3D v2, 1 QPU', qpus: ['240039 instr, 2784244 cycles, stalls 88/1824000/0/0/0'], memory: '17e77a22546a5ab4'},
+  {name: 'rot3D v2, 2 QPUs', qpus: ['240049 instr, 4320308 cycles, stalls 144/3359968/0/0/0', '240029 instr, 4320138 cycles, stalls 88/3359934/0/0/0'], memory: '17e77a22546a5ab4'},
+  {name: 'rot3D v2, 12 QPUs', qpus: ['240149 instr, 25920244 cycles, stalls 48/24959124/0/476/0', '240029 instr, 25919828 cycles, stalls 144/24959568/0/0/0', '240029 instr, 25919378 cycles, stalls 48/24959214/0/0/0', '240029 instr, 25919918 cycles, stalls 144/24959658/0/0/0', '240029 instr, 25919468 cycles, stalls 48/24959304/0/0/0', '240029 instr, 25920008 cycles, stalls 144/24959748/0/0/0', '240029 instr, 25919558 cycles, stalls 48/24959394/0/0/0', '240029 instr, 25920098 cycles, stalls 144/24959838/0/0/0', '240029 instr, 25919198 cycles, stalls 48/24959034/0/0/0', '240029 instr, 25920188 cycles, stalls 144/24959928/0/0/0', '240029 instr, 25919738 cycles, stalls 144/24959478/0/0/0', '240029 instr, 25919648 cycles, stalls 88/24959444/0/0/0'], memory: '17e77a22546a5ab4'},
+  {name: 'rot3D v3, 1 QPU', qpus: ['240044 instr, 2784260 cycles, stalls 84/1824000/0/0/0'], memory: '17e77a22546a5ab4'},
+  {name: 'rot3D v3, 2 QPUs', qpus: ['120054 instr, 2160330 cycles, stalls 180/1679934/0/0/0', '120034 instr, 2160160 cycles, stalls 84/1679940/0/0/0'], memory: '17e77a22546a5ab4'},
+  {name: 'rot3D v3, 12 QPUs', qpus: ['20154 instr, 2160300 cycles, stalls 84/2079124/0/476/0', '20034 instr, 2159884 cycles, stalls 180/2079568/0/0/0', '20034 instr, 2159434 cycles, stalls 84/2079214/0/0/0', '20034 instr, 2159974 cycles, stalls 180/2079658/0/0/0', '20034 instr, 2159524 cycles, stalls 84/2079304/0/0/0', '20034 instr, 2160064 cycles, stalls 180/2079748/0/0/0', '20034 instr, 2159614 cycles, stalls 84/2079394/0/0/0', '20034 instr, 2160154 cycles, stalls 180/2079838/0/0/0', '20034 instr, 2159704 cycles, stalls 84/2079484/0/0/0', '20034 instr, 2160244 cycles, stalls 180/2079928/0/0/0', '20034 instr, 2159794 cycles, stalls 180/2079478/0/0/0', '20034 instr, 2159254 cycles, stalls 84/2079034/0/0/0'], memory: '17e77a22546a5ab4'},
+  {name: 'sha256, 1 QPU', qpus: ['2507 instr, 11900 cycles, stalls 0/1872/0/0/0'], memory: 'e3b4ee6b5148192e'},
+  {name: 'sha256, 12 QPUs', qpus: ['2617 instr, 32303 cycles, stalls 0/20009/0/1826/0', '2497 instr, 30717 cycles, stalls 0/20729/0/0/0', '2497 instr, 31167 cycles, stalls 0/21179/0/0/0', '2497 instr, 31437 cycles, stalls 0/21449/0/0/0', '2497 instr, 31707 cycles, stalls 0/21719/0/0/0', '2497 instr, 31797 cycles, stalls 0/21809/0/0/0', '2497 instr, 31887 cycles, stalls 0/21899/0/0/0', '2497 instr, 31977 cycles, stalls 0/21989/0/0/0', '2497 instr, 32067 cycles, stalls 0/22079/0/0/0', '2497 instr, 32157 cycles, stalls 0/22169/0/0/0', '2497 instr, 32247 cycles, stalls 0/22259/0/0/0', '2497 instr, 29367 cycles, stalls 0/19379/0/0/0'], memory: 'c176442954ab4b20'},
+  {name: 'heat, 1 QPU', qpus: ['842736 instr, 3397282 cycles, stalls 26284/54/0/0/0'], memory: 'fbb990bc464aaccb'},
+  {name: 'heat, 2 QPUs', qpus: ['421402 instr, 1717158 cycles, stalls 31188/54/0/308/0', '421382 instr, 1717102 cycles, stalls 31520/54/0/0/0'], memory: 'fbb990bc464aaccb'},
+  {name: 'heat, 4 QPUs', qpus: ['210750 instr, 1406916 cycles, stalls 10442/553474/0/0/0', '210710 instr, 1406486 cycles, stalls 12652/550994/0/0/0', '210710 instr, 1406666 cycles, stalls 19950/543876/0/0/0', '210710 instr, 1406576 cycles, stalls 24168/539568/0/0/0'], memory: 'fbb990bc464aaccb'},
+  {name: 'mandel, 1 QPU', qpus: ['320023 instr, 1280178 cycles, stalls 0/86/0/0/0'], memory: '2beb16bfa386a29f'},
+  {name: 'vadd, 1 QPU', qpus: ['34019 instr, 344138 cycles, stalls 208000/62/0/0/0'], memory: '0c92bddb4e96f3ea'},
+  {name: 'mandel, 12 QPUs', qpus: ['26679 instr, 106892 cycles, stalls 0/176/0/0/0', '26679 instr, 106982 cycles, stalls 0/266/0/0/0', '26679 instr, 107072 cycles, stalls 0/356/0/0/0', '26679 instr, 107162 cycles, stalls 0/446/0/0/0', '26679 instr, 107252 cycles, stalls 0/536/0/0/0', '26679 instr, 107342 cycles, stalls 0/626/0/0/0', '26679 instr, 107432 cycles, stalls 0/716/0/0/0', '26679 instr, 107522 cycles, stalls 0/806/0/0/0', '26679 instr, 107612 cycles, stalls 0/896/0/0/0', '26679 instr, 107702 cycles, stalls 0/986/0/0/0', '26679 instr, 107792 cycles, stalls 0/1076/0/0/0', '26679 instr, 106802 cycles, stalls 0/86/0/0/0'], memory: 'f6720a849c19ffa2'},
+  {name: 'vadd, 12 QPUs', qpus: ['2841 instr, 178600 cycles, stalls 17264/149972/0/0/0', '2841 instr, 179140 cycles, stalls 17312/150464/0/0/0', '2841 instr, 178690 cycles, stalls 17264/150062/0/0/0', '2841 instr, 179230 cycles, stalls 17312/150554/0/0/0', '2841 instr, 178780 cycles, stalls 17264/150152/0/0/0', '2841 instr, 179320 cycles, stalls 17312/150644/0/0/0', '2841 instr, 178870 cycles, stalls 17264/150242/0/0/0', '2841 instr, 179410 cycles, stalls 17312/150734/0/0/0', '2841 instr, 178960 cycles, stalls 17264/150332/0/0/0', '2841 instr, 179500 cycles, stalls 17312/150824/0/0/0', '2841 instr, 179050 cycles, stalls 17312/150374/0/0/0', '2841 instr, 178510 cycles, stalls 17264/149882/0/0/0'], memory: '0c92bddb4e96f3ea'},
+];
+
+test('the seed kernels and bench programs run to the pinned instructions, cycles, stalls and results', () => {
+  const seen: SeedRun[] = [...seedRuns()];
+  assert.deepEqual(seen.map((r) => r.name), PINNED.map((r) => r.name));
+  for (const [i, r] of seen.entries()) assert.deepEqual(r, PINNED[i], r.name);
+});
