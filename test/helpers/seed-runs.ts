@@ -40,7 +40,7 @@ export function* seedRuns(): Generator<SeedRun> {
     const out = m.memory.alloc(64 * qpus, 'out');
     const mu = Array.from({ length: qpus }, (_, q) => `-2.0,0.1875,${(q / 12 - 0.5).toFixed(3)},${(20000 / qpus) | 0},${out.address + 64 * q},${q}`);
     const r = launch(m, { program: m.load(asm('mandel')), qpus, uniforms: mu.map(parseUniforms), buffers: new Map([['out', out]]) });
-    yield summary(`mandel, ${qpus} QPU${qpus > 1 ? 's' : ''}`, r, [m.memory.view(out, Uint8Array)]);
+    yield summary(`mandel, ${qpus} QPU${qpus > 1 ? 's' : ''}`, r, [new Uint8Array(m.memory.view(out, Int32Array).slice().buffer)]);
     m = new Machine(new GpuMemory());
     const n = 2000;
     const per = Math.floor(n / qpus);
@@ -50,7 +50,7 @@ export function* seedRuns(): Generator<SeedRun> {
     for (let i = 0; i < ins.length; i++) [ins[i], ins2[i]] = [i * 7, i * 13 + 1];
     const vu = Array.from({ length: qpus }, (_, q) => bufs.map((x) => x.address + q * per * 64).join(',') + `,${per},${q}`);
     const v = launch(m, { program: m.load(asm('vadd')), qpus, uniforms: vu.map(parseUniforms), buffers: new Map(bufs.map((b, i) => [['a', 'b', 'out'][i]!, b])) });
-    yield summary(`vadd, ${qpus} QPU${qpus > 1 ? 's' : ''}`, v, [m.memory.view(bufs[2]!, Uint8Array)]);
+    yield summary(`vadd, ${qpus} QPU${qpus > 1 ? 's' : ''}`, v, [new Uint8Array(m.memory.view(bufs[2]!, Int32Array).slice().buffer)]);
   }
 }
 
