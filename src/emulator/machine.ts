@@ -18,7 +18,7 @@ import { addRange, StoreRaces } from './store-race.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
 import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
-import { forEachVdrRow, forEachVdwRow, type VdrSetup, type VdwSetup, VPM_WORDS, VpmFormatError } from './vpm.ts';
+import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwSetup, vdwRow, VPM_WORDS, VpmFormatError } from './vpm.ts';
 
 export const MAX_QPUS = 12;
 
@@ -96,6 +96,10 @@ export class Machine {
   private qpus: Qpu[] = [];
   private program: LoadedProgram | undefined;
   private vdrFree = 0;
+  /** The bytes the last DMA load or store moved. */
+  dmaBytes = 0;
+  /** The VPM words of one DMA row (at most 128), reused by every transfer. */
+  private readonly rowWords = new Int32Array(128);
   private vdwFree = 0;
   private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
   /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2, cold at the start of each run. */
@@ -319,53 +323,64 @@ export class Machine {
     return start + (worst === HIT_TMU ? T.tmuHitLatency : worst === HIT_L2 ? T.l2Latency : T.memoryLatency) + extra;
   }
 
-  /** A DMA load; `touched`, when given, is set to mark the VPM words it writes. */
-  dmaLoad(q: Qpu, s: VdrSetup, pitch: number, addr: number, touched?: Uint8Array): { done: number; bytes: number } {
+  /**
+   * A DMA load; `touched`, when given, is set to mark the VPM words it writes. Returns the cycle
+   * it completes; its bytes are in `dmaBytes`.
+   */
+  dmaLoad(q: Qpu, s: VdrSetup, extendedPitch: number, addr: number, touched?: Uint8Array): number {
     const mem = this.memory;
     const vpm = this.vpm;
-    let words = 0;
-    let rowCount = 0;
+    const words = this.rowWords;
+    const pitch = vdrPitch(s, extendedPitch);
+    const n = s.rowLength;
     touched?.fill(0);
     // The engine starts this load when it has finished the one before (any QPU's).
     const start = Math.max(q.time, this.vdrFree);
-    forEachVdrRow(s, pitch, (vpmWords, n, off) => {
-      rowCount++;
-      if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
-      if (touched && this.races.any()) this.races.check(q, (addr + off) >>> 0, (addr + off + 4 * n) >>> 0, `a DMA load (starting at cycle ${start})`, start);
-      const i0 = mem.index((addr + off) >>> 0);
-      if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0) === i0 + n - 1) {
-        for (let d = 0; d < n; d++) vpm[vpmWords[d]!] = mem.words[i0 + d]!;
-      } else for (let d = 0; d < n; d++) vpm[vpmWords[d]!] = mem.words[mem.check((addr + off + 4 * d) >>> 0, 'DMA load')]!;
-      words += n;
-    });
+    for (let r = 0; r < s.rows; r++) {
+      const at = (addr + r * pitch) >>> 0;
+      vdrRow(s, r, words);
+      if (touched) for (let d = 0; d < n; d++) touched[words[d]!] = 1;
+      if (touched && this.races.any()) this.races.check(q, at, (at + 4 * n) >>> 0, `a DMA load (starting at cycle ${start})`, start);
+      if (mem.spans(at, (at + 4 * (n - 1)) >>> 0)) {
+        const i0 = mem.index(at);
+        for (let d = 0; d < n; d++) vpm[words[d]!] = mem.words[i0 + d]!;
+      } else for (let d = 0; d < n; d++) vpm[words[d]!] = mem.words[mem.check((at + 4 * d) >>> 0, 'DMA load')]!;
+    }
     const T = this.timing;
-    this.vdrFree = start + Math.ceil(T.dmaLoadBaseCycles + rowCount * T.dmaLoadCyclesPerRow + words * T.dmaLoadCyclesPerWord);
-    return { done: this.vdrFree, bytes: words * 4 };
+    this.dmaBytes = s.rows * n * 4;
+    this.vdrFree = start + Math.ceil(T.dmaLoadBaseCycles + s.rows * T.dmaLoadCyclesPerRow + s.rows * n * T.dmaLoadCyclesPerWord);
+    return this.vdrFree;
   }
 
-  /** A DMA store; `touched`, when given, is set to mark the VPM words it reads. */
-  dmaStore(q: Qpu, s: VdwSetup, stride: number, addr: number, touched?: Uint8Array): { done: number; bytes: number } {
+  /**
+   * A DMA store; `touched`, when given, is set to mark the VPM words it reads. Returns the cycle
+   * it completes; its bytes are in `dmaBytes`.
+   */
+  dmaStore(q: Qpu, s: VdwSetup, stride: number, addr: number, touched?: Uint8Array): number {
     const mem = this.memory;
     const vpm = this.vpm;
-    let words = 0;
-    let rowCount = 0;
+    const words = this.rowWords;
+    const n = s.depth;
+    const rowBytes = n * 4 + stride;
+    checkVdw(s);
     touched?.fill(0);
-    const rows: [number, number][] = [];
-    forEachVdwRow(s, stride, (vpmWords, n, off) => {
-      rowCount++;
-      if (touched) for (let d = 0; d < n; d++) touched[vpmWords[d]!] = 1;
-      if (touched && this.qpus.length > 1) addRange(rows, (addr + off) >>> 0, (addr + off + 4 * n) >>> 0);
-      const i0 = mem.index((addr + off) >>> 0, WRITE);
-      if (i0 >= 0 && mem.index((addr + off + 4 * (n - 1)) >>> 0, WRITE) === i0 + n - 1) {
-        for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[vpmWords[d]!]!;
-      } else for (let d = 0; d < n; d++) mem.words[mem.check((addr + off + 4 * d) >>> 0, 'DMA store', WRITE)] = vpm[vpmWords[d]!]!;
-      words += n;
-    });
+    const rows: [number, number][] | undefined = touched && this.qpus.length > 1 ? [] : undefined;
+    for (let r = 0; r < s.units; r++) {
+      const at = (addr + r * rowBytes) >>> 0;
+      vdwRow(s, r, words);
+      if (touched) for (let d = 0; d < n; d++) touched[words[d]!] = 1;
+      if (rows) addRange(rows, at, (at + 4 * n) >>> 0);
+      if (mem.spans(at, (at + 4 * (n - 1)) >>> 0, WRITE)) {
+        const i0 = mem.index(at, WRITE);
+        for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[words[d]!]!;
+      } else for (let d = 0; d < n; d++) mem.words[mem.check((at + 4 * d) >>> 0, 'DMA store', WRITE)] = vpm[words[d]!]!;
+    }
     const start = Math.max(q.time, this.vdwFree);
     const T = this.timing;
-    this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + rowCount * T.dmaStoreCyclesPerRow + words * T.dmaStoreCyclesPerWord);
-    if (rows.length) this.races.note(q.id, rows, start, this.vdwFree, () => this.earliestClock());
-    return { done: this.vdwFree, bytes: words * 4 };
+    this.dmaBytes = s.units * n * 4;
+    this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + s.units * T.dmaStoreCyclesPerRow + s.units * n * T.dmaStoreCyclesPerWord);
+    if (rows?.length) this.races.note(q.id, rows, start, this.vdwFree, () => this.earliestClock());
+    return this.vdwFree;
   }
 
   /** The earliest clock of a QPU still running. */

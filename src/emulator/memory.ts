@@ -182,6 +182,16 @@ export class GpuMemory {
     return off >>> 2;
   }
 
+  /**
+   * Whether every address from `lo` to `hi` (unsigned, lo <= hi) lies in one allocation that
+   * allows `need`: then each word between has index(address) = (address - BUS_BASE) >>> 2. One
+   * check for a whole vector of addresses (an allocation's pages are contiguous and mapped
+   * together).
+   */
+  spans(lo: number, hi: number, need = READ): boolean {
+    return this.index(lo, need) >= 0 && this.index(hi, need) >= 0 && this.ownerOf(lo) === this.ownerOf(hi);
+  }
+
   /** Like index(), but throws a MemoryFault that says which allocation is near. */
   check(address: number, what: string, need = READ): number {
     const i = this.index(address, need);

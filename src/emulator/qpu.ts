@@ -8,7 +8,10 @@ import { LINE_SHIFT } from './caches.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
 import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
-import { blockField, decodeBlockSetup, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock, VPM_READ_SETUP_INSTRS } from './vpm.ts';
+
+/** BUS_BASE as an int32, for word indices: (address - BUS_BASE_I32) >>> 2. */
+const BUS_BASE_I32 = BUS_BASE | 0;
+import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock, VPM_READ_SETUP_INSTRS } from './vpm.ts';
 
 // Layout of the register array R (16 lanes a register).
 export const REG_A = 0;
@@ -85,6 +88,9 @@ export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', mes
   return new EmulatorError(kind, kind === 'rule' && rule ? `[${rule}] ${message}` : message, undefined, rule);
 }
 
+/** A queued VPM read setup: its block, the vectors it still delivers, and when its first is ready. */
+type VpmReader = VpmBlock & { left: number; readyAt: number };
+
 export class Qpu {
   readonly R = new Int32Array(R_WORDS);
   readonly F = new Float32Array(this.R.buffer);
@@ -127,8 +133,9 @@ export class Qpu {
   private sfuResult: Int32Array | undefined;
   private sfuDueAt = 0;
   private vpmWriteBlock: VpmBlock | undefined;
-  /** Queued VPM read setups with the vectors each still has to deliver. */
-  private readonly vpmReads: (VpmBlock & { left: number; readyAt: number })[] = [];
+  /** Queued VPM read setups with the vectors each still has to deliver, oldest at vpmReadHead. */
+  private readonly vpmReads: VpmReader[] = [];
+  private vpmReadHead = 0;
   private vdr: VdrSetup | undefined;
   private vdrPitch = 0;
   private vdw: VdwSetup | undefined;
@@ -160,7 +167,7 @@ export class Qpu {
     this.tmu[1]!.head = this.tmu[1]!.count = 0;
     this.sfuResult = undefined;
     this.vpmWriteBlock = undefined;
-    this.vpmReads.length = 0;
+    this.vpmReads.length = this.vpmReadHead = 0;
     this.vdr = this.vdw = undefined;
     this.vdrPitch = this.vdwStride = this.dmaLoadDone = this.dmaStoreDone = 0;
   }
@@ -221,38 +228,56 @@ export class Qpu {
         : ioError('rule', `a TMU${t} request with ${fifo.count} already outstanding (the limit is ${TMU_FIFO_DEPTH})`, 'tmu-fifo-overrun');
     const slot = (fifo.head + fifo.count) % TMU_SLOTS;
     const mem = this.m.memory;
-    const words = mem.words;
     const R = this.R;
     const data = fifo.data;
     const base = 16 * slot;
-    // Strict runs, while a DMA store may be unfinished: a lane reading what another QPU's store
-    // is still writing is rule dma-store-race (one page-table read a lane finds the candidates).
-    const racing = this.dmaWords !== null && this.m.races.until > this.time;
-    const storeEnds = this.m.races.pageEnd;
-    // The distinct cache lines the lanes touch, for the cycle model (most requests touch one).
+    // The distinct cache lines the lanes touch, for the cycle model (most requests touch one),
+    // and the lowest and highest address.
     const lines = this.tmuLines;
     let nLines = 0;
+    let lo = 0xffffffff;
+    let hi = 0;
     for (let l = 0; l < 16; l++) {
-      if (!(mask & (1 << l))) {
-        data[base + l] = 0;
-        continue;
-      }
+      if (!(mask & (1 << l))) continue;
       const addr = R[src + l]! >>> 0;
+      if (addr < lo) lo = addr;
+      if (addr > hi) hi = addr;
       const line = addr >>> LINE_SHIFT;
       if (nLines === 0 || lines[nLines - 1] !== line) {
         let k = 0;
         while (k < nLines && lines[k] !== line) k++;
         if (k === nLines) lines[nLines++] = line;
       }
+    }
+    // Strict runs, while a DMA store may be unfinished: a lane reading what another QPU's store
+    // is still writing is rule dma-store-race (one page-table read a lane finds the candidates).
+    const racing = this.dmaWords !== null && this.m.races.until > this.time;
+    if (!racing && mask === 0xffff && mem.spans(lo, hi)) {
+      // Every lane inside one readable allocation: no check per lane.
+      const words = mem.words;
+      for (let l = 0; l < 16; l++) data[base + l] = words[(R[src + l]! - BUS_BASE_I32) >>> 2]!;
+    } else this.tmuGatherChecked(t, src, mask, data, base, racing);
+    fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time, lines, nLines);
+    fifo.count++;
+    this.stats.tmuRequests++;
+  }
+
+  /** A TMU gather lane by lane, each lane's address checked (and raced against DMA stores when `racing`). */
+  private tmuGatherChecked(t: number, src: number, mask: number, data: Int32Array, base: number, racing: boolean): void {
+    const mem = this.m.memory;
+    const storeEnds = this.m.races.pageEnd;
+    for (let l = 0; l < 16; l++) {
+      if (!(mask & (1 << l))) {
+        data[base + l] = 0;
+        continue;
+      }
+      const addr = this.R[src + l]! >>> 0;
       if (racing && storeEnds[((addr - BUS_BASE) >>> 0) >>> 12]! > this.time)
         this.m.races.check(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
       const i = mem.index(addr);
       if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
-      data[base + l] = words[i]!;
+      data[base + l] = mem.words[i]!;
     }
-    fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time, lines, nLines);
-    fifo.count++;
-    this.stats.tmuRequests++;
   }
 
   /** The ldtmu signal: the oldest result goes to r4 at the end of the instruction. */
@@ -262,7 +287,9 @@ export class Qpu {
     const slot = fifo.head;
     this.stall(fifo.readyAt[slot]!, 'tmu');
     this.syncR4();
-    this.R.set(fifo.data.subarray(16 * slot, 16 * slot + 16), ACC + 64);
+    const R = this.R;
+    const data = fifo.data;
+    for (let l = 0, from = 16 * slot; l < 16; l++) R[ACC + 64 + l] = data[from + l]!;
     fifo.head = (slot + 1) % TMU_SLOTS;
     fifo.count--;
     this.stats.tmuLoads++;
@@ -277,34 +304,42 @@ export class Qpu {
   vpmReadSetup(v: number): void {
     // Queued setups: vc4asm's addendum found a second setup is only accepted once the first has
     // at most one vector left, so qpu-ts queues them in order.
-    const b = decodeBlockSetup(v, true);
-    this.vpmReads.push({ ...b, left: b.count, readyAt: this.time + VPM_READ_SETUP_INSTRS * this.m.timing.cyclesPerInstr });
+    const b = decodeBlockSetup(v, true) as VpmReader;
+    b.left = b.count;
+    b.readyAt = this.time + VPM_READ_SETUP_INSTRS * this.m.timing.cyclesPerInstr;
+    this.vpmReads.push(b);
   }
 
   /** Reads the next vector of the oldest read setup into R[dst..dst+15]. */
   vpmRead(dst: number): void {
-    const b = this.vpmReads[0];
+    const b = this.vpmReads[this.vpmReadHead];
     if (!b) throw ioError('rule', 'a VPM read with no VPM read setup outstanding: the QPU would wait forever', 'vpm-read-empty');
     // The setup's first vector reaches the FIFO three instructions after it (guide p. 56); a
     // read before then waits for it (rule vpm-read-too-early).
     if (b.readyAt > this.time) this.stall(b.readyAt, 'vpm');
     const vpm = this.m.vpm;
+    const R = this.R;
     if (this.dmaWords && this.dmaLoadDone > this.time) this.dmaRace(b, this.dmaWords.load, this.dmaLoadDone, 'read of words its DMA load is still filling', 'vr_wait');
-    if (b.size === 32) for (let e = 0; e < 16; e++) this.R[dst + e] = vpm[blockField(b, e).word]!;
-    else {
+    if (b.size === 32) {
+      const first = first32(b);
+      const step = step32(b);
+      for (let e = 0; e < 16; e++) R[dst + e] = vpm[first + e * step]!;
+    } else {
       // 8- and 16-bit elements read zero-extended (VC4C's emulator; unpack converts further).
       const mask = b.size === 16 ? 0xffff : 0xff;
       for (let e = 0; e < 16; e++) {
         const f = blockField(b, e);
-        this.R[dst + e] = (vpm[f.word]! >>> f.shift) & mask;
+        R[dst + e] = (vpm[f.word]! >>> f.shift) & mask;
       }
     }
     b.addr = (b.addr + b.stride) & 0xff;
-    if (--b.left === 0) this.vpmReads.shift();
+    if (--b.left === 0 && ++this.vpmReadHead === this.vpmReads.length) this.vpmReads.length = this.vpmReadHead = 0;
   }
 
   vpmReadsLeft(): number {
-    return this.vpmReads.reduce((n, b) => n + b.left, 0);
+    let n = 0;
+    for (let i = this.vpmReadHead; i < this.vpmReads.length; i++) n += this.vpmReads[i]!.left;
+    return n;
   }
 
   vpmWriteSetup(v: number): void {
@@ -316,8 +351,12 @@ export class Qpu {
     if (!b) throw ioError('rule', 'a VPM write before any VPM write setup', 'vpm-write-no-setup');
     const vpm = this.m.vpm;
     if (this.dmaWords && this.dmaStoreDone > this.time) this.dmaRace(b, this.dmaWords.store, this.dmaStoreDone, 'write to words its DMA store is still reading', 'vw_wait');
-    if (b.size === 32) for (let e = 0; e < 16; e++) vpm[blockField(b, e).word] = this.R[src + e]!;
-    else {
+    if (b.size === 32) {
+      const first = first32(b);
+      const step = step32(b);
+      const R = this.R;
+      for (let e = 0; e < 16; e++) vpm[first + e * step] = R[src + e]!;
+    } else {
       // An 8- or 16-bit write stores the low bits of each element and keeps the rest of the word.
       const mask = b.size === 16 ? 0xffff : 0xff;
       for (let e = 0; e < 16; e++) {
@@ -357,17 +396,15 @@ export class Qpu {
   dmaLoad(addr: number): void {
     if (!this.vdr) throw ioError('rule', 'a DMA load (vr_addr write) before any DMA load setup', 'dma-no-setup');
     this.stall(this.dmaLoadDone, 'dma');
-    const { done, bytes } = this.m.dmaLoad(this, this.vdr, this.vdrPitch, addr >>> 0, this.dmaWords?.load);
-    this.dmaLoadDone = done;
-    this.stats.dmaLoadBytes += bytes;
+    this.dmaLoadDone = this.m.dmaLoad(this, this.vdr, this.vdrPitch, addr >>> 0, this.dmaWords?.load);
+    this.stats.dmaLoadBytes += this.m.dmaBytes;
   }
 
   dmaStore(addr: number): void {
     if (!this.vdw) throw ioError('rule', 'a DMA store (vw_addr write) before any DMA store setup', 'dma-no-setup');
     this.stall(this.dmaStoreDone, 'dma');
-    const { done, bytes } = this.m.dmaStore(this, this.vdw, this.vdwStride, addr >>> 0, this.dmaWords?.store);
-    this.dmaStoreDone = done;
-    this.stats.dmaStoreBytes += bytes;
+    this.dmaStoreDone = this.m.dmaStore(this, this.vdw, this.vdwStride, addr >>> 0, this.dmaWords?.store);
+    this.stats.dmaStoreBytes += this.m.dmaBytes;
   }
 
   /** Reading vr_wait / vw_wait stalls until this QPU's DMA completes. */

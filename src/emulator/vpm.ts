@@ -65,6 +65,19 @@ export function blockField(b: VpmBlock, e: number): { word: number; shift: numbe
   return { word: ((((hi >> 4) & 3) * 16 + along) * 16 + (hi & 15)) % VPM_WORDS, shift };
 }
 
+/**
+ * The VPM word of element 0 of a 32-bit vector at the block's current address; element e is at
+ * first32(b) + e * step32(b): a horizontal vector is 16 consecutive words of a row, a vertical
+ * one 16 words down a column (blockField for 32-bit elements, without an object per element).
+ */
+export function first32(b: VpmBlock): number {
+  const a = b.addr;
+  return b.horizontal ? (a & 63) * 16 : ((a >> 4) & 3) * 256 + (a & 15);
+}
+export function step32(b: VpmBlock): number {
+  return b.horizontal ? 1 : 16;
+}
+
 /** A DMA store (VDW) from the VPM to memory: Table 34 with the stride of Table 35. */
 export interface VdwSetup {
   readonly units: number;
@@ -85,26 +98,23 @@ export function decodeVdwSetup(v: number): VdwSetup {
 }
 
 /**
- * A DMA store's memory rows, in order: for each of `units` rows, the VPM words of its `depth`
- * 32-bit words and the row's byte offset in memory. Horizontal: row r is VPM row Y+r from
- * column X on, wrapping within the row (V3DLib's emulator; vc4asm issue 27 saw the wrap on a
- * chip). Vertical: row r is VPM column X+r from row Y down (py-videocore's tests on a Pi).
- * `stride` bytes separate the end of one memory row from the start of the next.
+ * A DMA store's memory rows, in order: `s.units` rows of `s.depth` 32-bit words, row r at byte
+ * r * (depth * 4 + stride) from the start. vdwRow fills `words` with row r's VPM words.
+ * Horizontal: row r is VPM row Y+r from column X on, wrapping within the row (V3DLib's emulator;
+ * vc4asm issue 27 saw the wrap on a chip). Vertical: row r is VPM column X+r from row Y down
+ * (py-videocore's tests on a Pi). `stride` bytes separate the end of one memory row from the
+ * start of the next.
  */
-export function forEachVdwRow(s: VdwSetup, stride: number, row: (vpmWords: Int32Array, n: number, byteOffset: number) => void): void {
-  if (s.modew !== 0) throw new VpmFormatError(`DMA store mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
+export function vdwRow(s: VdwSetup, r: number, words: Int32Array): void {
   const y = s.vpmBase >> 4;
   const x = s.vpmBase & 15;
-  const rowBytes = s.depth * 4 + stride;
-  const words = ROW;
-  for (let r = 0; r < s.units; r++) {
-    for (let d = 0; d < s.depth; d++) words[d] = (s.horizontal ? (y + r) * 16 + ((x + d) & 15) : vertical(y + d, x + r)) % VPM_WORDS;
-    row(words, s.depth, r * rowBytes);
-  }
+  for (let d = 0; d < s.depth; d++) words[d] = (s.horizontal ? (y + r) * 16 + ((x + d) & 15) : vertical(y + d, x + r)) % VPM_WORDS;
 }
 
-/** The VPM words of one memory row (at most 128), reused by every transfer. */
-const ROW = new Int32Array(128);
+/** Throws for a DMA store mode the emulator does not run (8- and 16-bit). */
+export function checkVdw(s: VdwSetup): void {
+  if (s.modew !== 0) throw new VpmFormatError(`DMA store mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
+}
 
 /** Column `col` (16 and above continue in the next block of 16 rows), row `row`. */
 function vertical(row: number, col: number): number {
@@ -137,20 +147,21 @@ export function decodeVdrSetup(v: number): VdrSetup {
 }
 
 /**
- * A DMA load's memory rows: memory row r (at r * pitch bytes), element c goes to VPM row
+ * A DMA load's memory rows: `s.rows` rows of `s.rowLength` words, memory row r at r * pitch
+ * bytes (vdrPitch). vdrRow fills `words` with row r's VPM words: element c goes to VPM row
  * Y + r * VPITCH, column X + c when horizontal, wrapping within the row as DMA stores do (the
  * setup keeps X in its own 4-bit field and VPITCH steps only Y, Table 36; vc4asm issue 27 saw
  * stores wrap on a chip; not measured for loads); when vertical, down the one column X, to row
  * Y + r * VPITCH + c (the guide: loads and stores are not symmetric; py-videocore's and QPULib's
  * programs on a Pi rely on it).
  */
-export function forEachVdrRow(s: VdrSetup, pitchB: number, row: (vpmWords: Int32Array, n: number, byteOffset: number) => void): void {
+export function vdrRow(s: VdrSetup, r: number, words: Int32Array): void {
+  for (let c = 0; c < s.rowLength; c++)
+    words[c] = (s.vertical ? vertical(s.y + r * s.vpitch + c, s.x) : (s.y + r * s.vpitch) * 16 + ((s.x + c) & 15)) % VPM_WORDS;
+}
+
+/** The bytes between a DMA load's memory rows: MPITCH's, or the extended pitch when it is 0 (Table 37). */
+export function vdrPitch(s: VdrSetup, extended: number): number {
   if (s.modew !== 0) throw new VpmFormatError(`DMA load mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
-  const pitch = s.mpitch ? 8 << s.mpitch : pitchB;
-  const words = ROW;
-  for (let r = 0; r < s.rows; r++) {
-    for (let c = 0; c < s.rowLength; c++)
-      words[c] = (s.vertical ? vertical(s.y + r * s.vpitch + c, s.x) : (s.y + r * s.vpitch) * 16 + ((s.x + c) & 15)) % VPM_WORDS;
-    row(words, s.rowLength, r * pitch);
-  }
+  return s.mpitch ? 8 << s.mpitch : extended;
 }
