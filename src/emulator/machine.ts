@@ -18,7 +18,7 @@ import { addRange, StoreRaces } from './store-race.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
 import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
-import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwSetup, vdwRow, VPM_WORDS, VpmFormatError } from './vpm.ts';
+import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwSetup, vdwRow, VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
 
 export const MAX_QPUS = 12;
 
@@ -154,7 +154,7 @@ export class Machine {
       const q = new Qpu(id, this);
       q.reset(0, u);
       q.tmuLimit = strict ? TMU_FIFO_DEPTH : TMU_SLOTS;
-      q.dmaWords = strict ? { load: new Uint8Array(VPM_WORDS), store: new Uint8Array(VPM_WORDS) } : null;
+      q.dmaWords = strict ? { load: new VpmWordSet(), store: new VpmWordSet() } : null;
       opts.init?.(q);
       return q;
     });
@@ -327,19 +327,19 @@ export class Machine {
    * A DMA load; `touched`, when given, is set to mark the VPM words it writes. Returns the cycle
    * it completes; its bytes are in `dmaBytes`.
    */
-  dmaLoad(q: Qpu, s: VdrSetup, extendedPitch: number, addr: number, touched?: Uint8Array): number {
+  dmaLoad(q: Qpu, s: VdrSetup, extendedPitch: number, addr: number, touched?: VpmWordSet): number {
     const mem = this.memory;
     const vpm = this.vpm;
     const words = this.rowWords;
     const pitch = vdrPitch(s, extendedPitch);
     const n = s.rowLength;
-    touched?.fill(0);
+    touched?.clear();
     // The engine starts this load when it has finished the one before (any QPU's).
     const start = Math.max(q.time, this.vdrFree);
     for (let r = 0; r < s.rows; r++) {
       const at = (addr + r * pitch) >>> 0;
       vdrRow(s, r, words);
-      if (touched) for (let d = 0; d < n; d++) touched[words[d]!] = 1;
+      if (touched) for (let d = 0; d < n; d++) touched.add(words[d]!);
       if (touched && this.races.any()) this.races.check(q, at, (at + 4 * n) >>> 0, `a DMA load (starting at cycle ${start})`, start);
       if (mem.spans(at, (at + 4 * (n - 1)) >>> 0)) {
         const i0 = mem.index(at);
@@ -356,19 +356,19 @@ export class Machine {
    * A DMA store; `touched`, when given, is set to mark the VPM words it reads. Returns the cycle
    * it completes; its bytes are in `dmaBytes`.
    */
-  dmaStore(q: Qpu, s: VdwSetup, stride: number, addr: number, touched?: Uint8Array): number {
+  dmaStore(q: Qpu, s: VdwSetup, stride: number, addr: number, touched?: VpmWordSet): number {
     const mem = this.memory;
     const vpm = this.vpm;
     const words = this.rowWords;
     const n = s.depth;
     const rowBytes = n * 4 + stride;
     checkVdw(s);
-    touched?.fill(0);
+    touched?.clear();
     const rows: [number, number][] | undefined = touched && this.qpus.length > 1 ? [] : undefined;
     for (let r = 0; r < s.units; r++) {
       const at = (addr + r * rowBytes) >>> 0;
       vdwRow(s, r, words);
-      if (touched) for (let d = 0; d < n; d++) touched[words[d]!] = 1;
+      if (touched) for (let d = 0; d < n; d++) touched.add(words[d]!);
       if (rows) addRange(rows, at, (at + 4 * n) >>> 0);
       if (mem.spans(at, (at + 4 * (n - 1)) >>> 0, WRITE)) {
         const i0 = mem.index(at, WRITE);

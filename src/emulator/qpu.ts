@@ -11,7 +11,7 @@ import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
 
 /** BUS_BASE as an int32, for word indices: (address - BUS_BASE_I32) >>> 2. */
 const BUS_BASE_I32 = BUS_BASE | 0;
-import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock, VPM_READ_SETUP_INSTRS } from './vpm.ts';
+import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
 
 // Layout of the register array R (16 lanes a register).
 export const REG_A = 0;
@@ -149,7 +149,7 @@ export class Qpu {
    * so touching those words before `vr_wait` / `vw_wait` (or before the clock passes the
    * transfer's end) is a race the emulator would not show. Null in other runs.
    */
-  dmaWords: { load: Uint8Array; store: Uint8Array } | null = null;
+  dmaWords: { load: VpmWordSet; store: VpmWordSet } | null = null;
 
   constructor(
     readonly id: number,
@@ -368,9 +368,9 @@ export class Qpu {
   }
 
   /** Strict runs: a VPM access to words this QPU's DMA transfer still uses is a rule error. */
-  private dmaRace(b: VpmBlock, busy: Uint8Array, done: number, what: string, wait: string): void {
+  private dmaRace(b: VpmBlock, busy: VpmWordSet, done: number, what: string, wait: string): void {
     for (let e = 0; e < 16; e++)
-      if (busy[blockField(b, e).word])
+      if (busy.has(blockField(b, e).word))
         throw ioError('rule', `a VPM ${what} (it ends at cycle ${done}, now ${this.time}): read ${wait} first`, 'vpm-dma-race');
   }
 

@@ -16,6 +16,24 @@ export const VPM_READ_SETUP_INSTRS = 3;
 
 export class VpmFormatError extends Error {}
 
+/**
+ * A set of VPM words, emptied in constant time: a word is in the set when its stamp is the
+ * current generation (a DMA transfer marks the words it moves, and the next one starts anew).
+ */
+export class VpmWordSet {
+  private readonly stamps = new Int32Array(VPM_WORDS);
+  private gen = 1;
+  clear(): void {
+    this.gen++;
+  }
+  add(word: number): void {
+    this.stamps[word] = this.gen;
+  }
+  has(word: number): boolean {
+    return this.stamps[word] === this.gen;
+  }
+}
+
 /** A generic block read or write setup (Tables 32 and 33). */
 export interface VpmBlock {
   /** 8, 16 or 32-bit elements. */
