@@ -15,6 +15,7 @@ import { addWriteFile, mulWriteFile, type RegFile, writeInfo } from '../vc4/regi
 import { ADD_OPS, MUL_OPS, perElementValues, smallImmValue } from '../vc4/tables.ts';
 import {
   ADD_FLOAT_OUT,
+  ADD_IDENTITY,
   ADD_READS_FLOAT,
   addCarryExpr,
   addOpCode,
@@ -23,6 +24,7 @@ import {
   intOfFloat,
   loadFloat,
   MUL_FLOAT_OUT,
+  MUL_IDENTITY,
   MUL_READS_FLOAT,
   mulCarryExpr,
   mulOpCode,
@@ -49,6 +51,8 @@ export interface InstrCode {
   fusable: boolean;
   /** Reads values other lanes produce. */
   crossLane?: boolean;
+  /** The lanes the loop must run: 1 when everything it writes takes element 0 only (setups, DMA addresses). */
+  lanes?: 1 | 16;
   /**
    * Reads an I/O register whose value depends on this QPU's clock or on shared units (VPM,
    * vr_busy/vw_busy, vr_wait/vw_wait): it runs alone, at its own time, never hoisted to the start
@@ -78,7 +82,7 @@ export function instrCode(ins: Instr, pc: number, opts: TranslateOptions): Instr
 
 /** An instruction's code as one piece, for running it on its own. */
 export function joinCode(c: InstrCode): string {
-  return [...c.pre, c.loop.length ? `for (let l = 0; l < 16; l++) {\n${c.loop.join('\n')}\n}` : '', ...c.post].join('\n');
+  return [...c.pre, c.loop.length ? `for (let l = 0; l < ${c.lanes ?? 16}; l++) {\n${c.loop.join('\n')}\n}` : '', ...c.post].join('\n');
 }
 
 class Unsupported extends Error {
@@ -88,6 +92,17 @@ class Unsupported extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * I/O registers that take element 0 of what is written (and that lane's condition): setups, DMA
+ * and uniform addresses, tmu_noswap, host_int, the mutex (Guide Table 14; p. 22 for unif_addr).
+ */
+const ELEMENT_0 = new Set(['unif_addr', 'vr_setup', 'vw_setup', 'vr_addr', 'vw_addr', 'tmu_noswap', 'host_int', 'mutex']);
+
+/** Whether an ALU's write needs only lane 0 computed: it writes nothing, or an ELEMENT_0 register. */
+function element0Write(op: number, file: RegFile, addr: number): boolean {
+  return op === 0 || addr === 39 || ELEMENT_0.has(writeInfo(file, addr).name);
 }
 
 const COND_EXPR = ['false', 'true', 'Z[l]', '!Z[l]', 'N[l]', '!N[l]', 'C[l]', '!C[l]'];
@@ -297,13 +312,15 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
     const [x, y] = [mux(i.addA), mux(i.addB)];
     const lazy = (i.opAdd === 1 || i.opAdd === 2) && !(i.pm === 0 && i.pack);
     loadInputs(c, ['aa', 'ab', 'fa', 'fb'], x, y, ADD_READS_FLOAT.has(i.opAdd), !lazy);
-    c.loop.push(...addOpCode(i.opAdd, 'ra', lazy ? [x.int, y.int] : undefined));
+    if (x.int === y.int && ADD_IDENTITY.has(i.opAdd)) c.loop.push('const ra = aa;');
+    else c.loop.push(...addOpCode(i.opAdd, 'ra', lazy ? [x.int, y.int] : undefined));
   }
   if (i.opMul !== 0) {
     const [x, y] = [mux(i.mulA), mux(i.mulB)];
     const lazy = i.opMul === 1 && !(i.sf && i.opAdd === 0) && !rotatesMul;
     loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], x, y, MUL_READS_FLOAT.has(i.opMul), !lazy);
-    c.loop.push(...mulOpCode(i.opMul, 'rm', lazy ? [x.int, y.int] : undefined));
+    if (x.int === y.int && MUL_IDENTITY.has(i.opMul)) c.loop.push('const rm = ma;');
+    else c.loop.push(...mulOpCode(i.opMul, 'rm', lazy ? [x.int, y.int] : undefined));
   }
   // Writes come after every input of the lane has been read.
   if (i.opAdd !== 0) {
@@ -331,6 +348,9 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
     }
   }
   c.fusable = !c.crossLane && !c.io && c.post.length === 0 && !c.pre.some((s) => s.includes(BLOCKED));
+  // Flags and remembered reads (the nop register) need every lane; a rotation reads them all.
+  if (!i.sf && !opts.lastReads && !rotates && element0Write(i.opAdd, addWriteFile(i.ws), i.waddrAdd) && element0Write(i.opMul, mulWriteFile(i.ws), i.waddrMul))
+    c.lanes = 1;
 }
 
 /**
@@ -382,6 +402,7 @@ function genImm(i: LoadImmInstr | SemaInstr, pc: number, values: number[], c: In
   if (i.sf) c.loop.push(...flagCode('v', ca, '0'));
   if (c.loop.length === before) c.loop.length = 0;
   c.fusable = i.kind === 'ldi' && c.post.length === 0;
+  if (!i.sf && element0Write(1, addWriteFile(i.ws), i.waddrAdd) && element0Write(1, mulWriteFile(i.ws), i.waddrMul)) c.lanes = 1;
 }
 
 function genSema(i: SemaInstr, pc: number, c: InstrCode): void {

@@ -4,6 +4,7 @@
 // through the Float32Array view F over the registers; rare cases (NaN inputs) call arith.
 
 import { toF } from '../vc4/arith.ts';
+import { ADD_OP_BY_NAME, MUL_OP_BY_NAME } from '../vc4/tables.ts';
 import { FSCR } from './qpu.ts';
 
 /** An ALU input: its 32-bit pattern as an expression, and its float value (zero and denormals read as +0). */
@@ -75,6 +76,15 @@ export function intOfFloat(out: string): string {
 /** The ops whose result is a float kept as a double (fr/sl/rb locals): fadd, fsub, itof; fmul. */
 export const ADD_FLOAT_OUT: ReadonlySet<number> = new Set([1, 2, 8]);
 export const MUL_FLOAT_OUT: ReadonlySet<number> = new Set([1]);
+
+const codes = (m: ReadonlyMap<string, { code: number }>, names: string[]) => new Set(names.map((n) => m.get(n)!.code));
+/**
+ * Opcodes that return their input when both inputs are the same value: `or x, x` and `v8min x, x`
+ * are how moves are written, and they become a plain copy. (fmin and fmax return an operand
+ * unchanged, without flushing; fminabs and fmaxabs clear the sign and are not here.)
+ */
+export const ADD_IDENTITY: ReadonlySet<number> = codes(ADD_OP_BY_NAME, ['fmin', 'fmax', 'min', 'max', 'and', 'or']);
+export const MUL_IDENTITY: ReadonlySet<number> = codes(MUL_OP_BY_NAME, ['v8min', 'v8max']);
 
 /**
  * Statements computing add-ALU opcode `op` of inputs `a` and `b` (locals `aa`/`ab` hold their
