@@ -9,6 +9,9 @@ import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
 import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
 
+/** A TMU gather whose lanes span more bytes than this is checked for store races lane by lane. */
+const RACE_SPAN = 1 << 16;
+
 /** BUS_BASE as an int32, for word indices: (address - BUS_BASE_I32) >>> 2. */
 const BUS_BASE_I32 = BUS_BASE | 0;
 import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
@@ -252,8 +255,8 @@ export class Qpu {
     // Strict runs, while a DMA store may be unfinished: a lane reading what another QPU's store
     // is still writing is rule dma-store-race (one page-table read a lane finds the candidates).
     const racing = this.dmaWords !== null && this.m.races.until > this.time;
-    if (!racing && mask === 0xffff && mem.spans(lo, hi)) {
-      // Every lane inside one readable allocation: no check per lane.
+    if (mask === 0xffff && mem.spans(lo, hi) && (!racing || (hi - lo < RACE_SPAN && this.m.races.clear(this.id, this.time, (lo & ~3) >>> 0, ((hi & ~3) >>> 0) + 4)))) {
+      // Every lane inside one readable allocation that no other QPU's store is still writing: no check per lane.
       const words = mem.words;
       for (let l = 0; l < 16; l++) data[base + l] = words[(R[src + l]! - BUS_BASE_I32) >>> 2]!;
     } else this.tmuGatherChecked(t, src, mask, data, base, racing);

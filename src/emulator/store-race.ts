@@ -87,6 +87,11 @@ export class StoreRaces {
       );
   }
 
+  /** Whether no other QPU's unfinished store writes any of bytes [lo, hi) at cycle `time` (one test for a whole vector's span). */
+  clear(qpu: number, time: number, lo: number, hi: number): boolean {
+    return this.overlapping(qpu, time, lo, hi) === undefined;
+  }
+
   private overlapping(qpu: number, time: number, lo: number, hi: number): UnfinishedStore | undefined {
     if (this.until <= time) return undefined;
     let near = false;
