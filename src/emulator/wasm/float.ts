@@ -1,0 +1,152 @@
+// The QPU's float arithmetic on four lanes at once, as WebAssembly SIMD: the same results as
+// src/vc4/arith.ts, bit for bit (test/emulator/wasm-float.test.ts compares them on structured
+// and random inputs). WebAssembly rounds to nearest and keeps denormals; the QPU rounds toward
+// zero and flushes them (docs/emulator.md, "Arithmetic"). So:
+// - inputs whose exponent field is 0 (zeros, denormals) read as +0;
+// - a sum is rounded to nearest, and the rounding error recovered exactly with Knuth's TwoSum
+//   (error-free in binary32 when nothing overflows); where the error points toward zero the
+//   rounded sum went away from it, and the result steps one unit toward zero (its pattern minus
+//   one: patterns are sign and magnitude). A product or an int-to-float conversion is exact in
+//   binary64, and steps likewise when its binary32 rounding lies beyond it;
+// - results below the smallest normal become +0; toward zero, a result is below it exactly when
+//   the exact value is;
+// - lanes where the rounded result is not finite (NaN or infinite inputs, overflow) are marked
+//   `rare`: the caller recomputes those lanes with arith.ts.
+// Needs: v128 locals holding the inputs' patterns. Guarantees: `out` holds the result of every
+// lane not marked in `rare` (all ones in a marked lane, zero elsewhere; rare is OR-ed into).
+
+import type { FunctionBuilder } from './encoder.ts';
+
+const MIN_NORMAL_BITS = 0x00800000;
+const INF_BITS = 0x7f800000;
+/** 2^128 as a binary64's two words (low, high), for the overflow test of exact products. */
+const TWO_128_F64: [number, number] = [0, 0x47f00000];
+
+const splat = (x: number) => [x, x, x, x];
+
+/** Leaves on the stack: `v` with lanes whose magnitude is below the smallest normal (zeros, denormals, -0) made +0. */
+function flushed(f: FunctionBuilder, v: number): void {
+  f.get(v);
+  f.get(v).simd('f32x4.abs').v128i32(splat(MIN_NORMAL_BITS)).simd('f32x4.lt');
+  f.simd('v128.andnot');
+}
+
+/** Stores a flushed copy of `v` in a new local and returns it. */
+function flushInto(f: FunctionBuilder, v: number, name: string): number {
+  const x = f.local('v128', name);
+  flushed(f, v);
+  f.set(x);
+  return x;
+}
+
+/** rare |= lanes of the binary32 value `v` that are not finite (NaN or infinite). */
+function markNonFinite(f: FunctionBuilder, v: number, rare: number): void {
+  f.get(rare);
+  f.get(v).simd('f32x4.abs').v128i32(splat(INF_BITS)).simd('f32x4.lt').simd('v128.not');
+  f.simd('v128.or').set(rare);
+}
+
+/** fadd (or fsub) of the patterns in locals `a` and `b` into `out`, rounded toward zero. */
+export function emitFaddSub(f: FunctionBuilder, a: number, b: number, sub: boolean, out: number, rare: number): void {
+  f.note(sub ? 'fsub: TwoSum, then one step toward zero where rounding went away from it' : 'fadd: TwoSum, then one step toward zero where rounding went away from it');
+  const x = flushInto(f, a, 'fa');
+  const y = f.local('v128', 'fb');
+  flushed(f, b);
+  if (sub) f.simd('f32x4.neg');
+  f.set(y);
+  const s = f.local('v128', 's');
+  const bv = f.local('v128', 'bv');
+  const err = f.local('v128', 'err');
+  f.get(x).get(y).simd('f32x4.add').set(s);
+  markNonFinite(f, s, rare);
+  // bv = s - x; err = (x - (s - bv)) + (y - bv)
+  f.get(s).get(x).simd('f32x4.sub').set(bv);
+  f.get(x).get(s).get(bv).simd('f32x4.sub').simd('f32x4.sub');
+  f.get(y).get(bv).simd('f32x4.sub');
+  f.simd('f32x4.add').set(err);
+  // Where err is non-zero and of the other sign than s, s went away from zero: its pattern - 1.
+  f.get(s);
+  f.get(err).get(s).simd('v128.xor').i32(31).simd('i32x4.shr_s');
+  f.get(err).v128i32(splat(0)).simd('f32x4.ne');
+  f.simd('v128.and');
+  f.simd('i32x4.add').set(out);
+  flushed(f, out);
+  f.set(out);
+}
+
+/**
+ * Leaves on the stack the binary32 patterns of the binary64 pairs `lo` (lanes 0, 1) and `hi`
+ * (lanes 2, 3) rounded toward zero, and sets `big` to the lanes whose exact value is NaN or at
+ * least 2^128 in magnitude.
+ */
+function narrowTowardZero(f: FunctionBuilder, lo: number, hi: number, big: number): void {
+  const r = f.local('v128', 'r');
+  const step = f.local('v128', 'step');
+  // Rounded to nearest: lanes 0-1 from lo, 2-3 from hi.
+  f.get(lo).simd('f32x4.demote_f64x2_zero');
+  f.get(hi).simd('f32x4.demote_f64x2_zero');
+  f.shuffle([0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]).set(r);
+  // Per pair: rounded beyond the exact value (|r| > |p|), and not finite or too big (!(|p| < 2^128)).
+  const widen = (pair: number, r64: () => void) => {
+    r64();
+    f.simd('f64x2.promote_low_f32x4').simd('f64x2.abs');
+    f.get(pair).simd('f64x2.abs').simd('f64x2.gt');
+  };
+  const bigPair = (pair: number) => {
+    f.get(pair).simd('f64x2.abs').v128i32([...TWO_128_F64, ...TWO_128_F64]).simd('f64x2.lt').simd('v128.not');
+  };
+  // The 64-bit masks narrowed to 32-bit lanes: bytes 0-3 and 8-11 of each.
+  const narrow = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
+  widen(lo, () => f.get(r));
+  widen(hi, () => f.get(r).get(r).shuffle([8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]));
+  f.shuffle(narrow).set(step);
+  bigPair(lo);
+  bigPair(hi);
+  f.shuffle(narrow).set(big);
+  f.get(r).get(step).simd('i32x4.add');
+}
+
+/** Splits the binary32 lanes of `v` into two binary64 pairs: lanes 0-1 into `lo`, 2-3 into `hi`. */
+function widenF32(f: FunctionBuilder, v: number, lo: number, hi: number): void {
+  f.get(v).simd('f64x2.promote_low_f32x4').set(lo);
+  f.get(v).get(v).shuffle([8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]).simd('f64x2.promote_low_f32x4').set(hi);
+}
+
+/** fmul of the patterns in `a` and `b` into `out`: the exact binary64 product rounded toward zero. */
+export function emitFmul(f: FunctionBuilder, a: number, b: number, out: number, rare: number): void {
+  f.note('fmul: the exact binary64 product, narrowed toward zero');
+  const x = flushInto(f, a, 'fa');
+  const y = flushInto(f, b, 'fb');
+  const [xl, xh, yl, yh] = ['fa_lo', 'fa_hi', 'fb_lo', 'fb_hi'].map((n) => f.local('v128', n)) as [number, number, number, number];
+  widenF32(f, x, xl, xh);
+  widenF32(f, y, yl, yh);
+  f.get(xl).get(yl).simd('f64x2.mul').set(xl);
+  f.get(xh).get(yh).simd('f64x2.mul').set(xh);
+  const big = f.local('v128', 'big');
+  narrowTowardZero(f, xl, xh, big);
+  f.set(out);
+  f.get(rare).get(big).simd('v128.or').set(rare);
+  flushed(f, out);
+  f.set(out);
+}
+
+/** itof of the patterns in `a` into `out`: exact in binary64, narrowed toward zero (never rare). */
+export function emitItof(f: FunctionBuilder, a: number, out: number): void {
+  f.note('itof: exact in binary64, narrowed toward zero');
+  const [lo, hi, big] = ['i_lo', 'i_hi', 'big'].map((n) => f.local('v128', n)) as [number, number, number];
+  f.get(a).simd('f64x2.convert_low_i32x4_s').set(lo);
+  f.get(a).get(a).shuffle([8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]).simd('f64x2.convert_low_i32x4_s').set(hi);
+  narrowTowardZero(f, lo, hi, big);
+  f.set(out);
+}
+
+/** ftoi of the patterns in `a` into `out`: truncated; NaN and values outside the int32 range give 0. */
+export function emitFtoi(f: FunctionBuilder, a: number, out: number): void {
+  f.note('ftoi: truncated, 0 outside the int32 range');
+  const x = flushInto(f, a, 'fa');
+  f.get(x).simd('i32x4.trunc_sat_f32x4_s');
+  // -2^31 <= x < 2^31 (false for NaN)
+  f.get(x).v128i32(splat(0xcf000000)).simd('f32x4.ge');
+  f.get(x).v128i32(splat(0x4f000000)).simd('f32x4.lt');
+  f.simd('v128.and').simd('v128.and').set(out);
+}
