@@ -15,6 +15,7 @@ import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, EMULATOR_STE
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
 import { EmulatorError } from './errors.ts';
 import { addRange, StoreRaces } from './store-race.ts';
+import { attach, detach } from './wasm/slots.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
 import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
@@ -150,8 +151,10 @@ export class Machine {
     this.races.reset();
     const strict = opts.strict ?? true;
     const maxSteps = stepBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator');
+    for (const x of this.qpus) detach(x); // a run that threw in a callback before its own cleanup
     this.qpus = uniforms.map((u, id) => {
       const q = new Qpu(id, this);
+      attach(q);
       q.reset(0, u);
       q.tmuLimit = strict ? TMU_FIFO_DEPTH : TMU_SLOTS;
       q.dmaWords = strict ? { load: new VpmWordSet(), store: new VpmWordSet() } : null;
@@ -179,6 +182,7 @@ export class Machine {
       for (const x of this.qpus) {
         x.stats.instructions = x.count;
         x.stats.cycles = x.time;
+        detach(x);
       }
     }
     const qpus = this.qpus.map((x) => x.stats);
@@ -474,11 +478,11 @@ export class Machine {
     return off / 8;
   }
 
-  all(flags: Uint8Array, v: number): boolean {
+  all(flags: Int32Array, v: number): boolean {
     for (let l = 0; l < 16; l++) if (flags[l] !== v) return false;
     return true;
   }
-  any(flags: Uint8Array, v: number): boolean {
+  any(flags: Int32Array, v: number): boolean {
     for (let l = 0; l < 16; l++) if (flags[l] === v) return true;
     return false;
   }

@@ -30,6 +30,16 @@ export const SROT = 1216;
 /** One word where generated code stores a float to read its rounded pattern back. */
 export const FSCR = 1232;
 export const R_WORDS = 1236;
+/**
+ * A QPU's whole state the translated code touches is one array of SLOT_WORDS words (its slot in
+ * the register memory the WebAssembly code shares, wasm/slots.ts): the registers (R_WORDS), the
+ * flags as 0/1 words (16 each), and scratch words for the SIMD code's calls back into arith.
+ */
+export const FLAG_Z = R_WORDS;
+export const FLAG_N = FLAG_Z + 16;
+export const FLAG_C = FLAG_N + 16;
+export const WSCR = FLAG_C + 16;
+export const SLOT_WORDS = WSCR + 16;
 
 export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
 export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex'];
@@ -95,11 +105,18 @@ export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', mes
 type VpmReader = VpmBlock & { left: number; readyAt: number };
 
 export class Qpu {
-  readonly R = new Int32Array(R_WORDS);
-  readonly F = new Float32Array(this.R.buffer);
-  readonly Z = new Uint8Array(16);
-  readonly N = new Uint8Array(16);
-  readonly C = new Uint8Array(16);
+  /**
+   * The registers (R, and F: the same words as floats) and the flags (0 or 1 a lane): views of
+   * one slot of SLOT_WORDS words, in the shared register memory while a run uses the QPU
+   * (wasm/slots.ts), in an array of its own otherwise.
+   */
+  R!: Int32Array;
+  F!: Float32Array;
+  Z!: Int32Array;
+  N!: Int32Array;
+  C!: Int32Array;
+  /** The slot's byte offset in the register memory, -1 when not in it. */
+  base = -1;
   /** What reading the nop register returns: the last regfile-A/B read of lanes 12-15 (vc4asm's addendum). */
   readonly lastA = new Int32Array(4);
   readonly lastB = new Int32Array(4);
@@ -157,7 +174,20 @@ export class Qpu {
   constructor(
     readonly id: number,
     readonly m: Machine,
-  ) {}
+  ) {
+    this.moveTo(new ArrayBuffer(SLOT_WORDS * 4), 0, false);
+  }
+
+  /** Points the views at SLOT_WORDS words of `buffer` from `byteOffset`, first copying the state there when `copy`. */
+  moveTo(buffer: ArrayBuffer, byteOffset: number, copy: boolean): void {
+    const words = new Int32Array(buffer, byteOffset, SLOT_WORDS);
+    if (copy) words.set(new Int32Array(this.R.buffer, this.R.byteOffset, SLOT_WORDS));
+    this.R = words.subarray(0, R_WORDS);
+    this.F = new Float32Array(buffer, byteOffset, R_WORDS);
+    this.Z = words.subarray(FLAG_Z, FLAG_Z + 16);
+    this.N = words.subarray(FLAG_N, FLAG_N + 16);
+    this.C = words.subarray(FLAG_C, FLAG_C + 16);
+  }
 
   reset(pc: number, uniforms: number): void {
     this.R.fill(0);

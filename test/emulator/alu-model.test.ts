@@ -14,9 +14,9 @@ import { ACC, type Qpu, REG_A, REG_B } from '../../src/emulator/qpu.ts';
 
 interface State {
   R: Int32Array;
-  Z: Uint8Array;
-  N: Uint8Array;
-  C: Uint8Array;
+  Z: Int32Array;
+  N: Int32Array;
+  C: Int32Array;
 }
 
 /** What one ALU instruction does, written directly from the guide's tables. */
@@ -145,9 +145,9 @@ test('translated ALU instructions compute what the model computes', () => {
       (i, words, flagBits) => {
         const init: State = {
           R: Int32Array.from(words),
-          Z: Uint8Array.from(flagBits, (b) => b & 1),
-          N: Uint8Array.from(flagBits, (b) => (b >> 1) & 1),
-          C: Uint8Array.from(flagBits, (b) => (b >> 2) & 1),
+          Z: Int32Array.from(flagBits, (b) => b & 1),
+          N: Int32Array.from(flagBits, (b) => (b >> 1) & 1),
+          C: Int32Array.from(flagBits, (b) => (b >> 2) & 1),
         };
         const got = runOne(i, init);
         const want = model(i, init);
@@ -192,7 +192,7 @@ test('fmul: products just below the smallest normal give +0, as arith.fmul does 
   ];
   const mul: AluInstr = { ...nopInstr(), opMul: 1, mulA: 0, mulB: 1, waddrMul: 34, condMul: 1 };
   for (const [a, b] of cases) {
-    const init: State = { R: new Int32Array(ACC + 96), Z: new Uint8Array(16), N: new Uint8Array(16), C: new Uint8Array(16) };
+    const init: State = { R: new Int32Array(ACC + 96), Z: new Int32Array(16), N: new Int32Array(16), C: new Int32Array(16) };
     init.R.fill(a, ACC, ACC + 16);
     init.R.fill(b, ACC + 16, ACC + 32);
     const got = runOne(mul, init).R[ACC + 32]!;

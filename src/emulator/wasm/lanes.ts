@@ -1,0 +1,333 @@
+// Lane arithmetic as WebAssembly SIMD: a run of instructions that only do lane arithmetic (what
+// blocks.ts fuses into one lane loop) becomes one function over a QPU's registers in the shared
+// register memory (slots.ts), four lanes a v128 and four chunks of lanes one after another. The
+// instructions of a run depend on each other only lane by lane, so chunk by chunk is as good as
+// instruction by instruction. Results are those of compile.ts's JavaScript, bit for bit:
+// floats through float.ts, whose rare lanes (NaN, infinities, overflow) call back into arith.ts.
+// Needs: instructions `supported` accepts. Guarantees: a function (base: the slot's byte offset,
+// qpu: the QPU's number) with the effect of running the instructions in order on that slot.
+
+import * as arith from '../../vc4/arith.ts';
+import type { AluInstr, Instr, LoadImmInstr } from '../../vc4/instr.ts';
+import { addWriteFile, mulWriteFile, type RegFile } from '../../vc4/registers.ts';
+import { ADD_OPS, MUL_OPS, perElementValues, smallImmValue } from '../../vc4/tables.ts';
+import { ADD_IDENTITY, MUL_IDENTITY } from '../inline.ts';
+import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, WSCR } from '../qpu.ts';
+import { type FunctionBuilder, type ImportedFunction, type SimdOp } from './encoder.ts';
+import { emitFaddSub, emitFmul, emitFtoi, emitItof } from './float.ts';
+
+/** The JavaScript function the SIMD code calls for rare float lanes: fix(base, op) (FIX_OPS). */
+export const FIX_IMPORT: ImportedFunction = { name: 'fix', params: ['i32', 'i32'], results: [] };
+const FIX_OPS = ['fadd', 'fsub', 'fmul'] as const;
+
+/**
+ * Recomputes with arith.ts the lanes marked rare in the scratch words of the slot at `base`:
+ * a at WSCR, b at WSCR + 4, the result at WSCR + 8, the rare lanes (all ones) at WSCR + 12.
+ */
+export function fixRareLanes(words: Int32Array, base: number, op: number): void {
+  const w = (base >> 2) + WSCR;
+  const fn = arith[FIX_OPS[op]!];
+  for (let l = 0; l < 4; l++) if (words[w + 12 + l] !== 0) words[w + 8 + l] = fn(words[w + l]!, words[w + 4 + l]!);
+}
+
+const name = (info: { name: string } | undefined) => info?.name ?? '';
+const ADD_SIMPLE: Partial<Record<string, SimdOp>> = { add: 'i32x4.add', sub: 'i32x4.sub', min: 'i32x4.min_s', max: 'i32x4.max_s', and: 'v128.and', or: 'v128.or', xor: 'v128.xor', v8adds: 'i8x16.add_sat_u', v8subs: 'i8x16.sub_sat_u' };
+const MUL_SIMPLE: Partial<Record<string, SimdOp>> = { v8min: 'i8x16.min_u', v8max: 'i8x16.max_u', v8adds: 'i8x16.add_sat_u', v8subs: 'i8x16.sub_sat_u' };
+const ADD_SUPPORTED = new Set(['fadd', 'fsub', 'fmin', 'fmax', 'fminabs', 'fmaxabs', 'ftoi', 'itof', 'shr', 'asr', 'ror', 'shl', 'not', ...Object.keys(ADD_SIMPLE)]);
+const MUL_SUPPORTED = new Set(['fmul', 'mul24', ...Object.keys(MUL_SIMPLE)]);
+const SHIFTS = new Set(['shr', 'asr', 'ror', 'shl']);
+/** Ops whose carry flag is computed here (the others' C is 0, or they are not supported with flags). */
+const SMALL_IMM = 13;
+const NO_SIGNAL = 1;
+const NOP_ADDR = 39;
+const ELEM_NUM = 38;
+
+/** Whether `supported` instructions write an address: a register file word or r0-r3. */
+const plainWrite = (addr: number) => addr < 36 || addr === NOP_ADDR;
+
+/**
+ * Whether the instruction can be translated here: lane arithmetic on register files, r0-r5
+ * and small immediates, no packs or unpacks, no I/O, no uniforms, no rotation, no `clz`,
+ * `v8muld`, shift by a per-lane amount, or flags from `mul24`.
+ */
+export function supported(ins: Instr): boolean {
+  if (ins.kind === 'ldi') return ins.mode !== 2 && ins.pm === 0 && ins.pack === 0 && plainWrite(ins.waddrAdd) && plainWrite(ins.waddrMul);
+  if (ins.kind !== 'alu') return false;
+  if (ins.pack !== 0 || ins.unpack !== 0) return false;
+  if (ins.sig !== NO_SIGNAL && !(ins.sig === SMALL_IMM && ins.raddrB < 48)) return false;
+  if (!plainWrite(ins.waddrAdd) || !plainWrite(ins.waddrMul)) return false;
+  const add = name(ADD_OPS[ins.opAdd]);
+  const mul = name(MUL_OPS[ins.opMul]);
+  if (ins.opAdd !== 0 && !ADD_SUPPORTED.has(add)) return false;
+  if (ins.opMul !== 0 && !MUL_SUPPORTED.has(mul)) return false;
+  if (ins.opAdd !== 0 && SHIFTS.has(add) && !(ins.addB === 7 && ins.sig === SMALL_IMM)) return false;
+  if (ins.sf && ins.opAdd === 0 && mul === 'mul24') return false;
+  const muxes = [...(ins.opAdd ? [ins.addA, ins.addB] : []), ...(ins.opMul ? [ins.mulA, ins.mulB] : [])];
+  const readsA = muxes.includes(6);
+  const readsB = muxes.includes(7) && ins.sig !== SMALL_IMM;
+  // Register-file reads with effects or values from elsewhere: uniforms, VPM, DMA, the mutex, the nop register.
+  const plainRead = (addr: number, used: boolean) => addr < 32 || addr === ELEM_NUM || (addr === NOP_ADDR && !used);
+  return plainRead(ins.raddrA, readsA) && (ins.sig === SMALL_IMM || plainRead(ins.raddrB, readsB));
+}
+
+const splat = (x: number) => [x, x, x, x];
+/** Byte offset of word `w` of chunk `c` (lanes 4c..4c+3) from the slot's base. */
+const at = (w: number, c: number) => 4 * (w + 4 * c);
+
+/** Emits the function running `instrs` (each `supported`) on a QPU's slot. */
+export function emitLanes(f: FunctionBuilder, instrs: readonly Instr[], first: number): void {
+  const base = 0;
+  const qpu = 1;
+  const e = new Emitter(f, base, qpu);
+  for (let c = 0; c < 4; c++)
+    instrs.forEach((ins, k) => {
+      f.note(`pc ${first + k}, lanes ${4 * c}-${4 * c + 3}`);
+      if (ins.kind === 'ldi') e.ldi(ins, c);
+      else e.alu(ins as AluInstr, c);
+    });
+}
+
+class Emitter {
+  private readonly v: number[] = [];
+  private fixIndex = 0;
+  constructor(
+    private readonly f: FunctionBuilder,
+    private readonly base: number,
+    private readonly qpu: number,
+  ) {}
+
+  /** A v128 local for temporary `slot` (reused across instructions). */
+  private tmp(slot: number, label: string): number {
+    return (this.v[slot] ??= this.f.local('v128', label));
+  }
+
+  private load(word: number, c: number, what: string): void {
+    this.f.get(this.base).load(at(word, c), what);
+  }
+
+  /** Pushes the condition mask of `cond` (2-7) from the flags before this instruction. */
+  private condMask(cond: number, c: number): void {
+    const flag = [FLAG_Z, FLAG_N, FLAG_C][(cond - 2) >> 1]!;
+    this.load(flag, c, ['Z', 'N', 'C'][(cond - 2) >> 1]!);
+    this.f.v128i32(splat(0)).simd(cond & 1 ? 'i32x4.eq' : 'i32x4.ne');
+  }
+
+  /** Writes local `v` to `addr` of `file` under `cond` (mask in local `mask` when not always). */
+  private write(v: number, file: RegFile, addr: number, cond: number, mask: number, c: number): void {
+    if (addr === NOP_ADDR || cond === 0) return;
+    const word = addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : ACC + 16 * (addr - 32);
+    const f = this.f;
+    f.get(this.base);
+    if (cond === 1) f.get(v);
+    else {
+      f.get(v);
+      this.load(word, c, 'old');
+      f.get(mask).simd('v128.bitselect');
+    }
+    f.store(at(word, c), file === 'a' || addr >= 32 ? `write ${addr >= 32 ? `r${addr - 32}` : `ra${addr}`}` : `write rb${addr}`);
+  }
+
+  /** Sets Z, N and C from result `r` and carry `carry` (0/1 lanes, or undefined for 0) in the lanes `cond` selects. */
+  private flags(r: number, carry: number | undefined, cond: number, mask: number, c: number): void {
+    if (cond === 0) return;
+    const f = this.f;
+    const set = (flag: number, value: () => void, label: string) => {
+      f.get(this.base);
+      value();
+      if (cond !== 1) {
+        this.load(flag, c, label);
+        f.get(mask).simd('v128.bitselect');
+      }
+      f.store(at(flag, c), `flag ${label}`);
+    };
+    set(FLAG_Z, () => f.get(r).v128i32(splat(0)).simd('i32x4.eq').simd('i32x4.neg'), 'Z');
+    set(FLAG_N, () => f.get(r).i32(31).simd('i32x4.shr_u'), 'N');
+    set(FLAG_C, () => (carry === undefined ? f.v128i32(splat(0)) : f.get(carry)), 'C');
+  }
+
+  ldi(i: LoadImmInstr, c: number): void {
+    const f = this.f;
+    const values = i.mode === 0 ? splat(i.imm | 0) : perElementValues(i.imm, i.mode === 1).slice(4 * c, 4 * c + 4);
+    const v = this.tmp(0, 'value');
+    f.v128i32(values).set(v);
+    const [ma, mm] = [this.tmp(1, 'cond_add'), this.tmp(2, 'cond_mul')];
+    if (i.condAdd > 1) (this.condMask(i.condAdd, c), f.set(ma));
+    if (i.condMul > 1) (this.condMask(i.condMul, c), f.set(mm));
+    this.write(v, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma, c);
+    this.write(v, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm, c);
+    if (i.sf) this.flags(v, undefined, i.condAdd, ma, c);
+  }
+
+  alu(i: AluInstr, c: number): void {
+    const f = this.f;
+    const small = i.sig === SMALL_IMM;
+    const a = this.tmp(3, 'ra');
+    const b = this.tmp(4, 'rb');
+    const muxes = [...(i.opAdd ? [i.addA, i.addB] : []), ...(i.opMul ? [i.mulA, i.mulB] : [])];
+    if (muxes.includes(6)) this.readFile(i.raddrA, REG_A, a, c, false);
+    if (muxes.includes(7)) {
+      if (small) f.v128i32(splat(smallImmValue(i.raddrB))).set(b);
+      else this.readFile(i.raddrB, REG_B, b, c, true);
+    }
+    // Each accumulator an ALU reads is loaded once (so `or r0, r0` is seen as a move).
+    const loaded = new Set<number>();
+    const input = (m: number): number => {
+      if (m === 6) return a;
+      if (m === 7) return b;
+      const t = this.tmp(16 + m, `r${m}`);
+      if (!loaded.has(m)) {
+        loaded.add(m);
+        this.load(ACC + 16 * m, c, `r${m}`);
+        f.set(t);
+      }
+      return t;
+    };
+    const [ma, mm] = [this.tmp(1, 'cond_add'), this.tmp(2, 'cond_mul')];
+    // Conditions read the flags from before the instruction.
+    if (i.opAdd && i.condAdd > 1) (this.condMask(i.condAdd, c), f.set(ma));
+    if (i.opMul && i.condMul > 1) (this.condMask(i.condMul, c), f.set(mm));
+    let ra = -1;
+    let carry: number | undefined;
+    if (i.opAdd) {
+      const [x, y] = [input(i.addA), input(i.addB)];
+      ra = this.tmp(7, 'add_result');
+      carry = this.addOp(i, x, y, ra, small ? smallImmValue(i.raddrB) : 0);
+    }
+    let rm = -1;
+    if (i.opMul) {
+      const [x, y] = [input(i.mulA), input(i.mulB)];
+      rm = this.tmp(10, 'mul_result');
+      this.mulOp(i, x, y, rm);
+    }
+    if (i.opAdd) this.write(ra, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma, c);
+    if (i.sf && i.opAdd) this.flags(ra, carry, i.condAdd, ma, c);
+    if (i.opMul) this.write(rm, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm, c);
+    if (i.sf && !i.opAdd && i.opMul) this.flags(rm, undefined, i.condMul, mm, c);
+  }
+
+  private readFile(addr: number, file: number, into: number, c: number, isB: boolean): void {
+    const f = this.f;
+    if (addr < 32) this.load(file + 16 * addr, c, `${isB ? 'rb' : 'ra'}${addr}`);
+    else if (!isB) f.v128i32([4 * c, 4 * c + 1, 4 * c + 2, 4 * c + 3]); // elem_num
+    else f.get(this.qpu).simd('i32x4.splat'); // qpu_num
+    f.set(into);
+  }
+
+  /** The add ALU's op into local `out`; returns the local holding its carry (0/1 lanes), if not 0. */
+  private addOp(i: AluInstr, x: number, y: number, out: number, imm: number): number | undefined {
+    const f = this.f;
+    const op = name(ADD_OPS[i.opAdd]);
+    const carry = this.tmp(11, 'carry');
+    const bit = () => f.v128i32(splat(1)).simd('v128.and');
+    if (x === y && ADD_IDENTITY.has(i.opAdd)) {
+      f.get(x).set(out);
+      return undefined; // and, or: C is 0; min, max, fmin, fmax: a > a is false
+
+    }
+    const simple = ADD_SIMPLE[op];
+    if (simple) {
+      f.get(x).get(y).simd(simple).set(out);
+      if (op === 'add') f.get(out).get(x).simd('i32x4.lt_u');
+      else if (op === 'sub') f.get(x).get(y).simd('i32x4.lt_u');
+      else if (op === 'min' || op === 'max') f.get(x).get(y).simd('i32x4.gt_s');
+      else return undefined;
+      f.simd('i32x4.neg').set(carry);
+      return carry;
+    }
+    switch (op) {
+      case 'fadd':
+      case 'fsub':
+        this.float(op, () => emitFaddSub(f, x, y, op === 'fsub', out, this.rare()), x, y, out);
+        f.get(out).v128i32(splat(0)).simd('i32x4.gt_s').simd('i32x4.neg').set(carry);
+        return carry;
+      case 'itof':
+        emitItof(f, x, out);
+        f.get(out).v128i32(splat(0)).simd('i32x4.gt_s').simd('i32x4.neg').set(carry);
+        return carry;
+      case 'ftoi':
+        emitFtoi(f, x, out);
+        return undefined;
+      case 'not':
+        f.get(x).simd('v128.not').set(out);
+        return undefined;
+      case 'fmin':
+      case 'fmax':
+      case 'fminabs':
+      case 'fmaxabs': {
+        // fmin/fmax order sign-magnitude patterns (+0 = -0); the abs forms compare magnitudes.
+        const abs = op.endsWith('abs');
+        const [kx, ky] = [this.tmp(12, 'key_a'), this.tmp(13, 'key_b')];
+        this.key(x, abs, kx);
+        this.key(y, abs, ky);
+        f.get(kx).get(ky).simd('i32x4.gt_s').set(carry);
+        const [px, py] = abs ? [kx, ky] : [x, y];
+        const min = op === 'fmin' || op === 'fminabs';
+        f.get(min ? py : px).get(min ? px : py).get(carry).simd('v128.bitselect').set(out);
+        f.get(carry).simd('i32x4.neg').set(carry);
+        return carry;
+      }
+      default: {
+        // Shifts by the small immediate's low 5 bits.
+        const n = imm & 31;
+        if (op === 'shr') f.get(x).i32(n).simd('i32x4.shr_u').set(out);
+        else if (op === 'asr') f.get(x).i32(n).simd('i32x4.shr_s').set(out);
+        else if (op === 'shl') f.get(x).i32(n).simd('i32x4.shl').set(out);
+        else if (n === 0) f.get(x).set(out);
+        else f.get(x).i32(n).simd('i32x4.shr_u').get(x).i32(32 - n).simd('i32x4.shl').simd('v128.or').set(out);
+        if (op === 'ror' || n === 0) return undefined;
+        f.get(x).i32(op === 'shl' ? 32 - n : n - 1).simd('i32x4.shr_u');
+        bit();
+        f.set(carry);
+        return carry;
+      }
+    }
+  }
+
+  /** fmin/fmax's order key of `v` into `out`: the sign-magnitude pattern as an integer; the magnitude for the abs forms. */
+  private key(v: number, abs: boolean, out: number): void {
+    const f = this.f;
+    f.get(v).v128i32(splat(0x7fffffff)).simd('v128.and');
+    if (abs) return void f.set(out);
+    const m = this.tmp(14, 'sign');
+    f.get(v).i32(31).simd('i32x4.shr_s').tee(m).simd('v128.xor').get(m).simd('i32x4.sub').set(out);
+  }
+
+  private mulOp(i: AluInstr, x: number, y: number, out: number): void {
+    const f = this.f;
+    const op = name(MUL_OPS[i.opMul]);
+    if (x === y && MUL_IDENTITY.has(i.opMul)) return void f.get(x).set(out);
+    const simple = MUL_SIMPLE[op];
+    if (simple) return void f.get(x).get(y).simd(simple).set(out);
+    if (op === 'mul24') {
+      const low = (v: number) => f.get(v).v128i32(splat(0xffffff)).simd('v128.and');
+      low(x);
+      low(y);
+      return void f.simd('i32x4.mul').set(out);
+    }
+    this.float('fmul', () => emitFmul(f, x, y, out, this.rare()), x, y, out);
+  }
+
+  /** The rare-lane mask, cleared. */
+  private rare(): number {
+    const r = this.tmp(15, 'rare');
+    this.f.v128i32(splat(0)).set(r);
+    return r;
+  }
+
+  /** Runs a float op's emitter, then recomputes its rare lanes with arith.ts through the fix import. */
+  private float(op: (typeof FIX_OPS)[number], emit: () => void, x: number, y: number, out: number): void {
+    const f = this.f;
+    emit();
+    const rare = this.tmp(15, 'rare');
+    f.get(rare).simd('v128.any_true');
+    f.if(() => {
+      const put = (w: number, v: number, what: string) => f.get(this.base).get(v).store(4 * (WSCR + w), what);
+      put(0, x, 'scratch a');
+      put(4, y, 'scratch b');
+      put(8, out, 'scratch result');
+      put(12, rare, 'scratch rare');
+      f.get(this.base).i32(FIX_OPS.indexOf(op)).call(this.fixIndex, `fix_${op}`);
+      f.get(this.base).load(4 * (WSCR + 8), 'scratch result').set(out);
+    });
+  }
+}
