@@ -19,6 +19,8 @@ import { PROGRAM_END_SIGNALS } from '../vc4/tables.ts';
 import { BLOCKED, HELPERS, type InstrCode, instrCode, joinCode, SYNC_R4, type TranslateOptions } from './compile.ts';
 import type { Step } from './program.ts';
 import type { Qpu } from './qpu.ts';
+import { supported } from './wasm/lanes.ts';
+import { LaneModule } from './wasm/module.ts';
 
 export const CONTINUE = 0;
 export const YIELD = 1;
@@ -39,9 +41,14 @@ export const MAX_BLOCK = 64;
 const HELPER_NAMES = Object.keys(HELPERS);
 const HELPER_VALUES = HELPER_NAMES.map((n) => HELPERS[n]);
 
-function make(name: string, body: string): BlockFn {
-  const src = `return function ${name}(q) {\nconst R = q.R, F = q.F, Z = q.Z, N = q.N, C = q.C;\nlet at = q.pc;\ntry {\n${body}\n} catch (e) { q.pc = at; throw q.m.locate(q, at, e); }\n}`;
-  return (new Function(...HELPER_NAMES, src) as (...h: unknown[]) => BlockFn)(...HELPER_VALUES);
+/** The JavaScript of a block's function, given its body. */
+function source(name: string, body: string): string {
+  return `return function ${name}(q) {\nconst R = q.R, F = q.F, Z = q.Z, N = q.N, C = q.C;\nlet at = q.pc;\ntry {\n${body}\n} catch (e) { q.pc = at; throw q.m.locate(q, at, e); }\n}`;
+}
+
+/** The block's function; `W` holds its SIMD functions (wasm/module.ts). */
+function make(name: string, body: string, W?: Record<string, unknown>): BlockFn {
+  return (new Function(...HELPER_NAMES, 'W', source(name, body)) as (...h: unknown[]) => BlockFn)(...HELPER_VALUES, W);
 }
 
 const isError = (v: Violation) => RULES[v.rule].severity === 'error';
@@ -126,11 +133,14 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
     else groups.push({ first: k, codes: [code], bad });
   }
 
+  // Lane arithmetic WebAssembly SIMD can do runs as SIMD functions (wasm/lanes.ts).
+  const lanes = new LaneModule();
+  const simd = (k: number, c: InstrCode) => opts.simd && !opts.lastReads && c.fusable && supported(step(k).instr);
   for (const g of groups) {
     const len = g.codes.length;
     lines.push(`// ${g.first}${len > 1 ? `-${g.first + len - 1}` : ''}`, `at = ${g.first};`);
     if (g.bad) lines.push(`q.m.ruleBroken(q, ${g.first}, ${JSON.stringify(g.bad)});`);
-    if (len === 1) {
+    if (len === 1 && !simd(g.first, g.codes[0]!)) {
       const k = g.first;
       if (step(k).shared) lines.push(`if (${mustYield(step(k))}) { ${leaveBefore(k)} return ${YIELD}; }`);
       const body = joinCode(g.codes[0]!).replaceAll(BLOCKED, `{ ${leaveBefore(k)} return ${BLOCK}; }`).replaceAll(SYNC_R4, 'q.syncR4(0);');
@@ -138,8 +148,18 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
     } else {
       // Only the group's first instruction can fault (uniform reads start groups), so `at` holds.
       g.codes.forEach((c, j) => lines.push(...c.pre.map((s) => s.replaceAll(SYNC_R4, `q.syncR4(${j});`))));
-      const bodies = g.codes.filter((c) => c.loop.length).map((c) => `{\n${c.loop.join('\n')}\n}`);
-      if (bodies.length) lines.push('for (let l = 0; l < 16; l++) {', ...promoteRegisters(bodies), '}');
+      // Runs of instructions SIMD can do, and runs of the others in one lane loop, in order.
+      for (let j = 0; j < len; ) {
+        const kind = simd(g.first + j, g.codes[j]!);
+        let n = 1;
+        while (j + n < len && simd(g.first + j + n, g.codes[j + n]!) === kind) n++;
+        if (kind) lines.push(lanes.add(range(g.first + j, n).map((k) => step(k).instr), g.first + j));
+        else {
+          const bodies = g.codes.slice(j, j + n).filter((c) => c.loop.length).map((c) => `{\n${c.loop.join('\n')}\n}`);
+          if (bodies.length) lines.push('for (let l = 0; l < 16; l++) {', ...promoteRegisters(bodies), '}');
+        }
+        j += n;
+      }
       lines.push(`q.time += ${4 * len}; q.count += ${len};`);
     }
     for (let k = g.first; k < g.first + len; k++) {
@@ -164,8 +184,10 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
       `return ${CONTINUE};`,
     );
   } else lines.push(leaveBefore(end + 1), `return ${CONTINUE};`);
-  return make(`block_${start}_${end}`, lines.join('\n'));
+  return make(`block_${start}_${end}`, lines.join('\n'), lanes.empty ? undefined : lanes.instantiate());
 }
+
+const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
 
 /** One instruction, handling pending branches and program ends in general. */
 export function compileUnit(p: Steps, pc: number, opts: TranslateOptions): BlockFn {

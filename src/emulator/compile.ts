@@ -64,6 +64,8 @@ export interface InstrCode {
 export interface TranslateOptions {
   /** The program reads the nop register somewhere, so regfile reads must be remembered (addendum). */
   readonly lastReads: boolean;
+  /** Lane arithmetic runs as WebAssembly SIMD where it can (wasm/lanes.ts); else as JavaScript lane loops. */
+  readonly simd: boolean;
 }
 
 export function instrCode(ins: Instr, pc: number, opts: TranslateOptions): InstrCode {

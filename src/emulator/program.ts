@@ -56,6 +56,18 @@ export interface Translation {
   readonly translate: TranslateOptions;
 }
 
+let simdOn = true;
+/**
+ * Whether new translations run lane arithmetic as WebAssembly SIMD (the default) or as
+ * JavaScript lane loops only; forgets every cached translation, so the next run translates anew.
+ * The results are the same either way (tests compare them).
+ */
+export function setSimd(on: boolean): void {
+  simdOn = on;
+  CACHE.clear();
+  cachedWords = 0;
+}
+
 /** Translations by the program's length and a hash of its words; a hit is checked word for word. */
 const CACHE = new Map<string, Translation>();
 const CACHE_SIZE = 64;
@@ -161,7 +173,7 @@ function translate(words: Uint32Array): Translation {
     },
     entryChecks,
     // Reads of the nop register return earlier reads (vc4asm's addendum); remember them only if needed.
-    translate: { lastReads: anyReadsNopRegister(words, length) },
+    translate: { lastReads: anyReadsNopRegister(words, length), simd: simdOn },
   };
   return t;
 }

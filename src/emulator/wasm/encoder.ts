@@ -45,7 +45,7 @@ export const SIMD = {
   'f32x4.demote_f64x2_zero': 0x5e,
   'f64x2.promote_low_f32x4': 0x5f,
   'i8x16.add_sat_u': 0x70,
-  'i8x16.sub_sat_u': 0x72,
+  'i8x16.sub_sat_u': 0x73,
   'i8x16.min_u': 0x77,
   'i8x16.max_u': 0x79,
   'i32x4.abs': 0xa0,
