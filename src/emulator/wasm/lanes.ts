@@ -79,70 +79,108 @@ export function emitLanes(f: FunctionBuilder, instrs: readonly Instr[], first: n
   const base = 0;
   const qpu = 1;
   const e = new Emitter(f, base, qpu);
-  for (let c = 0; c < 4; c++)
+  for (let c = 0; c < 4; c++) {
+    e.begin(c);
     instrs.forEach((ins, k) => {
       f.note(`pc ${first + k}, lanes ${4 * c}-${4 * c + 3}`);
       if (ins.kind === 'ldi') e.ldi(ins, c);
       else e.alu(ins as AluInstr, c);
     });
+    e.end();
+  }
 }
 
+/** A readable name for register-memory word `w` (the first lane of a vector). */
+function wordName(w: number): string {
+  if (w >= FLAG_Z) return ['Z', 'N', 'C'][(w - FLAG_Z) >> 4]!;
+  if (w >= ACC) return `r${(w - ACC) >> 4}`;
+  return w >= REG_B ? `rb${(w - REG_B) >> 4}` : `ra${(w - REG_A) >> 4}`;
+}
+
+/**
+ * Emits instructions chunk by chunk. Within a chunk the registers and flags an instruction reads
+ * are loaded into locals once, and those written are stored once, at the chunk's end.
+ */
 class Emitter {
   private readonly v: number[] = [];
   private fixIndex = 0;
+  /** The local of each register-memory word used, its value valid in this chunk when in `live`. */
+  private readonly regs = new Map<number, number>();
+  private readonly live = new Set<number>();
+  private readonly dirty = new Set<number>();
+  private chunk = 0;
   constructor(
     private readonly f: FunctionBuilder,
     private readonly base: number,
     private readonly qpu: number,
   ) {}
 
+  begin(c: number): void {
+    this.chunk = c;
+    this.live.clear();
+    this.dirty.clear();
+  }
+
+  /** Stores the words the chunk wrote. */
+  end(): void {
+    for (const w of this.dirty) this.f.get(this.base).get(this.regs.get(w)!).store(at(w, this.chunk), wordName(w));
+  }
+
+  private localOf(word: number): number {
+    let l = this.regs.get(word);
+    if (l === undefined) this.regs.set(word, (l = this.f.local('v128', wordName(word))));
+    return l;
+  }
+
+  /** The local holding word `word` of this chunk, loaded on first use. */
+  private reg(word: number): number {
+    const l = this.localOf(word);
+    if (!this.live.has(word)) {
+      this.f.get(this.base).load(at(word, this.chunk), wordName(word)).set(l);
+      this.live.add(word);
+    }
+    return l;
+  }
+
+  /** Sets word `word` from the value on the stack, or where `mask` (a local) is set when given. */
+  private assign(word: number, mask?: number): void {
+    const f = this.f;
+    if (mask !== undefined) f.get(this.reg(word)).get(mask).simd('v128.bitselect');
+    f.set(this.localOf(word));
+    this.live.add(word);
+    this.dirty.add(word);
+  }
+
   /** A v128 local for temporary `slot` (reused across instructions). */
   private tmp(slot: number, label: string): number {
     return (this.v[slot] ??= this.f.local('v128', label));
   }
 
-  private load(word: number, c: number, what: string): void {
-    this.f.get(this.base).load(at(word, c), what);
-  }
-
   /** Pushes the condition mask of `cond` (2-7) from the flags before this instruction. */
-  private condMask(cond: number, c: number): void {
-    const flag = [FLAG_Z, FLAG_N, FLAG_C][(cond - 2) >> 1]!;
-    this.load(flag, c, ['Z', 'N', 'C'][(cond - 2) >> 1]!);
+  private condMask(cond: number): void {
+    this.f.get(this.reg([FLAG_Z, FLAG_N, FLAG_C][(cond - 2) >> 1]!));
     this.f.v128i32(splat(0)).simd(cond & 1 ? 'i32x4.eq' : 'i32x4.ne');
   }
 
   /** Writes local `v` to `addr` of `file` under `cond` (mask in local `mask` when not always). */
-  private write(v: number, file: RegFile, addr: number, cond: number, mask: number, c: number): void {
+  private write(v: number, file: RegFile, addr: number, cond: number, mask: number): void {
     if (addr === NOP_ADDR || cond === 0) return;
-    const word = addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : ACC + 16 * (addr - 32);
-    const f = this.f;
-    f.get(this.base);
-    if (cond === 1) f.get(v);
-    else {
-      f.get(v);
-      this.load(word, c, 'old');
-      f.get(mask).simd('v128.bitselect');
-    }
-    f.store(at(word, c), file === 'a' || addr >= 32 ? `write ${addr >= 32 ? `r${addr - 32}` : `ra${addr}`}` : `write rb${addr}`);
+    this.f.get(v);
+    this.assign(addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : ACC + 16 * (addr - 32), cond === 1 ? undefined : mask);
   }
 
   /** Sets Z, N and C from result `r` and carry `carry` (0/1 lanes, or undefined for 0) in the lanes `cond` selects. */
-  private flags(r: number, carry: number | undefined, cond: number, mask: number, c: number): void {
+  private flags(r: number, carry: number | undefined, cond: number, mask: number): void {
     if (cond === 0) return;
     const f = this.f;
-    const set = (flag: number, value: () => void, label: string) => {
-      f.get(this.base);
-      value();
-      if (cond !== 1) {
-        this.load(flag, c, label);
-        f.get(mask).simd('v128.bitselect');
-      }
-      f.store(at(flag, c), `flag ${label}`);
-    };
-    set(FLAG_Z, () => f.get(r).v128i32(splat(0)).simd('i32x4.eq').simd('i32x4.neg'), 'Z');
-    set(FLAG_N, () => f.get(r).i32(31).simd('i32x4.shr_u'), 'N');
-    set(FLAG_C, () => (carry === undefined ? f.v128i32(splat(0)) : f.get(carry)), 'C');
+    const m = cond === 1 ? undefined : mask;
+    f.get(r).v128i32(splat(0)).simd('i32x4.eq').simd('i32x4.neg');
+    this.assign(FLAG_Z, m);
+    f.get(r).i32(31).simd('i32x4.shr_u');
+    this.assign(FLAG_N, m);
+    if (carry === undefined) f.v128i32(splat(0));
+    else f.get(carry);
+    this.assign(FLAG_C, m);
   }
 
   ldi(i: LoadImmInstr, c: number): void {
@@ -151,41 +189,29 @@ class Emitter {
     const v = this.tmp(0, 'value');
     f.v128i32(values).set(v);
     const [ma, mm] = [this.tmp(1, 'cond_add'), this.tmp(2, 'cond_mul')];
-    if (i.condAdd > 1) (this.condMask(i.condAdd, c), f.set(ma));
-    if (i.condMul > 1) (this.condMask(i.condMul, c), f.set(mm));
-    this.write(v, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma, c);
-    this.write(v, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm, c);
-    if (i.sf) this.flags(v, undefined, i.condAdd, ma, c);
+    if (i.condAdd > 1) (this.condMask(i.condAdd), f.set(ma));
+    if (i.condMul > 1) (this.condMask(i.condMul), f.set(mm));
+    this.write(v, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma);
+    this.write(v, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm);
+    if (i.sf) this.flags(v, undefined, i.condAdd, ma);
   }
 
   alu(i: AluInstr, c: number): void {
     const f = this.f;
     const small = i.sig === SMALL_IMM;
-    const a = this.tmp(3, 'ra');
-    const b = this.tmp(4, 'rb');
     const muxes = [...(i.opAdd ? [i.addA, i.addB] : []), ...(i.opMul ? [i.mulA, i.mulB] : [])];
-    if (muxes.includes(6)) this.readFile(i.raddrA, REG_A, a, c, false);
+    const a = muxes.includes(6) ? this.readFile(i.raddrA, REG_A, 3, c) : -1;
+    let b = -1;
     if (muxes.includes(7)) {
-      if (small) f.v128i32(splat(smallImmValue(i.raddrB))).set(b);
-      else this.readFile(i.raddrB, REG_B, b, c, true);
+      if (small) f.v128i32(splat(smallImmValue(i.raddrB))).set((b = this.tmp(4, 'imm')));
+      else b = this.readFile(i.raddrB, REG_B, 4, c);
     }
-    // Each accumulator an ALU reads is loaded once (so `or r0, r0` is seen as a move).
-    const loaded = new Set<number>();
-    const input = (m: number): number => {
-      if (m === 6) return a;
-      if (m === 7) return b;
-      const t = this.tmp(16 + m, `r${m}`);
-      if (!loaded.has(m)) {
-        loaded.add(m);
-        this.load(ACC + 16 * m, c, `r${m}`);
-        f.set(t);
-      }
-      return t;
-    };
+    // An accumulator's local: `or r0, r0` reads one local twice and is seen as a move.
+    const input = (m: number): number => (m === 6 ? a : m === 7 ? b : this.reg(ACC + 16 * m));
     const [ma, mm] = [this.tmp(1, 'cond_add'), this.tmp(2, 'cond_mul')];
     // Conditions read the flags from before the instruction.
-    if (i.opAdd && i.condAdd > 1) (this.condMask(i.condAdd, c), f.set(ma));
-    if (i.opMul && i.condMul > 1) (this.condMask(i.condMul, c), f.set(mm));
+    if (i.opAdd && i.condAdd > 1) (this.condMask(i.condAdd), f.set(ma));
+    if (i.opMul && i.condMul > 1) (this.condMask(i.condMul), f.set(mm));
     let ra = -1;
     let carry: number | undefined;
     if (i.opAdd) {
@@ -199,18 +225,20 @@ class Emitter {
       rm = this.tmp(10, 'mul_result');
       this.mulOp(i, x, y, rm);
     }
-    if (i.opAdd) this.write(ra, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma, c);
-    if (i.sf && i.opAdd) this.flags(ra, carry, i.condAdd, ma, c);
-    if (i.opMul) this.write(rm, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm, c);
-    if (i.sf && !i.opAdd && i.opMul) this.flags(rm, undefined, i.condMul, mm, c);
+    if (i.opAdd) this.write(ra, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma);
+    if (i.sf && i.opAdd) this.flags(ra, carry, i.condAdd, ma);
+    if (i.opMul) this.write(rm, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm);
+    if (i.sf && !i.opAdd && i.opMul) this.flags(rm, undefined, i.condMul, mm);
   }
 
-  private readFile(addr: number, file: number, into: number, c: number, isB: boolean): void {
-    const f = this.f;
-    if (addr < 32) this.load(file + 16 * addr, c, `${isB ? 'rb' : 'ra'}${addr}`);
-    else if (!isB) f.v128i32([4 * c, 4 * c + 1, 4 * c + 2, 4 * c + 3]); // elem_num
-    else f.get(this.qpu).simd('i32x4.splat'); // qpu_num
-    f.set(into);
+  /** The local holding what reading `addr` of a register file gives: a register, elem_num (A) or qpu_num (B). */
+  private readFile(addr: number, file: number, slot: number, c: number): number {
+    if (addr < 32) return this.reg(file + 16 * addr);
+    const t = this.tmp(slot, file === REG_A ? 'elem_num' : 'qpu_num');
+    if (file === REG_A) this.f.v128i32([4 * c, 4 * c + 1, 4 * c + 2, 4 * c + 3]);
+    else this.f.get(this.qpu).simd('i32x4.splat');
+    this.f.set(t);
+    return t;
   }
 
   /** The add ALU's op into local `out`; returns the local holding its carry (0/1 lanes), if not 0. */
