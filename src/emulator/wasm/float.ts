@@ -7,7 +7,7 @@
 //   (error-free in binary32 when nothing overflows); where the error points toward zero the
 //   rounded sum went away from it, and the result steps one unit toward zero (its pattern minus
 //   one: patterns are sign and magnitude). A product or an int-to-float conversion is exact in
-//   binary64, and steps likewise when its binary32 rounding lies beyond it;
+//   binary64: its mantissa cut to 24 bits is the value rounded toward zero;
 // - results below the smallest normal become +0; toward zero, a result is below it exactly when
 //   the exact value is;
 // - lanes where the rounded result is not finite (NaN or infinite inputs, overflow) are marked
@@ -19,8 +19,6 @@ import type { FunctionBuilder } from './encoder.ts';
 
 const MIN_NORMAL_BITS = 0x00800000;
 const INF_BITS = 0x7f800000;
-/** 2^128 as a binary64's two words (low, high), for the overflow test of exact products. */
-const TWO_128_F64: [number, number] = [0, 0x47f00000];
 
 const splat = (x: number) => [x, x, x, x];
 
@@ -74,36 +72,26 @@ export function emitFaddSub(f: FunctionBuilder, a: number, b: number, sub: boole
   f.set(out);
 }
 
+/** Clears a binary64's 29 low mantissa bits (as i32 lanes, low word first): 24 significant bits remain. */
+const TRUNCATE_24 = [0xe0000000, 0xffffffff, 0xe0000000, 0xffffffff];
+/** 2^-126, the smallest normal binary32, as a binary64 (i32 lanes, low word first). */
+const MIN_NORMAL_F64 = [0, 0x38100000, 0, 0x38100000];
+
 /**
- * Leaves on the stack the binary32 patterns of the binary64 pairs `lo` (lanes 0, 1) and `hi`
- * (lanes 2, 3) rounded toward zero, and sets `big` to the lanes whose exact value is NaN or at
- * least 2^128 in magnitude.
+ * Leaves on the stack the binary32 patterns of the exact binary64 pairs `lo` (lanes 0, 1) and
+ * `hi` (lanes 2, 3) rounded toward zero, below the smallest normal +0: cutting the mantissa to
+ * 24 bits rounds toward zero (the pattern is sign and magnitude); a cut value of at least 2^-126
+ * is then a binary32 exactly (or, from 2^128 on, narrows to an infinity: `rare`), and one below
+ * it becomes +0 before narrowing (narrowing it could round up to 2^-126).
  */
-function narrowTowardZero(f: FunctionBuilder, lo: number, hi: number, big: number): void {
-  const r = f.local('v128', 'r');
-  const step = f.local('v128', 'step');
-  // Rounded to nearest: lanes 0-1 from lo, 2-3 from hi.
-  f.get(lo).simd('f32x4.demote_f64x2_zero');
-  f.get(hi).simd('f32x4.demote_f64x2_zero');
-  f.shuffle([0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]).set(r);
-  // Per pair: rounded beyond the exact value (|r| > |p|), and not finite or too big (!(|p| < 2^128)).
-  const widen = (pair: number, r64: () => void) => {
-    r64();
-    f.simd('f64x2.promote_low_f32x4').simd('f64x2.abs');
-    f.get(pair).simd('f64x2.abs').simd('f64x2.gt');
-  };
-  const bigPair = (pair: number) => {
-    f.get(pair).simd('f64x2.abs').v128i32([...TWO_128_F64, ...TWO_128_F64]).simd('f64x2.lt').simd('v128.not');
-  };
-  // The 64-bit masks narrowed to 32-bit lanes: bytes 0-3 and 8-11 of each.
-  const narrow = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
-  widen(lo, () => f.get(r));
-  widen(hi, () => f.get(r).get(r).shuffle([8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]));
-  f.shuffle(narrow).set(step);
-  bigPair(lo);
-  bigPair(hi);
-  f.shuffle(narrow).set(big);
-  f.get(r).get(step).simd('i32x4.add');
+function narrowTowardZero(f: FunctionBuilder, lo: number, hi: number): void {
+  for (const pair of [lo, hi]) {
+    f.get(pair).v128i32(TRUNCATE_24).simd('v128.and').set(pair);
+    f.get(pair);
+    f.get(pair).simd('f64x2.abs').v128i32(MIN_NORMAL_F64).simd('f64x2.lt');
+    f.simd('v128.andnot').simd('f32x4.demote_f64x2_zero');
+  }
+  f.shuffle([0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]);
 }
 
 /** Splits the binary32 lanes of `v` into two binary64 pairs: lanes 0-1 into `lo`, 2-3 into `hi`. */
@@ -122,21 +110,18 @@ export function emitFmul(f: FunctionBuilder, a: number, b: number, out: number, 
   widenF32(f, y, yl, yh);
   f.get(xl).get(yl).simd('f64x2.mul').set(xl);
   f.get(xh).get(yh).simd('f64x2.mul').set(xh);
-  const big = f.local('v128', 'big');
-  narrowTowardZero(f, xl, xh, big);
+  narrowTowardZero(f, xl, xh);
   f.set(out);
-  f.get(rare).get(big).simd('v128.or').set(rare);
-  flushed(f, out);
-  f.set(out);
+  markNonFinite(f, out, rare);
 }
 
 /** itof of the patterns in `a` into `out`: exact in binary64, narrowed toward zero (never rare). */
 export function emitItof(f: FunctionBuilder, a: number, out: number): void {
   f.note('itof: exact in binary64, narrowed toward zero');
-  const [lo, hi, big] = ['i_lo', 'i_hi', 'big'].map((n) => f.local('v128', n)) as [number, number, number];
+  const [lo, hi] = ['i_lo', 'i_hi'].map((n) => f.local('v128', n)) as [number, number];
   f.get(a).simd('f64x2.convert_low_i32x4_s').set(lo);
   f.get(a).get(a).shuffle([8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15]).simd('f64x2.convert_low_i32x4_s').set(hi);
-  narrowTowardZero(f, lo, hi, big);
+  narrowTowardZero(f, lo, hi);
   f.set(out);
 }
 
