@@ -22,6 +22,12 @@ const INF_BITS = 0x7f800000;
 
 const splat = (x: number) => [x, x, x, x];
 
+/** Which inputs the caller knows to be flushed already (results of float operations). */
+export interface Clean {
+  readonly a?: boolean;
+  readonly b?: boolean;
+}
+
 /** Leaves on the stack: `v` with lanes whose magnitude is below the smallest normal (zeros, denormals, -0) made +0. */
 function flushed(f: FunctionBuilder, v: number): void {
   f.get(v);
@@ -29,8 +35,12 @@ function flushed(f: FunctionBuilder, v: number): void {
   f.simd('v128.andnot');
 }
 
-/** Stores a flushed copy of `v` in a new local and returns it. */
-function flushInto(f: FunctionBuilder, v: number, name: string): number {
+/**
+ * A local holding `v` flushed: `v` itself when the caller knows it is (`clean`: a float result,
+ * never a denormal or -0), else a new local.
+ */
+function flushInto(f: FunctionBuilder, v: number, name: string, clean = false): number {
+  if (clean) return v;
   const x = f.local('v128', name);
   flushed(f, v);
   f.set(x);
@@ -45,13 +55,15 @@ function markNonFinite(f: FunctionBuilder, v: number, rare: number): void {
 }
 
 /** fadd (or fsub) of the patterns in locals `a` and `b` into `out`, rounded toward zero. */
-export function emitFaddSub(f: FunctionBuilder, a: number, b: number, sub: boolean, out: number, rare: number): void {
+export function emitFaddSub(f: FunctionBuilder, a: number, b: number, sub: boolean, out: number, rare: number, clean: Clean = {}): void {
   f.note(sub ? 'fsub: TwoSum, then one step toward zero where rounding went away from it' : 'fadd: TwoSum, then one step toward zero where rounding went away from it');
-  const x = flushInto(f, a, 'fa');
-  const y = f.local('v128', 'fb');
-  flushed(f, b);
-  if (sub) f.simd('f32x4.neg');
-  f.set(y);
+  const x = flushInto(f, a, 'fa', clean.a);
+  let y = flushInto(f, b, 'fb', clean.b);
+  if (sub) {
+    const t = f.local('v128', 'neg_fb');
+    f.get(y).simd('f32x4.neg').set(t);
+    y = t;
+  }
   const s = f.local('v128', 's');
   const bv = f.local('v128', 'bv');
   const err = f.local('v128', 'err');
@@ -101,10 +113,10 @@ function widenF32(f: FunctionBuilder, v: number, lo: number, hi: number): void {
 }
 
 /** fmul of the patterns in `a` and `b` into `out`: the exact binary64 product rounded toward zero. */
-export function emitFmul(f: FunctionBuilder, a: number, b: number, out: number, rare: number): void {
+export function emitFmul(f: FunctionBuilder, a: number, b: number, out: number, rare: number, clean: Clean = {}): void {
   f.note('fmul: the exact binary64 product, narrowed toward zero');
-  const x = flushInto(f, a, 'fa');
-  const y = flushInto(f, b, 'fb');
+  const x = flushInto(f, a, 'fa', clean.a);
+  const y = flushInto(f, b, 'fb', clean.b);
   const [xl, xh, yl, yh] = ['fa_lo', 'fa_hi', 'fb_lo', 'fb_hi'].map((n) => f.local('v128', n)) as [number, number, number, number];
   widenF32(f, x, xl, xh);
   widenF32(f, y, yl, yh);
@@ -126,9 +138,9 @@ export function emitItof(f: FunctionBuilder, a: number, out: number): void {
 }
 
 /** ftoi of the patterns in `a` into `out`: truncated; NaN and values outside the int32 range give 0. */
-export function emitFtoi(f: FunctionBuilder, a: number, out: number): void {
+export function emitFtoi(f: FunctionBuilder, a: number, out: number, clean: Clean = {}): void {
   f.note('ftoi: truncated, 0 outside the int32 range');
-  const x = flushInto(f, a, 'fa');
+  const x = flushInto(f, a, 'fa', clean.a);
   f.get(x).simd('i32x4.trunc_sat_f32x4_s');
   // -2^31 <= x < 2^31 (false for NaN)
   f.get(x).v128i32(splat(0xcf000000)).simd('f32x4.ge');

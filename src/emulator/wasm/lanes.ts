@@ -108,6 +108,12 @@ class Emitter {
   private readonly regs = new Map<number, number>();
   private readonly live = new Set<number>();
   private readonly dirty = new Set<number>();
+  /**
+   * Words and temporaries known, in this chunk, to hold flushed floats (results of fadd, fsub,
+   * fmul and itof; flushed already, never a denormal or -0): float operations skip flushing them.
+   */
+  private readonly cleanWords = new Set<number>();
+  private readonly cleanTemps = new Set<number>();
   private chunk = 0;
   constructor(
     private readonly f: FunctionBuilder,
@@ -119,6 +125,15 @@ class Emitter {
     this.chunk = c;
     this.live.clear();
     this.dirty.clear();
+    this.cleanWords.clear();
+    this.cleanTemps.clear();
+  }
+
+  /** Whether local `v` holds flushed floats. */
+  private clean(v: number): boolean {
+    if (this.cleanTemps.has(v)) return true;
+    for (const w of this.cleanWords) if (this.regs.get(w) === v) return true;
+    return false;
   }
 
   /** Stores the words the chunk wrote. */
@@ -143,8 +158,10 @@ class Emitter {
   }
 
   /** Sets word `word` from the value on the stack, or where `mask` (a local) is set when given. */
-  private assign(word: number, mask?: number): void {
+  private assign(word: number, mask?: number, clean = false): void {
     const f = this.f;
+    if (clean && (mask === undefined || this.cleanWords.has(word))) this.cleanWords.add(word);
+    else this.cleanWords.delete(word);
     if (mask !== undefined) f.get(this.reg(word)).get(mask).simd('v128.bitselect');
     f.set(this.localOf(word));
     this.live.add(word);
@@ -166,7 +183,7 @@ class Emitter {
   private write(v: number, file: RegFile, addr: number, cond: number, mask: number): void {
     if (addr === NOP_ADDR || cond === 0) return;
     this.f.get(v);
-    this.assign(addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : ACC + 16 * (addr - 32), cond === 1 ? undefined : mask);
+    this.assign(addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : ACC + 16 * (addr - 32), cond === 1 ? undefined : mask, this.cleanTemps.has(v));
   }
 
   /** Sets Z, N and C from result `r` and carry `carry` (0/1 lanes, or undefined for 0) in the lanes `cond` selects. */
@@ -247,7 +264,9 @@ class Emitter {
     const op = name(ADD_OPS[i.opAdd]);
     const carry = this.tmp(11, 'carry');
     const bit = () => f.v128i32(splat(1)).simd('v128.and');
+    this.cleanTemps.delete(out);
     if (x === y && ADD_IDENTITY.has(i.opAdd)) {
+      if (this.clean(x)) this.cleanTemps.add(out);
       f.get(x).set(out);
       return undefined; // and, or: C is 0; min, max, fmin, fmax: a > a is false
 
@@ -265,15 +284,17 @@ class Emitter {
     switch (op) {
       case 'fadd':
       case 'fsub':
-        this.float(op, () => emitFaddSub(f, x, y, op === 'fsub', out, this.rare()), x, y, out);
+        this.float(op, () => emitFaddSub(f, x, y, op === 'fsub', out, this.rare(), { a: this.clean(x), b: this.clean(y) }), x, y, out);
+        this.cleanTemps.add(out);
         f.get(out).v128i32(splat(0)).simd('i32x4.gt_s').simd('i32x4.neg').set(carry);
         return carry;
       case 'itof':
         emitItof(f, x, out);
+        this.cleanTemps.add(out);
         f.get(out).v128i32(splat(0)).simd('i32x4.gt_s').simd('i32x4.neg').set(carry);
         return carry;
       case 'ftoi':
-        emitFtoi(f, x, out);
+        emitFtoi(f, x, out, { a: this.clean(x) });
         return undefined;
       case 'not':
         f.get(x).simd('v128.not').set(out);
@@ -323,7 +344,11 @@ class Emitter {
   private mulOp(i: AluInstr, x: number, y: number, out: number): void {
     const f = this.f;
     const op = name(MUL_OPS[i.opMul]);
-    if (x === y && MUL_IDENTITY.has(i.opMul)) return void f.get(x).set(out);
+    this.cleanTemps.delete(out);
+    if (x === y && MUL_IDENTITY.has(i.opMul)) {
+      if (this.clean(x)) this.cleanTemps.add(out);
+      return void f.get(x).set(out);
+    }
     const simple = MUL_SIMPLE[op];
     if (simple) return void f.get(x).get(y).simd(simple).set(out);
     if (op === 'mul24') {
@@ -332,7 +357,8 @@ class Emitter {
       low(y);
       return void f.simd('i32x4.mul').set(out);
     }
-    this.float('fmul', () => emitFmul(f, x, y, out, this.rare()), x, y, out);
+    this.float('fmul', () => emitFmul(f, x, y, out, this.rare(), { a: this.clean(x), b: this.clean(y) }), x, y, out);
+    this.cleanTemps.add(out);
   }
 
   /** The rare-lane mask, cleared. */
