@@ -111,3 +111,23 @@ test('uniforms and buffer values are numbers as the assembler reads them: no sil
   assert.equal(ok.code, 0, ok.err);
   assert.match(ok.out, /\n0x3fc01234 /);
 });
+
+test('qpu emu --dump-js and --dump-wasm print the translation of the blocks that ran', async () => {
+  const mandel = new URL('../examples/asm/mandel.qasm', import.meta.url).pathname;
+  const run = ['--uniforms=-2.0,0.1875,0.1,20,@out,0', '--buffer', 'out:16'];
+  const js = await runQpu('emu', mandel, ...run, '--dump-js');
+  assert.equal(js.code, 0, js.err);
+  assert.match(js.out, /^\/\/ block at pc 12\n.*function block_12_27\(q\)/m);
+  assert.match(js.out, /W\.lanes_12\(q\.base, q\.id\);/);
+  const wasm = await runQpu('emu', mandel, ...run, '--dump-wasm');
+  assert.equal(wasm.code, 0, wasm.err);
+  assert.match(wasm.out, /^;; block at pc 12\n\(func \$lanes_12 \(param \$base i32\) \(param \$qpu i32\)/m);
+  assert.match(wasm.out, /;; pc 13, lanes 0-3\n/);
+  assert.match(wasm.out, /;; fmul: the exact binary64 product, narrowed toward zero\n/);
+  assert.match(wasm.out, /v128\.load offset=\d+ ;; r1\n/);
+  // A program with no lane arithmetic for SIMD says so.
+  const hello = new URL('../examples/asm/hello.qasm', import.meta.url).pathname;
+  const none = await runQpu('emu', hello, '--uniforms', '100,@out', '--buffer', 'out:16', '--dump-wasm');
+  assert.equal(none.code, 0, none.err);
+  assert.match(none.out, /no block of this run had lane arithmetic for SIMD/);
+});

@@ -7,7 +7,10 @@ import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
 import { Machine, MAX_QPUS } from '../emulator/machine.ts';
 import { type Allocation, footprint, GpuMemory, hex, MemoryFault, PAGE } from '../emulator/memory.ts';
+import { listing } from '../emulator/blocks.ts';
+import { forgetTranslations } from '../emulator/program.ts';
 import { formatStats } from '../emulator/report.ts';
+import { listings } from '../emulator/wasm/encoder.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput, SYNTAX_OPTION, syntaxOf, isAssembly } from './io.ts';
 import { readProgram } from './disasm.ts';
@@ -20,6 +23,7 @@ export const emuCommand: Command = {
   summary: 'run machine code on the emulator',
   help: `usage: qpu emu PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]] ... [--uniforms LIST] ...
                     [--dump NAME] ... [--stats] [--trace] [--max-steps N] [--no-strict]
+                    [--dump-js] [--dump-wasm]
 
 Runs PROG.bin (or PROG.qasm, assembled first) on N emulated QPUs (1-${MAX_QPUS}, default 1), all
 starting at the first instruction, until every one has ended its program. PROG.bin must hold at
@@ -39,6 +43,10 @@ options:
   --max-steps N        stop after N instructions in total (default ${EMULATOR_STEPS}, or
                        ${DEFAULT_SECONDS} s of running, whichever comes first)
   --no-strict          do not stop at broken hardware rules
+  --dump-js            after the run, print the JavaScript each translated block of the
+                       program became (docs/emulator.md, "How it runs")
+  --dump-wasm          after the run, print the WebAssembly SIMD functions that run the
+                       blocks' lane arithmetic, as text, an operation a line
   --syntax S           PROG is assembly in this dialect, whatever its name: qpu-ts (the
                        default for .qasm, .asm and .s) or series (docs/asm.md)
   -h, --help           this text
@@ -58,6 +66,8 @@ example (the SHA-256 series' hello world):
       uniforms: { type: 'string', multiple: true },
       dump: { type: 'string', multiple: true },
       stats: { type: 'boolean' },
+      'dump-js': { type: 'boolean' },
+      'dump-wasm': { type: 'boolean' },
       trace: { type: 'boolean' },
       'max-steps': { type: 'string' },
       'no-strict': { type: 'boolean' },
@@ -114,6 +124,10 @@ example (the SHA-256 series' hello world):
     const uniformWords = Array.from({ length: qpus }, (_, q) => (uniforms.length ? uniforms[Math.min(q, uniforms.length - 1)]!.length : 0));
     checkMemory(path, program.length / 2, specs, uniformWords);
 
+    // The listings of SIMD functions cost translation time: kept only when asked for, in a
+    // translation made for this run.
+    listings.on = !!values['dump-wasm'];
+    if (listings.on) forgetTranslations();
     const m = new Machine(new GpuMemory(MEMORY_BYTES));
     let loaded;
     try {
@@ -149,6 +163,9 @@ example (the SHA-256 series' hello world):
       for (let i = 0; i < words.length; i += 8) io.out(Array.from(words.subarray(i, i + 8), hex).join(' ') + '\n');
     }
     if (values.stats) io.out(formatStats(result, m.timing));
+    const blocks = values['no-strict'] ? loaded.blocks.loose : loaded.blocks.strict;
+    if (values['dump-js']) io.out(listing(blocks, 'js'));
+    if (values['dump-wasm']) io.out(listing(blocks, 'wasm') || '(no block of this run had lane arithmetic for SIMD)\n');
     return EXIT.OK;
   },
 };

@@ -20,6 +20,7 @@ import { BLOCKED, HELPERS, type InstrCode, instrCode, joinCode, SYNC_R4, type Tr
 import type { Step } from './program.ts';
 import type { Qpu } from './qpu.ts';
 import { supported } from './wasm/lanes.ts';
+import { listings } from './wasm/encoder.ts';
 import { LaneModule } from './wasm/module.ts';
 
 export const CONTINUE = 0;
@@ -184,7 +185,26 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
       `return ${CONTINUE};`,
     );
   } else lines.push(leaveBefore(end + 1), `return ${CONTINUE};`);
-  return make(`block_${start}_${end}`, lines.join('\n'), lanes.empty ? undefined : lanes.instantiate());
+  const fn = make(`block_${start}_${end}`, lines.join('\n'), lanes.empty ? undefined : lanes.instantiate());
+  if (listings.on && !lanes.empty) (fn as Listed).wasm = lanes.text();
+  return fn;
+}
+
+/** A block that keeps the text of its SIMD functions (when listings are on). */
+type Listed = BlockFn & { wasm?: string };
+
+/**
+ * The translations of the blocks made so far, in program order: each block's JavaScript, or
+ * (`wasm`) the text of its SIMD functions; blocks made while listings were off have no SIMD text.
+ */
+export function listing(blocks: readonly (BlockFn | undefined)[], what: 'js' | 'wasm'): string {
+  const out: string[] = [];
+  blocks.forEach((fn, pc) => {
+    if (!fn) return;
+    if (what === 'js') out.push(`// block at pc ${pc}\n${fn.toString()}`);
+    else if ((fn as Listed).wasm) out.push(`;; block at pc ${pc}\n${(fn as Listed).wasm}`);
+  });
+  return out.join('\n\n') + (out.length ? '\n' : '');
 }
 
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);

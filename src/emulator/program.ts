@@ -64,6 +64,11 @@ let simdOn = true;
  */
 export function setSimd(on: boolean): void {
   simdOn = on;
+  forgetTranslations();
+}
+
+/** Forgets every cached translation (the next run of any program translates it anew). */
+export function forgetTranslations(): void {
   CACHE.clear();
   cachedWords = 0;
 }

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as arith from '../../src/vc4/arith.ts';
-import { encodeModule, FunctionBuilder } from '../../src/emulator/wasm/encoder.ts';
+import { encodeModule, FunctionBuilder, listings } from '../../src/emulator/wasm/encoder.ts';
 import { emitFaddSub, emitFmul, emitFtoi, emitItof } from '../../src/emulator/wasm/float.ts';
 
 type Op = 'fadd' | 'fsub' | 'fmul' | 'itof' | 'ftoi';
@@ -31,6 +31,7 @@ function build(): { exports: Record<Op, (ptr: number) => void>; mem: Int32Array;
   return { exports: instance.exports as unknown as Record<Op, (ptr: number) => void>, mem: new Int32Array(memory.buffer), text: funcs.map((f) => f.text()).join('\n') };
 }
 
+listings.on = true;
 const { exports, mem, text } = build();
 const REF: Record<Op, (a: number, b: number) => number> = {
   fadd: arith.fadd,

@@ -121,12 +121,16 @@ function name(out: number[], s: string): void {
   out.push(...bytes);
 }
 
+/** Whether functions keep a listing of what they emit (for `qpu emu --dump-wasm`; it costs translation time). */
+export const listings = { on: false };
+
 /** One function's body under construction: its locals, its code, and its listing. */
 export class FunctionBuilder {
   readonly code: number[] = [];
   readonly listing: string[] = [];
   private readonly locals: ValType[] = [];
   private readonly localNames: string[] = [];
+  private readonly nameCount = new Map<string, number>();
   private depth = 0;
 
   constructor(
@@ -140,12 +144,15 @@ export class FunctionBuilder {
   /** A new local of `type`, named for the listing; returns its index. */
   local(type: ValType, name: string): number {
     this.locals.push(type);
-    this.localNames.push(name);
+    // Names are unique, as the text format wants: a second `fa` is `fa_1`.
+    const n = (this.nameCount.get(name) ?? 0) + 1;
+    this.nameCount.set(name, n);
+    this.localNames.push(n === 1 ? name : `${name}_${n - 1}`);
     return this.params.length + this.locals.length - 1;
   }
 
   private line(text: string): void {
-    this.listing.push('  '.repeat(this.depth + 1) + text);
+    if (listings.on) this.listing.push('  '.repeat(this.depth + 1) + text);
   }
 
   /** A comment in the listing (no bytes). */
@@ -263,8 +270,10 @@ export class FunctionBuilder {
   text(): string {
     const params = this.params.map((p) => `(param $${p.name} ${p.type})`).join(' ');
     const results = this.results.length ? ` (result ${this.results.join(' ')})` : '';
-    const locals = this.locals.map((t, i) => `(local $${this.localNames[this.params.length + i]} ${t})`).join(' ');
-    return [`(func $${this.name} ${params}${results}`, ...(locals ? [`  ${locals}`] : []), ...this.listing, ')'].join('\n');
+    const locals = this.locals.map((t, i) => `(local $${this.localNames[this.params.length + i]} ${t})`);
+    const rows: string[] = [];
+    for (let i = 0; i < locals.length; i += 6) rows.push(`  ${locals.slice(i, i + 6).join(' ')}`);
+    return [`(func $${this.name} ${params}${results}`, ...rows, ...this.listing, ')'].join('\n');
   }
 }
 

@@ -234,7 +234,7 @@ class Emitter {
     if (i.opAdd) {
       const [x, y] = [input(i.addA), input(i.addB)];
       ra = this.tmp(7, 'add_result');
-      carry = this.addOp(i, x, y, ra, small ? smallImmValue(i.raddrB) : 0);
+      carry = this.addOp(i, x, y, ra, small ? smallImmValue(i.raddrB) : 0, i.sf === 1);
     }
     let rm = -1;
     if (i.opMul) {
@@ -258,8 +258,16 @@ class Emitter {
     return t;
   }
 
-  /** The add ALU's op into local `out`; returns the local holding its carry (0/1 lanes), if not 0. */
-  private addOp(i: AluInstr, x: number, y: number, out: number, imm: number): number | undefined {
+  /**
+   * The add ALU's op into local `out`; returns the local holding its carry (0/1 lanes) when the
+   * instruction sets flags (`flags`) and the carry is not 0.
+   */
+  private addOp(i: AluInstr, x: number, y: number, out: number, imm: number, flags: boolean): number | undefined {
+    const carry = this.addResult(i, x, y, out, imm, flags);
+    return flags ? carry : undefined;
+  }
+
+  private addResult(i: AluInstr, x: number, y: number, out: number, imm: number, flags: boolean): number | undefined {
     const f = this.f;
     const op = name(ADD_OPS[i.opAdd]);
     const carry = this.tmp(11, 'carry');
@@ -274,6 +282,7 @@ class Emitter {
     const simple = ADD_SIMPLE[op];
     if (simple) {
       f.get(x).get(y).simd(simple).set(out);
+      if (!flags) return undefined;
       if (op === 'add') f.get(out).get(x).simd('i32x4.lt_u');
       else if (op === 'sub') f.get(x).get(y).simd('i32x4.lt_u');
       else if (op === 'min' || op === 'max') f.get(x).get(y).simd('i32x4.gt_s');
@@ -286,13 +295,11 @@ class Emitter {
       case 'fsub':
         this.float(op, () => emitFaddSub(f, x, y, op === 'fsub', out, this.rare(), { a: this.clean(x), b: this.clean(y) }), x, y, out);
         this.cleanTemps.add(out);
-        f.get(out).v128i32(splat(0)).simd('i32x4.gt_s').simd('i32x4.neg').set(carry);
-        return carry;
+        return flags ? this.positive(out, carry) : undefined;
       case 'itof':
         emitItof(f, x, out);
         this.cleanTemps.add(out);
-        f.get(out).v128i32(splat(0)).simd('i32x4.gt_s').simd('i32x4.neg').set(carry);
-        return carry;
+        return flags ? this.positive(out, carry) : undefined;
       case 'ftoi':
         emitFtoi(f, x, out, { a: this.clean(x) });
         return undefined;
@@ -323,13 +330,19 @@ class Emitter {
         else if (op === 'shl') f.get(x).i32(n).simd('i32x4.shl').set(out);
         else if (n === 0) f.get(x).set(out);
         else f.get(x).i32(n).simd('i32x4.shr_u').get(x).i32(32 - n).simd('i32x4.shl').simd('v128.or').set(out);
-        if (op === 'ror' || n === 0) return undefined;
+        if (op === 'ror' || n === 0 || !flags) return undefined;
         f.get(x).i32(op === 'shl' ? 32 - n : n - 1).simd('i32x4.shr_u');
         bit();
         f.set(carry);
         return carry;
       }
     }
+  }
+
+  /** Sets `carry` to 1 in the lanes where the pattern in `v` is a positive integer (fadd's, fsub's and itof's C). */
+  private positive(v: number, carry: number): number {
+    this.f.get(v).v128i32(splat(0)).simd('i32x4.gt_s').simd('i32x4.neg').set(carry);
+    return carry;
   }
 
   /** fmin/fmax's order key of `v` into `out`: the sign-magnitude pattern as an integer; the magnitude for the abs forms. */
