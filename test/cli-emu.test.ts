@@ -114,7 +114,7 @@ test('uniforms and buffer values are numbers as the assembler reads them: no sil
 
 test('qpu emu --dump-js and --dump-wasm print the translation of the blocks that ran', async () => {
   const mandel = new URL('../examples/asm/mandel.qasm', import.meta.url).pathname;
-  const run = ['--uniforms=-2.0,0.1875,0.1,20,@out,0', '--buffer', 'out:16'];
+  const run = ['--uniforms=-2.0,0.1875,0.1,200,@out,0', '--buffer', 'out:16'];
   const js = await runQpu('emu', mandel, ...run, '--dump-js');
   assert.equal(js.code, 0, js.err);
   assert.match(js.out, /^\/\/ block at pc 12\n.*function block_12_27\(q\)/m);

@@ -10,7 +10,7 @@ import { encodeProgram } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { MUTEX_MISUSE, RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
 import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
-import { type Translation, translation } from './program.ts';
+import { HOT_CALLS, type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
 import { EmulatorError } from './errors.ts';
@@ -219,7 +219,7 @@ export class Machine {
         // second, where it belongs: a fault or a wait in the first is reported, not the rule.
         if (strict && p.blockEnd(pc) > pc && this.entryViolation(pc + 1, pc, q.prev0))
           fn = p.blocks.units[pc] ?? p.unit(pc);
-        else fn = blocks[pc] ?? p.block(pc, strict);
+        else fn = ++p.calls[pc]! === HOT_CALLS || !blocks[pc] ? p.block(pc, strict) : blocks[pc]!;
       }
       const before = q.count;
       const status = fn(q);

@@ -51,19 +51,32 @@ export interface Translation {
   readonly block: (pc: number, strict: boolean) => BlockFn;
   /** Translates the unit at pc and keeps it in `blocks.units` (likewise). */
   readonly unit: (pc: number) => BlockFn;
+  /** Calls of the block at each pc (the machine counts; at HOT_CALLS the block is translated again with SIMD). */
+  readonly calls: Uint32Array;
+  /** The calls from which a block's translation has SIMD (HOT_CALLS, or 0 under setSimd('always')). */
+  readonly simdFrom: number;
   /** Rules checked on entry to a block: per instruction, by the two executed before it. */
   readonly entryChecks: (Map<number, Violation | null> | undefined)[];
   readonly translate: TranslateOptions;
 }
 
-let simdOn = true;
 /**
- * Whether new translations run lane arithmetic as WebAssembly SIMD (the default) or as
- * JavaScript lane loops only; forgets every cached translation, so the next run translates anew.
- * The results are the same either way (tests compare them).
+ * Calls after which a block is translated again with its lane arithmetic as WebAssembly SIMD:
+ * compiling a module costs about as much as running a block's JavaScript lane loops a few
+ * dozen times, so code that runs once or twice stays JavaScript.
  */
-export function setSimd(on: boolean): void {
-  simdOn = on;
+export const HOT_CALLS = 32;
+/** When blocks get SIMD: once hot (the default), from their first translation, or never. */
+export type SimdMode = 'hot' | 'always' | 'off';
+let simdMode: SimdMode = 'hot';
+
+/**
+ * Sets when new translations run lane arithmetic as WebAssembly SIMD, and forgets every cached
+ * translation, so the next run translates anew. The results are the same in every mode (tests
+ * run both paths); 'always' and 'off' are for tests and measurements.
+ */
+export function setSimd(mode: SimdMode): void {
+  simdMode = mode;
   forgetTranslations();
 }
 
@@ -151,6 +164,7 @@ function translate(words: Uint32Array): Translation {
   const step = recent((pc) => makeStep(at(pc), [effects(pc - 1), effects(pc - 2)]));
   const blocks = { strict: [] as (BlockFn | undefined)[], loose: [] as (BlockFn | undefined)[], units: [] as (BlockFn | undefined)[] };
   const entryChecks: Translation['entryChecks'] = [];
+  const calls = new Uint32Array(length);
   let covered = 0;
   /** Counts the instructions a new block covers; past the budget forgets every block (in place). */
   const spend = (instructions: number) => {
@@ -170,15 +184,20 @@ function translate(words: Uint32Array): Translation {
     blocks,
     block: (pc, strict) => {
       spend(t.blockEnd(pc) - pc + 1);
-      return ((strict ? blocks.strict : blocks.loose)[pc] = compileBlock(t, pc, strict, t.translate));
+      // A block's first translation is JavaScript only; one entered HOT_CALLS times is made
+      // again with SIMD, whose compilation pays only for code that runs often.
+      const simd = t.translate.simd && calls[pc]! >= t.simdFrom;
+      return ((strict ? blocks.strict : blocks.loose)[pc] = compileBlock(t, pc, strict, simd ? t.translate : { ...t.translate, simd: false }));
     },
+    calls,
     unit: (pc) => {
       spend(1);
       return (blocks.units[pc] = compileUnit(t, pc, t.translate));
     },
     entryChecks,
     // Reads of the nop register return earlier reads (vc4asm's addendum); remember them only if needed.
-    translate: { lastReads: anyReadsNopRegister(words, length), simd: simdOn },
+    translate: { lastReads: anyReadsNopRegister(words, length), simd: simdMode !== 'off' },
+    simdFrom: simdMode === 'always' ? 0 : HOT_CALLS,
   };
   return t;
 }

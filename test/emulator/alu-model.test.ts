@@ -11,6 +11,10 @@ import { ADD_OPS, smallImmValue } from '../../src/vc4/tables.ts';
 import { Machine } from '../../src/emulator/machine.ts';
 import { packA, packMul, unpackA, unpackR4 } from '../../src/emulator/pack.ts';
 import { ACC, type Qpu, REG_A, REG_B } from '../../src/emulator/qpu.ts';
+import { setSimd } from '../../src/emulator/program.ts';
+
+/** Every test runs with lane arithmetic as WebAssembly SIMD from the first run, and without it. */
+const SIMD_MODES = ['always', 'off'] as const;
 
 interface State {
   R: Int32Array;
@@ -136,68 +140,74 @@ function runOne(i: AluInstr, init: State): State {
   return { R: q.R.slice(0, ACC + 96), Z: q.Z.slice(), N: q.N.slice(), C: q.C.slice() };
 }
 
-test('translated ALU instructions compute what the model computes', () => {
-  fc.assert(
-    fc.property(
-      arbAlu,
-      fc.array(arbWordValue, { minLength: ACC + 96, maxLength: ACC + 96 }),
-      fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 16, maxLength: 16 }),
-      (i, words, flagBits) => {
-        const init: State = {
-          R: Int32Array.from(words),
-          Z: Int32Array.from(flagBits, (b) => b & 1),
-          N: Int32Array.from(flagBits, (b) => (b >> 1) & 1),
-          C: Int32Array.from(flagBits, (b) => (b >> 2) & 1),
+for (const mode of SIMD_MODES)
+  test(`translated ALU instructions compute what the model computes (SIMD ${mode})`, () => {
+    setSimd(mode);
+    fc.assert(
+      fc.property(
+        arbAlu,
+        fc.array(arbWordValue, { minLength: ACC + 96, maxLength: ACC + 96 }),
+        fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 16, maxLength: 16 }),
+        (i, words, flagBits) => {
+          const init: State = {
+            R: Int32Array.from(words),
+            Z: Int32Array.from(flagBits, (b) => b & 1),
+            N: Int32Array.from(flagBits, (b) => (b >> 1) & 1),
+            C: Int32Array.from(flagBits, (b) => (b >> 2) & 1),
+          };
+          const got = runOne(i, init);
+          const want = model(i, init);
+          assert.deepEqual(got, want);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+for (const mode of SIMD_MODES)
+  test(`a block of fused instructions leaves the same state as running them one at a time (SIMD ${mode})`, () => {
+    setSimd(mode);
+    fc.assert(
+      fc.property(fc.array(arbAlu, { minLength: 2, maxLength: 12 }), fc.array(arbWordValue, { minLength: 96, maxLength: 96 }), (seq, accs) => {
+        const run = (oneAtATime: boolean) => {
+          const m = new Machine();
+          const prog = m.load(encodeProgram([...seq, nopInstr(3), nopInstr(), nopInstr()]));
+          const u = m.memory.alloc(4, 'u');
+          m.run(prog, [u.address], {
+            strict: false,
+            trace: oneAtATime ? () => {} : undefined,
+            init: (q) => q.R.set(Int32Array.from(accs), ACC),
+          });
+          const q = m.lastRun[0]!;
+          return { R: q.R.slice(0, ACC + 96), Z: q.Z.slice(), N: q.N.slice(), C: q.C.slice(), time: q.time, count: q.count };
         };
-        const got = runOne(i, init);
-        const want = model(i, init);
-        assert.deepEqual(got, want);
-      },
-    ),
-    { numRuns: 1500 },
-  );
-});
+        assert.deepEqual(run(false), run(true));
+      }),
+      { numRuns: 400 },
+    );
+  });
 
-test('a block of fused instructions leaves the same state as running them one at a time', () => {
-  fc.assert(
-    fc.property(fc.array(arbAlu, { minLength: 2, maxLength: 12 }), fc.array(arbWordValue, { minLength: 96, maxLength: 96 }), (seq, accs) => {
-      const run = (oneAtATime: boolean) => {
-        const m = new Machine();
-        const prog = m.load(encodeProgram([...seq, nopInstr(3), nopInstr(), nopInstr()]));
-        const u = m.memory.alloc(4, 'u');
-        m.run(prog, [u.address], {
-          strict: false,
-          trace: oneAtATime ? () => {} : undefined,
-          init: (q) => q.R.set(Int32Array.from(accs), ACC),
-        });
-        const q = m.lastRun[0]!;
-        return { R: q.R.slice(0, ACC + 96), Z: q.Z.slice(), N: q.N.slice(), C: q.C.slice(), time: q.time, count: q.count };
-      };
-      assert.deepEqual(run(false), run(true));
-    }),
-    { numRuns: 400 },
-  );
-});
-
-test('fmul: products just below the smallest normal give +0, as arith.fmul does (no rounding up to 2^-126)', () => {
-  // Round to nearest takes these exact products up to 2^-126; toward zero they are denormals.
-  const cases: [number, number][] = [
-    [0x3f7fffff, 0x00800000],
-    [0x3f7ffffe, 0x00800001],
-    [0x3f7fffff, 0x80800000 | 0],
-    [0xbf7fffff | 0, 0x00800000],
-    [0x3f800000, 0x00800000], // exactly 2^-126 stays
-    [0x3f000001, 0x00ffffff], // just above 2^-126: toward zero it is 2^-126
-    [0x3f7fffff, 0x00800001],
-  ];
-  const mul: AluInstr = { ...nopInstr(), opMul: 1, mulA: 0, mulB: 1, waddrMul: 34, condMul: 1 };
-  for (const [a, b] of cases) {
-    const init: State = { R: new Int32Array(ACC + 96), Z: new Int32Array(16), N: new Int32Array(16), C: new Int32Array(16) };
-    init.R.fill(a, ACC, ACC + 16);
-    init.R.fill(b, ACC + 16, ACC + 32);
-    const got = runOne(mul, init).R[ACC + 32]!;
-    assert.equal(got >>> 0, arith.fmul(a, b) >>> 0, `fmul(0x${(a >>> 0).toString(16)}, 0x${(b >>> 0).toString(16)})`);
-  }
-  assert.equal(arith.fmul(0x3f7fffff, 0x00800000), 0);
-  assert.equal(arith.fmul(0x3f000001, 0x00ffffff), 0x00800000);
-});
+for (const mode of SIMD_MODES)
+  test(`fmul: products just below the smallest normal give +0, as arith.fmul does (no rounding up to 2^-126) (SIMD ${mode})`, () => {
+    setSimd(mode);
+    // Round to nearest takes these exact products up to 2^-126; toward zero they are denormals.
+    const cases: [number, number][] = [
+      [0x3f7fffff, 0x00800000],
+      [0x3f7ffffe, 0x00800001],
+      [0x3f7fffff, 0x80800000 | 0],
+      [0xbf7fffff | 0, 0x00800000],
+      [0x3f800000, 0x00800000], // exactly 2^-126 stays
+      [0x3f000001, 0x00ffffff], // just above 2^-126: toward zero it is 2^-126
+      [0x3f7fffff, 0x00800001],
+    ];
+    const mul: AluInstr = { ...nopInstr(), opMul: 1, mulA: 0, mulB: 1, waddrMul: 34, condMul: 1 };
+    for (const [a, b] of cases) {
+      const init: State = { R: new Int32Array(ACC + 96), Z: new Int32Array(16), N: new Int32Array(16), C: new Int32Array(16) };
+      init.R.fill(a, ACC, ACC + 16);
+      init.R.fill(b, ACC + 16, ACC + 32);
+      const got = runOne(mul, init).R[ACC + 32]!;
+      assert.equal(got >>> 0, arith.fmul(a, b) >>> 0, `fmul(0x${(a >>> 0).toString(16)}, 0x${(b >>> 0).toString(16)})`);
+    }
+    assert.equal(arith.fmul(0x3f7fffff, 0x00800000), 0);
+    assert.equal(arith.fmul(0x3f000001, 0x00ffffff), 0x00800000);
+  });
