@@ -10,6 +10,7 @@ import { generate, type GeneratorOptions } from '../source/generate.ts';
 import { printKernel } from '../source/print.ts';
 import { CliError, parseCount } from './io.ts';
 import type { OptLevel } from '../compiler/compile.ts';
+import { setSimd, type SimdMode } from '../emulator/program.ts';
 
 interface FuzzArgs {
   count: number;
@@ -22,10 +23,12 @@ interface FuzzArgs {
   gen?: GeneratorOptions;
   /** The compiler's optimization level (-O, default 2). */
   opt?: OptLevel;
+  /** When the emulator runs lane arithmetic as WebAssembly SIMD (--simd, default hot). */
+  simd?: SimdMode;
 }
 
 const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--jobs J] [--keep-going] [--quiet]
-                        [--vars V] [--qpus LIST] [-O LEVEL]
+                        [--vars V] [--qpus LIST] [-O LEVEL] [--simd MODE]
 
 Generates N random programs (default 1000) from seeds S, S+1, ... (default S = 1), runs each on
 the reference interpreter and compiled on the emulator, and compares their memory bit for bit.
@@ -34,7 +37,9 @@ On a mismatch it prints the smallest failing program it can find and both result
 failing seed with its first difference instead of stopping to shrink the first.
 --vars V gives each program V int and V float variables (default 4 to 9 of each; 20 and more
 make the compiler spill), --qpus LIST the QPU counts to choose among (e.g. 1,2,4; default
-1, 2, 3, 4 or 12), -O LEVEL the compiler's optimization level (0-2, default 2). The same seed
+1, 2, 3, 4 or 12), -O LEVEL the compiler's optimization level (0-2, default 2), --simd MODE
+when the emulator runs lane arithmetic as WebAssembly SIMD: hot (the default: blocks entered 32
+times), always, or off (docs/emulator.md). The same seed
 with the same options makes the same program. Numbers are
 decimal digits only. Exit status: 0 all agree, 1 a disagreement, 2 a wrong command line.`;
 
@@ -56,6 +61,11 @@ function parse(argv: readonly string[]): FuzzArgs {
     else if (k === '--jobs' || k === '-j') a.jobs = num(1024) || availableParallelism();
     else if (k === '--vars') a.gen = { ...a.gen, vars: num(10_000) };
     else if (k === '-O' || k === '--opt') a.opt = num(2) as OptLevel;
+    else if (k === '--simd') {
+      const m = value();
+      if (m !== 'hot' && m !== 'always' && m !== 'off') throw new CliError(`--simd ${m}: expected hot, always or off`);
+      a.simd = m;
+    }
     else if (k === '--qpus') {
       const text = value();
       const list = text.split(',').map((q) => parseCount(q, 0, 1, 12, `--qpus ${text}: QPU count`));
@@ -113,7 +123,7 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
   const workers = Array.from({ length: args.jobs }, (_, k) => {
     const count = Math.floor(args.count / args.jobs) + (k < args.count % args.jobs ? 1 : 0);
     return new Worker(new URL('./tsx-worker.mjs', import.meta.url), {
-      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false, gen: args.gen, opt: args.opt },
+      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false, gen: args.gen, opt: args.opt, simd: args.simd },
     });
   });
   await Promise.all(
@@ -148,8 +158,9 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
 }
 
 if (!isMainThread && parentPort && workerData) {
-  const { seed, count, stride, keepGoing, gen, opt } = workerData as { seed: number; count: number; stride: number; keepGoing: boolean; gen?: GeneratorOptions; opt?: OptLevel };
+  const { seed, count, stride, keepGoing, gen, opt, simd } = workerData as { seed: number; count: number; stride: number; keepGoing: boolean; gen?: GeneratorOptions; opt?: OptLevel; simd?: SimdMode };
   const port = parentPort;
+  if (simd) setSimd(simd);
   const runner = new DifferentialRunner(opt);
   let status = 0;
   for (let i = 0; i < count && (status === 0 || keepGoing); i++) {
@@ -162,6 +173,7 @@ if (!isMainThread && parentPort && workerData) {
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const args = parse(process.argv.slice(2));
+    if (args.simd) setSimd(args.simd);
     process.exitCode = args.jobs > 1 ? await fuzzParallel(args) : fuzz(args);
   } catch (e) {
     if (!(e instanceof CliError)) throw e;
