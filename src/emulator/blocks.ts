@@ -19,7 +19,7 @@ import { PROGRAM_END_SIGNALS } from '../vc4/tables.ts';
 import { BLOCKED, HELPERS, type InstrCode, instrCode, joinCode, SYNC_R4, type TranslateOptions } from './compile.ts';
 import type { Step } from './program.ts';
 import type { Qpu } from './qpu.ts';
-import { supported } from './wasm/lanes.ts';
+import { rotation, supported, worthAlone } from './wasm/lanes.ts';
 import { listings } from './wasm/encoder.ts';
 import { LaneModule } from './wasm/module.ts';
 
@@ -136,15 +136,25 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
 
   // Lane arithmetic WebAssembly SIMD can do runs as SIMD functions (wasm/lanes.ts).
   const lanes = new LaneModule();
-  const simd = (k: number, c: InstrCode) => opts.simd && !opts.lastReads && c.fusable && supported(step(k).instr);
+  const simdOne = (k: number) => opts.simd && !opts.lastReads && supported(step(k).instr);
+  const simd = (k: number, c: InstrCode) => c.fusable && simdOne(k);
+  /** An instruction alone, its lane work as SIMD: its JavaScript before, the call, its JavaScript after. */
+  const simdAlone = (k: number, c: InstrCode) => {
+    const ins = step(k).instr;
+    // Vector I/O writes (condition always) take every lane; a rotation's write is the SIMD function's.
+    const masks = [`a${k}`, `m${k}`].filter((tag) => c.pre.includes(`let m${tag} = 0;`)).map((tag) => `m${tag} = 0xffff;`);
+    return [...c.pre, lanes.add([ins], k), ...masks, ...(rotation(ins) ? [] : c.post)].join('\n');
+  };
   for (const g of groups) {
     const len = g.codes.length;
     lines.push(`// ${g.first}${len > 1 ? `-${g.first + len - 1}` : ''}`, `at = ${g.first};`);
     if (g.bad) lines.push(`q.m.ruleBroken(q, ${g.first}, ${JSON.stringify(g.bad)});`);
-    if (len === 1 && !simd(g.first, g.codes[0]!)) {
+    if (len === 1) {
       const k = g.first;
+      const c = g.codes[0]!;
       if (step(k).shared) lines.push(`if (${mustYield(step(k))}) { ${leaveBefore(k)} return ${YIELD}; }`);
-      const body = joinCode(g.codes[0]!).replaceAll(BLOCKED, `{ ${leaveBefore(k)} return ${BLOCK}; }`).replaceAll(SYNC_R4, 'q.syncR4(0);');
+      const code = simdOne(k) && worthAlone(step(k).instr) ? simdAlone(k, c) : joinCode(c);
+      const body = code.replaceAll(BLOCKED, `{ ${leaveBefore(k)} return ${BLOCK}; }`).replaceAll(SYNC_R4, 'q.syncR4(0);');
       lines.push(`{\n${body}\n}`, 'q.time += 4; q.count++;');
     } else {
       // Only the group's first instruction can fault (uniform reads start groups), so `at` holds.

@@ -10,9 +10,10 @@
 import * as arith from '../../vc4/arith.ts';
 import type { AluInstr, Instr, LoadImmInstr } from '../../vc4/instr.ts';
 import { addWriteFile, mulWriteFile, type RegFile } from '../../vc4/registers.ts';
-import { ADD_OPS, MUL_OPS, perElementValues, smallImmValue } from '../../vc4/tables.ts';
+import { SIG_SMALL_IMM as SMALL_IMM } from '../../vc4/fields.ts';
+import { ADD_OPS, MUL_OPS, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, smallImmValue } from '../../vc4/tables.ts';
 import { ADD_IDENTITY, MUL_IDENTITY } from '../inline.ts';
-import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, WSCR } from '../qpu.ts';
+import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, SADD, SMUL, WSCR } from '../qpu.ts';
 import { type FunctionBuilder, type ImportedFunction, type SimdOp } from './encoder.ts';
 import { emitFaddSub, emitFmul, emitFtoi, emitItof } from './float.ts';
 
@@ -37,25 +38,50 @@ const ADD_SUPPORTED = new Set(['fadd', 'fsub', 'fmin', 'fmax', 'fminabs', 'fmaxa
 const MUL_SUPPORTED = new Set(['fmul', 'mul24', ...Object.keys(MUL_SIMPLE)]);
 const SHIFTS = new Set(['shr', 'asr', 'ror', 'shl']);
 /** Ops whose carry flag is computed here (the others' C is 0, or they are not supported with flags). */
-const SMALL_IMM = 13;
-const NO_SIGNAL = 1;
 const NOP_ADDR = 39;
 const ELEM_NUM = 38;
 
-/** Whether `supported` instructions write an address: a register file word or r0-r3. */
+/** Addresses a supported write reaches: a register file word, r0-r3, or nothing. */
 const plainWrite = (addr: number) => addr < 36 || addr === NOP_ADDR;
+/**
+ * I/O registers that take the whole vector written (the VPM, the SFU, TMU requests): a write
+ * with condition `always` goes to the ALU's scratch vector (SADD, SMUL) for the JavaScript
+ * after the SIMD function to pass on (compile.ts's ioWrite).
+ */
+const VECTOR_IO = new Set([48, 52, 53, 54, 55, 56, 60]);
+/** Signals whose effect comes after the instruction's lane work (JavaScript, after the SIMD function). */
+const AFTER_SIGNALS = new Set([SIG_NONE, SIG_PROG_END, SIG_LOAD_TMU0, SIG_LOAD_TMU1]);
+
+/** A mul result rotated by a fixed amount (small immediates 49-63; 48 rotates by r5, not supported). */
+export function rotation(ins: Instr): number {
+  return ins.kind === 'alu' && ins.sig === SMALL_IMM && ins.opMul !== 0 ? Math.max(0, ins.raddrB - 48) : 0;
+}
 
 /**
- * Whether the instruction can be translated here: lane arithmetic on register files, r0-r5
- * and small immediates, no packs or unpacks, no I/O, no uniforms, no rotation, no `clz`,
- * `v8muld`, shift by a per-lane amount, or flags from `mul24`.
+ * Whether SIMD pays for one instruction on its own: a call into WebAssembly costs about what a
+ * JavaScript lane loop of a move or an integer operation does, so only float operations (whose
+ * rounding is long in JavaScript) and rotations (a permuted copy) go there alone.
+ */
+export function worthAlone(ins: Instr): boolean {
+  if (ins.kind !== 'alu') return false;
+  return rotation(ins) > 0 || ADD_OPS[ins.opAdd]?.input === 'float' || ADD_OPS[ins.opAdd]?.output === 'float' || name(MUL_OPS[ins.opMul]) === 'fmul';
+}
+
+/**
+ * Whether the instruction's lane work can be translated here: lane arithmetic on register
+ * files, r0-r5 and small immediates, a mul result rotated by a fixed amount, writes to registers
+ * or (condition always) to the VPM, SFU and TMU; no packs or unpacks, no uniforms or other I/O
+ * reads, no `clz`, `v8muld`, shift by a per-lane amount, or flags from `mul24` or a rotation.
+ * What the instruction does besides (signals, the I/O writes' effect) stays JavaScript.
  */
 export function supported(ins: Instr): boolean {
   if (ins.kind === 'ldi') return ins.mode !== 2 && ins.pm === 0 && ins.pack === 0 && plainWrite(ins.waddrAdd) && plainWrite(ins.waddrMul);
   if (ins.kind !== 'alu') return false;
   if (ins.pack !== 0 || ins.unpack !== 0) return false;
-  if (ins.sig !== NO_SIGNAL && !(ins.sig === SMALL_IMM && ins.raddrB < 48)) return false;
-  if (!plainWrite(ins.waddrAdd) || !plainWrite(ins.waddrMul)) return false;
+  if (!AFTER_SIGNALS.has(ins.sig) && !(ins.sig === SMALL_IMM && ins.raddrB !== 48)) return false;
+  const ioOk = (op: number, addr: number, cond: number) => op === 0 || plainWrite(addr) || (VECTOR_IO.has(addr) && cond === 1);
+  if (!ioOk(ins.opAdd, ins.waddrAdd, ins.condAdd) || !ioOk(ins.opMul, ins.waddrMul, ins.condMul)) return false;
+  if (rotation(ins) && (ins.sf || !plainWrite(ins.waddrMul) || !plainWrite(ins.waddrAdd))) return false;
   const add = name(ADD_OPS[ins.opAdd]);
   const mul = name(MUL_OPS[ins.opMul]);
   if (ins.opAdd !== 0 && !ADD_SUPPORTED.has(add)) return false;
@@ -79,15 +105,28 @@ export function emitLanes(f: FunctionBuilder, instrs: readonly Instr[], first: n
   const base = 0;
   const qpu = 1;
   const e = new Emitter(f, base, qpu);
-  for (let c = 0; c < 4; c++) {
-    e.begin(c);
-    instrs.forEach((ins, k) => {
-      f.note(`pc ${first + k}, lanes ${4 * c}-${4 * c + 3}`);
-      if (ins.kind === 'ldi') e.ldi(ins, c);
-      else e.alu(ins as AluInstr, c);
-    });
-    e.end();
-  }
+  // Lane-by-lane stretches run chunk by chunk; a rotation, which reads other chunks' lanes, on its own.
+  let from = 0;
+  const stretch = (to: number) => {
+    for (let c = 0; c < 4 && to > from; c++) {
+      e.begin(c);
+      for (let k = from; k < to; k++) {
+        f.note(`pc ${first + k}, lanes ${4 * c}-${4 * c + 3}`);
+        const ins = instrs[k]!;
+        if (ins.kind === 'ldi') e.ldi(ins, c);
+        else e.alu(ins as AluInstr, c);
+      }
+      e.end();
+    }
+  };
+  instrs.forEach((ins, k) => {
+    if (!rotation(ins)) return;
+    stretch(k);
+    f.note(`pc ${first + k}, rotated by ${rotation(ins)}`);
+    e.rotated(ins as AluInstr);
+    from = k + 1;
+  });
+  stretch(instrs.length);
 }
 
 /** A readable name for register-memory word `w` (the first lane of a vector). */
@@ -179,11 +218,15 @@ class Emitter {
     this.f.v128i32(splat(0)).simd(cond & 1 ? 'i32x4.eq' : 'i32x4.ne');
   }
 
-  /** Writes local `v` to `addr` of `file` under `cond` (mask in local `mask` when not always). */
-  private write(v: number, file: RegFile, addr: number, cond: number, mask: number): void {
+  /**
+   * Writes local `v` to `addr` of `file` under `cond` (mask in local `mask` when not always); a
+   * vector I/O register's value goes to `scratch` (SADD or SMUL).
+   */
+  private write(v: number, file: RegFile, addr: number, cond: number, mask: number, scratch: number): void {
     if (addr === NOP_ADDR || cond === 0) return;
     this.f.get(v);
-    this.assign(addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : ACC + 16 * (addr - 32), cond === 1 ? undefined : mask, this.cleanTemps.has(v));
+    const word = addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : addr < 36 ? ACC + 16 * (addr - 32) : scratch;
+    this.assign(word, cond === 1 ? undefined : mask, this.cleanTemps.has(v));
   }
 
   /** Sets Z, N and C from result `r` and carry `carry` (0/1 lanes, or undefined for 0) in the lanes `cond` selects. */
@@ -208,12 +251,28 @@ class Emitter {
     const [ma, mm] = [this.tmp(1, 'cond_add'), this.tmp(2, 'cond_mul')];
     if (i.condAdd > 1) (this.condMask(i.condAdd), f.set(ma));
     if (i.condMul > 1) (this.condMask(i.condMul), f.set(mm));
-    this.write(v, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma);
-    this.write(v, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm);
+    this.write(v, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma, SADD);
+    this.write(v, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm, SMUL);
     if (i.sf) this.flags(v, undefined, i.condAdd, ma);
   }
 
   alu(i: AluInstr, c: number): void {
+    const [ra, rm] = this.compute(i, c);
+    const [ma, mm] = [this.tmp(1, 'cond_add'), this.tmp(2, 'cond_mul')];
+    if (i.opAdd) this.write(ra, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma, SADD);
+    if (i.sf && i.opAdd) this.flags(ra, this.carry, i.condAdd, ma);
+    if (i.opMul) this.write(rm, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm, SMUL);
+    if (i.sf && !i.opAdd && i.opMul) this.flags(rm, undefined, i.condMul, mm);
+  }
+
+  /** The carry of the last add computed, when the instruction sets flags. */
+  private carry: number | undefined;
+
+  /**
+   * Reads the instruction's inputs for chunk `c`, its conditions (into the cond_add and cond_mul
+   * locals) and computes both results; returns the locals holding them (-1 for a nop ALU).
+   */
+  private compute(i: AluInstr, c: number, results: [number, number] = [7, 10]): [number, number] {
     const f = this.f;
     const small = i.sig === SMALL_IMM;
     const muxes = [...(i.opAdd ? [i.addA, i.addB] : []), ...(i.opMul ? [i.mulA, i.mulB] : [])];
@@ -230,22 +289,61 @@ class Emitter {
     if (i.opAdd && i.condAdd > 1) (this.condMask(i.condAdd), f.set(ma));
     if (i.opMul && i.condMul > 1) (this.condMask(i.condMul), f.set(mm));
     let ra = -1;
-    let carry: number | undefined;
+    this.carry = undefined;
     if (i.opAdd) {
       const [x, y] = [input(i.addA), input(i.addB)];
-      ra = this.tmp(7, 'add_result');
-      carry = this.addOp(i, x, y, ra, small ? smallImmValue(i.raddrB) : 0, i.sf === 1);
+      ra = this.tmp(results[0], `add_result${results[0] === 7 ? '' : `_${c}`}`);
+      this.carry = this.addOp(i, x, y, ra, small ? smallImmValue(i.raddrB) : 0, i.sf === 1);
     }
     let rm = -1;
     if (i.opMul) {
       const [x, y] = [input(i.mulA), input(i.mulB)];
-      rm = this.tmp(10, 'mul_result');
+      rm = this.tmp(results[1], `mul_result${results[1] === 10 ? '' : `_${c}`}`);
       this.mulOp(i, x, y, rm);
     }
-    if (i.opAdd) this.write(ra, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma);
-    if (i.sf && i.opAdd) this.flags(ra, carry, i.condAdd, ma);
-    if (i.opMul) this.write(rm, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm);
-    if (i.sf && !i.opAdd && i.opMul) this.flags(rm, undefined, i.condMul, mm);
+    return [ra, rm];
+  }
+
+  /**
+   * An instruction whose mul result is rotated (Guide p. 20): destination lane d takes the result
+   * of lane d - n, across all 16 lanes when both mul inputs are r0-r3, else within each quad
+   * (vc4asm's addendum). Every chunk's results are computed first (all inputs read), then written.
+   * Conditions are those of the destination lane.
+   */
+  rotated(i: AluInstr): void {
+    const f = this.f;
+    const n = rotation(i);
+    const results: [number, number][] = [];
+    const conds: [number, number][] = [];
+    for (let c = 0; c < 4; c++) {
+      this.begin(c);
+      results.push(this.compute(i, c, [40 + c, 44 + c]));
+      // The conditions of each chunk, kept for the writes.
+      const [ma, mm] = [this.tmp(48 + c, `cond_add_${c}`), this.tmp(52 + c, `cond_mul_${c}`)];
+      f.get(this.tmp(1, 'cond_add')).set(ma).get(this.tmp(2, 'cond_mul')).set(mm);
+      conds.push([ma, mm]);
+      this.end();
+    }
+    const full = i.mulA <= 3 && i.mulB <= 3;
+    const j = n >> 2;
+    const r = n & 3;
+    for (let c = 0; c < 4; c++) {
+      this.begin(c);
+      if (i.opAdd) this.write(results[c]![0], addWriteFile(i.ws), i.waddrAdd, i.condAdd, conds[c]![0], SADD);
+      // Lane 4c + k takes lane (4c + k - n) & 15 (full), or 4c + ((k - n) & 3) (quads).
+      const lanes: number[] = [];
+      for (let k = 0; k < 4; k++) {
+        // Full: lanes 0-3 of the shuffle are the chunk before (c - j - 1), 4-7 the chunk c - j.
+        const lane = full ? (k < r ? 4 - r + k : 4 + (k - r)) : (k - n) & 3;
+        for (let b = 0; b < 4; b++) lanes.push(4 * lane + b);
+      }
+      const rot = this.tmp(30, 'rotated');
+      if (full) f.get(results[(c - j - 1) & 3]![1]).get(results[(c - j) & 3]![1]);
+      else f.get(results[c]![1]).get(results[c]![1]);
+      f.shuffle(lanes).set(rot);
+      this.write(rot, mulWriteFile(i.ws), i.waddrMul, i.condMul, conds[c]![1], SMUL);
+      this.end();
+    }
   }
 
   /** The local holding what reading `addr` of a register file gives: a register, elem_num (A) or qpu_num (B). */
