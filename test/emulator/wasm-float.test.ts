@@ -80,6 +80,8 @@ const SPECIAL = [
   0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, bits(1), bits(-1), bits(2), bits(0.5), bits(1 + 2 ** -23), bits(1 - 2 ** -24),
   bits(3), bits(-3), 0x3f800001, 0x3fffffff, 0x4b000000, 0x4b7fffff, 0xcf000000, 0x4f000000, 0x4effffff, 0xcf000001, 0x7effffff, 0x1f800000,
   0x20000000, 0x1fffffff, 0x20800000, 0x5f800000, 0x5f7fffff,
+  // A fuzzer's find: x + -max with the sum near -2.7e38 overflowed inside TwoSum (s - a).
+  0x7e530000, 0x7e52e3a0, 0x7f000000, 0xfeffffff,
 ].map((x) => x | 0);
 
 /** Pairs from several generators: every pair of specials, near exponents, products near the ends of the range, and random patterns. */
@@ -91,16 +93,23 @@ function inputs(seed: number, op: Op): Int32Array {
     const a = r();
     // b with an exponent near a's (sums that round), or chosen so the product lands near 2^-126 or 2^128.
     const ea = (a >>> 23) & 0xff;
-    const kind = i % 4;
+    const kind = i % 5;
     let eb: number;
     if (kind === 0) eb = ea + ((r() >>> 0) % 61) - 30;
     else if (kind === 1) eb = 127 + (1 - ea) + ((r() >>> 0) % 5) - 2; // product near 2^-126: ea + eb - 254 ~ -126
     else if (kind === 2) eb = 127 + (127 - ea) + ((r() >>> 0) % 5) - 2; // product near 2^127-2^128
-    else eb = (r() >>> 23) & 0xff;
+    else if (kind === 3) eb = (r() >>> 23) & 0xff;
+    else eb = 254 - ((r() >>> 0) % 3); // sums near the largest single, where TwoSum's steps can overflow
     eb = Math.max(0, Math.min(255, eb));
     const b = (r() & 0x807fffff) | (eb << 23);
     // Mantissas with long runs of ones or zeros, where rounding goes both ways.
     const m = i % 3 === 0 ? 0x007fffff : i % 3 === 1 ? 0 : -1;
+    if (kind === 4 && (op === 'fadd' || op === 'fsub')) {
+      // Both near the largest single, of opposite signs: TwoSum's s - a can overflow.
+      const big = (r() & 0x007fffff) | ((250 + ((r() >>> 0) % 5)) << 23);
+      const near = i % 2 ? b & 0x7fffffff : (b & 0x7f800000) | 0x007fffff; // often the largest mantissa
+      out.push(big, near | (~big & 0x80000000), big | 0x80000000, near);
+    }
     out.push(m === -1 ? a : (a & 0xff800000) | m, b);
   }
   if (op === 'itof') for (let k = -40; k <= 40; k++) for (const base of [0, 1 << 24, -(1 << 24), 0x7fffffff, -0x80000000, 1 << 25, 0x7fffff80]) out.push((base + k) | 0, 0);

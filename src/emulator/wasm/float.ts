@@ -74,6 +74,9 @@ export function emitFaddSub(f: FunctionBuilder, a: number, b: number, sub: boole
   f.get(x).get(s).get(bv).simd('f32x4.sub').simd('f32x4.sub');
   f.get(y).get(bv).simd('f32x4.sub');
   f.simd('f32x4.add').set(err);
+  // TwoSum is exact when nothing overflows on the way: an intermediate that did (a sum near the
+  // largest single, say -max + 7e37) leaves err infinite or NaN, and the lane to arith.
+  markNonFinite(f, err, rare);
   // Where err is non-zero and of the other sign than s, s went away from zero: its pattern - 1.
   f.get(s);
   f.get(err).get(s).simd('v128.xor').i32(31).simd('i32x4.shr_s');
