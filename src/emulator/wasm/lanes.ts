@@ -44,11 +44,12 @@ const ELEM_NUM = 38;
 /** Addresses a supported write reaches: a register file word, r0-r3, or nothing. */
 const plainWrite = (addr: number) => addr < 36 || addr === NOP_ADDR;
 /**
- * I/O registers that take the whole vector written (the VPM, the SFU, TMU requests): a write
- * with condition `always` goes to the ALU's scratch vector (SADD, SMUL) for the JavaScript
- * after the SIMD function to pass on (compile.ts's ioWrite).
+ * I/O registers a write (with condition `always`) reaches through the ALU's scratch vector
+ * (SADD, SMUL), which the JavaScript after the SIMD function passes on (compile.ts's ioWrite):
+ * the VPM, the SFU, TMU requests, r5, and the registers that take element 0 (setups, DMA and
+ * uniform addresses, tmu_noswap, host_int, the mutex).
  */
-const VECTOR_IO = new Set([48, 52, 53, 54, 55, 56, 60]);
+const IO_WRITES = new Set([36, 37, 38, 40, 48, 49, 50, 51, 52, 53, 54, 55, 56, 60]);
 /** Signals whose effect comes after the instruction's lane work (JavaScript, after the SIMD function). */
 const AFTER_SIGNALS = new Set([SIG_NONE, SIG_PROG_END, SIG_LOAD_TMU0, SIG_LOAD_TMU1]);
 
@@ -70,7 +71,7 @@ export function worthAlone(ins: Instr): boolean {
 /**
  * Whether the instruction's lane work can be translated here: lane arithmetic on register
  * files, r0-r5 and small immediates, a mul result rotated by a fixed amount, writes to registers
- * or (condition always) to the VPM, SFU and TMU; no packs or unpacks, no uniforms or other I/O
+ * or (condition always) to I/O registers (IO_WRITES); no packs or unpacks, no uniforms or other I/O
  * reads, no `clz`, `v8muld`, shift by a per-lane amount, or flags from `mul24` or a rotation.
  * What the instruction does besides (signals, the I/O writes' effect) stays JavaScript.
  */
@@ -79,7 +80,7 @@ export function supported(ins: Instr): boolean {
   if (ins.kind !== 'alu') return false;
   if (ins.pack !== 0 || ins.unpack !== 0) return false;
   if (!AFTER_SIGNALS.has(ins.sig) && !(ins.sig === SMALL_IMM && ins.raddrB !== 48)) return false;
-  const ioOk = (op: number, addr: number, cond: number) => op === 0 || plainWrite(addr) || (VECTOR_IO.has(addr) && cond === 1);
+  const ioOk = (op: number, addr: number, cond: number) => op === 0 || plainWrite(addr) || (IO_WRITES.has(addr) && cond === 1);
   if (!ioOk(ins.opAdd, ins.waddrAdd, ins.condAdd) || !ioOk(ins.opMul, ins.waddrMul, ins.condMul)) return false;
   if (rotation(ins) && (ins.sf || !plainWrite(ins.waddrMul) || !plainWrite(ins.waddrAdd))) return false;
   const add = name(ADD_OPS[ins.opAdd]);
