@@ -143,7 +143,7 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
     const ins = step(k).instr;
     // Vector I/O writes (condition always) take every lane; a rotation's write is the SIMD function's.
     const masks = [`a${k}`, `m${k}`].filter((tag) => c.pre.includes(`let m${tag} = 0;`)).map((tag) => `m${tag} = 0xffff;`);
-    return [...c.pre, lanes.add([ins], k), ...masks, ...(rotation(ins) ? [] : c.post)].join('\n');
+    return [...c.pre, lanes.add([ins], k), ...masks, ...(rotation(ins) ? c.post.slice(0, c.rotationPost) : c.post)].join('\n');
   };
   for (const g of groups) {
     const len = g.codes.length;

@@ -53,6 +53,8 @@ export interface InstrCode {
   crossLane?: boolean;
   /** The lanes the loop must run: 1 when everything it writes takes element 0 only (setups, DMA addresses). */
   lanes?: 1 | 16;
+  /** Where in `post` the rotated write of the mul result starts (a rotating instruction). */
+  rotationPost?: number;
   /**
    * Reads an I/O register whose value depends on this QPU's clock or on shared units (VPM,
    * vr_busy/vw_busy, vr_wait/vw_wait): it runs alone, at its own time, never hoisted to the start
@@ -372,6 +374,7 @@ function rotateCode(i: AluInstr, pc: number, c: InstrCode, flagsFromMul: boolean
   // may write r5, which happens after the lane loop): the Guide's rule that r5 must not be
   // written by the previous instruction (p. 37) means the amount is latched at issue.
   c.pre.push(...inner.pre, `const rot${pc} = ${rot};`);
+  c.rotationPost = c.post.length;
   c.post.push(
     'for (let d = 0; d < 16; d++) {',
     `const s = ${full ? `(d - rot${pc}) & 15` : `(d & 12) | ((d - rot${pc}) & 3)`};`,

@@ -185,8 +185,9 @@ function translate(words: Uint32Array): Translation {
     block: (pc, strict) => {
       spend(t.blockEnd(pc) - pc + 1);
       // A block's first translation is JavaScript only; one entered HOT_CALLS times is made
-      // again with SIMD, whose compilation pays only for code that runs often.
-      const simd = t.translate.simd && calls[pc]! >= t.simdFrom;
+      // again with SIMD, whose compilation pays only for code that runs often. A block that
+      // branches back to its own start is a loop: it gets SIMD at once.
+      const simd = t.translate.simd && (calls[pc]! >= t.simdFrom || loopsToItself(t, pc));
       return ((strict ? blocks.strict : blocks.loose)[pc] = compileBlock(t, pc, strict, simd ? t.translate : { ...t.translate, simd: false }));
     },
     calls,
@@ -200,6 +201,14 @@ function translate(words: Uint32Array): Translation {
     simdFrom: simdMode === 'always' ? 0 : HOT_CALLS,
   };
   return t;
+}
+
+/** Whether the block at `start` ends with a relative branch (its last delay slot) back to `start`. */
+function loopsToItself(t: Translation, start: number): boolean {
+  const end = t.blockEnd(start);
+  if (end - 3 < start) return false;
+  const b = t.instr(end - 3)!;
+  return b.kind === 'branch' && b.rel === 1 && b.reg === 0 && end + 1 + b.imm / 8 === start;
 }
 
 /** `make(pc)`, remembered for the last STEP_SLOTS instructions asked for (one slot per pc modulo). */

@@ -82,7 +82,7 @@ export function supported(ins: Instr): boolean {
   if (!AFTER_SIGNALS.has(ins.sig) && !(ins.sig === SMALL_IMM && ins.raddrB !== 48)) return false;
   const ioOk = (op: number, addr: number, cond: number) => op === 0 || plainWrite(addr) || (IO_WRITES.has(addr) && cond === 1);
   if (!ioOk(ins.opAdd, ins.waddrAdd, ins.condAdd) || !ioOk(ins.opMul, ins.waddrMul, ins.condMul)) return false;
-  if (rotation(ins) && (ins.sf || !plainWrite(ins.waddrMul) || !plainWrite(ins.waddrAdd))) return false;
+  if (rotation(ins) && (ins.sf || !plainWrite(ins.waddrMul))) return false;
   const add = name(ADD_OPS[ins.opAdd]);
   const mul = name(MUL_OPS[ins.opMul]);
   if (ins.opAdd !== 0 && !ADD_SUPPORTED.has(add)) return false;
