@@ -164,17 +164,11 @@ export class Machine {
     const budget: Budget = { left: maxSteps, max: maxSteps, deadline: deadlineFor(opts.maxSteps), clock: 0 };
     try {
       for (;;) {
-        // The earliest running QPU runs (the lowest-numbered at equal clocks), up to the clock of
-        // the earliest other one.
-        let q: Qpu | undefined;
-        for (const x of this.qpus) if (x.state === 'running' && (!q || x.time < q.time)) q = x;
+        const q = this.next();
         if (!q) {
           if (this.qpus.every((x) => x.state === 'done')) break;
           throw this.deadlock();
         }
-        this.syncHorizon = this.horizon = Infinity;
-        this.syncTie = MAX_QPUS;
-        for (const x of this.qpus) if (x !== q && x.state === 'running') this.limitBy(x);
         this.runQpu(q, strict, budget, opts.trace);
       }
     } finally {
@@ -194,6 +188,35 @@ export class Machine {
       total.cycles = Math.max(total.cycles, s.cycles);
     }
     return { qpus, total, cycles: total.cycles, seconds: total.cycles / this.timing.clockHz };
+  }
+
+  /**
+   * The QPU to run next: the earliest running one (the lowest-numbered at equal clocks), with
+   * the horizons set by the earliest of the others. One pass over the QPUs, no allocation.
+   */
+  private next(): Qpu | undefined {
+    let q: Qpu | undefined;
+    let otherTime = Infinity;
+    let otherId = MAX_QPUS;
+    const qpus = this.qpus;
+    for (let i = 0; i < qpus.length; i++) {
+      const x = qpus[i]!;
+      if (x.state !== 'running') continue;
+      let other = x;
+      if (!q || x.time < q.time) {
+        other = q ?? x;
+        q = x;
+      }
+      if (other === q) continue;
+      if (other.time < otherTime || (other.time === otherTime && other.id < otherId)) {
+        otherTime = other.time;
+        otherId = other.id;
+      }
+    }
+    this.syncHorizon = otherTime;
+    this.syncTie = otherId;
+    this.horizon = otherTime + SLACK;
+    return q;
   }
 
   /** Runs one QPU until it ends, blocks, or reaches a shared instruction beyond its horizon. */
@@ -455,8 +478,10 @@ export class Machine {
 
   /** Lowers the running QPU's horizons for another running QPU `x`. */
   private limitBy(x: Qpu): void {
-    if (x.time < this.syncHorizon) [this.syncHorizon, this.syncTie] = [x.time, x.id];
-    else if (x.time === this.syncHorizon) this.syncTie = Math.min(this.syncTie, x.id);
+    if (x.time < this.syncHorizon) {
+      this.syncHorizon = x.time;
+      this.syncTie = x.id;
+    } else if (x.time === this.syncHorizon) this.syncTie = Math.min(this.syncTie, x.id);
     this.horizon = Math.min(this.horizon, x.time + SLACK);
   }
 
