@@ -19,7 +19,7 @@ import { attach, detach } from './wasm/slots.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
 import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
-import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwSetup, vdwRow, VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
+import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwPlan, VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
 
 export const MAX_QPUS = 12;
 
@@ -383,24 +383,23 @@ export class Machine {
    * A DMA store; `touched`, when given, is set to mark the VPM words it reads. Returns the cycle
    * it completes; its bytes are in `dmaBytes`.
    */
-  dmaStore(q: Qpu, s: VdwSetup, stride: number, addr: number, touched?: VpmWordSet): number {
+  dmaStore(q: Qpu, s: VdwPlan, stride: number, addr: number, touched?: VpmWordSet): number {
     const mem = this.memory;
     const vpm = this.vpm;
-    const words = this.rowWords;
     const n = s.depth;
     const rowBytes = n * 4 + stride;
     checkVdw(s);
     touched?.clear();
     const rows: [number, number][] | undefined = touched && this.qpus.length > 1 ? [] : undefined;
-    for (let r = 0; r < s.units; r++) {
+    for (let r = 0, w = 0; r < s.units; r++, w += n) {
       const at = (addr + r * rowBytes) >>> 0;
-      vdwRow(s, r, words);
-      if (touched) for (let d = 0; d < n; d++) touched.add(words[d]!);
+      const words = s.words;
+      if (touched) for (let d = 0; d < n; d++) touched.add(words[w + d]!);
       if (rows) addRange(rows, at, (at + 4 * n) >>> 0);
       if (mem.spans(at, (at + 4 * (n - 1)) >>> 0, WRITE)) {
         const i0 = mem.index(at, WRITE);
-        for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[words[d]!]!;
-      } else for (let d = 0; d < n; d++) mem.words[mem.check((at + 4 * d) >>> 0, 'DMA store', WRITE)] = vpm[words[d]!]!;
+        for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[words[w + d]!]!;
+      } else for (let d = 0; d < n; d++) mem.words[mem.check((at + 4 * d) >>> 0, 'DMA store', WRITE)] = vpm[words[w + d]!]!;
     }
     const start = Math.max(q.time, this.vdwFree);
     const T = this.timing;

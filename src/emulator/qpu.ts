@@ -14,7 +14,7 @@ const RACE_SPAN = 1 << 16;
 
 /** BUS_BASE as an int32, for word indices: (address - BUS_BASE_I32) >>> 2. */
 const BUS_BASE_I32 = BUS_BASE | 0;
-import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
+import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
 
 // Layout of the register array R (16 lanes a register).
 export const REG_A = 0;
@@ -158,7 +158,7 @@ export class Qpu {
   private vpmReadHead = 0;
   private vdr: VdrSetup | undefined;
   private vdrPitch = 0;
-  private vdw: VdwSetup | undefined;
+  private vdw: VdwPlan | undefined;
   private vdwStride = 0;
   /** Cycle at which this QPU's last DMA load / store completes. */
   dmaLoadDone = 0;
@@ -421,7 +421,7 @@ export class Qpu {
   writeSetup(v: number): void {
     const id = v >>> 30;
     if (id === 0) this.vpmWriteSetup(v);
-    else if (id === 2) this.vdw = decodeVdwSetup(v);
+    else if (id === 2) this.vdw = vdwPlan(v);
     else if (id === 3) this.vdwStride = v & 0xffff; // 16 bits wide (vc4asm's addendum)
     else throw ioError('unsupported', `vw_setup value ${hex(v)} (ID 1) is not a format the emulator runs`);
   }

@@ -105,6 +105,32 @@ export interface VdwSetup {
   readonly modew: number;
 }
 
+/**
+ * A DMA store setup with its rows' VPM words worked out once (vdwRow for each row): programs
+ * write the same few setups again and again, so they are kept by value (up to 64 of them).
+ */
+export interface VdwPlan extends VdwSetup {
+  /** VPM words of all rows, row after row (units * depth). */
+  readonly words: Int32Array;
+}
+const VDW_PLANS = new Map<number, VdwPlan>();
+
+export function vdwPlan(v: number): VdwPlan {
+  let p = VDW_PLANS.get(v);
+  if (!p) {
+    const s = decodeVdwSetup(v);
+    const words = new Int32Array(s.units * s.depth);
+    const row = new Int32Array(s.depth);
+    for (let r = 0; r < s.units; r++) {
+      vdwRow(s, r, row);
+      words.set(row, r * s.depth);
+    }
+    if (VDW_PLANS.size >= 64) VDW_PLANS.clear();
+    VDW_PLANS.set(v, (p = { ...s, words }));
+  }
+  return p;
+}
+
 export function decodeVdwSetup(v: number): VdwSetup {
   return {
     units: ((v >>> 23) & 0x7f) || 128,
