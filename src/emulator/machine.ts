@@ -95,6 +95,9 @@ export class Machine {
   /** When the mutex was last released. */
   private mutexFreeAt = 0;
   private qpus: Qpu[] = [];
+  /** The QPUs, made on first use and reused by every run, and their strict runs' VPM word sets. */
+  private readonly pool: Qpu[] = [];
+  private readonly wordSets: { load: VpmWordSet; store: VpmWordSet }[] = [];
   private program: LoadedProgram | undefined;
   private vdrFree = 0;
   /** The bytes the last DMA load or store moved. */
@@ -115,7 +118,7 @@ export class Machine {
     this.races = new StoreRaces(memory.maxBytes);
   }
 
-  /** The QPUs of the last run, with their registers as the run left them. */
+  /** The QPUs of the last run, with their registers as the run left them (until the next run). */
   get lastRun(): readonly Qpu[] {
     return this.qpus;
   }
@@ -153,11 +156,12 @@ export class Machine {
     const maxSteps = stepBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator');
     for (const x of this.qpus) detach(x); // a run that threw in a callback before its own cleanup
     this.qpus = uniforms.map((u, id) => {
-      const q = new Qpu(id, this);
+      // The machine's QPUs are made once and reset for each run (lastRun is the last run's until the next).
+      const q = (this.pool[id] ??= new Qpu(id, this));
       attach(q);
       q.reset(0, u);
       q.tmuLimit = strict ? TMU_FIFO_DEPTH : TMU_SLOTS;
-      q.dmaWords = strict ? { load: new VpmWordSet(), store: new VpmWordSet() } : null;
+      q.dmaWords = strict ? (this.wordSets[id] ??= { load: new VpmWordSet(), store: new VpmWordSet() }) : null;
       opts.init?.(q);
       return q;
     });

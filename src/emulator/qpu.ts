@@ -175,7 +175,15 @@ export class Qpu {
     readonly id: number,
     readonly m: Machine,
   ) {
-    this.moveTo(new ArrayBuffer(SLOT_WORDS * 4), 0, false);
+    this.moveTo(this.home, 0, false);
+  }
+
+  /** The QPU's own words, where its state lives outside a run. */
+  private readonly home = new ArrayBuffer(SLOT_WORDS * 4);
+
+  /** Copies the state back into the QPU's own words and points the views there. */
+  moveHome(): void {
+    this.moveTo(this.home, 0, true);
   }
 
   /** Points the views at SLOT_WORDS words of `buffer` from `byteOffset`, first copying the state there when `copy`. */

@@ -1,7 +1,7 @@
 // The register memory: one WebAssembly.Memory, shared by every translation's SIMD code, holding
 // a slot of SLOT_WORDS words (qpu.ts) for each QPU of the runs in progress. A run attaches its
 // QPUs to free slots when it starts and detaches them when it ends, copying their state back
-// into arrays of their own, so that the QPUs of a finished run stay readable (Machine.lastRun)
+// into words of their own, so that the QPUs of a finished run stay readable (Machine.lastRun)
 // and the memory holds only the runs in progress: 12 slots for a run on every QPU.
 // Needs: a QPU to attach, and its detach when its run ends. Guarantees: the QPU's R, F, Z, N and
 // C views are over its slot while attached; growing the memory (a run inside another run's
@@ -15,6 +15,8 @@ export interface SlotUser {
   base: number;
   /** Points the views at `buffer` from `byteOffset`, copying the state there first when `copy`. */
   moveTo(buffer: ArrayBuffer, byteOffset: number, copy: boolean): void;
+  /** Copies the state into the QPU's own words and points the views there. */
+  moveHome(): void;
 }
 
 /** A slot's size in bytes, a multiple of 64. */
@@ -47,7 +49,7 @@ export function attach(q: SlotUser): void {
 export function detach(q: SlotUser): void {
   if (!attached.delete(q)) return;
   free.push(q.base);
-  q.moveTo(new ArrayBuffer(SLOT_WORDS * 4), 0, true);
+  q.moveHome();
   q.base = -1;
 }
 
