@@ -154,19 +154,19 @@ export class Machine {
     this.races.reset();
     const strict = opts.strict ?? true;
     const maxSteps = stepBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator');
-    for (const x of this.qpus) detach(x); // a run that threw in a callback before its own cleanup
-    this.qpus = uniforms.map((u, id) => {
-      // The machine's QPUs are made once and reset for each run (lastRun is the last run's until the next).
-      const q = (this.pool[id] ??= new Qpu(id, this));
-      attach(q);
-      q.reset(0, u);
-      q.tmuLimit = strict ? TMU_FIFO_DEPTH : TMU_SLOTS;
-      q.dmaWords = strict ? (this.wordSets[id] ??= { load: new VpmWordSet(), store: new VpmWordSet() }) : null;
-      opts.init?.(q);
-      return q;
-    });
     const budget: Budget = { left: maxSteps, max: maxSteps, deadline: deadlineFor(opts.maxSteps), clock: 0 };
+    this.qpus = [];
     try {
+      for (const [id, u] of uniforms.entries()) {
+        // The machine's QPUs are made once and reset for each run (lastRun is the last run's until the next).
+        const q = (this.pool[id] ??= new Qpu(id, this));
+        attach(q);
+        this.qpus.push(q);
+        q.reset(0, u);
+        q.tmuLimit = strict ? TMU_FIFO_DEPTH : TMU_SLOTS;
+        q.dmaWords = strict ? (this.wordSets[id] ??= { load: new VpmWordSet(), store: new VpmWordSet() }) : null;
+        opts.init?.(q);
+      }
       for (;;) {
         const q = this.next();
         if (!q) {

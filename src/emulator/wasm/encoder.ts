@@ -115,6 +115,11 @@ function sleb(out: number[], n: number): void {
   }
 }
 
+/** Appends `more` to `out` (a loop: spreading a long array as arguments overflows the stack). */
+function append(out: number[], more: readonly number[]): void {
+  for (let i = 0; i < more.length; i++) out.push(more[i]!);
+}
+
 function name(out: number[], s: string): void {
   const bytes = new TextEncoder().encode(s);
   uleb(out, bytes.length);
@@ -262,7 +267,8 @@ export class FunctionBuilder {
       uleb(out, n);
       out.push(VALTYPE[t]);
     }
-    out.push(...this.code, 0x0b);
+    append(out, this.code);
+    out.push(0x0b);
     return out;
   }
 
@@ -301,7 +307,7 @@ export function encodeModule(imports: readonly ImportedFunction[], funcs: readon
   const section = (out: number[], id: number, content: number[]) => {
     out.push(id);
     uleb(out, content.length);
-    out.push(...content);
+    append(out, content);
   };
   const out: number[] = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
   const typeSec: number[] = [];
@@ -345,7 +351,7 @@ export function encodeModule(imports: readonly ImportedFunction[], funcs: readon
   for (const f of funcs) {
     const body = f.body();
     uleb(codeSec, body.length);
-    codeSec.push(...body);
+    append(codeSec, body);
   }
   section(out, 10, codeSec);
   return new Uint8Array(out);

@@ -76,13 +76,15 @@ export function worthAlone(ins: Instr): boolean {
  * What the instruction does besides (signals, the I/O writes' effect) stays JavaScript.
  */
 export function supported(ins: Instr): boolean {
-  if (ins.kind === 'ldi') return ins.mode !== 2 && ins.pm === 0 && ins.pack === 0 && plainWrite(ins.waddrAdd) && plainWrite(ins.waddrMul);
+  if (ins.kind === 'ldi') return (ins.mode === 0 || ins.mode === 1 || ins.mode === 3) && ins.pm === 0 && ins.pack === 0 && plainWrite(ins.waddrAdd) && plainWrite(ins.waddrMul);
   if (ins.kind !== 'alu') return false;
   if (ins.pack !== 0 || ins.unpack !== 0) return false;
   if (!AFTER_SIGNALS.has(ins.sig) && !(ins.sig === SMALL_IMM && ins.raddrB !== 48)) return false;
   const ioOk = (op: number, addr: number, cond: number) => op === 0 || plainWrite(addr) || (IO_WRITES.has(addr) && cond === 1);
   if (!ioOk(ins.opAdd, ins.waddrAdd, ins.condAdd) || !ioOk(ins.opMul, ins.waddrMul, ins.condMul)) return false;
-  if (rotation(ins) && (ins.sf || !plainWrite(ins.waddrMul))) return false;
+  // A rotation's write comes after the add ALU's I/O call in compile.ts (so a failing call leaves
+  // it undone): with an I/O write beside it, it stays JavaScript.
+  if (rotation(ins) && (ins.sf || !plainWrite(ins.waddrMul) || !plainWrite(ins.waddrAdd))) return false;
   const add = name(ADD_OPS[ins.opAdd]);
   const mul = name(MUL_OPS[ins.opMul]);
   if (ins.opAdd !== 0 && !ADD_SUPPORTED.has(add)) return false;
