@@ -394,7 +394,10 @@ export class Machine {
     const rowBytes = n * 4 + stride;
     checkVdw(s);
     touched?.clear();
-    const rows: [number, number][] | undefined = touched && this.qpus.length > 1 ? [] : undefined;
+    // Strict runs on several QPUs remember what the store writes (rule dma-store-race): one run of
+    // bytes when its rows follow each other, else the rows.
+    const racing = touched !== undefined && this.qpus.length > 1;
+    const rows: [number, number][] | undefined = racing && stride !== 0 && s.units > 1 ? [] : undefined;
     for (let r = 0, w = 0; r < s.units; r++, w += n) {
       const at = (addr + r * rowBytes) >>> 0;
       const words = s.words;
@@ -409,12 +412,13 @@ export class Machine {
     const T = this.timing;
     this.dmaBytes = s.units * n * 4;
     this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + s.units * T.dmaStoreCyclesPerRow + s.units * n * T.dmaStoreCyclesPerWord);
-    if (rows?.length) this.races.note(q.id, rows, start, this.vdwFree, () => this.earliestClock());
+    if (rows) this.races.note(q.id, rows, start, this.vdwFree, this);
+    else if (racing) this.races.noteRange(q.id, addr >>> 0, (addr + s.units * n * 4) >>> 0, start, this.vdwFree, this);
     return this.vdwFree;
   }
 
   /** The earliest clock of a QPU still running. */
-  private earliestClock(): number {
+  earliestClock(): number {
     let earliest = Infinity;
     for (const x of this.qpus) if (x.state !== 'done' && x.time < earliest) earliest = x.time;
     return earliest;

@@ -18,6 +18,11 @@ export function addRange(rows: [number, number][], lo: number, hi: number): void
   else rows.push([lo, hi]);
 }
 
+/** What the list needs of the machine: the earliest clock of a QPU still running. */
+export interface Clocks {
+  earliestClock(): number;
+}
+
 /** A row of a DMA store that may still be writing memory: its QPU, bytes [lo, hi), its cycles. */
 interface UnfinishedStore {
   readonly qpu: number;
@@ -52,19 +57,31 @@ export class StoreRaces {
    * Remembers a store's rows until every QPU's clock has passed its end; `earliest` is the
    * earliest clock of a running QPU, before which stores are forgotten now and then.
    */
-  note(qpu: number, rows: readonly [number, number][], start: number, done: number, earliest: () => number): void {
+  note(qpu: number, rows: readonly [number, number][], start: number, done: number, clocks: Clocks): void {
+    this.prune(clocks);
+    for (const [lo, hi] of rows) this.add(qpu, lo, hi, start, done);
+  }
+
+  /** note() for a store whose rows are one run of bytes [lo, hi) (the usual case: one row, or rows without a stride). */
+  noteRange(qpu: number, lo: number, hi: number, start: number, done: number, clocks: Clocks): void {
+    this.prune(clocks);
+    this.add(qpu, lo, hi, start, done);
+  }
+
+  /** Forgets, now and then, the stores every running QPU's clock has passed. */
+  private prune(clocks: Clocks): void {
     const list = this.list;
-    if (list.length >= 32) {
-      const t = earliest();
-      let kept = 0;
-      for (const u of list) if (u.done > t) list[kept++] = u;
-      list.length = kept;
-    }
-    for (const [lo, hi] of rows) {
-      list.push({ qpu, lo, hi, start, done });
-      for (let p = pageOf(lo); p <= pageOf(hi - 1); p++) if (this.pageEnd[p]! < done) this.pageEnd[p] = done;
-    }
-    this.until = Math.max(this.until, done);
+    if (list.length < 32) return;
+    const t = clocks.earliestClock();
+    let kept = 0;
+    for (const u of list) if (u.done > t) list[kept++] = u;
+    list.length = kept;
+  }
+
+  private add(qpu: number, lo: number, hi: number, start: number, done: number): void {
+    this.list.push({ qpu, lo, hi, start, done });
+    for (let p = pageOf(lo); p <= pageOf(hi - 1); p++) if (this.pageEnd[p]! < done) this.pageEnd[p] = done;
+    if (done > this.until) this.until = done;
   }
 
   /** Whether any store is remembered (a quick test before `check`). */
