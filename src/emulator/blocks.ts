@@ -14,7 +14,7 @@
 // general; the machine uses units for tracing, near the step budget, and inside delay slots.
 
 import { SIG_BRANCH } from '../vc4/fields.ts';
-import { RULES, type Violation } from '../vc4/rules.ts';
+import { RULES, sequenceViolations, type Violation } from '../vc4/rules.ts';
 import { PROGRAM_END_SIGNALS } from '../vc4/tables.ts';
 import { BLOCKED, HELPERS, type InstrCode, instrCode, joinCode, SYNC_R4, type TranslateOptions } from './compile.ts';
 import type { Step } from './program.ts';
@@ -192,10 +192,16 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
       // The branch whose last delay slot this is jumps now; one taken in that slot waits 3 more.
       `if (took) { q.pc = q.branchTarget; ${PROMOTE} }`,
       `else { q.pc = ${end + 1}; if (q.branchCountdown > 0) q.branchCountdown = 3; }`,
-      `return ${CONTINUE};`,
     );
+    // A loop: back at the start with nothing pending, the block runs again itself (up to q.loops
+    // times a call), as the machine would run it, when entering it from its own end breaks no rule.
+    if (endAt < 0 && !(strict && loopEntryBreaksRule(step, start, end)))
+      lines.push(`if (q.pc === ${start} && q.branchCountdown === 0 && --q.loops > 0) continue;`);
+    lines.push(`return ${CONTINUE};`);
   } else lines.push(leaveBefore(end + 1), `return ${CONTINUE};`);
-  const fn = make(`block_${start}_${end}`, lines.join('\n'), lanes.empty ? undefined : lanes.instantiate());
+  const loops = lines.some((l) => l.endsWith('continue;'));
+  const body = loops ? `for (;;) {\n${lines.join('\n')}\n}` : lines.join('\n');
+  const fn = make(`block_${start}_${end}`, body, lanes.empty ? undefined : lanes.instantiate());
   if (listings.on && !lanes.empty) (fn as Listed).wasm = lanes.text();
   return fn;
 }
@@ -218,6 +224,17 @@ export function listing(blocks: readonly (BlockFn | undefined)[], what: 'js' | '
 }
 
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+
+/**
+ * Whether entering the block at `start` from its own last instruction breaks an error rule the
+ * machine checks on entry (machine.ts entryViolation): the first instruction after the last two,
+ * or the second after the first and the last.
+ */
+function loopEntryBreaksRule(step: (pc: number) => Step, start: number, end: number): boolean {
+  const breaks = (pc: number, p0: number, p1: number) =>
+    step(pc).alone.some(isError) || sequenceViolations(step(pc).effects, [step(p0).effects, step(p1).effects]).some(isError);
+  return breaks(start, end, end - 1) || (end > start && breaks(start + 1, start, end));
+}
 
 /** One instruction, handling pending branches and program ends in general. */
 export function compileUnit(p: Steps, pc: number, opts: TranslateOptions): BlockFn {

@@ -31,6 +31,9 @@ export const MAX_QPUS = 12;
  */
 export const SLACK = 32;
 
+/** Iterations a block that loops to itself runs in one call at most: 64 of at most MAX_BLOCK instructions, CLOCK_EVERY. */
+const LOOPS_PER_CALL = CLOCK_EVERY / MAX_BLOCK;
+
 /** What a blocked QPU waits for: semaphores 0-15, or the mutex. */
 const MUTEX = 16;
 
@@ -249,6 +252,9 @@ export class Machine {
         else fn = ++p.calls[pc]! === HOT_CALLS || !blocks[pc] ? p.block(pc, strict) : blocks[pc]!;
       }
       const before = q.count;
+      // A block that loops to itself runs at most this many times a call, within the budget and
+      // often enough back here to read the clock (CLOCK_EVERY).
+      q.loops = Math.min(LOOPS_PER_CALL, Math.floor(budget.left / MAX_BLOCK));
       const status = fn(q);
       budget.left -= q.count - before;
       if (budget.deadline !== Infinity && (budget.clock += q.count - before + 1) >= CLOCK_EVERY) {

@@ -140,6 +140,8 @@ export class Qpu {
   prev1 = -1;
   /** What a blocked QPU waits on: a semaphore (0-15) or the mutex (16); -1 for nothing. */
   waitingOn = -1;
+  /** How many more times a block that loops to itself may run in the current call (the machine sets it). */
+  loops = 0;
   /** Instructions executed; the SFU's result lands in r4 three instructions after the write. */
   count = 0;
   stats: QpuStats = newStats();

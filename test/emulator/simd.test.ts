@@ -1,12 +1,14 @@
 // The SIMD tier against the JavaScript one on cases a review found (their causes are in the
 // commit that fixed them): large SIMD functions, failing I/O beside a rotation, the register
-// slots of runs that fail before they start.
+// slots of runs that fail before they start; and blocks that loop to themselves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { Machine } from '../../src/emulator/machine.ts';
 import { setSimd, type SimdMode } from '../../src/emulator/program.ts';
 import { ACC, REG_A } from '../../src/emulator/qpu.ts';
 import { slotsInUse } from '../../src/emulator/wasm/slots.ts';
+import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { encodeProgram } from '../../src/vc4/codec.ts';
 import { type AluInstr, branchInstr, type Instr, ldiInstr, nopInstr } from '../../src/vc4/instr.ts';
 
@@ -82,3 +84,28 @@ test('runs that fail in init, before they start, give their register slots back'
   }
   assert.equal(slotsInUse(), before);
 });
+
+test('a block that loops to itself runs many iterations a call, as one instruction at a time would: registers, flags, clock, counts', () => {
+  const mandel = readFileSync(new URL('../../examples/asm/mandel.qasm', import.meta.url), 'utf8');
+  const words = assemble(mandel).words;
+  const run = (oneAtATime: boolean, strict: boolean) => {
+    const m = new Machine();
+    const out = m.memory.alloc(64, 'out');
+    const u = m.memory.alloc(64, 'u');
+    [bits(-2), bits(0.1875), bits(0.1), 300, out.address, 0].forEach((w, i) => m.memory.writeWord(u.address + 4 * i, w));
+    const r = m.run(m.load(words), [u.address], { strict, trace: oneAtATime ? () => {} : undefined });
+    const q = m.lastRun[0]!;
+    // The register files and r0-r5 (the scratch words after them are each tier's own).
+    return { R: [...q.R.slice(0, ACC + 96)], Z: [...q.Z], N: [...q.N], C: [...q.C], cycles: r.cycles, count: q.count, out: [...m.memory.view(out, Int32Array)] };
+  };
+  for (const strict of [true, false]) assert.deepEqual(run(false, strict), run(true, strict));
+  // The step budget still stops such a loop at exactly its count.
+  const m = new Machine();
+  const u = m.memory.alloc(64, 'u');
+  [bits(-2), bits(0.1875), bits(0.1), 100000, u.address, 0].forEach((w, i) => m.memory.writeWord(u.address + 4 * i, w));
+  assert.throws(() => m.run(m.load(words), [u.address], { maxSteps: 5000 }), /the step budget of 5,000 instructions ran out \(QPU 0 5,000 instructions/);
+});
+
+function bits(x: number): number {
+  return new Int32Array(new Float32Array([x]).buffer)[0]!;
+}
