@@ -14,12 +14,13 @@ import { HOT_CALLS, type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
 import { EmulatorError } from './errors.ts';
-import { addRange, StoreRaces } from './store-race.ts';
+import { StoreRaces } from './store-race.ts';
+import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
-import { type Allocation, GpuMemory, hex, MemoryFault, READ, WRITE } from './memory.ts';
+import { type Allocation, GpuMemory, hex, MemoryFault, READ } from './memory.ts';
 import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
-import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwPlan, VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
+import { VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
 
 export const MAX_QPUS = 12;
 
@@ -102,12 +103,8 @@ export class Machine {
   private readonly pool: Qpu[] = [];
   private readonly wordSets: { load: VpmWordSet; store: VpmWordSet }[] = [];
   private program: LoadedProgram | undefined;
-  private vdrFree = 0;
-  /** The bytes the last DMA load or store moved. */
-  dmaBytes = 0;
-  /** The VPM words of one DMA row (at most 128), reused by every transfer. */
-  private readonly rowWords = new Int32Array(128);
-  private vdwFree = 0;
+  /** The DMA engines between the VPM and memory, shared by the QPUs. */
+  readonly dma: DmaEngines = new DmaEngines(this);
   private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
   /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2, cold at the start of each run. */
   private readonly caches = new TmuCaches(MAX_QPUS / 2);
@@ -151,7 +148,7 @@ export class Machine {
     }
     this.mutexHolder = -1;
     this.mutexFreeAt = 0;
-    this.vdrFree = this.vdwFree = 0;
+    this.dma.reset();
     this.tmuFree.fill(0);
     this.caches.clear();
     this.races.reset();
@@ -360,67 +357,9 @@ export class Machine {
     return start + (worst === HIT_TMU ? T.tmuHitLatency : worst === HIT_L2 ? T.l2Latency : T.memoryLatency) + extra;
   }
 
-  /**
-   * A DMA load; `touched`, when given, is set to mark the VPM words it writes. Returns the cycle
-   * it completes; its bytes are in `dmaBytes`.
-   */
-  dmaLoad(q: Qpu, s: VdrSetup, extendedPitch: number, addr: number, touched?: VpmWordSet): number {
-    const mem = this.memory;
-    const vpm = this.vpm;
-    const words = this.rowWords;
-    const pitch = vdrPitch(s, extendedPitch);
-    const n = s.rowLength;
-    touched?.clear();
-    // The engine starts this load when it has finished the one before (any QPU's).
-    const start = Math.max(q.time, this.vdrFree);
-    for (let r = 0; r < s.rows; r++) {
-      const at = (addr + r * pitch) >>> 0;
-      vdrRow(s, r, words);
-      if (touched) for (let d = 0; d < n; d++) touched.add(words[d]!);
-      if (touched && this.races.any()) this.races.check(q, at, (at + 4 * n) >>> 0, `a DMA load (starting at cycle ${start})`, start);
-      if (mem.spans(at, (at + 4 * (n - 1)) >>> 0)) {
-        const i0 = mem.index(at);
-        for (let d = 0; d < n; d++) vpm[words[d]!] = mem.words[i0 + d]!;
-      } else for (let d = 0; d < n; d++) vpm[words[d]!] = mem.words[mem.check((at + 4 * d) >>> 0, 'DMA load')]!;
-    }
-    const T = this.timing;
-    this.dmaBytes = s.rows * n * 4;
-    this.vdrFree = start + Math.ceil(T.dmaLoadBaseCycles + s.rows * T.dmaLoadCyclesPerRow + s.rows * n * T.dmaLoadCyclesPerWord);
-    return this.vdrFree;
-  }
-
-  /**
-   * A DMA store; `touched`, when given, is set to mark the VPM words it reads. Returns the cycle
-   * it completes; its bytes are in `dmaBytes`.
-   */
-  dmaStore(q: Qpu, s: VdwPlan, stride: number, addr: number, touched?: VpmWordSet): number {
-    const mem = this.memory;
-    const vpm = this.vpm;
-    const n = s.depth;
-    const rowBytes = n * 4 + stride;
-    checkVdw(s);
-    touched?.clear();
-    // Strict runs on several QPUs remember what the store writes (rule dma-store-race): one run of
-    // bytes when its rows follow each other, else the rows.
-    const racing = touched !== undefined && this.qpus.length > 1;
-    const rows: [number, number][] | undefined = racing && stride !== 0 && s.units > 1 ? [] : undefined;
-    for (let r = 0, w = 0; r < s.units; r++, w += n) {
-      const at = (addr + r * rowBytes) >>> 0;
-      const words = s.words;
-      if (touched) for (let d = 0; d < n; d++) touched.add(words[w + d]!);
-      if (rows) addRange(rows, at, (at + 4 * n) >>> 0);
-      if (mem.spans(at, (at + 4 * (n - 1)) >>> 0, WRITE)) {
-        const i0 = mem.index(at, WRITE);
-        for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[words[w + d]!]!;
-      } else for (let d = 0; d < n; d++) mem.words[mem.check((at + 4 * d) >>> 0, 'DMA store', WRITE)] = vpm[words[w + d]!]!;
-    }
-    const start = Math.max(q.time, this.vdwFree);
-    const T = this.timing;
-    this.dmaBytes = s.units * n * 4;
-    this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + s.units * T.dmaStoreCyclesPerRow + s.units * n * T.dmaStoreCyclesPerWord);
-    if (rows) this.races.note(q.id, rows, start, this.vdwFree, this);
-    else if (racing) this.races.noteRange(q.id, addr >>> 0, (addr + s.units * n * 4) >>> 0, start, this.vdwFree, this);
-    return this.vdwFree;
+  /** QPUs in the run. */
+  get qpuCount(): number {
+    return this.qpus.length;
   }
 
   /** The earliest clock of a QPU still running. */

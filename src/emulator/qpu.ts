@@ -439,15 +439,15 @@ export class Qpu {
   dmaLoad(addr: number): void {
     if (!this.vdr) throw ioError('rule', 'a DMA load (vr_addr write) before any DMA load setup', 'dma-no-setup');
     this.stall(this.dmaLoadDone, 'dma');
-    this.dmaLoadDone = this.m.dmaLoad(this, this.vdr, this.vdrPitch, addr >>> 0, this.dmaWords?.load);
-    this.stats.dmaLoadBytes += this.m.dmaBytes;
+    this.dmaLoadDone = this.m.dma.load(this, this.vdr, this.vdrPitch, addr >>> 0, this.dmaWords?.load);
+    this.stats.dmaLoadBytes += this.m.dma.bytes;
   }
 
   dmaStore(addr: number): void {
     if (!this.vdw) throw ioError('rule', 'a DMA store (vw_addr write) before any DMA store setup', 'dma-no-setup');
     this.stall(this.dmaStoreDone, 'dma');
-    this.dmaStoreDone = this.m.dmaStore(this, this.vdw, this.vdwStride, addr >>> 0, this.dmaWords?.store);
-    this.stats.dmaStoreBytes += this.m.dmaBytes;
+    this.dmaStoreDone = this.m.dma.store(this, this.vdw, this.vdwStride, addr >>> 0, this.dmaWords?.store);
+    this.stats.dmaStoreBytes += this.m.dma.bytes;
   }
 
   /** Reading vr_wait / vw_wait stalls until this QPU's DMA completes. */

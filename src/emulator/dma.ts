@@ -1,0 +1,102 @@
+// The DMA engines between the VPM and GPU memory (Guide pp. 56-59): one for loads, one for
+// stores, shared by every QPU, so a transfer starts when the engine has finished the one before
+// (any QPU's). They move the data when a transfer starts and return when it completes, for the
+// cycle model (timing.ts); strict runs mark the VPM words a transfer uses and, on several QPUs,
+// remember what a store writes (store-race.ts).
+// Needs: the machine's memory, VPM, timing and store-race list. Guarantees: every word moved as
+// the setup says (vpm.ts), or a MemoryFault naming the first address outside the allocations.
+
+import { type GpuMemory, WRITE } from './memory.ts';
+import type { Qpu } from './qpu.ts';
+import { addRange, type Clocks, type StoreRaces } from './store-race.ts';
+import type { Timing } from './timing.ts';
+import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwPlan, type VpmWordSet } from './vpm.ts';
+
+/** What the engines use of the machine. */
+interface Host extends Clocks {
+  readonly memory: GpuMemory;
+  readonly vpm: Int32Array;
+  readonly timing: Timing;
+  readonly races: StoreRaces;
+  readonly qpuCount: number;
+}
+
+export class DmaEngines {
+  /** When each engine has finished its last transfer. */
+  private vdrFree = 0;
+  private vdwFree = 0;
+  /** The bytes the last load or store moved. */
+  bytes = 0;
+  /** The VPM words of one DMA row (at most 128), reused by every transfer. */
+  private readonly rowWords = new Int32Array(128);
+
+  constructor(private readonly m: Host) {}
+
+  /** Both engines idle (a run starts). */
+  reset(): void {
+    this.vdrFree = this.vdwFree = 0;
+  }
+
+  /**
+   * A DMA load; `touched`, when given, is set to mark the VPM words it writes. Returns the cycle
+   * it completes; its bytes are in `bytes`.
+   */
+  load(q: Qpu, s: VdrSetup, extendedPitch: number, addr: number, touched?: VpmWordSet): number {
+    const mem = this.m.memory;
+    const vpm = this.m.vpm;
+    const words = this.rowWords;
+    const pitch = vdrPitch(s, extendedPitch);
+    const n = s.rowLength;
+    touched?.clear();
+    // The engine starts this load when it has finished the one before (any QPU's).
+    const start = Math.max(q.time, this.vdrFree);
+    for (let r = 0; r < s.rows; r++) {
+      const at = (addr + r * pitch) >>> 0;
+      vdrRow(s, r, words);
+      if (touched) for (let d = 0; d < n; d++) touched.add(words[d]!);
+      if (touched && this.m.races.any()) this.m.races.check(q, at, (at + 4 * n) >>> 0, `a DMA load (starting at cycle ${start})`, start);
+      if (mem.spans(at, (at + 4 * (n - 1)) >>> 0)) {
+        const i0 = mem.index(at);
+        for (let d = 0; d < n; d++) vpm[words[d]!] = mem.words[i0 + d]!;
+      } else for (let d = 0; d < n; d++) vpm[words[d]!] = mem.words[mem.check((at + 4 * d) >>> 0, 'DMA load')]!;
+    }
+    const T = this.m.timing;
+    this.bytes = s.rows * n * 4;
+    this.vdrFree = start + Math.ceil(T.dmaLoadBaseCycles + s.rows * T.dmaLoadCyclesPerRow + s.rows * n * T.dmaLoadCyclesPerWord);
+    return this.vdrFree;
+  }
+
+  /**
+   * A DMA store; `touched`, when given, is set to mark the VPM words it reads. Returns the cycle
+   * it completes; its bytes are in `bytes`.
+   */
+  store(q: Qpu, s: VdwPlan, stride: number, addr: number, touched?: VpmWordSet): number {
+    const mem = this.m.memory;
+    const vpm = this.m.vpm;
+    const n = s.depth;
+    const rowBytes = n * 4 + stride;
+    checkVdw(s);
+    touched?.clear();
+    // Strict runs on several QPUs remember what the store writes (rule dma-store-race): one run of
+    // bytes when its rows follow each other, else the rows.
+    const racing = touched !== undefined && this.m.qpuCount > 1;
+    const rows: [number, number][] | undefined = racing && stride !== 0 && s.units > 1 ? [] : undefined;
+    for (let r = 0, w = 0; r < s.units; r++, w += n) {
+      const at = (addr + r * rowBytes) >>> 0;
+      const words = s.words;
+      if (touched) for (let d = 0; d < n; d++) touched.add(words[w + d]!);
+      if (rows) addRange(rows, at, (at + 4 * n) >>> 0);
+      if (mem.spans(at, (at + 4 * (n - 1)) >>> 0, WRITE)) {
+        const i0 = mem.index(at, WRITE);
+        for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[words[w + d]!]!;
+      } else for (let d = 0; d < n; d++) mem.words[mem.check((at + 4 * d) >>> 0, 'DMA store', WRITE)] = vpm[words[w + d]!]!;
+    }
+    const start = Math.max(q.time, this.vdwFree);
+    const T = this.m.timing;
+    this.bytes = s.units * n * 4;
+    this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + s.units * T.dmaStoreCyclesPerRow + s.units * n * T.dmaStoreCyclesPerWord);
+    if (rows) this.m.races.note(q.id, rows, start, this.vdwFree, this.m);
+    else if (racing) this.m.races.noteRange(q.id, addr >>> 0, (addr + s.units * n * 4) >>> 0, start, this.vdwFree, this.m);
+    return this.vdwFree;
+  }
+}
