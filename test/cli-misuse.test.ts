@@ -71,6 +71,7 @@ test('npm run fuzz takes its counts as qpu does: decimal digits only, one messag
     [['--count'], /^fuzz: --count needs a value\n/],
     [['--seed', ''], /^fuzz: --seed '': expected a whole number/],
     [['--frob'], /^fuzz: unknown option '--frob'\n\nusage: npm run fuzz/],
+    [['--simd', 'fast'], /^fuzz: --simd fast: expected hot, always or off\n/],
   ] as const) {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/fuzz.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);

@@ -142,7 +142,7 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
   const simdAlone = (k: number, c: InstrCode) => {
     const ins = step(k).instr;
     // Vector I/O writes (condition always) take every lane; a rotation's write is the SIMD function's.
-    const masks = [`a${k}`, `m${k}`].filter((tag) => c.pre.includes(`let m${tag} = 0;`)).map((tag) => `m${tag} = 0xffff;`);
+    const masks = (c.ioMasks ?? []).map((m) => `${m} = 0xffff;`);
     return [...c.pre, lanes.add([ins], k), ...masks, ...(rotation(ins) ? c.post.slice(0, c.rotationPost) : c.post)].join('\n');
   };
   for (const g of groups) {

@@ -55,6 +55,8 @@ export interface InstrCode {
   lanes?: 1 | 16;
   /** Where in `post` the rotated write of the mul result starts (a rotating instruction). */
   rotationPost?: number;
+  /** The locals holding the lanes of each I/O write outside a rotation (set in the lane loop, read after it). */
+  ioMasks?: string[];
   /**
    * Reads an I/O register whose value depends on this QPU's clock or on shared units (VPM,
    * vr_busy/vw_busy, vr_wait/vw_wait): it runs alone, at its own time, never hoisted to the start
@@ -201,6 +203,7 @@ function genWrite(
   // I/O: collect the vector and the lanes that write, then act once after the loop.
   const m = `m${tag}`;
   c.pre.push(`let ${m} = 0;`);
+  if (l === 'l') (c.ioMasks ??= []).push(m);
   c.loop.push(`R[${scratch}+${l}] = ${v};`);
   c.loop.push(cond === 'true' ? `${m} |= 1 << ${l};` : `if (${cond}) ${m} |= 1 << ${l};`);
   c.post.push(ioWrite(file, addr, scratch, m));

@@ -20,6 +20,8 @@ import { emitFaddSub, emitFmul, emitFtoi, emitItof } from './float.ts';
 /** The JavaScript function the SIMD code calls for rare float lanes: fix(base, op) (FIX_OPS). */
 export const FIX_IMPORT: ImportedFunction = { name: 'fix', params: ['i32', 'i32'], results: [] };
 const FIX_OPS = ['fadd', 'fsub', 'fmul'] as const;
+/** The fix import's function index: the module's only import (module.ts). */
+const FIX_FUNCTION = 0;
 
 /**
  * Recomputes with arith.ts the lanes marked rare in the scratch words of the slot at `base`:
@@ -145,7 +147,6 @@ function wordName(w: number): string {
  */
 class Emitter {
   private readonly v: number[] = [];
-  private fixIndex = 0;
   /** The local of each register-memory word used, its value valid in this chunk when in `live`. */
   private readonly regs = new Map<number, number>();
   private readonly live = new Set<number>();
@@ -494,7 +495,7 @@ class Emitter {
       put(4, y, 'scratch b');
       put(8, out, 'scratch result');
       put(12, rare, 'scratch rare');
-      f.get(this.base).i32(FIX_OPS.indexOf(op)).call(this.fixIndex, `fix_${op}`);
+      f.get(this.base).i32(FIX_OPS.indexOf(op)).call(FIX_FUNCTION, `fix_${op}`);
       f.get(this.base).load(4 * (WSCR + 8), 'scratch result').set(out);
     });
   }
