@@ -152,6 +152,7 @@ export class Machine {
     this.tmuFree.fill(0);
     this.caches.clear();
     this.races.reset();
+    program.calls.fill(0);
     const strict = opts.strict ?? true;
     const maxSteps = stepBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator');
     const budget: Budget = { left: maxSteps, max: maxSteps, deadline: deadlineFor(opts.maxSteps), clock: 0 };
@@ -246,7 +247,10 @@ export class Machine {
         // second, where it belongs: a fault or a wait in the first is reported, not the rule.
         if (strict && p.blockEnd(pc) > pc && this.entryViolation(pc + 1, pc, q.prev0))
           fn = p.blocks.units[pc] ?? p.unit(pc);
-        else fn = ++p.calls[pc]! === HOT_CALLS || !blocks[pc] ? p.block(pc, strict) : blocks[pc]!;
+        else {
+          const hot = ++p.calls[pc]! > this.qpus.length && ++p.repeats[pc]! === HOT_CALLS;
+          fn = hot || !blocks[pc] ? p.block(pc, strict) : blocks[pc]!;
+        }
       }
       const before = q.count;
       // A block that loops to itself runs at most this many times a call, within the budget and

@@ -51,9 +51,15 @@ export interface Translation {
   readonly block: (pc: number, strict: boolean) => BlockFn;
   /** Translates the unit at pc and keeps it in `blocks.units` (likewise). */
   readonly unit: (pc: number) => BlockFn;
-  /** Calls of the block at each pc (the machine counts; at HOT_CALLS the block is translated again with SIMD). */
+  /** Calls of the block at each pc in the current run (the machine counts, and zeroes them when a run starts). */
   readonly calls: Uint32Array;
-  /** The calls from which a block's translation has SIMD (HOT_CALLS, or 0 under setSimd('always')). */
+  /**
+   * Calls of the block at each pc beyond the first one a QPU in each run (a run's calls beyond its
+   * number of QPUs), summed over runs: calls a loop made. At HOT_CALLS the block is translated
+   * again with SIMD.
+   */
+  readonly repeats: Uint32Array;
+  /** The repeats from which a block's translation has SIMD (HOT_CALLS, or 0 under setSimd('always')). */
   readonly simdFrom: number;
   /** Rules checked on entry to a block: per instruction, by the two executed before it. */
   readonly entryChecks: (Map<number, Violation | null> | undefined)[];
@@ -61,9 +67,12 @@ export interface Translation {
 }
 
 /**
- * Calls after which a block is translated again with its lane arithmetic as WebAssembly SIMD:
- * compiling a module costs about as much as running a block's JavaScript lane loops a few
- * dozen times, so code that runs once or twice stays JavaScript.
+ * Repeated calls (`Translation.repeats`) after which a block is translated again with its lane
+ * arithmetic as WebAssembly SIMD: compiling a module costs about as much as running a block's
+ * JavaScript lane loops a few dozen times, so code that runs once or twice stays JavaScript.
+ * Code that no loop runs stays JavaScript too, however many runs and QPUs run it: SIMD did not
+ * pay for it (sha256 on 12 QPUs, when calls of any kind counted: its third run translated every
+ * block again, 140-160 ms against 1-15, and its best run took 1.1 ms against 0.5-0.7).
  */
 export const HOT_CALLS = 32;
 /** When blocks get SIMD: once hot (the default), from their first translation, or never. */
@@ -165,6 +174,7 @@ function translate(words: Uint32Array): Translation {
   const blocks = { strict: [] as (BlockFn | undefined)[], loose: [] as (BlockFn | undefined)[], units: [] as (BlockFn | undefined)[] };
   const entryChecks: Translation['entryChecks'] = [];
   const calls = new Uint32Array(length);
+  const repeats = new Uint32Array(length);
   let covered = 0;
   /** Counts the instructions a new block covers; past the budget forgets every block (in place). */
   const spend = (instructions: number) => {
@@ -184,13 +194,14 @@ function translate(words: Uint32Array): Translation {
     blocks,
     block: (pc, strict) => {
       spend(t.blockEnd(pc) - pc + 1);
-      // A block's first translation is JavaScript only; one entered HOT_CALLS times is made
-      // again with SIMD, whose compilation pays only for code that runs often. A block that
+      // A block's first translation is JavaScript only; one a loop has entered HOT_CALLS times is
+      // made again with SIMD, whose compilation pays only for code that runs often. A block that
       // branches back to its own start is a loop: it gets SIMD at once.
-      const simd = t.translate.simd && (calls[pc]! >= t.simdFrom || loopsToItself(t, pc));
+      const simd = t.translate.simd && (repeats[pc]! >= t.simdFrom || loopsToItself(t, pc));
       return ((strict ? blocks.strict : blocks.loose)[pc] = compileBlock(t, pc, strict, simd ? t.translate : { ...t.translate, simd: false }));
     },
     calls,
+    repeats,
     unit: (pc) => {
       spend(1);
       return (blocks.units[pc] = compileUnit(t, pc, t.translate));

@@ -109,3 +109,34 @@ test('a block that loops to itself runs many iterations a call, as one instructi
 function bits(x: number): number {
   return new Int32Array(new Float32Array([x]).buffer)[0]!;
 }
+
+test('code a loop runs gets SIMD once hot; straight-line code stays JavaScript however many QPUs and runs run it', () => {
+  setSimd('hot');
+  const body: AluInstr = { ...nopInstr(), opAdd: 1, addA: 0, addB: 1, waddrAdd: 32, condAdd: 1 }; // fadd r0, r0, r1
+  const dec: AluInstr = { ...nopInstr(), sig: 13, raddrB: 1, opAdd: 13, addA: 6, addB: 7, raddrA: 0, waddrAdd: 0, condAdd: 1, sf: 1 };
+  const end = [nopInstr(3), nopInstr(), nopInstr()];
+  const hasSimd = (fn: unknown) => String(fn).includes('W.lanes_');
+  // 80 instructions a pass: two blocks, neither looping to itself; 40 passes.
+  const n = 80;
+  const branchAt = n + 2;
+  const loop: Instr[] = [
+    ldiInstr(40, { waddrAdd: 0 }),
+    ...Array<AluInstr>(n).fill(body),
+    dec,
+    branchInstr({ cond: 3, rel: 1, imm: (1 - (branchAt + 4)) * 8 }),
+    nopInstr(),
+    nopInstr(),
+    nopInstr(),
+    ...end,
+  ];
+  const m = new Machine();
+  const p = m.load(encodeProgram(loop));
+  m.run(p, [m.memory.alloc(64, 'u').address]);
+  assert.ok(hasSimd(p.blocks.strict[1]), 'the loop body has SIMD after one run');
+  // Straight-line code on 12 QPUs, 10 runs: 120 calls of its block, none of them from a loop.
+  const straight = m.load(encodeProgram([...Array<AluInstr>(20).fill(body), ...end]));
+  const us = Array.from({ length: 12 }, () => m.memory.alloc(64, 'u').address);
+  for (let k = 0; k < 10; k++) m.run(straight, us);
+  assert.equal(straight.repeats[0], 0);
+  assert.ok(straight.blocks.strict[0] && !hasSimd(straight.blocks.strict[0]), 'straight-line code stays JavaScript');
+});
