@@ -9,9 +9,9 @@
 
 import * as arith from '../../vc4/arith.ts';
 import type { AluInstr, Instr, LoadImmInstr } from '../../vc4/instr.ts';
-import { addWriteFile, mulWriteFile, type RegFile } from '../../vc4/registers.ts';
+import { addWriteFile, mulWriteFile, R_ELEM_NUM, R_NOP, type RegFile, W_ACC0, W_ACC5, W_DMA_ADDR, W_HOST_INT, W_MUTEX, W_NOP, W_SFU_LOG, W_SFU_RECIP, W_TMU_NOSWAP, W_TMU0_S, W_TMU1_S, W_UNIF_ADDR, W_VPM, W_VPM_SETUP } from '../../vc4/registers.ts';
 import { SIG_SMALL_IMM as SMALL_IMM } from '../../vc4/fields.ts';
-import { ADD_OPS, MUL_OPS, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, smallImmValue } from '../../vc4/tables.ts';
+import { ADD_OPS, COND_ALWAYS, COND_NEVER, LDI_MODE_32, LDI_MODE_SIGNED, LDI_MODE_UNSIGNED, MUL_OPS, MUX_A, MUX_B, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, SMALL_IMM_ROTATE_R5, smallImmValue } from '../../vc4/tables.ts';
 import { ADD_IDENTITY, MUL_IDENTITY } from '../inline.ts';
 import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, SADD, SMUL, WSCR } from '../qpu.ts';
 import { type FunctionBuilder, type ImportedFunction, type SimdOp } from './encoder.ts';
@@ -39,25 +39,23 @@ const MUL_SIMPLE: Partial<Record<string, SimdOp>> = { v8min: 'i8x16.min_u', v8ma
 const ADD_SUPPORTED = new Set(['fadd', 'fsub', 'fmin', 'fmax', 'fminabs', 'fmaxabs', 'ftoi', 'itof', 'shr', 'asr', 'ror', 'shl', 'not', ...Object.keys(ADD_SIMPLE)]);
 const MUL_SUPPORTED = new Set(['fmul', 'mul24', ...Object.keys(MUL_SIMPLE)]);
 const SHIFTS = new Set(['shr', 'asr', 'ror', 'shl']);
-/** Ops whose carry flag is computed here (the others' C is 0, or they are not supported with flags). */
-const NOP_ADDR = 39;
-const ELEM_NUM = 38;
-
+const REGFILE_WORDS = 32; // addresses 0-31 are register-file words; r0-r3 (W_ACC0...) come next
 /** Addresses a supported write reaches: a register file word, r0-r3, or nothing. */
-const plainWrite = (addr: number) => addr < 36 || addr === NOP_ADDR;
+const plainWrite = (addr: number) => addr < W_ACC0 + 4 || addr === W_NOP;
 /**
  * I/O registers a write (with condition `always`) reaches through the ALU's scratch vector
  * (SADD, SMUL), which the JavaScript after the SIMD function passes on (compile.ts's ioWrite):
  * the VPM, the SFU, TMU requests, r5, and the registers that take element 0 (setups, DMA and
  * uniform addresses, tmu_noswap, host_int, the mutex).
  */
-const IO_WRITES = new Set([36, 37, 38, 40, 48, 49, 50, 51, 52, 53, 54, 55, 56, 60]);
+const SFU_WRITES = Array.from({ length: W_SFU_LOG - W_SFU_RECIP + 1 }, (_, k) => W_SFU_RECIP + k);
+const IO_WRITES = new Set([W_TMU_NOSWAP, W_ACC5, W_HOST_INT, W_UNIF_ADDR, W_VPM, W_VPM_SETUP, W_DMA_ADDR, W_MUTEX, ...SFU_WRITES, W_TMU0_S, W_TMU1_S]);
 /** Signals whose effect comes after the instruction's lane work (JavaScript, after the SIMD function). */
 const AFTER_SIGNALS = new Set([SIG_NONE, SIG_PROG_END, SIG_LOAD_TMU0, SIG_LOAD_TMU1]);
 
 /** A mul result rotated by a fixed amount (small immediates 49-63; 48 rotates by r5, not supported). */
 export function rotation(ins: Instr): number {
-  return ins.kind === 'alu' && ins.sig === SMALL_IMM && ins.opMul !== 0 ? Math.max(0, ins.raddrB - 48) : 0;
+  return ins.kind === 'alu' && ins.sig === SMALL_IMM && ins.opMul !== 0 ? Math.max(0, ins.raddrB - SMALL_IMM_ROTATE_R5) : 0;
 }
 
 /**
@@ -78,11 +76,11 @@ export function worthAlone(ins: Instr): boolean {
  * What the instruction does besides (signals, the I/O writes' effect) stays JavaScript.
  */
 export function supported(ins: Instr): boolean {
-  if (ins.kind === 'ldi') return (ins.mode === 0 || ins.mode === 1 || ins.mode === 3) && ins.pm === 0 && ins.pack === 0 && plainWrite(ins.waddrAdd) && plainWrite(ins.waddrMul);
+  if (ins.kind === 'ldi') return (ins.mode === LDI_MODE_32 || ins.mode === LDI_MODE_SIGNED || ins.mode === LDI_MODE_UNSIGNED) && ins.pm === 0 && ins.pack === 0 && plainWrite(ins.waddrAdd) && plainWrite(ins.waddrMul);
   if (ins.kind !== 'alu') return false;
   if (ins.pack !== 0 || ins.unpack !== 0) return false;
-  if (!AFTER_SIGNALS.has(ins.sig) && !(ins.sig === SMALL_IMM && ins.raddrB !== 48)) return false;
-  const ioOk = (op: number, addr: number, cond: number) => op === 0 || plainWrite(addr) || (IO_WRITES.has(addr) && cond === 1);
+  if (!AFTER_SIGNALS.has(ins.sig) && !(ins.sig === SMALL_IMM && ins.raddrB !== SMALL_IMM_ROTATE_R5)) return false;
+  const ioOk = (op: number, addr: number, cond: number) => op === 0 || plainWrite(addr) || (IO_WRITES.has(addr) && cond === COND_ALWAYS);
   if (!ioOk(ins.opAdd, ins.waddrAdd, ins.condAdd) || !ioOk(ins.opMul, ins.waddrMul, ins.condMul)) return false;
   // A rotation's write comes after the add ALU's I/O call in compile.ts (so a failing call leaves
   // it undone): with an I/O write beside it, it stays JavaScript.
@@ -91,13 +89,13 @@ export function supported(ins: Instr): boolean {
   const mul = name(MUL_OPS[ins.opMul]);
   if (ins.opAdd !== 0 && !ADD_SUPPORTED.has(add)) return false;
   if (ins.opMul !== 0 && !MUL_SUPPORTED.has(mul)) return false;
-  if (ins.opAdd !== 0 && SHIFTS.has(add) && !(ins.addB === 7 && ins.sig === SMALL_IMM)) return false;
+  if (ins.opAdd !== 0 && SHIFTS.has(add) && !(ins.addB === MUX_B && ins.sig === SMALL_IMM)) return false;
   if (ins.sf && ins.opAdd === 0 && mul === 'mul24') return false;
   const muxes = [...(ins.opAdd ? [ins.addA, ins.addB] : []), ...(ins.opMul ? [ins.mulA, ins.mulB] : [])];
-  const readsA = muxes.includes(6);
-  const readsB = muxes.includes(7) && ins.sig !== SMALL_IMM;
+  const readsA = muxes.includes(MUX_A);
+  const readsB = muxes.includes(MUX_B) && ins.sig !== SMALL_IMM;
   // Register-file reads with effects or values from elsewhere: uniforms, VPM, DMA, the mutex, the nop register.
-  const plainRead = (addr: number, used: boolean) => addr < 32 || addr === ELEM_NUM || (addr === NOP_ADDR && !used);
+  const plainRead = (addr: number, used: boolean) => addr < REGFILE_WORDS || addr === R_ELEM_NUM || (addr === R_NOP && !used);
   return plainRead(ins.raddrA, readsA) && (ins.sig === SMALL_IMM || plainRead(ins.raddrB, readsB));
 }
 
@@ -227,17 +225,17 @@ class Emitter {
    * vector I/O register's value goes to `scratch` (SADD or SMUL).
    */
   private write(v: number, file: RegFile, addr: number, cond: number, mask: number, scratch: number): void {
-    if (addr === NOP_ADDR || cond === 0) return;
+    if (addr === W_NOP || cond === COND_NEVER) return;
     this.f.get(v);
-    const word = addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : addr < 36 ? ACC + 16 * (addr - 32) : scratch;
-    this.assign(word, cond === 1 ? undefined : mask, this.cleanTemps.has(v));
+    const word = addr < REGFILE_WORDS ? (file === 'a' ? REG_A : REG_B) + 16 * addr : addr < W_ACC0 + 4 ? ACC + 16 * (addr - W_ACC0) : scratch;
+    this.assign(word, cond === COND_ALWAYS ? undefined : mask, this.cleanTemps.has(v));
   }
 
   /** Sets Z, N and C from result `r` and carry `carry` (0/1 lanes, or undefined for 0) in the lanes `cond` selects. */
   private flags(r: number, carry: number | undefined, cond: number, mask: number): void {
-    if (cond === 0) return;
+    if (cond === COND_NEVER) return;
     const f = this.f;
-    const m = cond === 1 ? undefined : mask;
+    const m = cond === COND_ALWAYS ? undefined : mask;
     f.get(r).v128i32(splat(0)).simd('i32x4.eq').simd('i32x4.neg');
     this.assign(FLAG_Z, m);
     f.get(r).i32(31).simd('i32x4.shr_u');
@@ -249,12 +247,12 @@ class Emitter {
 
   ldi(i: LoadImmInstr, c: number): void {
     const f = this.f;
-    const values = i.mode === 0 ? splat(i.imm | 0) : perElementValues(i.imm, i.mode === 1).slice(4 * c, 4 * c + 4);
+    const values = i.mode === LDI_MODE_32 ? splat(i.imm | 0) : perElementValues(i.imm, i.mode === LDI_MODE_SIGNED).slice(4 * c, 4 * c + 4);
     const v = this.tmp(0, 'value');
     f.v128i32(values).set(v);
     const [ma, mm] = [this.tmp(1, 'cond_add'), this.tmp(2, 'cond_mul')];
-    if (i.condAdd > 1) (this.condMask(i.condAdd), f.set(ma));
-    if (i.condMul > 1) (this.condMask(i.condMul), f.set(mm));
+    if (i.condAdd > COND_ALWAYS) (this.condMask(i.condAdd), f.set(ma));
+    if (i.condMul > COND_ALWAYS) (this.condMask(i.condMul), f.set(mm));
     this.write(v, addWriteFile(i.ws), i.waddrAdd, i.condAdd, ma, SADD);
     this.write(v, mulWriteFile(i.ws), i.waddrMul, i.condMul, mm, SMUL);
     if (i.sf) this.flags(v, undefined, i.condAdd, ma);
@@ -280,18 +278,18 @@ class Emitter {
     const f = this.f;
     const small = i.sig === SMALL_IMM;
     const muxes = [...(i.opAdd ? [i.addA, i.addB] : []), ...(i.opMul ? [i.mulA, i.mulB] : [])];
-    const a = muxes.includes(6) ? this.readFile(i.raddrA, REG_A, 3, c) : -1;
+    const a = muxes.includes(MUX_A) ? this.readFile(i.raddrA, REG_A, 3, c) : -1;
     let b = -1;
-    if (muxes.includes(7)) {
+    if (muxes.includes(MUX_B)) {
       if (small) f.v128i32(splat(smallImmValue(i.raddrB))).set((b = this.tmp(4, 'imm')));
       else b = this.readFile(i.raddrB, REG_B, 4, c);
     }
     // An accumulator's local: `or r0, r0` reads one local twice and is seen as a move.
-    const input = (m: number): number => (m === 6 ? a : m === 7 ? b : this.reg(ACC + 16 * m));
+    const input = (m: number): number => (m === MUX_A ? a : m === MUX_B ? b : this.reg(ACC + 16 * m));
     const [ma, mm] = [this.tmp(1, 'cond_add'), this.tmp(2, 'cond_mul')];
     // Conditions read the flags from before the instruction.
-    if (i.opAdd && i.condAdd > 1) (this.condMask(i.condAdd), f.set(ma));
-    if (i.opMul && i.condMul > 1) (this.condMask(i.condMul), f.set(mm));
+    if (i.opAdd && i.condAdd > COND_ALWAYS) (this.condMask(i.condAdd), f.set(ma));
+    if (i.opMul && i.condMul > COND_ALWAYS) (this.condMask(i.condMul), f.set(mm));
     let ra = -1;
     this.carry = undefined;
     if (i.opAdd) {
@@ -352,7 +350,7 @@ class Emitter {
 
   /** The local holding what reading `addr` of a register file gives: a register, elem_num (A) or qpu_num (B). */
   private readFile(addr: number, file: number, slot: number, c: number): number {
-    if (addr < 32) return this.reg(file + 16 * addr);
+    if (addr < REGFILE_WORDS) return this.reg(file + 16 * addr);
     const t = this.tmp(slot, file === REG_A ? 'elem_num' : 'qpu_num');
     if (file === REG_A) this.f.v128i32([4 * c, 4 * c + 1, 4 * c + 2, 4 * c + 3]);
     else this.f.get(this.qpu).simd('i32x4.splat');
