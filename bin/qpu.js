@@ -1,6 +1,17 @@
 #!/usr/bin/env node
-// The `qpu` command. qpu-ts is written in TypeScript and runs from its sources through tsx.
+// The `qpu` command, from the built files (dist/, made by `npm run build`, which `npm ci`,
+// `npm install` and `npm pack` run). tsx is registered so that the command can load the user's
+// own TypeScript (`qpu run kernel.ts`, `qpu compile kernel.ts`): Node 20 cannot run .ts files.
+// It reads no tsconfig.json, so `import ... from 'qpu-ts'` in those files is this package as
+// Node resolves it, the same copy as the command's (not a `paths` alias to other sources).
+// In a checkout that has not been built, `npm run qpu -- ARGS` runs the sources instead.
+import { existsSync } from 'node:fs';
 import { register } from 'tsx/esm/api';
 
-register();
-await import('../src/cli/bin.ts');
+const built = new URL('../dist/cli/bin.js', import.meta.url);
+if (!existsSync(built)) {
+  process.stderr.write('qpu: dist/ is missing: run `npm run build` first (or `npm run qpu -- ARGS` to run the sources)\n');
+  process.exit(2);
+}
+register({ tsconfig: false });
+await import(built.href);

@@ -1,6 +1,6 @@
 // Euclid's algorithm on 16 pairs at once: QPULib's first example, versions 1 and 2.
 // Run: npx tsx examples/gcd.ts
-import { any, Int, kernel, Ptr, SharedArray, Where, While } from '../src/index.ts';
+import { any, Int, kernel, Ptr, SharedArray, Where, While } from 'qpu-ts';
 import { glibcRand } from './rand.ts';
 
 /** Version 1: subtract the smaller from the larger until they are equal. */

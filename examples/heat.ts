@@ -17,8 +17,8 @@ import {
   SharedArray,
   store,
   Where,
-} from '../src/index.ts';
-import { qadd, qmul, qsub } from './qpu-float.ts';
+} from 'qpu-ts';
+import { qadd, qmul, qsub } from 'qpu-ts/float';
 
 /** The heat dissipation constant. */
 export const K = 0.25;

@@ -1,7 +1,7 @@
 // Rotating vertices about the Z axis: QPULib's second example, versions 1, 2 and 3.
 // Run: npx tsx examples/rot3d.ts
-import { Float, For, gather, index, Int, kernel, me, numQPUs, Ptr, receive, SharedArray, store } from '../src/index.ts';
-import { qadd, qmul, qsub } from './qpu-float.ts';
+import { Float, For, gather, index, Int, kernel, me, numQPUs, Ptr, receive, SharedArray, store } from 'qpu-ts';
+import { qadd, qmul, qsub } from 'qpu-ts/float';
 
 /** Version 1: blocking loads and stores, 16 vertices an iteration. */
 export const rot3D_1 = kernel([Int, Float, Float, Ptr(Float), Ptr(Float)], function rot3D_1(n, cosTheta, sinTheta, x, y) {

@@ -4,7 +4,7 @@
 // renames the eight working variables instead of moving them.
 // Run: npx tsx examples/sha256.ts
 import { createHash } from 'node:crypto';
-import { Int, kernel, me, Ptr, SharedArray, type IntExpr, type IntVar } from '../src/index.ts';
+import { Int, kernel, me, Ptr, SharedArray, type IntExpr, type IntVar } from 'qpu-ts';
 
 /** The initial hash: the first 32 bits of the fractional parts of the square roots of the first 8 primes. */
 export const H0 = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];

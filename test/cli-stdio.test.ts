@@ -7,12 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runQpu } from './helpers/cli.ts';
+import { QPU_PROCESS, runQpu } from './helpers/cli.ts';
 import { nodeIo } from '../src/cli/io.ts';
 import { main } from '../src/cli/main.ts';
 
 const root = new URL('..', import.meta.url).pathname;
-const qpu = join(root, 'bin/qpu.js');
+const [node, ...qpu] = QPU_PROCESS as [string, ...string[]];
 const hello = join(root, 'examples/asm/hello.qasm');
 const dir = mkdtempSync(join(tmpdir(), 'qpu-stdio-'));
 const haveFull = existsSync('/dev/full');
@@ -21,7 +21,7 @@ const haveFull = existsSync('/dev/full');
 function run(args: string[], { out = 'pipe', err = 'pipe' }: { out?: 'pipe' | 'full'; err?: 'pipe' | 'full' } = {}) {
   const full = openSync('/dev/full', 'w');
   try {
-    const r = spawnSync(process.execPath, [qpu, ...args], {
+    const r = spawnSync(node, [...qpu, ...args], {
       cwd: root,
       stdio: ['ignore', out === 'full' ? full : 'pipe', err === 'full' ? full : 'pipe'],
       encoding: 'utf8',
@@ -79,7 +79,7 @@ test('a reader that closes the pipe early is not an error: silent, status 0', ()
     ['disasm', '--addresses', bin],
     ['emu', src, '--trace'],
   ]) {
-    const line = `${JSON.stringify(process.execPath)} ${JSON.stringify(qpu)} ${args.map((a) => JSON.stringify(a)).join(' ')}`;
+    const line = [...QPU_PROCESS, ...args].map((a) => JSON.stringify(a)).join(' ');
     const r = spawnSync('bash', ['-c', `${line} | head -c 10 >/dev/null; echo "status \${PIPESTATUS[0]}"`], { encoding: 'utf8', timeout: 60_000 });
     assert.deepEqual([r.stdout, r.stderr], ['status 0\n', ''], args.join(' '));
   }

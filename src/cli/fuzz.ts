@@ -122,7 +122,9 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
   let failed = false;
   const workers = Array.from({ length: args.jobs }, (_, k) => {
     const count = Math.floor(args.count / args.jobs) + (k < args.count % args.jobs ? 1 : 0);
-    return new Worker(new URL('./tsx-worker.mjs', import.meta.url), {
+    // From the sources a worker registers tsx first (tsx-worker.mjs); built, it runs this file.
+    const entry = import.meta.url.endsWith('.ts') ? new URL('./tsx-worker.mjs', import.meta.url) : new URL(import.meta.url);
+    return new Worker(entry, {
       workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false, gen: args.gen, opt: args.opt, simd: args.simd },
     });
   });

@@ -157,7 +157,10 @@ export class CliError extends Error {
 }
 
 /** node:util's parseArgs, with its errors turned into CliErrors. */
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: T) {
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(
+  args: readonly string[],
+  options: T,
+): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>> {
   try {
     return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (e) {

@@ -8,6 +8,7 @@
 //   3  a bug in qpu-ts (an internal error, printed with its stack to report it)
 // Every error is one line on standard error that says where, except an internal error.
 
+import { readFileSync } from 'node:fs';
 import { asmCommand } from './asm.ts';
 import { compileCommand } from './compile.ts';
 import { disasmCommand } from './disasm.ts';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [asmCommand, disasmCommand, validate
 const HELP = `qpu: program the Raspberry Pi's VideoCore IV QPUs
 
 usage: qpu <command> [options]
+       qpu --version
 
 commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
@@ -35,6 +37,11 @@ export const BUG_REPORT =
   'this is a bug in qpu-ts, not a problem with your input: please report it as an issue of qpu-ts, ' +
   'with the command line, the input files and the lines below';
 
+/** The package's version, from its package.json (two folders up from src/cli and dist/cli). */
+export function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 export async function main(argv: readonly string[], io: Io = nodeIo): Promise<number> {
   const [name, ...rest] = argv;
   let prefix = 'qpu';
@@ -47,6 +54,10 @@ export async function main(argv: readonly string[], io: Io = nodeIo): Promise<nu
         return EXIT.USAGE;
       }
       io.out(of ? of.help : HELP);
+      return EXIT.OK;
+    }
+    if (name === '--version' || name === '-v') {
+      io.out(`qpu-ts ${version()}\n`);
       return EXIT.OK;
     }
     if (name === undefined) {
