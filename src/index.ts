@@ -36,3 +36,5 @@ export { SharedArray } from './runtime/shared-array.ts';
 export type { SharedFloat32Array, SharedInt32Array } from './runtime/shared-array.ts';
 export { InterpreterError } from './source/interpreter.ts';
 export { CheckError } from './source/check.ts';
+export { progressBar, progressShown } from './runtime/progress.ts';
+export type { ProgressBar, ProgressBarOptions } from './runtime/progress.ts';

@@ -1,0 +1,59 @@
+// A progress bar for long runs, on standard error while it is a terminal: emulator runs of many
+// instructions, interpreter runs, the steps of an example, the fuzzer's programs. Quiet (nothing
+// written at all) when standard error is not a terminal or under CI (the CI variable set), so
+// logs and pipes get no control characters. Drawn by cli-progress, at most 10 times a second.
+
+import cliProgress from 'cli-progress';
+
+export interface ProgressBar {
+  /** Sets how much is done (of `total`) and an optional detail shown after the count. */
+  update(done: number, detail?: string): void;
+  /** Ends the bar, leaving its last state on the terminal (a no-op when quiet or already stopped). */
+  stop(): void;
+  /** Whether the bar draws anything. */
+  readonly shown: boolean;
+}
+
+export interface ProgressBarOptions {
+  /** What is counted, after the count ("instructions", "steps"). */
+  readonly unit?: string;
+  /** Where to draw (default standard error); nothing is drawn unless it is a terminal. */
+  readonly stream?: NodeJS.WriteStream;
+}
+
+/** Whether a progress bar would draw on `stream`: a terminal, and not under CI. */
+export function progressShown(stream: NodeJS.WriteStream = process.stderr): boolean {
+  return stream.isTTY === true && !process.env.CI;
+}
+
+/** A bar labelled `label` counting to `total`; quiet unless `progressShown`. */
+export function progressBar(label: string, total: number, opts: ProgressBarOptions = {}): ProgressBar {
+  const stream = opts.stream ?? process.stderr;
+  if (!progressShown(stream)) return { update() {}, stop() {}, shown: false };
+  const bar = new cliProgress.SingleBar(
+    {
+      stream,
+      fps: 10,
+      format: `${label} [{bar}] {percentage}% | {count} ${opts.unit ?? ''}{detail}`,
+      barCompleteChar: '#',
+      barIncompleteChar: '.',
+      hideCursor: true,
+      formatValue: (v, _o, type) => (type === 'percentage' ? String(v).padStart(3) : String(v)),
+    },
+    cliProgress.Presets.legacy,
+  );
+  const count = (n: number) => `${n.toLocaleString('en-US')}/${total.toLocaleString('en-US')}`;
+  bar.start(Math.max(total, 1), 0, { count: count(0), detail: '' });
+  let stopped = false;
+  return {
+    shown: true,
+    update(done, detail) {
+      if (!stopped) bar.update(Math.min(done, total), { count: count(done), detail: detail ? ` | ${detail}` : '' });
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      bar.stop();
+    },
+  };
+}
