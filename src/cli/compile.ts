@@ -1,20 +1,13 @@
 // `qpu compile`: a kernel written in the language, from a TypeScript module, to machine code,
 // with any stage of the compiler printed (docs/compiler.md).
 
-import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compile, CompileError, type OptLevel, type Pass, PASS_LEVEL, type Stage, STAGES } from '../compiler/compile.ts';
-import type { Kernel } from '../runtime/kernel.ts';
-import type { ParamType } from '../dsl/types.ts';
 import { printKernel } from '../source/print.ts';
-import { frameLocation } from '../dsl/builder.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 import { programToBytes } from '../vc4/codec.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput, refuseOverwrite, writeOutput } from './io.ts';
-
-type AnyKernel = Kernel<readonly ParamType[]>;
-
-const isKernel = (x: unknown): x is AnyKernel => typeof x === 'function' && 'ast' in x && 'code' in x && 'kernelName' in x;
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, refuseOverwrite, writeOutput } from './io.ts';
+import { describeUniforms } from './layout.ts';
+import { chooseKernel, loadModule, oneLine } from './module.ts';
 
 /** The pass names, a few to a line, indented under --passes. */
 function passList(): string {
@@ -82,37 +75,7 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
     if (stage !== 'ast' && !(STAGES as readonly string[]).includes(stage))
       throw new CliError(`--dump ${stage}: the stages are ast, ${STAGES.join(', ')}`);
     if (values.output !== undefined) refuseOverwrite(path, values.output);
-    readInput(io, path); // a missing or unreadable module (or a directory) is a file that cannot be read
-
-    let mod: Record<string, unknown>;
-    // A module whose top-level await never settles leaves nothing to run: Node would exit (status
-    // 13) without a word. Say so instead.
-    const unsettled = () => {
-      io.err(`qpu compile: cannot load ${oneLineEscaped(path)}: it never finished loading (a top-level await that never settles)\n`);
-      process.exitCode = EXIT.INPUT;
-    };
-    process.once('beforeExit', unsettled);
-    try {
-      mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
-    } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
-      // tsx loads a .ts file outside an ES-module package as CommonJS, which cannot import qpu-ts.
-      const hint = /require\(\)|ES Module/i.test(msg) ? ' (the module must be an ES module: name it .mts, or put it in a package with "type": "module")' : '';
-      const at = e instanceof Error ? userFrame(e) : undefined;
-      throw new CliError(`cannot load ${path}: ${oneLine(msg)}${at ? ` (at ${at})` : ''}${hint}`, EXIT.INPUT);
-    } finally {
-      process.off('beforeExit', unsettled);
-    }
-    const kernels = Object.entries(mod).filter(([, v]) => isKernel(v)) as [string, AnyKernel][];
-    if (kernels.length === 0) throw new CliError(`${path} exports no kernel (make one with kernel(...) and export it)`, EXIT.INPUT);
-    let chosen: AnyKernel;
-    if (values.kernel !== undefined) {
-      const hit = kernels.find(([name, k]) => name === values.kernel || k.kernelName === values.kernel);
-      if (!hit) throw new CliError(`--kernel ${values.kernel}: ${path} has no such kernel; it exports: ${kernels.map(([n]) => n).join(', ')}`);
-      chosen = hit[1];
-    } else if (kernels.length > 1) {
-      throw new CliError(`${path} exports ${kernels.length} kernels (${kernels.map(([n]) => n).join(', ')}): choose one with --kernel`);
-    } else chosen = kernels[0]![1];
+    const chosen = chooseKernel(await loadModule(io, path, 'compile'), path, values.kernel);
 
     if (stage === 'ast') {
       io.out(printKernel(chosen.ast));
@@ -124,8 +87,8 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
       if (values.output !== undefined) {
         writeOutput(io, values.output, programToBytes(c.words));
         io.err(`${c.kernel}: ${c.instrs.length} instructions for ${qpus} QPU${qpus > 1 ? 's' : ''} written to ${values.output}\n`);
-      }
-      if (c.scratchBytes)
+        io.err(describeUniforms(chosen.ast, c, values.output));
+      } else if (c.scratchBytes)
         io.err(
           `${c.kernel} spills registers to memory: give it ${c.scratchBytes} bytes of scratch memory, ` +
             `its address as the uniform after the QPU count (docs/compiler.md, "The calling convention")\n`,
@@ -154,34 +117,4 @@ function parsePasses(list: string): Partial<Record<Pass, boolean>> {
     out[name as Pass] = !off;
   }
   return out;
-}
-
-/** A message on one line. */
-function oneLine(text: string): string {
-  return text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '')
-    .join(' ');
-}
-
-const OWN_SOURCES = fileURLToPath(new URL('../', import.meta.url));
-
-/** The first place in an error's stack outside qpu-ts's sources and Node: where the user's module threw. */
-function userFrame(e: Error): string | undefined {
-  for (const line of (e.stack ?? '').split('\n').slice(1)) {
-    const at = frameLocation(line);
-    if (!at) continue;
-    let file = at.file;
-    if (file.startsWith('file://')) {
-      try {
-        file = fileURLToPath(file);
-      } catch {
-        continue;
-      }
-    }
-    if (file.startsWith('node:') || file.startsWith(OWN_SOURCES) || file.includes('/node_modules/')) continue;
-    return `${file}:${at.line}:${at.col}`;
-  }
-  return undefined;
 }

@@ -1,6 +1,7 @@
 // `qpu emu`: run machine code on the emulator.
 
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
+import { bitsToFloat } from '../vc4/tables.ts';
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
 import { DEFAULT_SECONDS, EMULATOR_STEPS } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
@@ -22,7 +23,7 @@ export const emuCommand: Command = {
   name: 'emu',
   summary: 'run machine code on the emulator',
   help: `usage: qpu emu PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]] ... [--uniforms LIST] ...
-                    [--dump NAME] ... [--stats] [--trace] [--max-steps N] [--no-strict]
+                    [--dump NAME[:FORMAT]] ... [--stats] [--trace] [--max-steps N] [--no-strict]
                     [--dump-js] [--dump-wasm]
 
 Runs PROG.bin (or PROG.qasm, assembled first) on N emulated QPUs (1-${MAX_QPUS}, default 1), all
@@ -37,7 +38,9 @@ options:
                        as 1.5, whose bits are used), @NAME for a buffer's bus address, %qpu for
                        the QPU's number and %qpus for the number of QPUs. Given once, every QPU
                        gets the same list; given N times, QPU i gets the i-th list
-  --dump NAME          after the run, print the buffer as 32-bit hex words
+  --dump NAME[:FORMAT] after the run, print the buffer's 32-bit words, 8 a line, as FORMAT:
+                       hex (the default), i32 (signed), u32 (unsigned) or f32 (floats,
+                       each as the shortest decimal that reads back to the same bits)
   --stats              print the cycle model's figures per QPU and the estimated Pi time
   --trace              print each executed instruction with its QPU and pc
   --max-steps N        stop after N instructions in total (default ${EMULATOR_STEPS}, or
@@ -104,7 +107,8 @@ example (the SHA-256 series' hello world):
       for (const u of list)
         if ('buffer' in u && !specs.some((s) => s.name === u.buffer))
           throw new CliError(`--uniforms: @${u.buffer} names no buffer (the buffers are: ${specs.map((s) => s.name).join(', ') || 'none'})`);
-    for (const d of values.dump ?? []) if (!specs.some((s) => s.name === d)) throw new CliError(`--dump ${d}: there is no buffer ${d}`);
+    const dumps = (values.dump ?? []).map(parseDump);
+    for (const d of dumps) if (!specs.some((s) => s.name === d.name)) throw new CliError(`--dump ${d.name}: there is no buffer ${d.name}`);
 
     let program: Uint32Array;
     if (isAssembly(path, values.syntax)) {
@@ -154,13 +158,15 @@ example (the SHA-256 series' hello world):
       result = launch(m, { program: loaded, qpus, uniforms, buffers }, { strict: !values['no-strict'], maxSteps, trace });
     } catch (e) {
       // LaunchErrors are about the command line (uniform lists); the rest about the program's run.
-      throw oneLine(e, '', e instanceof LaunchError || e instanceof RangeError ? EXIT.USAGE : EXIT.INPUT);
+      const err = oneLine(e, '', e instanceof LaunchError || e instanceof RangeError ? EXIT.USAGE : EXIT.INPUT);
+      if (err instanceof CliError && e instanceof EmulatorError && e.kind === 'fault' && /uniform read at/.test(e.message))
+        err.message += `: the program reads more uniforms than --uniforms gave QPU ${e.where?.qpu ?? 0} (${uniformWords[e.where?.qpu ?? 0]}); qpu compile -o prints the uniforms a compiled kernel reads`;
+      throw err;
     }
-    for (const d of values.dump ?? []) {
-      const a = buffers.get(d)!;
-      io.out(`${d} (${a.bytes / 4} words at ${hex(a.address)}):\n`);
-      const words = m.memory.view(a, Int32Array);
-      for (let i = 0; i < words.length; i += 8) io.out(Array.from(words.subarray(i, i + 8), hex).join(' ') + '\n');
+    for (const d of dumps) {
+      const a = buffers.get(d.name)!;
+      io.out(`${d.name} (${a.bytes / 4} words at ${hex(a.address)}${d.format === 'hex' ? '' : `, as ${d.format}`}):\n`);
+      io.out(formatWords(m.memory.view(a, Int32Array), d.format));
     }
     if (values.stats) io.out(formatStats(result, m.timing));
     const blocks = values['no-strict'] ? loaded.blocks.loose : loaded.blocks.strict;
@@ -169,6 +175,39 @@ example (the SHA-256 series' hello world):
     return EXIT.OK;
   },
 };
+
+const DUMP_FORMATS = ['hex', 'i32', 'u32', 'f32'] as const;
+type DumpFormat = (typeof DUMP_FORMATS)[number];
+
+/** `--dump NAME` or `--dump NAME:FORMAT`. */
+function parseDump(text: string): { name: string; format: DumpFormat } {
+  const [name, format = 'hex', ...rest] = text.split(':');
+  if (rest.length || !(DUMP_FORMATS as readonly string[]).includes(format))
+    throw new CliError(`--dump ${shownSpec(text)}: write NAME or NAME:FORMAT, FORMAT one of ${DUMP_FORMATS.join(', ')}`);
+  return { name: name!, format: format as DumpFormat };
+}
+
+/** 32-bit words, 8 a line, in a format; columns right-aligned to the widest. */
+export function formatWords(words: Int32Array, format: DumpFormat): string {
+  const show = { hex, i32: (w: number) => String(w), u32: (w: number) => String(w >>> 0), f32: formatF32 }[format];
+  const texts = Array.from(words, show);
+  const width = format === 'hex' ? 0 : Math.max(0, ...texts.map((t) => t.length));
+  let out = '';
+  for (let i = 0; i < texts.length; i += 8) out += texts.slice(i, i + 8).map((t) => t.padStart(width)).join(' ') + '\n';
+  return out;
+}
+
+/** A float32's bits as the shortest decimal that reads back to the same float32 (NaNs with their bits). */
+export function formatF32(bits: number): string {
+  const x = bitsToFloat(bits);
+  if (Number.isNaN(x)) return `NaN(${hex(bits)})`;
+  if (!Number.isFinite(x) || x === 0) return Object.is(x, -0) ? '-0' : String(x);
+  for (let digits = 1; digits < 9; digits++) {
+    const t = x.toPrecision(digits);
+    if (Math.fround(Number(t)) === x) return String(Number(t));
+  }
+  return String(Number(x.toPrecision(9)));
+}
 
 interface BufferSpec {
   readonly name: string;

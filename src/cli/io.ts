@@ -156,17 +156,41 @@ export class CliError extends Error {
   }
 }
 
-/** node:util's parseArgs, with its errors turned into CliErrors. */
+/**
+ * node:util's parseArgs, with its errors turned into CliErrors, and negative numbers taken as
+ * option values: `--uniforms -2.0,1` is `--uniforms=-2.0,1` (parseArgs alone reads `-2.0` as
+ * options and refuses it as ambiguous).
+ */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(
   args: readonly string[],
   options: T,
 ): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>> {
   try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+    return parseArgs({ args: joinNegativeValues(args, options), options, allowPositionals: true, strict: true });
   } catch (e) {
     // Node's messages can run over several lines ("... is ambiguous.\nDid you forget ...").
     throw new CliError(`${(e as Error).message.split('\n').join(' ')} (see --help)`);
   }
+}
+
+/** A negative number, decimal, hex or float (`-2`, `-0x10`, `-1.5e3`, `-.5`), or a list starting with one. */
+const NEGATIVE = /^-(\d|\.\d|0x[0-9a-f]|inf)/i;
+
+/** The arguments with `--opt VALUE` and `-o VALUE` joined as `--opt=VALUE` where VALUE is NEGATIVE and opt takes a value. */
+function joinNegativeValues(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const takesValue = (arg: string): string | undefined => {
+    const long = /^--([^=]+)$/.exec(arg)?.[1];
+    const name = long ?? Object.keys(options).find((k) => arg === `-${options[k]!.short ?? '\0'}`);
+    return name !== undefined && options[name]?.type === 'string' ? name : undefined;
+  };
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i] === '--' ? undefined : takesValue(args[i]!);
+    if (name !== undefined && i + 1 < args.length && NEGATIVE.test(args[i + 1]!)) out.push(`--${name}=${args[++i]}`);
+    else if (args[i] === '--') return [...out, ...args.slice(i)];
+    else out.push(args[i]!);
+  }
+  return out;
 }
 
 /** "no such file or directory (ENOENT)" for a Node system error; its message for anything else. */
