@@ -9,6 +9,7 @@ import { DifferentialRunner, shrink } from '../runtime/differential.ts';
 import { generate, type GeneratorOptions } from '../source/generate.ts';
 import { printKernel } from '../source/print.ts';
 import { CliError, parseCount } from './io.ts';
+import { type ProgressBar, progressBar } from '../runtime/progress.ts';
 import type { OptLevel } from '../compiler/compile.ts';
 import { setSimd, type SimdMode } from '../emulator/program.ts';
 
@@ -78,16 +79,29 @@ function parse(argv: readonly string[]): FuzzArgs {
   return a;
 }
 
-/** Runs seeds seed, seed + stride, ... (count of them); returns 0, or 1 after printing a failure. */
-export function fuzz(args: FuzzArgs, log: (s: string) => void = console.log, stride = 1, runner = new DifferentialRunner(args.opt)): number {
+/** Programs a worker runs between progress messages. */
+const PROGRESS_EVERY = 10;
+
+/** A progress bar over the programs on a terminal (then the every-1000 lines are left out). */
+function fuzzBar(args: FuzzArgs): ProgressBar {
+  return args.quiet ? { update() {}, stop() {}, shown: false } : progressBar('fuzz', args.count, { unit: 'programs agree' });
+}
+
+/**
+ * Runs seeds seed, seed + stride, ... (count of them); returns 0, or 1 after printing a failure.
+ * `bar` shows the progress (stopped before anything else is printed).
+ */
+export function fuzz(args: FuzzArgs, out: (s: string) => void = console.log, stride = 1, runner = new DifferentialRunner(args.opt), bar?: ProgressBar): number {
   const t0 = performance.now();
   let failures = 0;
+  const log = (text: string) => (bar?.stop(), out(text));
   for (let i = 0; i < args.count; i++) {
     const seed = args.seed + i * stride;
     const p = generate(seed, args.gen);
     const r = runner.run(p);
     if (r.kind === 'agree') {
-      if (!args.quiet && (i + 1) % 1000 === 0) log(`${i + 1} programs agree (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+      bar?.update(i + 1);
+      if (!args.quiet && !bar?.shown && (i + 1) % 1000 === 0) log(`${i + 1} programs agree (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
       continue;
     }
     if (args.keepGoing) {
@@ -107,6 +121,7 @@ export function fuzz(args: FuzzArgs, log: (s: string) => void = console.log, str
     log(again.kind === 'mismatch' ? again.detail : r.detail);
     return 1;
   }
+  bar?.stop();
   if (failures) {
     log(`${failures} of ${args.count} programs from seed ${args.seed} failed`);
     return 1;
@@ -120,6 +135,7 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
   const t0 = performance.now();
   let done = 0;
   let failed = false;
+  const bar = fuzzBar(args);
   const workers = Array.from({ length: args.jobs }, (_, k) => {
     const count = Math.floor(args.count / args.jobs) + (k < args.count % args.jobs ? 1 : 0);
     // From the sources a worker registers tsx first (tsx-worker.mjs); built, it runs this file.
@@ -134,9 +150,10 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
         new Promise<void>((resolve) => {
           w.on('message', (m: { kind: 'progress' } | { kind: 'log'; text: string } | { kind: 'done'; status: number }) => {
             if (m.kind === 'progress') {
-              done += 100;
-              if (!args.quiet && done % 1000 === 0) console.log(`${done} programs agree (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-            } else if (m.kind === 'log') console.log(m.text);
+              done += PROGRESS_EVERY;
+              bar.update(done);
+              if (!args.quiet && !bar.shown && done % 1000 === 0) console.log(`${done} programs agree (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+            } else if (m.kind === 'log') (bar.stop(), console.log(m.text));
             else {
               if (m.status !== 0 && !failed) {
                 failed = true;
@@ -154,6 +171,7 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
         }),
     ),
   );
+  bar.stop();
   if (failed) return 1;
   console.log(`${args.count} programs from seed ${args.seed} on ${args.jobs} threads: interpreter and emulator agree on all (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   return 0;
@@ -169,14 +187,14 @@ if (!isMainThread && parentPort && workerData) {
     const s = seed + i * stride;
     const log = (text: string) => port.postMessage({ kind: 'log', text });
     if (fuzz({ count: 1, seed: s, quiet: true, jobs: 1, keepGoing, gen }, (t) => !t.includes(' of 1 programs') && log(t), 1, runner) !== 0) status = 1;
-    if ((i + 1) % 100 === 0) port.postMessage({ kind: 'progress' });
+    if ((i + 1) % PROGRESS_EVERY === 0) port.postMessage({ kind: 'progress' });
   }
   port.postMessage({ kind: 'done', status });
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const args = parse(process.argv.slice(2));
     if (args.simd) setSimd(args.simd);
-    process.exitCode = args.jobs > 1 ? await fuzzParallel(args) : fuzz(args);
+    process.exitCode = args.jobs > 1 ? await fuzzParallel(args) : fuzz(args, console.log, 1, new DifferentialRunner(args.opt), fuzzBar(args));
   } catch (e) {
     if (!(e instanceof CliError)) throw e;
     console.error(`fuzz: ${e.message}\n\n${USAGE}`);
