@@ -1,6 +1,6 @@
 // Emulator speed: emulated QPU instructions per second of wall time, strict mode on, on two
 // hand-written kernels (examples/asm: mandel, ALU only; vadd, TMU/VPM/DMA) and on the seed
-// kernels compiled at -O2, beside QPULib's emulator on the same kernels (../shared/anchors.md).
+// kernels compiled at -O2, beside QPULib's emulator on the same kernels (docs/comparisons.md).
 // Each case: its first run (translation and JIT included), then REPS warm runs (short ones repeat
 // for half a second in all), best and median.
 // Run: npm run bench:emu [-- --json out.json] [-- --only NAME]     (REPS=7 by default)
@@ -141,7 +141,7 @@ function main(argv: string[]): void {
   const jsonFile = opt('--json');
   const only = opt('--only');
   console.log(`emulated QPU instructions per second (all QPUs), strict mode on: the first run, then best and median of ${reps} or more warm runs (half a second at least)`);
-  console.log("QPULib: its emulator built with -O2 on this kind of machine, operations a second and whole warm run (../shared/anchors.md)\n");
+  console.log("QPULib: its emulator built with -O2 on this kind of machine, operations a second and whole warm run (docs/comparisons.md)\n");
   const head = ['kernel', 'instructions', 'first run', 'best', 'median', 'M/s best', 'M/s median', 'QPULib M/s', 'run vs QPULib'];
   const widths = [32, 12, 10, 10, 10, 9, 10, 10, 13];
   const row = (cells: string[]) => console.log(cells.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join(' '));

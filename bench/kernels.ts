@@ -1,6 +1,6 @@
 // The seed kernels compiled and run on the emulator: static size, instructions executed per QPU
 // (delay slots included), emulated cycles and the Pi time they stand for, compile time, and the
-// emulator's own speed; beside each, QPULib's figures from ../shared/anchors.md (for sha256, the
+// emulator's own speed; beside each, QPULib's figures from docs/comparisons.md (for sha256, the
 // SHA-256 series' hand-written kernel's).
 // Run: npm run bench            (a table)
 //      npm run bench -- --json out.json   (also one record per kernel and QPU count)
@@ -10,7 +10,7 @@ import { formatSeconds } from '../src/emulator/report.ts';
 import { emulatorTarget } from '../src/runtime/kernel.ts';
 import { machineArgs, QPULIB, type SeedCase, SEED_CASES, strictFor } from './seeds.ts';
 
-/** QPULib's emulator, built with -O2, on this kind of machine (../shared/anchors.md). */
+/** QPULib's emulator, built with -O2, on this kind of machine (docs/comparisons.md). */
 const QPULIB_EMULATOR = '35-48 M/s';
 
 export interface Record_ {
@@ -148,7 +148,7 @@ function main(argv: string[]): void {
   const j = argv.indexOf('--json');
   const jsonFile = j >= 0 ? argv[j + 1] : undefined;
   if (j >= 0 && !jsonFile) throw new Error('--json needs a file name');
-  console.log('seed kernels compiled by qpu-ts, run on the emulator (strict mode, except rot3D v1/v2 on several QPUs, whose QPUs race); QPULib figures from ../shared/anchors.md');
+  console.log('seed kernels compiled by qpu-ts, run on the emulator (strict mode, except rot3D v1/v2 on several QPUs, whose QPUs race); QPULib figures from docs/comparisons.md');
   console.log('rot3D on 192,000 vertices (v1 and v2 are single-QPU kernels: on more QPUs each QPU does all the work);');
   console.log('heat: one step on the 496x504 grid, pitch 512. "vs QPULib" is ours divided by theirs (below 1 is better).\n');
   console.log('Pi time: ours estimated by the cycle model, QPULib\'s measured on a Pi (its README).');

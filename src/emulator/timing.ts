@@ -1,6 +1,6 @@
 // The cycle model's parameters. Every figure is in GPU clock cycles (250 MHz on a Pi 1/2/3's
 // default configuration). docs/timing.md explains each one, where it comes from and how the
-// estimates compare with timings published for Pis (the table there; ../shared/anchors.md).
+// estimates compare with timings published for Pis (the table there; docs/comparisons.md has the sources).
 
 export interface Timing {
   /** Clock frequency used to turn cycles into seconds. */
