@@ -31,7 +31,7 @@ export { BoolValue, CondValue, FloatExpr, FloatVar, IntExpr, IntVar, PtrExpr, Pt
 export type { FloatLike, IntLike } from './dsl/values.ts';
 export { DslError } from './dsl/builder.ts';
 export { kernel } from './runtime/kernel.ts';
-export type { Kernel, KernelOptions, RunOptions, RunReport } from './runtime/kernel.ts';
+export type { Kernel, KernelOptions, KernelRun, KernelRunOptions, Progress, RunOptions, RunReport, RunTarget, TargetRunOptions } from './runtime/kernel.ts';
 export { SharedArray } from './runtime/shared-array.ts';
 export type { SharedFloat32Array, SharedInt32Array } from './runtime/shared-array.ts';
 export { InterpreterError } from './source/interpreter.ts';

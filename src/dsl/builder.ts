@@ -2,7 +2,17 @@
 // once, at kernel() time. Language values and statements exist only while a kernel is being
 // built; using one outside (or in another kernel) is an error that says so. Every statement
 // remembers where in the user's source it was written, so errors can point at it.
+//
+// Every variable has a name for messages, unique in its kernel, read from the user's source: a
+// variable made by `const q = Int(...)`, `let done = Float(...)`, `const p = Ptr(Float)(...)`, a
+// class field `readonly prev = Float()` or `this.prev = Float()` is called q, done, p, prev, since
+// the builder knows the file, line and column of the call and the text before it on that line
+// says what it declares (declaredName). Anything else (a destructuring, an array of variables, a
+// line that cannot be read) falls back to v<id>; `Int(x, 'name')` names one explicitly. Names
+// come only from a line that plainly declares that one variable, and never cause an error.
 
+import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Stmt, Ty, VarInfo, VarRef } from '../source/ast.ts';
 
 /** A mistake in a kernel, found while building it: names the kernel and the statement. */
@@ -24,23 +34,38 @@ export class KernelBuilder {
   /** The deepest nest of blocks reached, for the message when the host's stack runs out. */
   deepest = 0;
 
+  /** The names messages show, each used once: the first `i` is `i`, the next `i#2`. */
+  private readonly shown = new Set<string>();
+
   constructor(readonly name: string) {}
 
   get body(): Stmt[] {
     return this.blocks[0]!;
   }
 
-  newVar(ty: Ty, name?: string): VarRef {
+  /**
+   * A new variable. `name` is its internal name (a parameter's; else v<id>), `shown` the name
+   * messages and dumps use (default: `name`), made unique in the kernel with a #2, #3, ... suffix.
+   */
+  newVar(ty: Ty, name?: string, shown?: string): VarRef {
     const id = this.vars.length;
-    this.vars.push({ id, ty, name: name ?? `v${id}` });
+    const internal = name ?? `v${id}`;
+    this.vars.push({ id, ty, name: internal, userName: this.unique(shown ?? internal) });
     return { k: 'var', id, ty };
   }
 
-  /** Appends a statement to the innermost block, with where it was written. */
-  emit<S extends Stmt>(s: S): S {
+  private unique(name: string): string {
+    let out = name;
+    for (let n = 2; this.shown.has(out); n++) out = `${name}#${n}`;
+    this.shown.add(out);
+    return out;
+  }
+
+  /** Appends a statement to the innermost block, with where it was written (`at`, when the caller already knows it). */
+  emit<S extends Stmt>(s: S, at?: string): S {
     if (this.whereDepth > 0 && s.k !== 'assign' && s.k !== 'where')
       throw this.error(`${STMT_NAMES[s.k] ?? s.k} inside Where: only assignments and nested Where may appear there (as in QPULib)`);
-    const loc = callerLocation();
+    const loc = at ?? callerLocation();
     const withLoc = (loc ? { ...s, loc } : s) as S;
     this.blocks[this.blocks.length - 1]!.push(withLoc);
     return withLoc;
@@ -113,17 +138,38 @@ export function checkOwner(owner: KernelBuilder, what: string): KernelBuilder {
 
 const DSL_DIR = new URL('.', import.meta.url).pathname;
 
-/** "file:line:col" of the first stack frame outside the language's own files. */
-export function callerLocation(): string | undefined {
+/** A place in the user's source: the file as the host names it, the line and column (from 1). */
+export interface SourcePlace {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  /** "file:line:col", the file relative to the working directory, for messages. */
+  readonly loc: string;
+  /** Whether the language was called from this place itself, not through a library (node_modules) or the host. */
+  readonly direct: boolean;
+}
+
+/** The first stack frame outside the language's own files (and the host's, and libraries'). */
+export function callerPlace(): SourcePlace | undefined {
   const stack = new Error().stack?.split('\n').slice(1) ?? [];
+  let direct = true;
   for (const line of stack) {
     const at = frameLocation(line);
     if (!at) continue;
-    const file = at.file.startsWith('file://') ? at.file.slice('file://'.length) : at.file;
-    if (file.startsWith(DSL_DIR) || file.startsWith('node:') || file.includes('/node_modules/')) continue;
-    return `${relative(file)}:${at.line}:${at.col}`;
+    const file = at.file.startsWith('file://') ? filePath(at.file) : at.file;
+    if (file.startsWith(DSL_DIR)) continue;
+    if (file.startsWith('node:') || file.includes('/node_modules/')) {
+      direct = false;
+      continue;
+    }
+    return { file, line: Number(at.line), col: Number(at.col), loc: `${relative(file)}:${at.line}:${at.col}`, direct };
   }
   return undefined;
+}
+
+/** "file:line:col" of the first stack frame outside the language's own files. */
+export function callerLocation(): string | undefined {
+  return callerPlace()?.loc;
 }
 
 /**
@@ -146,6 +192,15 @@ export function frameLocation(frame: string): { file: string; line: string; col:
   return file ? { file, line, col } : undefined;
 }
 
+/** A file: URL's path (the URL's text after file:// if it is not one Node can convert). */
+function filePath(url: string): string {
+  try {
+    return fileURLToPath(url);
+  } catch {
+    return url.slice('file://'.length);
+  }
+}
+
 function isDigits(s: string): boolean {
   if (s.length === 0) return false;
   for (const c of s) if (c < '0' || c > '9') return false;
@@ -165,4 +220,63 @@ export function describeHost(a: unknown): string {
   if (a === null || a === undefined || typeof a === 'boolean') return String(a);
   const kind = typeof a === 'object' ? ((a as object).constructor?.name ?? 'object') : typeof a;
   return `${/^[AEIOUaeiou]/.test(kind) ? 'an' : 'a'} ${kind === 'Object' ? 'object' : kind}`;
+}
+
+// ---- variables' names, from the user's source
+
+/** Source files larger than this are not read for names. */
+const MAX_SOURCE_BYTES = 4 << 20;
+/** Files whose lines are kept (the oldest is dropped beyond this). */
+const MAX_FILES = 64;
+/** An explicit name's characters: 1 to 64, no white space or backquotes (which quote statements in messages). */
+const NAME_TEXT = /^[^\s`]{1,64}$/u;
+
+/** Each file's lines, read once; null when it cannot be read. */
+const sources = new Map<string, readonly string[] | null>();
+
+function linesOf(file: string): readonly string[] | null {
+  let lines = sources.get(file);
+  if (lines !== undefined) return lines;
+  try {
+    lines = statSync(file).size <= MAX_SOURCE_BYTES ? readFileSync(file, 'utf8').split(/\r?\n/) : null;
+  } catch {
+    lines = null;
+  }
+  if (sources.size >= MAX_FILES) sources.delete(sources.keys().next().value!);
+  sources.set(file, lines);
+  return lines;
+}
+
+const IDENT = '[A-Za-z_$][\\w$]*';
+/** What a declaration looks like before its `=`: const/let/var, class-field modifiers, or this. */
+const HEAD = '(?:(?:export\\s+)?(?:const|let|var)\\s+|(?:(?:public|private|protected|readonly|static|override|declare)\\s+)*|this\\.)';
+/** An optional type annotation (`: IntVar`), which has no `=` in it. */
+const ANNOTATION = '(?:!?\\s*:[^=]*)?';
+/**
+ * What may stand between the `=` and the place V8 gives the call: part of the callee (`qpu.` of
+ * qpu.Int, `Ptr(Float` of Ptr(Float)(...)), never an open call (`f(Int(0))` declares no Int).
+ */
+const CALLEE = '(?:[\\w$.]*\\bPtr\\s*\\(\\s*[\\w$.]*\\s*\\)?|[\\w$.]+)?';
+const SAME_LINE = new RegExp(`^\\s*${HEAD}(${IDENT})\\s*${ANNOTATION}=\\s*${CALLEE}\\s*$`);
+/** `const q =` ending a line, the call on the next. */
+const LINE_BEFORE = new RegExp(`^\\s*${HEAD}(${IDENT})\\s*${ANNOTATION}=\\s*$`);
+const ONLY_CALLEE = new RegExp(`^\\s*${CALLEE}\\s*$`);
+
+/** The name the source declares with the call at `at`, or undefined when it declares no one plain name. */
+export function declaredName(at: SourcePlace): string | undefined {
+  if (!at.direct) return undefined;
+  const lines = linesOf(at.file);
+  const text = lines?.[at.line - 1];
+  if (text === undefined || at.col < 1 || at.col > text.length + 1) return undefined;
+  const before = text.slice(0, at.col - 1);
+  const m = SAME_LINE.exec(before);
+  if (m) return m[1];
+  if (at.line >= 2 && ONLY_CALLEE.test(before)) return LINE_BEFORE.exec(lines![at.line - 2]!)?.[1];
+  return undefined;
+}
+
+/** An explicit name (`Int(x, 'name')`): a short string without white space or backquotes; else why not, for a message. */
+export function explicitName(name: unknown): { name: string } | { error: string } {
+  if (typeof name === 'string' && NAME_TEXT.test(name)) return { name };
+  return { error: `a variable's name is a string of 1 to 64 characters without spaces or backquotes, not ${describeHost(name)}` };
 }

@@ -200,6 +200,7 @@ export const log2 = (x: FloatExpr) => floatOf(x, 'log2').log2();
 // ---- synchronisation between QPUs
 
 function semaphoreNumber(b: KernelBuilder, n: number, what: string): number {
+  if (typeof n !== 'number') throw b.error(`${what} takes a semaphore's number (0 to 14, a host number), not ${describeHost(n)}`);
   if (!Number.isInteger(n) || n < 0 || n > 15) throw b.error(`${what}(${n}): there are 16 semaphores, 0 to 15`);
   if (n === 15) throw b.error(`${what}(15): semaphore 15 is the end-of-kernel barrier's (docs/compiler.md); use 0 to 14`);
   return n;

@@ -3,10 +3,17 @@
 // variables (IntVar, FloatVar, PtrVar) that statements assign. Operators are methods, since
 // TypeScript has no operator overloading: `a.add(b)`, `a.lt(b)`. A plain number stands for a
 // literal wherever a value is expected: `a.sub(1)`, `x.mul(0.5)`.
+//
+// JavaScript's own operators on these values (`index() + 1`, `x * 2`, `x < y`, `${x}`) are
+// rejected by TypeScript, but plain JavaScript (or a cast) reaches their Symbol.toPrimitive,
+// which throws a DslError naming the kernel, the user's line and the methods to write instead
+// (noPrimitive). JavaScript says only whether it wanted a number, a string or either (the hint),
+// not which operator, so the message names the operators of that kind. `if (x.lt(y))`, `!c` and
+// `a && b` convert nothing and cannot be caught (docs/language.md).
 
 import type { BinOp, BoolExpr, CmpOp, Expr, Ty, UnOp, VarRef } from '../source/ast.ts';
 import { floatBits } from '../vc4/tables.ts';
-import { builder, checkOwner, describeHost, type KernelBuilder } from './builder.ts';
+import { builder, callerPlace, checkOwner, declaredName, describeHost, type DslError, explicitName, type KernelBuilder } from './builder.ts';
 
 export type IntLike = IntExpr | number;
 export type FloatLike = FloatExpr | number;
@@ -22,6 +29,10 @@ abstract class Vec {
   ) {}
   get ty(): Ty {
     return this.node.ty;
+  }
+  /** JavaScript operators and template strings: an error saying what to write instead. */
+  [Symbol.toPrimitive](hint: string): never {
+    throw noPrimitive(this.owner, this.ty, hint);
   }
 }
 
@@ -271,6 +282,9 @@ export class BoolValue {
     checkOwner(this.owner, 'not');
     return new BoolValue({ k: 'not', a: this.node }, this.owner);
   }
+  [Symbol.toPrimitive](hint: string): never {
+    throw noPrimitive(this.owner, 'condition', hint);
+  }
 }
 
 /** `x` when it is a vector condition (a comparison), else an error naming `what`. */
@@ -285,11 +299,14 @@ export class CondValue {
     readonly k: 'any' | 'all',
     readonly b: BoolValue,
   ) {}
+  [Symbol.toPrimitive](hint: string): never {
+    throw noPrimitive(this.b.owner, this.k, hint);
+  }
 }
 
 // ---- variables
 
-function assign(v: VarRef, owner: KernelBuilder, x: Vec | number, ty: 'int' | 'float' | 'int*' | 'float*', what: string): void {
+function assign(v: VarRef, owner: KernelBuilder, x: Vec | number, ty: 'int' | 'float' | 'int*' | 'float*', what: string, loc?: string): void {
   const b = checkOwner(owner, what);
   let e: Expr;
   if (ty === 'int*' || ty === 'float*') {
@@ -298,7 +315,7 @@ function assign(v: VarRef, owner: KernelBuilder, x: Vec | number, ty: 'int' | 'f
     e = x.node;
   } else e = exprOf(x, ty, what);
   if (b.whereDepth > 0 && containsLoad(e)) throw b.error('a load (*p) inside Where: load into a variable before the Where');
-  b.emit({ k: 'assign', v, e });
+  b.emit({ k: 'assign', v, e }, loc);
 }
 
 export function containsLoad(e: Expr): boolean {
@@ -337,13 +354,23 @@ export class PtrVar<E extends Elem> extends PtrExpr<E> {
   }
 }
 
-/** A new variable of type `ty`, set to `init` if given (else 0 in every lane). */
-export function newVar(ty: Ty, init: Vec | number | undefined, what: string, name?: string): IntVar | FloatVar | PtrVar<Elem> {
+/**
+ * A new variable of type `ty`, set to `init` if given (else 0 in every lane). Messages call it
+ * `name` if given, else the name its declaration in the user's source gives it (builder.ts declaredName).
+ */
+export function newVar(ty: Ty, init: Vec | number | undefined, what: string, name?: unknown): IntVar | FloatVar | PtrVar<Elem> {
   const b = builder(what);
-  const v = b.newVar(ty, name);
+  const place = callerPlace();
+  let shown: string | undefined;
+  if (name !== undefined) {
+    const n = explicitName(name);
+    if ('error' in n) throw b.error(`${what}(init, name): ${n.error}`);
+    shown = n.name;
+  } else if (place) shown = declaredName(place);
+  const v = b.newVar(ty, undefined, shown);
   const out =
     ty === 'int' ? new IntVar(v, b) : ty === 'float' ? new FloatVar(v, b) : new PtrVar(v, b, ty === 'int*' ? 'int' : 'float');
-  if (init !== undefined) assign(v, b, init, ty, what);
+  if (init !== undefined) assign(v, b, init, ty, what, place?.loc);
   return out;
 }
 
@@ -352,4 +379,45 @@ export function intExpr(node: Expr, b: KernelBuilder): IntExpr {
 }
 export function floatExpr(node: Expr, b: KernelBuilder): FloatExpr {
   return flt(node, b);
+}
+
+// ---- JavaScript's operators on kernel values
+
+/** What the value is: a type, a vector condition, or any()/all() of one. */
+export type ValueKind = Ty | 'condition' | 'any' | 'all';
+
+const KIND: Record<ValueKind, string> = {
+  int: 'an Int',
+  float: 'a Float',
+  'int*': 'a Ptr(Int)',
+  'float*': 'a Ptr(Float)',
+  condition: 'a condition (a comparison)',
+  any: 'any(...)',
+  all: 'all(...)',
+};
+
+/** The methods to suggest, for each kind of value and each hint JavaScript gives. */
+function instead(kind: ValueKind, hint: string): string {
+  if (kind === 'condition' || kind === 'any' || kind === 'all')
+    return 'conditions combine with c.and(d), c.or(d), c.not(), and are used by If, While, For and Where';
+  if (kind === 'int*' || kind === 'float*') return 'write p.add(n) for the address n elements on';
+  if (hint === 'default') return 'write a.add(b) for +, a.eq(b) for ==';
+  const divide = kind === 'float' ? ', a.mul(b.recip()) for /' : '';
+  return `write a.sub(b) for -, a.mul(b) for *${divide}, a.lt(b), a.le(b), a.gt(b), a.ge(b) for <, <=, >, >=`;
+}
+
+/** How JavaScript used the value, from Symbol.toPrimitive's hint. */
+function usedAs(hint: string): string {
+  if (hint === 'string') return 'as a string (a template literal such as `${x}`, or String(x))';
+  if (hint === 'number') return 'as a number (an operator such as -, *, /, %, <, >, <= or >=)';
+  return 'with + or == (JavaScript operators)';
+}
+
+/** The error for a kernel value JavaScript tried to convert, at the user's line. */
+export function noPrimitive(owner: KernelBuilder, kind: ValueKind, hint: string): DslError {
+  const rest =
+    hint === 'string'
+      ? 'a kernel value stands for code the kernel runs, not a value the host can print; print the whole kernel with k.dump()'
+      : `JavaScript operators do not work on kernel values; ${instead(kind, hint)}`;
+  return owner.error(`${KIND[kind]} was used ${usedAs(hint)}: ${rest}`);
 }

@@ -3,7 +3,8 @@
 // that touch what other QPUs can see run in time order, so contention (one DMA at a time, the
 // mutex, a slice's TMU) shows in the cycle counts, and results do not depend on how the host
 // interleaves the QPUs. A run ends when every QPU has ended its program, or with an
-// EmulatorError: a broken rule (strict mode), a fault, a deadlock, or the step budget.
+// EmulatorError: a broken rule (strict mode), a fault, a deadlock, or the step budget. A caller's
+// onProgress hears how far a long run has got, where the run reads the clock (budget.ts).
 
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { encodeProgram } from '../vc4/codec.ts';
@@ -11,7 +12,7 @@ import type { Instr } from '../vc4/instr.ts';
 import { MUTEX_MISUSE, RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
 import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { HOT_CALLS, type Translation, translation } from './program.ts';
-import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, EMULATOR_STEPS, stepBudget } from './budget.ts';
+import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, RAISE_WITH_EITHER, RunBudget } from './budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
 import { EmulatorError } from './errors.ts';
 import { StoreRaces } from './store-race.ts';
@@ -48,16 +49,14 @@ export interface RunOptions {
   readonly trace?: (qpu: number, pc: number, instr: Instr) => void;
   /** Called with each QPU after reset, before it runs (tests set registers here). */
   readonly init?: (q: Qpu) => void;
-}
-
-/** What a run may still spend: instructions, and host time when the caller set no budget. */
-interface Budget {
-  left: number;
-  readonly max: number;
-  /** performance.now() past which the run stops (Infinity: no time limit). */
-  readonly deadline: number;
-  /** Steps since the clock was last read. */
-  clock: number;
+  /**
+   * Called about every EMULATOR_PROGRESS_EVERY instructions with the instructions all QPUs have
+   * run and the cycle model's clock (the furthest QPU's), and once at the end (done), also when
+   * the run stops at an error; not again after it throws. Costs nothing when not given.
+   */
+  readonly onProgress?: (instructions: number, cycles: number, done: boolean) => void;
+  /** How the budget's messages say to allow more (default "maxSteps (or --max-steps)"). */
+  readonly raiseWith?: string;
 }
 
 export interface RunResult {
@@ -154,8 +153,7 @@ export class Machine {
     this.races.reset();
     program.calls.fill(0);
     const strict = opts.strict ?? true;
-    const maxSteps = stepBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator');
-    const budget: Budget = { left: maxSteps, max: maxSteps, deadline: deadlineFor(opts.maxSteps), clock: 0 };
+    const budget = new RunBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator', EMULATOR_PROGRESS_EVERY, !!opts.onProgress, opts.raiseWith ?? RAISE_WITH_EITHER);
     this.qpus = [];
     try {
       for (const [id, u] of uniforms.entries()) {
@@ -174,7 +172,7 @@ export class Machine {
           if (this.qpus.every((x) => x.state === 'done')) break;
           throw this.deadlock();
         }
-        this.runQpu(q, strict, budget, opts.trace);
+        this.runQpu(q, strict, budget, opts);
       }
     } finally {
       // Also after an error, each QPU's figures are where it got to (lastRun).
@@ -183,6 +181,7 @@ export class Machine {
         x.stats.cycles = x.time;
         detach(x);
       }
+      if (opts.onProgress) this.reportProgress(budget, opts.onProgress, true);
     }
     const qpus = this.qpus.map((x) => x.stats);
     const total = newStats();
@@ -225,8 +224,9 @@ export class Machine {
   }
 
   /** Runs one QPU until it ends, blocks, or reaches a shared instruction beyond its horizon. */
-  private runQpu(q: Qpu, strict: boolean, budget: Budget, trace: RunOptions['trace']): void {
+  private runQpu(q: Qpu, strict: boolean, budget: RunBudget, opts: RunOptions): void {
     const p = this.program!;
+    const trace = opts.trace;
     const blocks = strict ? p.blocks.strict : p.blocks.loose;
     for (;;) {
       const pc = q.pc;
@@ -236,7 +236,7 @@ export class Machine {
       // Blocks need no branch or program end pending; units handle everything one at a time.
       if (trace || q.branchCountdown > 0 || q.endCountdown > 0 || budget.left < MAX_BLOCK) {
         if (budget.left <= 0)
-          throw this.locate(q, pc, new EmulatorError('budget', this.budgetSpent(budget.max)));
+          throw this.locate(q, pc, new EmulatorError('budget', budget.spent('instruction', this.progress())));
         if (strict) this.checkEntry(q, pc, q.prev0, q.prev1);
         if (trace) trace(q.id, pc, p.step(pc).instr);
         fn = p.blocks.units[pc] ?? p.unit(pc);
@@ -258,9 +258,10 @@ export class Machine {
       q.loops = Math.min(LOOPS_PER_CALL, Math.floor(budget.left / MAX_BLOCK));
       const status = fn(q);
       budget.left -= q.count - before;
-      if (budget.deadline !== Infinity && (budget.clock += q.count - before + 1) >= CLOCK_EVERY) {
+      if (budget.watch && (budget.clock += q.count - before + 1) >= CLOCK_EVERY) {
         budget.clock = 0;
-        if (performance.now() > budget.deadline) throw this.locate(q, q.pc, new EmulatorError('budget', this.timeSpent()));
+        if (budget.timeUp()) throw this.locate(q, q.pc, new EmulatorError('budget', budget.timeSpent(this.progress())));
+        if (opts.onProgress) this.reportProgress(budget, opts.onProgress, false);
       }
       if (status === CONTINUE) continue;
       if (status === YIELD) return;
@@ -311,19 +312,31 @@ export class Machine {
     throw e;
   }
 
-  /** How far each QPU got, for the budget's and the time limit's messages. */
+  /** Instructions all QPUs have run, and the cycle model's clock: the furthest QPU's. */
+  private reached(): { instructions: number; cycles: number } {
+    let instructions = 0;
+    let cycles = 0;
+    for (const x of this.qpus) {
+      instructions += x.count;
+      cycles = Math.max(cycles, x.time);
+    }
+    return { instructions, cycles };
+  }
+
+  /** Reports progress when the run has passed the next report's count (or at the end). */
+  private reportProgress(budget: RunBudget, onProgress: NonNullable<RunOptions['onProgress']>, done: boolean): void {
+    const { instructions, cycles } = this.reached();
+    budget.progress(instructions, done, () => onProgress(instructions, cycles, done));
+  }
+
+  /**
+   * How far the run got, for the budget's and the time limit's messages: "2,000 instructions
+   * (QPU 0 1,000, QPU 1 1,000), 8,120 cycles (32.5 µs on a Pi)".
+   */
   private progress(): string {
-    return this.qpus.map((x) => `QPU ${x.id} ${count(x.count)} instructions, ${count(x.time)} cycles`).join('; ');
-  }
-
-  /** The default time limit's message. */
-  private timeSpent(): string {
-    return `the run stopped after ${DEFAULT_SECONDS} s, the time limit of a run given no maxSteps (${this.progress()}): an endless loop? pass maxSteps (or --max-steps) to run longer`;
-  }
-
-  /** The budget's message: how far each QPU got. */
-  private budgetSpent(max: number): string {
-    return `the step budget of ${counted(max, 'instruction')} ran out (${this.progress()}): an endless loop? raise it with maxSteps / --max-steps`;
+    const { instructions, cycles } = this.reached();
+    const each = this.qpus.length > 1 ? ` (${this.qpus.map((x) => `QPU ${x.id} ${count(x.count)}`).join(', ')})` : '';
+    return `${counted(instructions, 'instruction')}${each}, ${count(cycles)} cycles (${duration(cycles / this.timing.clockHz)} on a Pi)`;
   }
 
   private deadlock(): EmulatorError {

@@ -3,10 +3,10 @@
 // address of scratch memory when the code spills registers there, then the kernel's arguments
 // (docs/compiler.md, "Calling convention"). Programs are copied into GPU
 // memory once per machine and the uniform streams reuse one buffer, so running a kernel many
-// times does not use up GPU memory.
+// times does not use up GPU memory. The arrays are named by the kernel's parameters in faults.
 
 import type { Compiled } from '../compiler/compile.ts';
-import { type LoadedProgram, Machine, type RunResult } from '../emulator/machine.ts';
+import { type LoadedProgram, Machine, type RunOptions, type RunResult } from '../emulator/machine.ts';
 import { type Allocation, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../emulator/memory.ts';
 import { PI_TIMING, type Timing } from '../emulator/timing.ts';
 
@@ -15,6 +15,10 @@ export interface EmulateOptions {
   readonly maxSteps?: number;
   /** Stop at the first broken hardware rule (default true). */
   readonly strict?: boolean;
+  /** Hears how far a long run has got (instructions, the cycle model's clock): Machine.run's onProgress. */
+  readonly onProgress?: RunOptions['onProgress'];
+  /** How the budget's messages say to allow more (Machine.run's raiseWith). */
+  readonly raiseWith?: string;
 }
 
 /** An array a kernel is given: the parameter's name, and where the array is. */
@@ -79,7 +83,8 @@ export class EmulatorTarget {
     if (c.scratchBytes) grants.push({ name: 'scratch', address: this.scratch!.address, bytes: this.scratch!.bytes, access: READ_WRITE, internal: true });
     this.memory.restrict(grants, `kernel ${c.kernel}`);
     try {
-      return this.machine.run(prog, addrs, { maxSteps: opts.maxSteps, strict: opts.strict ?? true });
+      const { maxSteps, strict = true, onProgress, raiseWith } = opts;
+      return this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith });
     } finally {
       this.memory.unrestrict();
     }

@@ -71,8 +71,13 @@ export type Stmt = Located &
 export interface VarInfo {
   readonly id: number;
   readonly ty: Ty;
-  /** A readable name: the parameter's name, or v<id>. */
+  /** The internal name: the parameter's name, or v<id> (the compiler's dumps use it). */
   readonly name: string;
+  /**
+   * The name messages and k.dump() show, unique in the kernel: the name the user's source gives
+   * the variable (`const q = Int(...)`, `Int(x, 'q')`), else `name` (src/dsl/builder.ts, declaredName).
+   */
+  readonly userName?: string;
 }
 
 export interface KernelAst {

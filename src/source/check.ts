@@ -3,11 +3,11 @@
 // have more, and never receive with none. The count is followed through the program: the two
 // sides of an If must agree, and a loop body must leave it as it found it. Where the count
 // cannot be known (a Break out of a loop that gathers), the run-time check of the targets
-// reports the problem instead.
+// reports the problem instead. Messages name variables as the user's source does.
 
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import type { KernelAst, Stmt } from './ast.ts';
-import { Printer } from './print.ts';
+import { messagePrinter } from './print.ts';
 
 export class CheckError extends Error {
   constructor(message: string) {
@@ -17,8 +17,7 @@ export class CheckError extends Error {
 }
 
 export function checkKernel(k: KernelAst): void {
-  const names = new Map(k.vars.map((v) => [v.id, v.name]));
-  const p = new Printer((id) => names.get(id) ?? `v${id}`);
+  const p = messagePrinter(k);
   const fail = (s: Stmt, why: string): never => {
     throw new CheckError(`kernel ${k.name}${s.loc ? ` (${s.loc})` : ''}: \`${p.brief(s)}\`: ${why}`);
   };

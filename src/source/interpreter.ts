@@ -5,15 +5,17 @@
 //
 // QPUs run one at a time in turn (0, 1, ..., wrapping round), each until it ends or must wait on
 // a semaphore or the mutex, so runs are deterministic. Memory is the GPU memory the kernel's
-// arrays live in; reads and writes outside those arrays are errors.
+// arrays live in; reads and writes outside those arrays are errors. Messages name variables as
+// the user's source does (print.ts messagePrinter); a caller's onProgress hears how far a long run
+// has got (budget.ts).
 
 import * as arith from '../vc4/arith.ts';
 import { MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import type { GpuMemory } from '../emulator/memory.ts';
-import { CLOCK_EVERY, count, counted, DEFAULT_SECONDS, deadlineFor, INTERPRETER_STEPS, stepBudget } from '../emulator/budget.ts';
+import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS, RAISE_WITH_OPTION, RunBudget } from '../emulator/budget.ts';
 import { hex, WRITE } from '../emulator/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
-import { Printer } from './print.ts';
+import { messagePrinter, type Printer } from './print.ts';
 
 const L = 16;
 
@@ -32,6 +34,11 @@ export interface InterpretOptions {
   readonly arrays: readonly ArrayRegion[];
   /** Statements all QPUs may execute in total (default INTERPRETER_STEPS, 5 million). */
   readonly maxSteps?: number;
+  /**
+   * Called every INTERPRETER_PROGRESS_EVERY statements with the statements all QPUs have run,
+   * and once at the end (done), also when the run stops at an error; not again after it throws.
+   */
+  readonly onProgress?: (statements: number, done: boolean) => void;
 }
 
 export interface InterpretResult {
@@ -85,27 +92,31 @@ class Interpreter {
   private readonly stored = new Set<number>();
   private mutexHolder = -1;
   private states: QpuState[] = [];
-  private budget: number;
-  private readonly maxSteps: number;
-  /** The host-time limit of a run given no maxSteps (budget.ts), checked every CLOCK_EVERY statements. */
-  private readonly deadline: number;
-  private clock = 0;
+  /** Statements left, the host-time limit of a run given no maxSteps, progress reports (budget.ts). */
+  private readonly budget: RunBudget;
   private readonly printer: Printer;
 
   constructor(
     private readonly k: KernelAst,
     private readonly opts: InterpretOptions,
   ) {
-    this.budget = this.maxSteps = stepBudget(opts.maxSteps, INTERPRETER_STEPS, `kernel ${k.name}`);
-    this.deadline = deadlineFor(opts.maxSteps);
-    const names = new Map(k.vars.map((v) => [v.id, v.name]));
-    this.printer = new Printer((id) => names.get(id) ?? `v${id}`);
+    this.budget = new RunBudget(opts.maxSteps, INTERPRETER_STEPS, `kernel ${k.name}`, INTERPRETER_PROGRESS_EVERY, !!opts.onProgress, RAISE_WITH_OPTION);
+    this.printer = messagePrinter(k);
   }
 
   run(): InterpretResult {
-    const { qpus, args } = this.opts;
+    const { args } = this.opts;
     if (args.length !== this.k.params.length)
       throw new InterpreterError(`kernel ${this.k.name} takes ${this.k.params.length} arguments, not ${args.length}`);
+    try {
+      return this.runAll();
+    } finally {
+      this.reportProgress(true);
+    }
+  }
+
+  private runAll(): InterpretResult {
+    const { qpus, args } = this.opts;
     const states = (this.states = Array.from({ length: qpus }, (_, id) => new QpuState(id, this.k.vars.length)));
     const runs = states.map((q) => {
       args.forEach((a, i) => q.env.fill(a | 0, i * L, i * L + L));
@@ -175,27 +186,34 @@ class Interpreter {
 
   private step(q: QpuState, s: Stmt): void {
     q.at = s;
-    if (this.budget-- <= 0) this.fail(q, this.budgetSpent());
+    const budget = this.budget;
+    if (budget.left-- <= 0) this.fail(q, budget.spent('statement', this.progress()));
     q.steps++;
-    if (++this.clock >= CLOCK_EVERY && this.deadline !== Infinity) {
-      this.clock = 0;
-      if (performance.now() > this.deadline) this.fail(q, this.timeSpent());
+    if (budget.watch && ++budget.clock >= CLOCK_EVERY) {
+      budget.clock = 0;
+      if (budget.timeUp()) this.fail(q, budget.timeSpent(this.progress()));
+      this.reportProgress(false);
     }
   }
 
-  /** How far each QPU got, for the budget's and the time limit's messages. */
+  /** Statements all QPUs have run. */
+  private statements(): number {
+    let n = 0;
+    for (const x of this.states) n += x.steps;
+    return n;
+  }
+
+  private reportProgress(done: boolean): void {
+    const onProgress = this.opts.onProgress;
+    if (!onProgress) return;
+    const n = this.statements();
+    this.budget.progress(n, done, () => onProgress(n, done));
+  }
+
+  /** How far the run got, for the budget's and the time limit's messages: "2,000 statements (QPU 0 1,000, QPU 1 1,000)". */
   private progress(): string {
-    return this.states.map((x) => `QPU ${x.id} ${count(x.steps)}`).join(', ');
-  }
-
-  /** The default time limit's message. */
-  private timeSpent(): string {
-    return `the run stopped after ${DEFAULT_SECONDS} s, the time limit of a run given no maxSteps (statements run: ${this.progress()}): an endless loop? pass maxSteps to run longer`;
-  }
-
-  /** The budget's message: how far each QPU got. */
-  private budgetSpent(): string {
-    return `the step budget of ${counted(this.maxSteps, 'statement')} ran out (statements run: ${this.progress()}): an endless loop? raise maxSteps`;
+    const each = this.states.length > 1 ? ` (${this.states.map((x) => `QPU ${x.id} ${count(x.steps)}`).join(', ')})` : '';
+    return `${counted(this.statements(), 'statement')}${each}`;
   }
 
   private *stmt(q: QpuState, s: Stmt, mask: Uint8Array): Run {

@@ -1,10 +1,13 @@
-// Writes a kernel's abstract syntax as readable text (the --dump form of the language):
+// Writes a kernel's abstract syntax as readable text (k.dump() and the --dump form of the language):
 //
 //   kernel gcd(p: int*, q: int*, r: int*)
 //     a = *p
 //     while any(a != b)
 //       where a > b
 //         a = a - b
+//
+// Variables are named as the user's source names them (VarInfo.userName: messages and k.dump()),
+// or by their internal names (v<id>: the compiler's dumps, whose passes add variables of their own).
 
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt } from './ast.ts';
 import { bitsToFloat } from '../vc4/tables.ts';
@@ -142,11 +145,25 @@ function balanced(s: string): boolean {
   return d === 0;
 }
 
-/** The whole kernel as text. */
-export function printKernel(k: KernelAst): string {
-  const names = new Map(k.vars.map((v) => [v.id, v.name]));
-  const p = new Printer((id) => names.get(id) ?? `v${id}`);
-  const out = [`kernel ${k.name}(${k.params.map((v) => `${v.name}: ${v.ty}`).join(', ')})`];
+/** Which names a printer gives variables: the user's (messages, k.dump()) or the internal v<id>. */
+export type VarNames = 'user' | 'internal';
+
+/** A kernel's variable names by id (v<id> for an id the kernel does not list: one a compiler pass made). */
+export function varNames(k: KernelAst, which: VarNames = 'user'): (id: number) => string {
+  const names = new Map(k.vars.map((v) => [v.id, which === 'user' ? (v.userName ?? v.name) : v.name]));
+  return (id) => names.get(id) ?? `v${id}`;
+}
+
+/** A printer of statements for messages about kernel `k`: variables by the user's names. */
+export function messagePrinter(k: KernelAst): Printer {
+  return new Printer(varNames(k, 'user'));
+}
+
+/** The whole kernel as text; the compiler's dumps ask for the internal names. */
+export function printKernel(k: KernelAst, which: VarNames = 'internal'): string {
+  const name = varNames(k, which);
+  const p = new Printer(name);
+  const out = [`kernel ${k.name}(${k.params.map((v) => `${name(v.id)}: ${v.ty}`).join(', ')})`];
   p.stmts(k.body, '  ', out);
   return out.join('\n') + '\n';
 }

@@ -19,7 +19,7 @@ test('an endless loop on the emulator names the kernel, the loop and where it wa
     (e: unknown) =>
       e instanceof EmulatorError &&
       e.kind === 'budget' &&
-      /^kernel runaway in .*errors\.test\.ts:\d+:\d+ `while any\(v1 >= 0\)`: QPU 0, pc \d+ \(/.test(e.message) &&
+      /^kernel runaway in .*errors\.test\.ts:\d+:\d+ `while any\(i >= 0\)`: QPU 0, pc \d+ \(/.test(e.message) &&
       e.where?.qpu === 0,
   );
 });

@@ -105,7 +105,7 @@ test('a deadlock says who waits on what', () => {
 test('the step budget stops an endless loop', () => {
   const e = fails(`top: brr -, top\nnop\nnop\nnop${END}`, { maxSteps: 10000 });
   assert.equal(e.kind, 'budget');
-  assert.match(e.message, /the step budget of 10,000 instructions ran out \(QPU 0 10,000 instructions, \d[\d,]* cycles\)/);
+  assert.match(e.message, /the step budget of 10,000 instructions ran out after 10,000 instructions, \d[\d,]* cycles \([\d.]+ µs on a Pi\): an endless loop\? pass maxSteps \(or --max-steps\) to allow more$/);
 });
 
 test('a step budget that is not a number is refused, not an endless run', () => {

@@ -1,0 +1,53 @@
+// Oversight of a host program's kernel runs from outside it: `qpu run` runs a user's program and
+// wants every kernel it runs to take the command line's options (--qpus, --target, ...), to draw
+// a progress bar for long runs and to report each run's figures, without the program changing.
+// kernel.ts asks `overseen(kernelName)` on every run: the options returned apply where the call
+// sets none of its own, and the observer is told when the run starts, as it progresses, and how
+// it ended. One oversight at a time, for the whole process (the command line's).
+
+export interface OverseenOptions {
+  readonly target?: 'emulator' | 'interpreter';
+  readonly qpus?: number;
+  readonly maxSteps?: number;
+  readonly strict?: boolean;
+}
+
+/** What kernel.ts tells the observer of a run. */
+export interface OverseenRun {
+  readonly kernel: string;
+  readonly target: 'emulator' | 'interpreter';
+  readonly qpus: number;
+  /** The step budget (instructions or statements, all QPUs). */
+  readonly maxSteps: number;
+}
+
+export interface RunObserver {
+  started?(run: OverseenRun): void;
+  /** Steps (instructions or statements) so far, all QPUs; for the emulator, the cycle model's clock too. */
+  progress?(run: OverseenRun, steps: number, cycles?: number): void;
+  /** How the run ended: its figures (steps; cycles and seconds on the emulator), or the error it threw. */
+  ended?(run: OverseenRun, outcome: { readonly steps?: number; readonly cycles?: number; readonly seconds?: number; readonly wallSeconds: number; readonly error?: unknown }): void;
+}
+
+export interface Oversight {
+  /** Which kernels it applies to (all when absent): their kernel names. */
+  readonly kernels?: (name: string) => boolean;
+  readonly options: OverseenOptions;
+  readonly observer: RunObserver;
+}
+
+let current: Oversight | undefined;
+
+/** Oversees every kernel run from now until the returned function is called. */
+export function oversee(o: Oversight): () => void {
+  if (current) throw new Error('kernel runs are already overseen');
+  current = o;
+  return () => {
+    if (current === o) current = undefined;
+  };
+}
+
+/** The oversight that applies to a run of kernel `name`, if any. */
+export function overseen(name: string): Oversight | undefined {
+  return current && (!current.kernels || current.kernels(name)) ? current : undefined;
+}
