@@ -13,11 +13,12 @@ import { asmCommand } from './asm.ts';
 import { compileCommand } from './compile.ts';
 import { disasmCommand } from './disasm.ts';
 import { emuCommand } from './emu.ts';
+import { runCommand } from './run.ts';
 import { type Command, CliError, EXIT, exitHelp, type Io, nodeIo, OutputError, outputFailed, quietly } from './io.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 import { validateCommand } from './validate.ts';
 
-export const COMMANDS: readonly Command[] = [asmCommand, disasmCommand, validateCommand, emuCommand, compileCommand];
+export const COMMANDS: readonly Command[] = [runCommand, compileCommand, emuCommand, asmCommand, disasmCommand, validateCommand];
 
 const HELP = `qpu: program the Raspberry Pi's VideoCore IV QPUs
 
