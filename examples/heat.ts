@@ -1,5 +1,7 @@
-// Heat flowing across a 2D surface, one time step: QPULib's third example, with its Cursor
-// class written as a TypeScript class that generates code. Run: npx tsx examples/heat.ts
+// Heat flowing across a 2D surface: QPULib's third example, with its Cursor class written as a
+// TypeScript class that generates code. A 512x512 plate with QPULib's ten hot spots cools for
+// many time steps, each step checked bit for bit against plain TypeScript; the final temperatures
+// go to out/heat.png. Run: npx tsx examples/heat.ts [--steps N] [--size S] [--qpus Q]
 import {
   Float,
   type FloatVar,
@@ -10,6 +12,7 @@ import {
   kernel,
   me,
   numQPUs,
+  progressBar,
   Ptr,
   type PtrExpr,
   receive,
@@ -19,6 +22,9 @@ import {
   Where,
 } from 'qpu-ts';
 import { qadd, qmul, qsub } from 'qpu-ts/float';
+import { heatColour, Image, writePng } from './lib/png.ts';
+import { glibcRand } from './rand.ts';
+import { checkSameBits, count, type ExampleOptions, type ExampleResult, qpuList, qpusText, runIfMain, seconds, since, table, type Timing, timed, UsageError, wholeNumber } from './lib/report.ts';
 
 /** The heat dissipation constant. */
 export const K = 0.25;
@@ -156,14 +162,141 @@ export function heatGrid(width: number, height: number, rand: () => number, spot
   return g;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { glibcRand } = await import('./rand.ts');
-  const width = 64;
-  const height = 16;
-  const a = heatGrid(width, height, glibcRand(0));
-  const b = SharedArray.float32(a.length, 'out');
-  for (let s = 0; s < 10; s++) await (s % 2 ? step(b, a, width + 16, width, height) : step(a, b, width + 16, width, height));
-  let total = 0;
-  for (const v of a) total += v;
-  console.log(`heat left after 10 steps on a ${width}x${height} grid: ${total.toFixed(1)}`);
+/** The steps the example takes unless told: about 40 s on a 2-core machine, half of it the plain TypeScript check. */
+export const DEFAULT_STEPS = 400;
+
+export interface HeatOptions extends ExampleOptions {
+  /** The plate's width and height (default 512; the width a multiple of 16). */
+  readonly size?: number;
+  /** Time steps (default DEFAULT_STEPS). */
+  readonly steps?: number;
+  /** The QPUs the simulation runs on (default 12). */
+  readonly qpus?: number;
+  /** The QPU counts one step is timed on (default 1, 2, 4, 8 and 12). */
+  readonly qpuCounts?: readonly number[];
+  /** Hot spots (default 10, as QPULib's HeatMap). */
+  readonly spots?: number;
 }
+
+/** A plate and its plain TypeScript twin, stepped side by side. */
+interface Plates {
+  readonly grids: [Float32Array, Float32Array];
+  readonly twins: [Float32Array, Float32Array];
+  readonly args: readonly [pitch: number, width: number, height: number];
+}
+
+/** Simulates, checks and draws the plate; times one step on each QPU count. */
+export async function main(opts: HeatOptions = {}): Promise<ExampleResult> {
+  const log = opts.log ?? console.log;
+  const start = performance.now();
+  const { size = 512, steps = DEFAULT_STEPS, qpus = 12, qpuCounts = [1, 2, 4, 8, 12], spots = 10 } = opts;
+  const plates = makePlates(size, spots);
+  const perStep = await timeOneStep(plates, qpuCounts);
+  const run = await simulate(plates, steps, qpus, opts.progress);
+  const final = plates.grids[steps % 2]!;
+  checkSameBits(`the plate after ${steps} steps on ${qpusText(qpus)}`, final, plates.twins[steps % 2]!);
+  const picture = drawPlate(final, plates.args, opts.outDir);
+  SharedArray.free(plates.grids[0]);
+  SharedArray.free(plates.grids[1]);
+
+  const { hottest, total } = summarise(final);
+  const whole: Timing = { ...run, kernel: `step x ${steps}` };
+  log(`A ${size}x${size} plate, ${spots} hot spots, ${count(steps)} time steps on ${qpusText(qpus)}: exactly the plain TypeScript's floats.`);
+  log(`Hottest point now ${hottest.toFixed(1)} (the spots started at up to 255,000); heat left on the plate ${total.toExponential(4)}.`);
+  log(`Whole run on ${qpusText(qpus)}: Pi ${seconds(run.piSeconds)} (cycle model), emulator ${seconds(run.wallSeconds)} (wall).`);
+  log(`One step, by QPU count, and ${count(steps)} steps at that rate:`);
+  const rows = perStep.map((t) => [String(t.qpus), seconds(t.piSeconds), seconds(t.piSeconds * steps), seconds(t.wallSeconds)]);
+  for (const line of table(['QPUs', 'Pi time a step', `Pi time, ${steps} steps`, 'emulator a step (wall)'], rows)) log(`  ${line}`);
+  if (size === 512) log(`  (QPULib's README, its own code on a Pi, 512x512: 24.7 ms a step on 1 QPU, 12.5 ms on 2, 10.2 ms on 4)`);
+  log(`picture: ${picture}`);
+  return {
+    name: 'heat',
+    summary: `${size}x${size} plate, ${count(steps)} steps, hottest ${hottest.toFixed(1)}`,
+    pictures: [picture],
+    timings: [...perStep, whole],
+    headline: whole,
+    wallSeconds: since(start),
+  };
+}
+
+/** QPULib's plate: hot spots from glibc's rand() after srand(0), and its twin for the check. */
+function makePlates(size: number, spots: number): Plates {
+  if (size % 16) throw new UsageError(`heat: a plate ${size} wide; the width must be a multiple of 16`);
+  const a = heatGrid(size, size, glibcRand(0), spots);
+  const b = SharedArray.float32(a.length, 'out');
+  return { grids: [a, b], twins: [a.slice(), new Float32Array(a.length)], args: [size + 16, size, size] };
+}
+
+/** One step from the starting plate on each QPU count (timed warm, as the simulation's steps run), each checked against stepScalar. */
+async function timeOneStep({ grids, twins, args }: Plates, qpuCounts: readonly number[]): Promise<Timing[]> {
+  stepScalar(twins[0], twins[1], ...args);
+  const out = SharedArray.float32(grids[0].length, 'step');
+  const timings: Timing[] = [];
+  for (const q of qpuCounts) {
+    await step.setNumQPUs(q)(grids[0], out, ...args); // compiled and translated before the clock starts
+    timings.push((await timed('step', () => step(grids[0], out, ...args))).timing);
+    checkSameBits(`one step on ${qpusText(q)}`, out, twins[1]);
+  }
+  SharedArray.free(out);
+  return timings;
+}
+
+/** `steps` steps on `qpus` QPUs, the plain TypeScript version stepping alongside; a progress bar on a terminal. */
+async function simulate({ grids, twins, args }: Plates, steps: number, qpus: number, progress?: boolean): Promise<Omit<Timing, 'kernel'>> {
+  step.setNumQPUs(qpus).code();
+  const bar = progress === false ? { update() {}, stop() {} } : progressBar('heat', steps, { unit: 'steps' });
+  let [piSeconds, wallSeconds, instructions] = [0, 0, 0];
+  try {
+    for (let s = 0; s < steps; s++) {
+      const [from, to] = [s % 2, (s + 1) % 2];
+      const { timing } = await timed('step', () => step(grids[from]!, grids[to]!, ...args));
+      stepScalar(twins[from]!, twins[to]!, ...args);
+      piSeconds += timing.piSeconds;
+      wallSeconds += timing.wallSeconds;
+      instructions += timing.instructions;
+      bar.update(s + 1, `Pi ${seconds(piSeconds)}`);
+    }
+  } finally {
+    bar.stop();
+  }
+  return { qpus, piSeconds, wallSeconds, instructions };
+}
+
+/** The hottest point and the total heat. */
+function summarise(grid: Float32Array): { hottest: number; total: number } {
+  let [hottest, total] = [0, 0];
+  for (const v of grid) [hottest, total] = [Math.max(hottest, v), total + v];
+  return { hottest, total };
+}
+
+/** The plate's temperatures as a heat map on a log scale: the hottest point white, a thousandth of it and colder black. */
+function drawPlate(grid: Float32Array, [pitch, width, height]: Plates['args'], outDir?: string): string {
+  const img = new Image(width, height);
+  const top = Math.log10(summarise(grid).hottest || 1);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const v = grid[(y + 1) * pitch + x]!;
+      img.set(x, y, heatColour(v > 0 ? 1 + (Math.log10(v) - top) / DECADES : 0));
+    }
+  return writePng(img, 'heat.png', outDir);
+}
+
+/** How many powers of ten below the hottest point the heat map spans. */
+const DECADES = 3;
+
+/** The one QPU count --qpus gives. */
+function oneCount(text: string): number {
+  const qpus = qpuList(text);
+  if (qpus.length !== 1) throw new UsageError(`--qpus ${text}: the simulation runs on one QPU count`);
+  return qpus[0]!;
+}
+
+await runIfMain(
+  import.meta.url,
+  `npx tsx examples/heat.ts [--steps N] [--size S] [--qpus Q] [--spots N]: QPULib's heat example (default ${DEFAULT_STEPS} steps, 512x512, 12 QPUs, 10 spots)`,
+  { steps: { type: 'string' }, size: { type: 'string' }, qpus: { type: 'string' }, spots: { type: 'string' } },
+  (v) => {
+    const num = (name: string, min = 1) => (v[name] === undefined ? undefined : wholeNumber(name, v[name] as string, min));
+    return main({ steps: num('steps', 0), size: num('size', 16), qpus: v.qpus === undefined ? undefined : oneCount(v.qpus as string), spots: num('spots', 0) });
+  },
+);

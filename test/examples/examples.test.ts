@@ -1,0 +1,86 @@
+// Each example's self-check, as `npx tsx examples/NAME.ts` runs it but at small sizes: the
+// kernels on the emulator against plain TypeScript, bit for bit, on several QPU counts; what the
+// examples print; the pictures they write (valid PNGs of the right size).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SharedArray } from '../../src/index.ts';
+import { main as gcd } from '../../examples/gcd.ts';
+import { main as heat } from '../../examples/heat.ts';
+import { readPng } from '../../examples/lib/png.ts';
+import type { ExampleResult } from '../../examples/lib/report.ts';
+import { main as mandelbrot, mandelbrot as mandelbrotKernel, mandelbrotScalar, wholeSet } from '../../examples/mandelbrot.ts';
+import { main as rot3d } from '../../examples/rot3d.ts';
+import { main as sha256 } from '../../examples/sha256.ts';
+
+const outDir = mkdtempSync(join(tmpdir(), 'qpu-examples-'));
+process.on('exit', () => rmSync(outDir, { recursive: true, force: true }));
+
+/** Runs an example quietly into outDir: its result and the lines it printed. */
+async function run<O>(main: (o: O & { log: (l: string) => void; outDir: string; progress: boolean }) => Promise<ExampleResult>, opts: O) {
+  const lines: string[] = [];
+  const result = await main({ ...opts, log: (l) => lines.push(l), outDir, progress: false });
+  return { result, text: lines.join('\n') };
+}
+
+function picture(path: string, width: number, height: number): void {
+  const png = readPng(readFileSync(path));
+  assert.deepEqual([png.width, png.height], [width, height], path);
+}
+
+function timingsSane(r: ExampleResult, runs: number): void {
+  assert.equal(r.timings.length, runs);
+  for (const t of r.timings) assert.ok(t.piSeconds > 0 && t.wallSeconds > 0 && t.instructions > 0, JSON.stringify(t));
+  assert.ok(r.timings.includes(r.headline));
+}
+
+test("gcd: both versions, QPULib's 16 lines", async () => {
+  const { result, text } = await run(gcd, {});
+  assert.match(text, /^gcd\(183, 186\) = 3\ngcd\(177, 115\) = 1\n/);
+  assert.match(text, /gcd\(129, 102\) = 3\n/);
+  assert.match(text, /gcdUnrolled +1 /);
+  timingsSane(result, 2);
+});
+
+test('rot3D: versions 1 and 2 on 1 QPU, 3 on 1, 2 and 12, bit for bit; the teapot before and after', async () => {
+  const { result, text } = await run(rot3d, { vertices: 1920, degrees: 30, qpus: [1, 2, 12] });
+  assert.match(text, /1,920 points turned by 30 degrees/);
+  timingsSane(result, 5);
+  assert.deepEqual(result.timings.map((t) => `${t.kernel}/${t.qpus}`), ['rot3D_1/1', 'rot3D_2/1', 'rot3D_3/1', 'rot3D_3/2', 'rot3D_3/12']);
+  picture(result.pictures[0]!, 2 * 480 + 4, 480);
+  await assert.rejects(run(rot3d, { vertices: 100 }), /multiple of 384/);
+});
+
+test('heat: a small plate for a few steps on 3 QPUs, one step on 1, 5 and 12, bit for bit; the heat map', async () => {
+  const { result, text } = await run(heat, { size: 48, steps: 5, qpus: 3, qpuCounts: [1, 5, 12], spots: 6 });
+  assert.match(text, /A 48x48 plate, 6 hot spots, 5 time steps on 3 QPUs: exactly/);
+  timingsSane(result, 4);
+  assert.equal(result.headline.kernel, 'step x 5');
+  picture(result.pictures[0]!, 48, 48);
+});
+
+test('mandelbrot: escape counts on 1, 3 and 12 QPUs, bit for bit; the picture', async () => {
+  const { result, text } = await run(mandelbrot, { width: 64, height: 20, iterations: 40, qpus: [1, 3, 12] });
+  assert.match(text, /Escape counts of 1,280 points \(64x20, at most 40 iterations\)/);
+  timingsSane(result, 3);
+  const [one, , twelve] = result.timings;
+  assert.ok(twelve!.piSeconds < one!.piSeconds / 4, 'the Pi time falls with QPUs');
+  picture(result.pictures[0]!, 64, 20);
+});
+
+test('mandelbrot: the reference interpreter agrees with the plain TypeScript version', () => {
+  const view = wholeSet(32, 6, 24);
+  const counts = SharedArray.int32(32 * 6);
+  mandelbrotKernel.setNumQPUs(2).interpretSync([counts, view.width, view.height, view.left, view.top, view.step, view.maxIter]);
+  assert.deepEqual(Array.from(counts), Array.from(mandelbrotScalar(view)));
+});
+
+test("sha256: the user's messages first, every hash equal to node:crypto's, on 1 and 3 QPUs", async () => {
+  const { result, text } = await run(sha256, { qpus: [1, 3], messages: ['hello world', 'abc'] });
+  assert.match(text, /sha256\("hello world"\) = b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9/);
+  assert.match(text, /sha256\("abc"\) = ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad/);
+  timingsSane(result, 2);
+  await assert.rejects(run(sha256, { qpus: [1], messages: ['x'.repeat(56)] }), /56 bytes/);
+});
