@@ -1,6 +1,8 @@
 // `qpu emu`: run machine code on the emulator.
 
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
+import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
+import { PI_TIMING } from '../emulator/timing.ts';
 import { bitsToFloat } from '../vc4/tables.ts';
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
 import { DEFAULT_SECONDS, EMULATOR_STEPS } from '../emulator/budget.ts';
@@ -154,14 +156,17 @@ example (the SHA-256 series' hello world):
       ? (qpu: number, pc: number) => io.out(`qpu ${String(qpu).padStart(2)}  pc ${String(pc).padStart(4)}  ${disassembleInstr(loaded.instrs[pc]!)}\n`)
       : undefined;
     let result;
+    const bar = runBar(path, maxSteps ?? EMULATOR_STEPS);
     try {
-      result = launch(m, { program: loaded, qpus, uniforms, buffers }, { strict: !values['no-strict'], maxSteps, trace });
+      result = launch(m, { program: loaded, qpus, uniforms, buffers }, { strict: !values['no-strict'], maxSteps, trace, onProgress: trace ? undefined : bar.onProgress });
     } catch (e) {
       // LaunchErrors are about the command line (uniform lists); the rest about the program's run.
       const err = oneLine(e, '', e instanceof LaunchError || e instanceof RangeError ? EXIT.USAGE : EXIT.INPUT);
       if (err instanceof CliError && e instanceof EmulatorError && e.kind === 'fault' && /uniform read at/.test(e.message))
         err.message += `: the program reads more uniforms than --uniforms gave QPU ${e.where?.qpu ?? 0} (${uniformWords[e.where?.qpu ?? 0]}); qpu compile -o prints the uniforms a compiled kernel reads`;
       throw err;
+    } finally {
+      bar.stop();
     }
     for (const d of dumps) {
       const a = buffers.get(d.name)!;
@@ -207,6 +212,23 @@ export function formatF32(bits: number): string {
     if (Math.fround(Number(t)) === x) return String(Number(t));
   }
   return String(Number(x.toPrecision(9)));
+}
+
+/**
+ * A progress bar for a long run, on a terminal: instructions against the step budget and the
+ * estimated Pi time so far, drawn once the run has taken BAR_AFTER_MS.
+ */
+function runBar(path: string, budget: number): { onProgress(instructions: number, cycles: number): void; stop(): void } {
+  const start = performance.now();
+  let bar: ProgressBar | undefined;
+  return {
+    onProgress(instructions, cycles) {
+      if (!bar && performance.now() - start < BAR_AFTER_MS) return;
+      bar ??= progressBar(path, budget, { unit: 'instructions' });
+      bar.update(instructions, `${formatSeconds(cycles / PI_TIMING.clockHz)} on a Pi so far`);
+    },
+    stop: () => bar?.stop(),
+  };
 }
 
 interface BufferSpec {

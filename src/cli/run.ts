@@ -5,14 +5,12 @@
 import { EMULATOR_STEPS } from '../emulator/budget.ts';
 import { MAX_QPUS } from '../emulator/machine.ts';
 import { type OverseenOptions, type OverseenRun, oversee, type RunObserver } from '../runtime/oversight.ts';
-import { type ProgressBar, progressBar } from '../runtime/progress.ts';
+import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
 import { PI_TIMING } from '../emulator/timing.ts';
 import { type Command, CliError, EXIT, exitHelp, type Io, parse, parseCount } from './io.ts';
 import { inUserCode, loadModule } from './module.ts';
 
 const TARGETS = ['emulator', 'interpreter'] as const;
-/** A run's progress bar appears once it has run this long (shorter runs draw nothing). */
-const BAR_AFTER_MS = 300;
 
 export const runCommand: Command = {
   name: 'run',
@@ -128,11 +126,4 @@ function watcher(io: Io, stats: boolean): { observer: RunObserver; runs(): numbe
     },
   };
   return { observer, runs: () => runs, stop: stopBar };
-}
-
-/** Seconds as us, ms or s with three significant digits. */
-export function formatSeconds(s: number): string {
-  if (s < 1e-3) return `${Number((s * 1e6).toPrecision(3))} us`;
-  if (s < 1) return `${Number((s * 1e3).toPrecision(3))} ms`;
-  return `${Number(s.toPrecision(3))} s`;
 }

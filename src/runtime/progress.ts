@@ -5,6 +5,9 @@
 
 import cliProgress from 'cli-progress';
 
+/** A run's progress bar appears once it has run this long: shorter runs draw nothing. */
+export const BAR_AFTER_MS = 300;
+
 export interface ProgressBar {
   /** Sets how much is done (of `total`) and an optional detail shown after the count. */
   update(done: number, detail?: string): void;
@@ -56,4 +59,11 @@ export function progressBar(label: string, total: number, opts: ProgressBarOptio
       bar.stop();
     },
   };
+}
+
+/** Seconds as us, ms or s with three significant digits. */
+export function formatSeconds(s: number): string {
+  if (s < 1e-3) return `${Number((s * 1e6).toPrecision(3))} us`;
+  if (s < 1) return `${Number((s * 1e3).toPrecision(3))} ms`;
+  return `${Number(s.toPrecision(3))} s`;
 }

@@ -1,0 +1,109 @@
+// `qpu run`: a user's program run with the command line's options applied to its kernel runs,
+// its figures with --stats, its errors at the user's line, and what it refuses.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { QPU_PROCESS, runQpu } from './helpers/cli.ts';
+
+const root = new URL('..', import.meta.url).pathname;
+// Inside the repository, so that the programs' `import ... from 'qpu-ts'` finds the sources.
+const dir = join(root, 'test', `.tmp-run-${process.pid}`);
+mkdirSync(dir, { recursive: true });
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `qpu run ARGS` as a process: the program's own output goes to the process's standard output. */
+function runProcess(...args: string[]): { code: number | null; out: string; err: string } {
+  const [node, ...qpu] = QPU_PROCESS as [string, ...string[]];
+  const r = spawnSync(node, [...qpu, 'run', ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: '1' } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+let files = 0;
+function program(text: string): string {
+  const path = join(dir, `p${files++}.ts`);
+  writeFileSync(path, text);
+  return path;
+}
+
+const SQUARES = `import { Int, index, kernel, Ptr, SharedArray } from 'qpu-ts';
+export const squares = kernel([Ptr(Int)], function squares(p) {
+  const x = Int(index());
+  p.store(x.mul(x));
+});
+export const other = kernel([Ptr(Int)], function other(p) {
+  p.store(Int(7));
+});
+`;
+
+test('a program runs: its output on standard output, each run\'s figures on standard error with --stats', () => {
+  const path = program(`${SQUARES}
+const out = SharedArray.int32(16);
+const r = await squares(out);
+console.log(r.target, r.qpus, Array.from(out).slice(0, 4).join(' '));
+`);
+  const r = runProcess(path, '--stats');
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'emulator 1 0 1 4 9\n');
+  assert.match(r.err, /^squares: emulator, 1 QPU: \d+ instructions, [\d,]+ cycles, [\d.]+ us on a Pi, [\d.]+ (ms|us|s) here\n$/);
+});
+
+test('the options apply to runs that do not set their own; --kernel limits them to one kernel; main gets the words after --', () => {
+  const path = program(`${SQUARES}
+export async function main(args: string[]) {
+  const a = await squares(SharedArray.int32(16));
+  const b = await other(SharedArray.int32(16));
+  const c = await squares(SharedArray.int32(16), { qpus: 2 });
+  console.log(args.join(','), a.target, a.qpus, b.target, b.qpus, c.qpus);
+}
+`);
+  const all = runProcess(path, '--qpus', '4', '--target', 'interpreter', '--', 'x', '-y');
+  assert.equal(all.code, 0, all.err);
+  assert.equal(all.out, 'x,-y interpreter 4 interpreter 4 2\n');
+  const one = runProcess(path, '--qpus', '3', '--kernel', 'other', '--stats');
+  assert.equal(one.code, 0, one.err);
+  assert.equal(one.out, ' emulator 1 emulator 3 2\n');
+  assert.match(one.err, /^other: emulator, 3 QPUs: /);
+  assert.equal(one.err.split('\n').length, 2, 'only the runs of other are reported');
+});
+
+test('a run past --max-steps stops with how far it got; errors point at the user\'s file', async () => {
+  const loop = program(`import { Int, kernel, Ptr, SharedArray, While, any } from 'qpu-ts';
+const spin = kernel([Ptr(Int)], function spin(p) {
+  const i = Int(0);
+  While(any(i.ge(0)), () => i.set(i.add(1)));
+  p.store(i);
+});
+await spin(SharedArray.int32(16));
+`);
+  const r = await runQpu('run', loop, '--max-steps', '5000');
+  assert.equal(r.code, 1);
+  assert.match(r.err, /^qpu run: cannot load .*p\d+\.ts: kernel spin .*p\d+\.ts:4:\d+ `while any\(i >= 0\)`: .*ran out after 5,000 instructions/);
+
+  const throws = program(`export function main() {\n  throw new Error('no input file');\n}\n`);
+  const t = await runQpu('run', throws);
+  assert.equal(t.code, 1);
+  assert.match(t.err, /^qpu run: .*p\d+\.ts: no input file \(at .*p\d+\.ts:2:9\)\n$/);
+
+  const none = program(`export const x = 1;\n`);
+  const n = await runQpu('run', none);
+  assert.equal(n.code, 1);
+  assert.match(n.err, /ran no kernel: run them at its top level, or export a main function that does/);
+});
+
+test('a wrong command line is refused before the program loads', async () => {
+  const path = program(`${SQUARES}\nthrow new Error('loaded');\n`);
+  for (const [args, message] of [
+    [['--target', 'pi'], /--target pi: the targets are emulator, interpreter/],
+    [['--qpus', '13'], /--qpus 13: expected a whole number from 1 to 12/],
+    [['--max-steps', '0'], /--max-steps 0: expected a whole number from 1/],
+  ] as const) {
+    const r = await runQpu('run', path, ...args);
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err, message);
+  }
+  const missing = await runQpu('run', join(dir, 'none.ts'));
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /cannot read .*none\.ts: no such file or directory/);
+});
