@@ -234,6 +234,8 @@ async function timeOneStep({ grids, twins, args }: Plates, qpuCounts: readonly n
   const timings: Timing[] = [];
   for (const q of qpuCounts) {
     await step.setNumQPUs(q)(grids[0], out, ...args); // compiled and translated before the clock starts
+    // Each count starts from the zeros the first did, so that its check sees only what it wrote.
+    out.fill(0);
     timings.push((await timed('step', () => step(grids[0], out, ...args))).timing);
     checkSameBits(`one step on ${qpusText(q)}`, out, twins[1]);
   }

@@ -20,9 +20,12 @@ export const qmul = op(arith.fmul);
 export const qmin = op(arith.fmin);
 /** The larger of x and y as `fmax` chooses (a Float's `max`). */
 export const qmax = op(arith.fmax);
-/** An integer as `itof` converts it (`Float(i)`): toward zero, as a float32. */
+/** An integer as `itof` converts it (an Int's `toFloat()`): toward zero, as a float32. */
 export const qfloat = (i: number): number => bitsToFloat(arith.itof(i | 0));
-/** A float as `ftoi` converts it (`Int(f)`): toward zero; out of range, NaN and infinities give 0. */
+/** A float as `ftoi` converts it (a Float's `toInt()`): toward zero; out of range, NaN and infinities give 0. */
 export const qint = (x: number): number => arith.ftoi(floatBits(x));
-/** The value a kernel reads for x stored in a Float32Array: Math.fround(x), denormals as +0. */
+/**
+ * The value float arithmetic (add, sub, mul, min, max, conversions) takes x as when x is stored
+ * in a Float32Array: Math.fround(x), with denormals as +0. (Moves and stores keep the bits.)
+ */
 export const qfloat32 = (x: number): number => bitsToFloat(arith.ftz(floatBits(x)));

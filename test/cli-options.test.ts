@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { runQpu } from './helpers/cli.ts';
 import { formatF32, formatWords } from '../src/cli/emu.ts';
 import { floatBits } from '../src/vc4/tables.ts';
+import { describeUniforms } from '../src/cli/layout.ts';
+import type { KernelAst } from '../src/source/ast.ts';
+import type { Compiled } from '../src/compiler/compile.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const hello = join(root, 'examples/asm/hello.qasm');
@@ -85,4 +88,13 @@ test('qpu compile -o prints the uniforms each QPU reads and a qpu emu line that 
 test('qpu --version prints the package version', async () => {
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   for (const flag of ['--version', '-v']) assert.deepEqual(await runQpu(flag), { code: 0, out: `qpu-ts ${version}\n`, err: '' });
+});
+
+test('the qpu emu line gives buffers names qpu emu and a shell take, each once', () => {
+  const ast = { params: [{ ty: 'int*', name: 'scratch' }, { ty: 'float*', name: '...args' }, { ty: 'int*', name: '$in' }, { ty: 'float', name: 'x' }] } as unknown as KernelAst;
+  const c = { qpus: 2, uniformsBeforeArgs: 3, scratchBytes: 4608 } as unknown as Compiled;
+  const text = describeUniforms(ast, c, 'my k.bin');
+  assert.match(text, /\n {3}2 {2}@scratch_2 {2}the address of 4608 bytes of scratch memory/);
+  assert.match(text, /\n {3}3 {2}@scratch {4}scratch: Ptr\(Int\), the bus address of its array\n {3}4 {2}@arg1 {7}\.\.\.args: Ptr\(Float\)/);
+  assert.match(text, /\n {2}qpu emu 'my k\.bin' --qpus 2 --buffer scratch_2:1152 --buffer scratch:16 --buffer arg1:16 --buffer arg2:16 --uniforms %qpu,%qpus,@scratch_2,@scratch,@arg1,@arg2,0\.0 --dump scratch:i32 --dump arg1:f32 --dump arg2:i32 --stats\n$/);
 });

@@ -107,3 +107,34 @@ test('a wrong command line is refused before the program loads', async () => {
   assert.equal(missing.code, 2);
   assert.match(missing.err, /cannot read .*none\.ts: no such file or directory/);
 });
+
+test('the program sees process.argv as node would give it, its exit status is passed on, and main runs only when nothing ran', () => {
+  const path = program(`${SQUARES}
+await squares(SharedArray.int32(16));
+console.log(process.argv.slice(2).join(','));
+if (process.argv.includes('--fail')) process.exitCode = 1;
+export function main() { console.log('main should not run: the program ran a kernel'); }
+`);
+  const ok = runProcess(path, '--', '-h', '--width', '-2');
+  assert.deepEqual([ok.code, ok.out], [0, '-h,--width,-2\n'], ok.err);
+  const failed = runProcess(path, '--', '--fail');
+  assert.deepEqual([failed.code, failed.out, failed.err], [1, '--fail\n', '']);
+});
+
+test('a kernel run nobody awaits that fails, and a main that never settles, are one-line errors', () => {
+  const unawaited = program(`import { Int, kernel, Ptr, SharedArray } from 'qpu-ts';
+const bad = kernel([Ptr(Int)], function bad(p) {
+  p.add(Int(4096)).store(Int(1));
+});
+void bad(SharedArray.int32(16));
+`);
+  const r = runProcess(unawaited);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /^qpu run: .*p\d+\.ts: kernel bad in .*p\d+\.ts:3:\d+ .*outside the arrays kernel bad was given/);
+  assert.equal(r.err.split('\n').length, 2, r.err);
+
+  const never = program(`${SQUARES}\nexport function main() { return new Promise(() => {}); }\n`);
+  const n = runProcess(never);
+  assert.equal(n.code, 1);
+  assert.equal(n.err, `qpu run: ${never}: its main never finished (a promise that never settles)\n`);
+});

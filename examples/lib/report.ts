@@ -2,7 +2,8 @@
 // run (the cycle model's estimate of a Pi's time beside the emulator's wall time), the tables and
 // numbers the examples print, the bit-for-bit self-check, and running an example from the
 // command line (exit status 1 when its check fails).
-import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RunReport } from 'qpu-ts';
 
@@ -151,6 +152,13 @@ type Values = Record<string, string | boolean | undefined>;
  * the command line's `flags` (and words after them, if `positionals`), calls `run`, and exits
  * with 1 when the self-check fails (2 for a bad command line), the message on standard error.
  */
+/** Whether the module at `url` is the script Node was asked to run (`examples/gcd.ts`, or `examples/gcd` as tsx allows). */
+function sameModule(url: string, script: string): boolean {
+  const path = fileURLToPath(url);
+  const asked = resolve(script);
+  return path === asked || path.replace(/\.[cm]?ts$/, '') === asked;
+}
+
 export async function runIfMain(
   url: string,
   usage: string,
@@ -158,7 +166,7 @@ export async function runIfMain(
   run: (values: Values, positionals: string[]) => Promise<unknown>,
   opts: { positionals?: boolean } = {},
 ): Promise<void> {
-  if (!process.argv[1] || url !== pathToFileURL(process.argv[1]).href) return;
+  if (!process.argv[1] || !sameModule(url, process.argv[1])) return;
   try {
     const { values, positionals } = parseArgs({ options: { ...flags, help: { type: 'boolean', short: 'h' } }, allowPositionals: opts.positionals ?? false });
     if (values.help) return console.log(`usage: ${usage}`);

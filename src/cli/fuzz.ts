@@ -82,9 +82,12 @@ function parse(argv: readonly string[]): FuzzArgs {
 /** Programs a worker runs between progress messages. */
 const PROGRESS_EVERY = 10;
 
-/** A progress bar over the programs on a terminal (then the every-1000 lines are left out). */
+/**
+ * A progress bar over the programs on a terminal (then the every-1000 lines are left out); none
+ * with --keep-going, whose reports of failures would end it early.
+ */
 function fuzzBar(args: FuzzArgs): ProgressBar {
-  return args.quiet ? { update() {}, stop() {}, shown: false } : progressBar('fuzz', args.count, { unit: 'programs agree' });
+  return args.quiet || args.keepGoing ? { update() {}, stop() {}, shown: false } : progressBar('fuzz', args.count, { unit: 'programs agree' });
 }
 
 /**

@@ -15,32 +15,52 @@ interface Uniform {
   readonly what: string;
 }
 
+/** A buffer name `qpu emu` takes (--buffer NAME:WORDS, @NAME) and a shell keeps as it is. */
+const BUFFER_NAME = /^[A-Za-z_]\w*$/;
+
+/**
+ * The buffer names of the command line: scratch memory's (when the code spills), then each
+ * array parameter's own name where it is one qpu emu takes and no other buffer has, else argN.
+ */
+function bufferNames(ast: KernelAst, c: Compiled): { scratch?: string; arrays: Map<number, string> } {
+  const used = new Set<string>();
+  const unique = (want: string, fallback: string) => {
+    let name = BUFFER_NAME.test(want) && !used.has(want) ? want : fallback;
+    for (let k = 2; used.has(name); k++) name = `${fallback}_${k}`;
+    used.add(name);
+    return name;
+  };
+  const arrays = new Map<number, string>();
+  ast.params.forEach((p, i) => {
+    if (p.ty.endsWith('*')) arrays.set(i, unique(p.name, `arg${i}`));
+  });
+  return { scratch: c.uniformsBeforeArgs === 3 ? unique('scratch', 'scratch') : undefined, arrays };
+}
+
 /** The uniforms each QPU of `c` reads, before and including the kernel's arguments. */
-function uniforms(ast: KernelAst, c: Compiled): Uniform[] {
+function uniforms(ast: KernelAst, c: Compiled, names: ReturnType<typeof bufferNames>): Uniform[] {
   const out: Uniform[] = [
     { emu: '%qpu', what: "the QPU's number, 0 to N-1 (me())" },
     { emu: '%qpus', what: 'N, the number of QPUs (numQPUs())' },
   ];
-  if (c.uniformsBeforeArgs === 3) out.push({ emu: '@scratch', what: `the address of ${c.scratchBytes} bytes of scratch memory for spilled registers, shared by the QPUs` });
-  for (const p of ast.params) {
+  if (names.scratch) out.push({ emu: `@${names.scratch}`, what: `the address of ${c.scratchBytes} bytes of scratch memory for spilled registers, shared by the QPUs` });
+  ast.params.forEach((p, i) => {
     const type = TYPE_NAMES[p.ty] ?? p.ty;
-    if (p.ty.endsWith('*')) out.push({ emu: `@${p.name}`, what: `${p.name}: ${type}, the bus address of its array` });
+    if (p.ty.endsWith('*')) out.push({ emu: `@${names.arrays.get(i)}`, what: `${p.name}: ${type}, the bus address of its array` });
     else out.push({ emu: p.ty === 'float' ? '0.0' : '0', what: `${p.name}: ${type}, ${p.ty === 'float' ? "the value's float32 bits" : 'the value'}` });
-  }
+  });
   return out;
 }
 
 /** The report: the uniform layout and a ready `qpu emu` line for the code written to `bin`. */
 export function describeUniforms(ast: KernelAst, c: Compiled, bin: string): string {
-  const list = uniforms(ast, c);
+  const names = bufferNames(ast, c);
+  const list = uniforms(ast, c, names);
   const width = Math.max(...list.map((u) => u.emu.length));
   const rows = list.map((u, i) => `  ${String(i).padStart(2)}  ${u.emu.padEnd(width)}  ${u.what}`);
-  const arrays = ast.params.filter((p) => p.ty.endsWith('*'));
-  const buffers = [
-    ...(c.uniformsBeforeArgs === 3 ? [`--buffer scratch:${Math.ceil(c.scratchBytes / 4)}`] : []),
-    ...arrays.map((p) => `--buffer ${p.name}:${EXAMPLE_WORDS}`),
-  ];
-  const dumps = arrays.map((p) => `--dump ${p.name}:${p.ty === 'float*' ? 'f32' : 'i32'}`);
+  const arrays = [...names.arrays].map(([i, name]) => ({ name, float: ast.params[i]!.ty === 'float*' }));
+  const buffers = [...(names.scratch ? [`--buffer ${names.scratch}:${Math.ceil(c.scratchBytes / 4)}`] : []), ...arrays.map((a) => `--buffer ${a.name}:${EXAMPLE_WORDS}`)];
+  const dumps = arrays.map((a) => `--dump ${a.name}:${a.float ? 'f32' : 'i32'}`);
   const command = ['qpu emu', quote(bin), `--qpus ${c.qpus}`, ...buffers, `--uniforms ${list.map((u) => u.emu).join(',')}`, ...dumps, '--stats'].join(' ');
   const numbers = ast.params.filter((p) => !p.ty.endsWith('*')).map((p) => p.name);
   return (

@@ -72,7 +72,9 @@ export async function main(argv: readonly string[], io: Io = nodeIo): Promise<nu
       return EXIT.USAGE;
     }
     prefix = `qpu ${cmd.name}`;
-    if (rest.includes('--help') || rest.includes('-h')) {
+    // Words after -- are not the command's (qpu run passes them to the program).
+    const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    if (own.includes('--help') || own.includes('-h')) {
       io.out(cmd.help);
       return EXIT.OK;
     }

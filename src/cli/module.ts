@@ -92,7 +92,7 @@ export function userFrame(e: Error): string | undefined {
         continue;
       }
     }
-    if (file.startsWith('node:') || file.startsWith(OWN_SOURCES) || file.includes('/node_modules/')) continue;
+    if (file.startsWith('node:') || file.startsWith(OWN_SOURCES) || /[\\/]node_modules[\\/]/.test(file)) continue;
     return `${file}:${at.line}:${at.col}`;
   }
   return undefined;

@@ -2,9 +2,10 @@
 // options applied to its kernel runs (runtime/oversight.ts), a progress bar for long runs on a
 // terminal, and each run's figures on request.
 
-import { EMULATOR_STEPS } from '../emulator/budget.ts';
+import { DEFAULT_SECONDS, EMULATOR_STEPS, INTERPRETER_STEPS } from '../emulator/budget.ts';
 import { MAX_QPUS } from '../emulator/machine.ts';
-import { type OverseenOptions, type OverseenRun, oversee, type RunObserver } from '../runtime/oversight.ts';
+import { resolve } from 'node:path';
+import { type OverseenOptions, type OverseenRun, oversee, type RunObserver, runsOverseen } from '../runtime/oversight.ts';
 import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
 import { PI_TIMING } from '../emulator/timing.ts';
 import { type Command, CliError, EXIT, exitHelp, type Io, parse, parseCount } from './io.ts';
@@ -19,11 +20,11 @@ export const runCommand: Command = {
                          [--no-strict] [--stats] [-- ARGS ...]
 
 Runs PROGRAM.ts, a TypeScript program that uses kernels (an ES module: .mts, or .ts in a package
-with "type": "module"): imports it, so that its top-level code runs, then calls the function it
-exports as main, if any, with ARGS (the words after --), and waits for it. Every kernel run in it
-takes the options below where the program's own call does not set them, and a run that takes
-long shows a progress bar on a terminal (its steps against the step budget, and for the emulator
-the estimated time on a Pi so far).
+with "type": "module"), as \`node PROGRAM.ts ARGS\` would (process.argv holds PROGRAM.ts and
+ARGS, the words after --): its top-level code runs; if it ran no kernel and exports a function
+main, main(ARGS) is called and awaited. Every kernel run in it takes the options below where
+the program's own call does not set them, and a run that takes long shows a progress bar on a
+terminal (its steps against the step budget; for the emulator, the estimated Pi time so far).
 
 options:
       --kernel NAME   apply the options and --stats to this kernel only (its kernel name)
@@ -31,7 +32,8 @@ options:
       --target T      emulator (machine code, with the cycle model; the default) or
                       interpreter (the reference interpreter of the language)
       --max-steps N   the step budget of each run: instructions (emulator) or statements
-                      (interpreter) of all QPUs together (default ${EMULATOR_STEPS.toLocaleString('en-US')})
+                      (interpreter) of all QPUs together; without it, ${EMULATOR_STEPS.toLocaleString('en-US')}
+                      instructions or ${INTERPRETER_STEPS.toLocaleString('en-US')} statements, and ${DEFAULT_SECONDS} s of running
       --no-strict     emulator: do not stop at broken hardware rules
       --stats         after each run, print on standard error the kernel, target, QPUs,
                       steps, cycles and estimated Pi time (emulator), and the time it took here
@@ -40,10 +42,11 @@ options:
 N is a count: decimal digits only. The program's errors are reported in one line with the place
 in PROGRAM.ts (or the kernel's statement) they come from.
 
-${exitHelp('PROGRAM.ts does not load, throws, runs no kernel and exports no main, or\n     a kernel run fails')}
-example:
+${exitHelp('PROGRAM.ts does not load, throws, runs no kernel, or a kernel run fails;\n     or the status the program set (process.exitCode)')}
+examples:
   qpu run examples/gcd.ts --stats
-  qpu run examples/mandelbrot.ts --qpus 12 --target emulator
+  qpu run squares.ts --qpus 4 --target interpreter
+  qpu run examples/mandelbrot.ts --stats -- --width 256 --height 192 --qpus 1,12
 `,
   async run(args, io) {
     const { values, positionals } = parse(args, {
@@ -67,16 +70,12 @@ example:
     const only = values.kernel;
     const watch = watcher(io, values.stats ?? false);
     const done = oversee({ kernels: only === undefined ? undefined : (name) => name === only, options, observer: watch.observer });
+    const program = programProcess(path, programArgs);
     try {
       const mod = await loadModule(io, path, 'run');
-      const main = typeof mod.main === 'function' ? mod.main : typeof mod.default === 'function' ? mod.default : undefined;
-      if (main) {
-        try {
-          await (main as (args: string[]) => unknown)(programArgs);
-        } catch (e) {
-          throw new CliError(`${path}: ${inUserCode(e)}`, EXIT.INPUT);
-        }
-      }
+      // A program that ran no kernel as it loaded may export its work as main(args).
+      if (runsOverseen() === 0 && typeof mod.main === 'function') await program.settle((mod.main as (args: string[]) => unknown)(programArgs));
+      await program.check();
       if (watch.runs() === 0)
         throw new CliError(
           only !== undefined
@@ -84,13 +83,73 @@ example:
             : `${path} ran no kernel: run them at its top level, or export a main function that does (qpu compile prints a kernel's code)`,
           EXIT.INPUT,
         );
-      return EXIT.OK;
+      return program.status();
+    } catch (e) {
+      if (!(e instanceof CliError)) throw new CliError(`${path}: ${withRunHint(inUserCode(e))}`, EXIT.INPUT);
+      e.message = withRunHint(e.message);
+      throw e;
     } finally {
       watch.stop();
       done();
+      program.restore();
     }
   },
 };
+
+/**
+ * The process as the program sees it while it runs: process.argv as if Node ran it directly
+ * (`node PROGRAM ARGS`), so that a program that reads its arguments works unchanged; failures
+ * outside its awaited code (a kernel run whose promise nobody awaits) and a main that never
+ * settles, reported in one line; and the exit status it sets, passed on.
+ */
+function programProcess(path: string, args: readonly string[]) {
+  const argv = process.argv;
+  const exitCode = process.exitCode;
+  process.argv = [argv[0]!, resolve(path), ...args];
+  process.exitCode = undefined;
+  let failure: unknown;
+  const fail = (e: unknown) => void (failure ??= e);
+  process.on('unhandledRejection', fail);
+  process.on('uncaughtException', fail);
+  return {
+    /** Waits for main's result; a main that never settles is an error, not a silent exit. */
+    async settle(result: unknown): Promise<void> {
+      const never = () => {
+        process.stderr.write(`qpu run: ${path}: its main never finished (a promise that never settles)\n`);
+        process.exitCode = EXIT.INPUT;
+      };
+      process.once('beforeExit', never);
+      try {
+        await result;
+      } finally {
+        process.off('beforeExit', never);
+      }
+    },
+    /**
+     * Throws what failed outside the awaited code, if anything did, once the runs the program
+     * started and did not await have ended (Node reports their failures after the microtasks).
+     */
+    async check(): Promise<void> {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (failure !== undefined) throw new CliError(`${path}: ${withRunHint(inUserCode(failure))}`, EXIT.INPUT);
+    },
+    /** The exit status: the program's own (process.exitCode) if it set one, else success. */
+    status(): number {
+      return typeof process.exitCode === 'number' && process.exitCode !== 0 ? process.exitCode : EXIT.OK;
+    },
+    restore(): void {
+      process.off('unhandledRejection', fail);
+      process.off('uncaughtException', fail);
+      process.argv = argv;
+      if (process.exitCode === undefined || process.exitCode === 0) process.exitCode = exitCode;
+    },
+  };
+}
+
+/** A budget error's advice, with the command line's way to give a bigger budget. */
+function withRunHint(message: string): string {
+  return message.replace(/pass \{ maxSteps \}/, 'pass { maxSteps } (or run with --max-steps N)');
+}
 
 /** The observer of a program's runs: counts them, draws a bar for long ones, prints their figures. */
 function watcher(io: Io, stats: boolean): { observer: RunObserver; runs(): number; stop(): void } {

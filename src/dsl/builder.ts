@@ -136,7 +136,8 @@ export function checkOwner(owner: KernelBuilder, what: string): KernelBuilder {
   return b;
 }
 
-const DSL_DIR = new URL('.', import.meta.url).pathname;
+// The language's own folder as a path (decoded, with the platform's separators), as stack frames name files.
+const DSL_DIR = fileURLToPath(new URL('.', import.meta.url));
 
 /** A place in the user's source: the file as the host names it, the line and column (from 1). */
 export interface SourcePlace {
@@ -158,7 +159,7 @@ export function callerPlace(): SourcePlace | undefined {
     if (!at) continue;
     const file = at.file.startsWith('file://') ? filePath(at.file) : at.file;
     if (file.startsWith(DSL_DIR)) continue;
-    if (file.startsWith('node:') || file.includes('/node_modules/')) {
+    if (file.startsWith('node:') || /[\\/]node_modules[\\/]/.test(file)) {
       direct = false;
       continue;
     }

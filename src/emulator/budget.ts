@@ -103,14 +103,15 @@ export class RunBudget {
   }
 
   /** Calls `report` once `steps` has passed the next report's count, or at the end (done); never again after it throws. */
-  progress(steps: number, done: boolean, report: () => void): void {
+  progress(steps: number, done: boolean, report: () => void, runFailed = false): void {
     if (!this.reporting || this.failed || (!done && steps < this.next)) return;
     this.next = (Math.floor(steps / this.every) + 1) * this.every;
     try {
       report();
     } catch (e) {
       this.failed = true;
-      throw e;
+      // The last report of a run that failed: the run's own error is the one to report.
+      if (!runFailed) throw e;
     }
   }
 

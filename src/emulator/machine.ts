@@ -155,6 +155,7 @@ export class Machine {
     const strict = opts.strict ?? true;
     const budget = new RunBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator', EMULATOR_PROGRESS_EVERY, !!opts.onProgress, opts.raiseWith ?? RAISE_WITH_EITHER);
     this.qpus = [];
+    let failed = false;
     try {
       for (const [id, u] of uniforms.entries()) {
         // The machine's QPUs are made once and reset for each run (lastRun is the last run's until the next).
@@ -174,6 +175,9 @@ export class Machine {
         }
         this.runQpu(q, strict, budget, opts);
       }
+    } catch (e) {
+      failed = true;
+      throw e;
     } finally {
       // Also after an error, each QPU's figures are where it got to (lastRun).
       for (const x of this.qpus) {
@@ -181,7 +185,7 @@ export class Machine {
         x.stats.cycles = x.time;
         detach(x);
       }
-      if (opts.onProgress) this.reportProgress(budget, opts.onProgress, true);
+      if (opts.onProgress) this.reportProgress(budget, opts.onProgress, true, failed);
     }
     const qpus = this.qpus.map((x) => x.stats);
     const total = newStats();
@@ -323,10 +327,10 @@ export class Machine {
     return { instructions, cycles };
   }
 
-  /** Reports progress when the run has passed the next report's count (or at the end). */
-  private reportProgress(budget: RunBudget, onProgress: NonNullable<RunOptions['onProgress']>, done: boolean): void {
+  /** Reports progress when the run has passed the next report's count (or at the end; `failed`: the run threw). */
+  private reportProgress(budget: RunBudget, onProgress: NonNullable<RunOptions['onProgress']>, done: boolean, failed = false): void {
     const { instructions, cycles } = this.reached();
-    budget.progress(instructions, done, () => onProgress(instructions, cycles, done));
+    budget.progress(instructions, done, () => onProgress(instructions, cycles, done), failed);
   }
 
   /**

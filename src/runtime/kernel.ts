@@ -20,7 +20,7 @@ import { allocationOf, gpuMemory } from './shared-array.ts';
 import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/compile.ts';
 import { MAX_QPUS, type RunResult } from '../emulator/machine.ts';
 import { EmulatorTarget } from './emulate.ts';
-import { type OverseenRun, overseen } from './oversight.ts';
+import { noteRun, type OverseenRun, overseen } from './oversight.ts';
 import type { FloatType, IntType, PtrType } from '../dsl/types.ts';
 
 /** What the host passes for each parameter type. */
@@ -379,7 +379,9 @@ function layered(name: string, own: unknown, base: KernelRunOptions | undefined,
   if (own !== undefined && !isPlainObject(own)) return own;
   const outside = overseen(name)?.options ?? {};
   const under = Object.fromEntries(Object.entries(outside).filter(([key, v]) => v !== undefined && !(fixed && key === 'target')));
-  return { ...under, ...base, ...(own as KernelRunOptions | undefined) };
+  // An option given as undefined (`{ qpus: opts.qpus }`) is an option not given: it does not hide one from below.
+  const given = (o: object | undefined) => Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined));
+  return { ...under, ...given(base), ...given(own as KernelRunOptions | undefined) };
 }
 
 /**
@@ -387,6 +389,7 @@ function layered(name: string, own: unknown, base: KernelRunOptions | undefined,
  * how it progresses and how it ended; without an oversight, just runs it.
  */
 function observed(name: string, r: Run, go: (r: Run) => RunReport): RunReport {
+  noteRun();
   const observer = overseen(name)?.observer;
   if (!observer) return go(r);
   const run: OverseenRun = { kernel: name, target: r.target, qpus: r.qpus, maxSteps: r.budget };

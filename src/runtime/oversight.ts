@@ -36,18 +36,40 @@ export interface Oversight {
   readonly observer: RunObserver;
 }
 
-let current: Oversight | undefined;
+/**
+ * The oversight in force, kept on the global object so that every copy of qpu-ts in the process
+ * sees it: the command's own and the one a program imports (a project's copy, or the sources).
+ */
+const SLOT = Symbol.for('qpu-ts.oversight');
+interface Slot {
+  current?: Oversight;
+  /** Kernel runs, of any kernel, since the oversight began. */
+  runs: number;
+}
+const slot = ((globalThis as Record<symbol, Slot | undefined>)[SLOT] ??= { runs: 0 });
 
 /** Oversees every kernel run from now until the returned function is called. */
 export function oversee(o: Oversight): () => void {
-  if (current) throw new Error('kernel runs are already overseen');
-  current = o;
+  if (slot.current) throw new Error('kernel runs are already overseen');
+  slot.current = o;
+  slot.runs = 0;
   return () => {
-    if (current === o) current = undefined;
+    if (slot.current === o) slot.current = undefined;
   };
 }
 
 /** The oversight that applies to a run of kernel `name`, if any. */
 export function overseen(name: string): Oversight | undefined {
+  const current = slot.current;
   return current && (!current.kernels || current.kernels(name)) ? current : undefined;
+}
+
+/** Counts a kernel run (kernel.ts, as each run starts), whichever kernel it is. */
+export function noteRun(): void {
+  if (slot.current) slot.runs++;
+}
+
+/** Kernel runs of any kernel since the oversight in force began. */
+export function runsOverseen(): number {
+  return slot.runs;
 }

@@ -37,7 +37,8 @@ export function progressBar(label: string, total: number, opts: ProgressBarOptio
     {
       stream,
       fps: 10,
-      format: `${label} [{bar}] {percentage}% | {count} ${opts.unit ?? ''}{detail}`,
+      // Without a finite total (a run given maxSteps: Infinity) there is no bar, only the count.
+      format: Number.isFinite(total) ? `${label} [{bar}] {percentage}% | {count} ${opts.unit ?? ''}{detail}` : `${label} | {count} ${opts.unit ?? ''}{detail}`,
       barCompleteChar: '#',
       barIncompleteChar: '.',
       hideCursor: true,
@@ -45,13 +46,14 @@ export function progressBar(label: string, total: number, opts: ProgressBarOptio
     },
     cliProgress.Presets.legacy,
   );
-  const count = (n: number) => `${n.toLocaleString('en-US')}/${total.toLocaleString('en-US')}`;
-  bar.start(Math.max(total, 1), 0, { count: count(0), detail: '' });
+  const count = (n: number) => (Number.isFinite(total) ? `${n.toLocaleString('en-US')}/${total.toLocaleString('en-US')}` : n.toLocaleString('en-US'));
+  const end = Number.isFinite(total) ? Math.max(total, 1) : Number.MAX_SAFE_INTEGER;
+  bar.start(end, 0, { count: count(0), detail: '' });
   let stopped = false;
   return {
     shown: true,
     update(done, detail) {
-      if (!stopped) bar.update(Math.min(done, total), { count: count(done), detail: detail ? ` | ${detail}` : '' });
+      if (!stopped) bar.update(Math.min(done, end), { count: count(done), detail: detail ? ` | ${detail}` : '' });
     },
     stop() {
       if (stopped) return;

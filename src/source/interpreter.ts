@@ -108,10 +108,14 @@ class Interpreter {
     const { args } = this.opts;
     if (args.length !== this.k.params.length)
       throw new InterpreterError(`kernel ${this.k.name} takes ${this.k.params.length} arguments, not ${args.length}`);
+    let failed = false;
     try {
       return this.runAll();
+    } catch (e) {
+      failed = true;
+      throw e;
     } finally {
-      this.reportProgress(true);
+      this.reportProgress(true, failed);
     }
   }
 
@@ -203,11 +207,11 @@ class Interpreter {
     return n;
   }
 
-  private reportProgress(done: boolean): void {
+  private reportProgress(done: boolean, failed = false): void {
     const onProgress = this.opts.onProgress;
     if (!onProgress) return;
     const n = this.statements();
-    this.budget.progress(n, done, () => onProgress(n, done));
+    this.budget.progress(n, done, () => onProgress(n, done), failed);
   }
 
   /** How far the run got, for the budget's and the time limit's messages: "2,000 statements (QPU 0 1,000, QPU 1 1,000)". */

@@ -64,3 +64,19 @@ test("an oversight's observer hears each run start, progress and end, also a run
     'ended counted 1000 failed cycles',
   ]);
 });
+
+test('an oversight reaches kernel runs of every copy of qpu-ts in the process (the command\'s and the program\'s)', async () => {
+  const mine = await import('../../src/runtime/oversight.ts');
+  // The same file under another URL is another module instance, as a second copy of qpu-ts would be.
+  const other = (await import(new URL('../../src/runtime/oversight.ts?another-copy', import.meta.url).href)) as typeof mine;
+  assert.notEqual(mine.oversee, other.oversee, 'two module instances');
+  const done = mine.oversee({ options: { qpus: 3 }, observer: {} });
+  try {
+    assert.deepEqual(other.overseen('k')?.options, { qpus: 3 });
+    other.noteRun();
+    assert.equal(mine.runsOverseen(), 1);
+  } finally {
+    done();
+  }
+  assert.equal(other.overseen('k'), undefined);
+});

@@ -29,6 +29,12 @@ test('a bar draws on a terminal, not under CI, not elsewhere', () => {
     bar.stop();
     bar.stop(); // a second stop does nothing
     assert.match(tty.text, /heat \[#+\.+\]  50% \| 100\/200 steps \| 1\.5 ms on a Pi/);
+    const endless = fakeTerminal();
+    const count = progressBar('spin', Infinity, { unit: 'instructions', stream: endless });
+    count.update(123456789);
+    count.stop();
+    assert.match(endless.text, /spin \| 123,456,789 instructions/);
+    assert.doesNotMatch(endless.text, /Infinity|∞|%/);
     process.env.CI = 'true';
     assert.equal(progressShown(fakeTerminal()), false);
     const quiet = fakeTerminal();

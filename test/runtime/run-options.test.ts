@@ -244,3 +244,19 @@ test('a run cannot start inside another run (from its onProgress): a clear error
   }
   assert.equal(count.interpretSync([3, out]).steps!.length, 1);
 });
+
+test('an option given as undefined is an option not given: it hides neither k.with\'s nor an oversight\'s', async () => {
+  const bound = spin.with({ maxSteps: 1000 });
+  assert.throws(() => bound.sync(SharedArray.int32(16), { maxSteps: undefined }), /the step budget of 1,000 instructions ran out/);
+  const r = await count.with({ qpus: 2 })(1, SharedArray.int32(48), { qpus: undefined, target: undefined });
+  assert.deepEqual([r.qpus, r.target], [2, 'emulator']);
+});
+
+test('a progress callback that fails in its last report does not hide the run\'s own error', () => {
+  for (const target of ['emulator', 'interpreter'] as const)
+    assert.throws(
+      () => spin.with({ target, maxSteps: 5000, onProgress: (p: Progress) => { if (p.done) throw new Error('the UI failed'); } }).sync(SharedArray.int32(16)),
+      (e: unknown) => (e instanceof EmulatorError || e instanceof InterpreterError) && /step budget of 5,000/.test(e.message),
+      target,
+    );
+});
