@@ -2,7 +2,7 @@
 // inputs the comparisons use, and QPULib's figures for the same kernels (docs/comparisons.md;
 // for sha256, the SHA-256 series' hand-written kernel's).
 import { gcd, gcdInputs, gcdUnrolled } from '../examples/gcd.ts';
-import { glibcRand } from '../examples/rand.ts';
+import { glibcRand } from '../examples/lib/rand.ts';
 import { heatGrid, step } from '../examples/heat.ts';
 import { rot3D_1, rot3D_2, rot3D_3, rot3DArrays } from '../examples/rot3d.ts';
 import { sampleMessages, sha256, sha256Inputs } from '../examples/sha256.ts';

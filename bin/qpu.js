@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `qpu` command, from the built files (dist/, made by `npm run build`, which `npm ci`,
-// `npm install` and `npm pack` run). tsx is registered so that the command can load the user's
+// The `qpu` command, from the built files (dist/, made by `npm run build`, which `npm pack`
+// runs: an installed package has them). tsx is registered so that the command can load the user's
 // own TypeScript (`qpu run kernel.ts`, `qpu compile kernel.ts`): Node 20 cannot run .ts files.
 // It reads no tsconfig.json, so `import ... from 'qpu-ts'` in those files is this package as
 // Node resolves it, the same copy as the command's (not a `paths` alias to other sources).

@@ -2,7 +2,7 @@
 // the emulator, checked against plain TypeScript, and timed (the Pi's estimated time and the
 // emulator's). Prints QPULib's 16 lines. Run: npx tsx examples/gcd.ts
 import { any, Int, kernel, Ptr, SharedArray, Where, While } from 'qpu-ts';
-import { glibcRand } from './rand.ts';
+import { glibcRand } from './lib/rand.ts';
 import { check, type ExampleOptions, type ExampleResult, runIfMain, since, type Timing, timed, timingTable, fastest } from './lib/report.ts';
 
 /** Version 1: subtract the smaller from the larger until they are equal. */

@@ -23,7 +23,7 @@ import {
 } from 'qpu-ts';
 import { qadd, qmul, qsub } from 'qpu-ts/float';
 import { heatColour, Image, writePng } from './lib/png.ts';
-import { glibcRand } from './rand.ts';
+import { glibcRand } from './lib/rand.ts';
 import { checkSameBits, count, type ExampleOptions, type ExampleResult, qpuList, qpusText, runIfMain, seconds, since, table, type Timing, timed, UsageError, wholeNumber } from './lib/report.ts';
 
 /** The heat dissipation constant. */

@@ -58,7 +58,9 @@ export async function tour(opts: TourOptions = {}): Promise<{ results: ExampleRe
     log('');
     log(`[${i + 1}/${all.length}] ${stop.title}: examples/${stop.file}`);
     try {
-      results.push(await stop.run({ ...opts, brief: true, log: (line) => log(`    ${line}`) }));
+      // Small pictures go beside the full-size ones, not over them.
+      const outDir = opts.outDir ?? (opts.quick ? 'out/quick' : undefined);
+      results.push(await stop.run({ ...opts, outDir, brief: true, log: (line) => log(`    ${line}`) }));
     } catch (e) {
       if (!(e instanceof SelfCheckError)) throw e;
       failures.push(`${stop.file}: ${e.message}`);

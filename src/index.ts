@@ -37,4 +37,4 @@ export type { SharedFloat32Array, SharedInt32Array } from './runtime/shared-arra
 export { InterpreterError } from './source/interpreter.ts';
 export { CheckError } from './source/check.ts';
 export { progressBar, progressShown } from './runtime/progress.ts';
-export type { ProgressBar, ProgressBarOptions } from './runtime/progress.ts';
+export type { ProgressBar, ProgressBarOptions, ProgressStream } from './runtime/progress.ts';

@@ -87,8 +87,9 @@ test('a wrong command line is status 2 for every subcommand', async () => {
   assert.equal((await runQpu('asm', hello, '-o', bin)).code, 0);
   const input = { asm: hello, disasm: bin, validate: bin, emu: bin, compile: gcd };
   for (const [cmd, file] of Object.entries(input)) {
-    await fails(2, [cmd, file, '--frob'], /Unknown option '--frob'\. .*\(see --help\)/);
+    await fails(2, [cmd, file, '--frob'], /unknown option --frob; the options are --.* \(see --help\)/);
     await fails(2, [cmd], /which .*\? \(see --help\)/);
+    await fails(2, [cmd, file, '--qpu'], cmd === 'asm' || cmd === 'disasm' || cmd === 'validate' ? /unknown option --qpu; the options are .* \(see --help\)/ : /unknown option --qpu \(--qpus\?\); the options are .* \(see --help\)/);
     await fails(2, [cmd, file, file], /one .* at a time, not 2/);
   }
   // An option's value that starts with a dash: Node's three-line message, on one line.

@@ -76,11 +76,11 @@ test('qpu compile -o prints the uniforms each QPU reads and a qpu emu line that 
     '   6  0         height: Int, the value',
   ]);
   const command = lines[10]!.trim();
-  assert.equal(command, `qpu emu ${bin} --qpus 4 --buffer grid:16 --buffer gridOut:16 --uniforms %qpu,%qpus,@grid,@gridOut,0,0,0 --dump grid:f32 --dump gridOut:f32 --stats`);
+  assert.equal(command, `qpu emu ${bin} --qpus 4 --buffer grid:64 --buffer gridOut:64 --uniforms %qpu,%qpus,@grid,@gridOut,0,0,0 --dump grid:f32 --dump gridOut:f32 --stats`);
   // The line runs as it is.
   const run = await runQpu(...command.split(' ').slice(1));
   assert.equal(run.code, 0, run.err);
-  assert.match(run.out, /^grid \(16 words at 0x[0-9a-f]+, as f32\):\n/);
+  assert.match(run.out, /^grid \(64 words at 0x[0-9a-f]+, as f32\):\n/);
   assert.match(run.out, /estimated time on a Pi: /);
   assert.ok(readFileSync(bin).length > 0);
 });
@@ -96,5 +96,5 @@ test('the qpu emu line gives buffers names qpu emu and a shell take, each once',
   const text = describeUniforms(ast, c, 'my k.bin');
   assert.match(text, /\n {3}2 {2}@scratch_2 {2}the address of 4608 bytes of scratch memory/);
   assert.match(text, /\n {3}3 {2}@scratch {4}scratch: Ptr\(Int\), the bus address of its array\n {3}4 {2}@arg1 {7}\.\.\.args: Ptr\(Float\)/);
-  assert.match(text, /\n {2}qpu emu 'my k\.bin' --qpus 2 --buffer scratch_2:1152 --buffer scratch:16 --buffer arg1:16 --buffer arg2:16 --uniforms %qpu,%qpus,@scratch_2,@scratch,@arg1,@arg2,0\.0 --dump scratch:i32 --dump arg1:f32 --dump arg2:i32 --stats\n$/);
+  assert.match(text, /\n {2}qpu emu 'my k\.bin' --qpus 2 --buffer scratch_2:1152 --buffer scratch:32 --buffer arg1:32 --buffer arg2:32 --uniforms %qpu,%qpus,@scratch_2,@scratch,@arg1,@arg2,0\.0 --dump scratch:i32 --dump arg1:f32 --dump arg2:i32 --stats\n$/);
 });

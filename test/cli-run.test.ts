@@ -79,7 +79,7 @@ await spin(SharedArray.int32(16));
 `);
   const r = await runQpu('run', loop, '--max-steps', '5000');
   assert.equal(r.code, 1);
-  assert.match(r.err, /^qpu run: cannot load .*p\d+\.ts: kernel spin .*p\d+\.ts:4:\d+ `while any\(i >= 0\)`: .*ran out after 5,000 instructions/);
+  assert.match(r.err, /^qpu run: .*p\d+\.ts: kernel spin .*p\d+\.ts:4:\d+ `while any\(i >= 0\)`: .*ran out after 5,000 instructions/);
 
   const throws = program(`export function main() {\n  throw new Error('no input file');\n}\n`);
   const t = await runQpu('run', throws);

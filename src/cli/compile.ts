@@ -35,7 +35,7 @@ options:
       --passes LIST   passes on (NAME) or off (no-NAME) whatever the level, comma-separated:
 ${passList()}
       --dump STAGE    print one stage instead of the final assembly:
-                        ast       the kernel as the language sees it
+                        ast       the kernel as the language sees it, with your variables' names
                         pipeline  ... after loads were pipelined into gathers (-O2)
                         ir        lowered to instructions over virtual registers (%n)
                         dead      the IR after dead-code removal
@@ -78,7 +78,7 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
     const chosen = chooseKernel(await loadModule(io, path, 'compile'), path, values.kernel);
 
     if (stage === 'ast') {
-      io.out(printKernel(chosen.ast));
+      io.out(printKernel(chosen.ast, 'user'));
       return EXIT.OK;
     }
     const before = chosen.numQPUs;

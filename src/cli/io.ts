@@ -5,6 +5,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { getSystemErrorMap, parseArgs, type ParseArgsConfig } from 'node:util';
 import { ASM_SYNTAXES, type AsmSyntax } from '../vc4/asm/assembler.ts';
+import { suggest } from '../vc4/asm/names.ts';
 
 /**
  * The exit statuses of every subcommand. OK: success. INPUT: the input is wrong (assembly
@@ -168,6 +169,12 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(
   try {
     return parseArgs({ args: joinNegativeValues(args, options), options, allowPositionals: true, strict: true });
   } catch (e) {
+    const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']*)'/.exec((e as Error).message)?.[1] : undefined;
+    if (unknown !== undefined) {
+      const names = Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]);
+      const near = suggest(unknown, names);
+      throw new CliError(`unknown option ${shown(unknown)}${near ? ` (${near}?)` : ''}; the options are ${names.filter((n) => n.startsWith('--')).join(', ')} (see --help)`);
+    }
     // Node's messages can run over several lines ("... is ambiguous.\nDid you forget ...").
     throw new CliError(`${(e as Error).message.split('\n').join(' ')} (see --help)`);
   }

@@ -6,7 +6,7 @@ import type { Compiled } from '../compiler/compile.ts';
 import type { KernelAst } from '../source/ast.ts';
 
 const TYPE_NAMES: Readonly<Record<string, string>> = { int: 'Int', float: 'Float', 'int*': 'Ptr(Int)', 'float*': 'Ptr(Float)' };
-/** Words given to each array in the example command line: one 16-lane vector. */
+/** Words given to each array in the example command line, per QPU: one 16-lane vector. */
 const EXAMPLE_WORDS = 16;
 
 interface Uniform {
@@ -59,13 +59,13 @@ export function describeUniforms(ast: KernelAst, c: Compiled, bin: string): stri
   const width = Math.max(...list.map((u) => u.emu.length));
   const rows = list.map((u, i) => `  ${String(i).padStart(2)}  ${u.emu.padEnd(width)}  ${u.what}`);
   const arrays = [...names.arrays].map(([i, name]) => ({ name, float: ast.params[i]!.ty === 'float*' }));
-  const buffers = [...(names.scratch ? [`--buffer ${names.scratch}:${Math.ceil(c.scratchBytes / 4)}`] : []), ...arrays.map((a) => `--buffer ${a.name}:${EXAMPLE_WORDS}`)];
+  const buffers = [...(names.scratch ? [`--buffer ${names.scratch}:${Math.ceil(c.scratchBytes / 4)}`] : []), ...arrays.map((a) => `--buffer ${a.name}:${EXAMPLE_WORDS * c.qpus}`)];
   const dumps = arrays.map((a) => `--dump ${a.name}:${a.float ? 'f32' : 'i32'}`);
   const command = ['qpu emu', quote(bin), `--qpus ${c.qpus}`, ...buffers, `--uniforms ${list.map((u) => u.emu).join(',')}`, ...dumps, '--stats'].join(' ');
   const numbers = ast.params.filter((p) => !p.ty.endsWith('*')).map((p) => p.name);
   return (
     `each QPU reads these uniforms, in order (docs/compiler.md, "The calling convention"):\n${rows.join('\n')}\n` +
-    `run it on the emulator (${arrays.length ? `each array ${EXAMPLE_WORDS} words, zeroed; fill one with --buffer NAME:WORDS=V,V,...` : 'no arrays'}` +
+    `run it on the emulator (${arrays.length ? `each array ${EXAMPLE_WORDS * c.qpus} words (a vector a QPU), zeroed; size and fill them with --buffer NAME:WORDS=V,V,...` : 'no arrays'}` +
     `${numbers.length ? `; replace the 0 given for ${numbers.join(', ')}` : ''}):\n  ${command}\n`
   );
 }

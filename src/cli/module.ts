@@ -20,6 +20,8 @@ export const isKernel = (x: unknown): x is AnyKernel => typeof x === 'function' 
  * (status 1), said in one line with the place in the user's file.
  */
 export async function loadModule(io: Io, path: string, command: string): Promise<Record<string, unknown>> {
+  // qpu run's module is the program: an error its code throws is the program's, not a failure to load.
+  const program = command === 'run';
   readInput(io, path);
   // A module whose top-level await never settles leaves nothing to run: Node would exit (status
   // 13) without a word. Say so instead.
@@ -31,7 +33,8 @@ export async function loadModule(io: Io, path: string, command: string): Promise
   try {
     return (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
   } catch (e) {
-    throw new CliError(`cannot load ${path}: ${inUserCode(e)}${moduleHint(e)}`, EXIT.INPUT);
+    const loading = !program || e instanceof SyntaxError || /^ERR_/.test(String((e as { code?: unknown })?.code ?? ''));
+    throw new CliError(`${loading ? 'cannot load ' : ''}${path}: ${inUserCode(e)}${moduleHint(e)}`, EXIT.INPUT);
   } finally {
     process.off('beforeExit', unsettled);
   }

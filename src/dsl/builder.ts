@@ -11,7 +11,6 @@
 // line that cannot be read) falls back to v<id>; `Int(x, 'name')` names one explicitly. Names
 // come only from a line that plainly declares that one variable, and never cause an error.
 
-import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Stmt, Ty, VarInfo, VarRef } from '../source/ast.ts';
 
@@ -104,7 +103,10 @@ let current: KernelBuilder | undefined;
 
 /** The kernel being built, or an error naming the construct used outside one. */
 export function builder(what: string): KernelBuilder {
-  if (!current) throw new DslError(`${what} can only be used inside a kernel's function, while kernel() builds it`);
+  if (!current) {
+    const at = callerLocation();
+    throw new DslError(`${what} can only be used inside a kernel's function, while kernel() builds it${at ? ` (at ${at})` : ''}`);
+  }
   return current;
 }
 
@@ -136,8 +138,8 @@ export function checkOwner(owner: KernelBuilder, what: string): KernelBuilder {
   return b;
 }
 
-// The language's own folder as a path (decoded, with the platform's separators), as stack frames name files.
-const DSL_DIR = fileURLToPath(new URL('.', import.meta.url));
+// qpu-ts's own files (src/ or dist/) as a path (decoded, with the platform's separators), as stack frames name files.
+const LIB_DIR = fileURLToPath(new URL('../', import.meta.url));
 
 /** A place in the user's source: the file as the host names it, the line and column (from 1). */
 export interface SourcePlace {
@@ -150,7 +152,7 @@ export interface SourcePlace {
   readonly direct: boolean;
 }
 
-/** The first stack frame outside the language's own files (and the host's, and libraries'). */
+/** The first stack frame outside qpu-ts's own files (and the host's, and libraries'). */
 export function callerPlace(): SourcePlace | undefined {
   const stack = new Error().stack?.split('\n').slice(1) ?? [];
   let direct = true;
@@ -158,7 +160,7 @@ export function callerPlace(): SourcePlace | undefined {
     const at = frameLocation(line);
     if (!at) continue;
     const file = at.file.startsWith('file://') ? filePath(at.file) : at.file;
-    if (file.startsWith(DSL_DIR)) continue;
+    if (file.startsWith(LIB_DIR)) continue;
     if (file.startsWith('node:') || /[\\/]node_modules[\\/]/.test(file)) {
       direct = false;
       continue;
@@ -221,63 +223,4 @@ export function describeHost(a: unknown): string {
   if (a === null || a === undefined || typeof a === 'boolean') return String(a);
   const kind = typeof a === 'object' ? ((a as object).constructor?.name ?? 'object') : typeof a;
   return `${/^[AEIOUaeiou]/.test(kind) ? 'an' : 'a'} ${kind === 'Object' ? 'object' : kind}`;
-}
-
-// ---- variables' names, from the user's source
-
-/** Source files larger than this are not read for names. */
-const MAX_SOURCE_BYTES = 4 << 20;
-/** Files whose lines are kept (the oldest is dropped beyond this). */
-const MAX_FILES = 64;
-/** An explicit name's characters: 1 to 64, no white space or backquotes (which quote statements in messages). */
-const NAME_TEXT = /^[^\s`]{1,64}$/u;
-
-/** Each file's lines, read once; null when it cannot be read. */
-const sources = new Map<string, readonly string[] | null>();
-
-function linesOf(file: string): readonly string[] | null {
-  let lines = sources.get(file);
-  if (lines !== undefined) return lines;
-  try {
-    lines = statSync(file).size <= MAX_SOURCE_BYTES ? readFileSync(file, 'utf8').split(/\r?\n/) : null;
-  } catch {
-    lines = null;
-  }
-  if (sources.size >= MAX_FILES) sources.delete(sources.keys().next().value!);
-  sources.set(file, lines);
-  return lines;
-}
-
-const IDENT = '[A-Za-z_$][\\w$]*';
-/** What a declaration looks like before its `=`: const/let/var, class-field modifiers, or this. */
-const HEAD = '(?:(?:export\\s+)?(?:const|let|var)\\s+|(?:(?:public|private|protected|readonly|static|override|declare)\\s+)*|this\\.)';
-/** An optional type annotation (`: IntVar`), which has no `=` in it. */
-const ANNOTATION = '(?:!?\\s*:[^=]*)?';
-/**
- * What may stand between the `=` and the place V8 gives the call: part of the callee (`qpu.` of
- * qpu.Int, `Ptr(Float` of Ptr(Float)(...)), never an open call (`f(Int(0))` declares no Int).
- */
-const CALLEE = '(?:[\\w$.]*\\bPtr\\s*\\(\\s*[\\w$.]*\\s*\\)?|[\\w$.]+)?';
-const SAME_LINE = new RegExp(`^\\s*${HEAD}(${IDENT})\\s*${ANNOTATION}=\\s*${CALLEE}\\s*$`);
-/** `const q =` ending a line, the call on the next. */
-const LINE_BEFORE = new RegExp(`^\\s*${HEAD}(${IDENT})\\s*${ANNOTATION}=\\s*$`);
-const ONLY_CALLEE = new RegExp(`^\\s*${CALLEE}\\s*$`);
-
-/** The name the source declares with the call at `at`, or undefined when it declares no one plain name. */
-export function declaredName(at: SourcePlace): string | undefined {
-  if (!at.direct) return undefined;
-  const lines = linesOf(at.file);
-  const text = lines?.[at.line - 1];
-  if (text === undefined || at.col < 1 || at.col > text.length + 1) return undefined;
-  const before = text.slice(0, at.col - 1);
-  const m = SAME_LINE.exec(before);
-  if (m) return m[1];
-  if (at.line >= 2 && ONLY_CALLEE.test(before)) return LINE_BEFORE.exec(lines![at.line - 2]!)?.[1];
-  return undefined;
-}
-
-/** An explicit name (`Int(x, 'name')`): a short string without white space or backquotes; else why not, for a message. */
-export function explicitName(name: unknown): { name: string } | { error: string } {
-  if (typeof name === 'string' && NAME_TEXT.test(name)) return { name };
-  return { error: `a variable's name is a string of 1 to 64 characters without spaces or backquotes, not ${describeHost(name)}` };
 }

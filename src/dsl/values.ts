@@ -13,7 +13,8 @@
 
 import type { BinOp, BoolExpr, CmpOp, Expr, Ty, UnOp, VarRef } from '../source/ast.ts';
 import { floatBits } from '../vc4/tables.ts';
-import { builder, callerPlace, checkOwner, declaredName, describeHost, type DslError, explicitName, type KernelBuilder } from './builder.ts';
+import { builder, callerPlace, checkOwner, describeHost, type DslError, type KernelBuilder } from './builder.ts';
+import { declaredName, explicitName } from './names.ts';
 
 export type IntLike = IntExpr | number;
 export type FloatLike = FloatExpr | number;

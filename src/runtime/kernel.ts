@@ -5,7 +5,8 @@
 // strict mode and a progress callback. The compiler runs once per QPU count and its code is
 // cached. Errors name the kernel, the statement and the user's own variable names.
 
-import { describeHost, DslError, KernelBuilder, withBuilder } from '../dsl/builder.ts';
+import { callerPlace, describeHost, DslError, KernelBuilder, withBuilder } from '../dsl/builder.ts';
+import { sourceParameterNames } from '../dsl/names.ts';
 import type { ParamType, ParamValue } from '../dsl/types.ts';
 import { IntVar, FloatVar, PtrVar } from '../dsl/values.ts';
 import type { KernelAst, VarInfo } from '../source/ast.ts';
@@ -208,7 +209,8 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
 
 /** Runs the kernel's function once with a builder: the kernel's AST, checked. */
 function build(params: readonly ParamType[], body: (...args: never) => void, name: string): KernelAst {
-  const paramNames = parameterNames(body);
+  const place = callerPlace();
+  const paramNames = (place && sourceParameterNames(place, params.length)) ?? parameterNames(body);
   const b = new KernelBuilder(name);
   withBuilder(b, () => {
     const values = params.map((t, i) => {
@@ -272,10 +274,19 @@ function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError 
     return new EmulatorError('deadlock', `kernel ${ast.name}: deadlock: every QPU still running waits on another: ${waits.join('; ')}`, undefined, undefined, e.blocked);
   }
   const stmt = e.where ? statement(e.where.pc) : '';
-  const out = new EmulatorError(e.kind, `kernel ${ast.name}${stmt ? ' ' + stmt : ''}: ${e.message}`, undefined, e.rule);
+  const out = new EmulatorError(e.kind, `kernel ${ast.name}${stmt ? ' ' + stmt : ''}: ${e.message}${KERNEL_HINTS[e.rule ?? ''] ?? ''}`, undefined, e.rule);
   Object.defineProperty(out, 'where', { value: e.where });
   return out;
 }
+
+/**
+ * What a broken rule usually means in a compiled kernel, where the rule's own advice (in terms
+ * of machine code) does not help: two QPUs' DMA on the same memory is a kernel that gives every
+ * QPU the same elements to work on.
+ */
+const KERNEL_HINTS: Readonly<Record<string, string>> = {
+  'dma-store-race': `; in a kernel this means two QPUs store to, or one loads from, the same memory in one run: give each QPU its own part of the arrays (me(), numQPUs()), or run the kernel on one QPU`,
+};
 
 /** Checks the host's arguments against the parameters and turns them into 32-bit values. */
 export function hostArguments(ast: KernelAst, params: readonly ParamType[], args: readonly unknown[]): { values: number[]; arrays: ArrayRegion[] } {

@@ -17,15 +17,21 @@ export interface ProgressBar {
   readonly shown: boolean;
 }
 
+/** Where a bar draws: a Node stream such as process.stderr (this much of one, so that the package's types need no @types/node). */
+export interface ProgressStream {
+  readonly isTTY?: boolean;
+  write(text: string): unknown;
+}
+
 export interface ProgressBarOptions {
   /** What is counted, after the count ("instructions", "steps"). */
   readonly unit?: string;
   /** Where to draw (default standard error); nothing is drawn unless it is a terminal. */
-  readonly stream?: NodeJS.WriteStream;
+  readonly stream?: ProgressStream;
 }
 
 /** Whether a progress bar would draw on `stream`: a terminal, and not under CI. */
-export function progressShown(stream: NodeJS.WriteStream = process.stderr): boolean {
+export function progressShown(stream: ProgressStream = process.stderr): boolean {
   return stream.isTTY === true && !process.env.CI;
 }
 
@@ -35,7 +41,7 @@ export function progressBar(label: string, total: number, opts: ProgressBarOptio
   if (!progressShown(stream)) return { update() {}, stop() {}, shown: false };
   const bar = new cliProgress.SingleBar(
     {
-      stream,
+      stream: stream as NodeJS.WritableStream, // a terminal's stream, which cli-progress moves the cursor on
       fps: 10,
       // Without a finite total (a run given maxSteps: Infinity) there is no bar, only the count.
       format: Number.isFinite(total) ? `${label} [{bar}] {percentage}% | {count} ${opts.unit ?? ''}{detail}` : `${label} | {count} ${opts.unit ?? ''}{detail}`,

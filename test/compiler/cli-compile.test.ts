@@ -16,7 +16,7 @@ test('qpu compile prints the assembly, each stage with --dump, and writes machin
   assert.equal(asm.code, 0, asm.err);
   assert.equal(asm.out, gcd.setNumQPUs(1).code().asm);
   for (const [stage, re] of [
-    ['ast', /while any\(v3 != v4\)/],
+    ['ast', /while any\(a != b\)/],
     ['ir', /# %0: p\n/],
     ['liveness', /# live: %/],
     ['alloc', /%0 -> r[ab]\d+/],

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SharedArray } from '../../src/index.ts';
 import { gcd, gcdInputs, gcdUnrolled } from '../../examples/gcd.ts';
-import { glibcRand } from '../../examples/rand.ts';
+import { glibcRand } from '../../examples/lib/rand.ts';
 import { heatGrid, step } from '../../examples/heat.ts';
 import { rot3D_1, rot3D_2, rot3D_3, rot3DArrays } from '../../examples/rot3d.ts';
 

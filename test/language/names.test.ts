@@ -218,3 +218,18 @@ test('k.dump() names variables as the source does; the compiler keeps its intern
   assert.equal(k.dump(), ['kernel shown(p: int*)', '  total = 0', '  at = p', '  total = total + *at', '  *p = total', ''].join('\n'));
   assert.match(k.code().dump('pipeline'), /pipeline is off|v1/);
 });
+
+// Top-level names that the kernels' parameters below share: tsx (esbuild) renames such
+// parameters in the code it runs (x becomes x2), so their names are read from this file.
+const x = SharedArray.int32(16);
+const scale = 3;
+
+test('parameters keep the names the source gives them when a tool renames them (shared with top-level names)', () => {
+  const k = kernel([Ptr(Int), Int], function scaled(x, scale) {
+    x.store(x.load().mul(scale));
+  });
+  assert.equal(k.dump().split('\n')[0], 'kernel scaled(x: int*, scale: int)');
+  const arrow = kernel([Ptr(Int), Int], (x, scale) => x.store(Int(scale)), { name: 'arrow' });
+  assert.equal(arrow.dump().split('\n')[0], 'kernel arrow(x: int*, scale: int)');
+  void [x, scale];
+});

@@ -4,7 +4,7 @@
 // to allow more, on both targets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { any, Int, kernel, me, Ptr, SharedArray, While, type KernelRunOptions, type Progress } from '../../src/index.ts';
+import { any, Float, For, Int, kernel, me, Ptr, SharedArray, While, type KernelRunOptions, type Progress } from '../../src/index.ts';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { InterpreterError } from '../../src/source/interpreter.ts';
 import { EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS } from '../../src/emulator/budget.ts';
@@ -259,4 +259,19 @@ test('a progress callback that fails in its last report does not hide the run\'s
       (e: unknown) => (e instanceof EmulatorError || e instanceof InterpreterError) && /step budget of 5,000/.test(e.message),
       target,
     );
+});
+
+test('a DMA race between QPUs in a kernel says what it means for a kernel', async () => {
+  // Every QPU does every element: saxpy written for one QPU, run on 2.
+  const saxpy = kernel([Int, Float, Ptr(Float), Ptr(Float)], function saxpy(n, a, x, y) {
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(16)), () => {
+      y.add(i).store(a.mul(x.add(i).load()).add(y.add(i).load()));
+    });
+  });
+  const n = 64000;
+  await assert.rejects(
+    saxpy(n, 2, SharedArray.float32(n), SharedArray.float32(n), { qpus: 2 }),
+    /\[dma-store-race\].*; in a kernel this means two QPUs store to, or one loads from, the same memory in one run: give each QPU its own part of the arrays \(me\(\), numQPUs\(\)\)/,
+  );
 });

@@ -1,0 +1,106 @@
+// Names from the user's source: a variable's name read from the line that declares it
+// (`const q = Int(...)`), or given explicitly (`Int(x, 'q')`); a kernel's parameter names read
+// from its function where the kernel is made. The host's own text of a function is not enough:
+// tools that run TypeScript (tsx, through esbuild) rename a parameter that shares a name with a
+// top-level variable of the file (`n` becomes `n2`), so the file itself is read, once.
+
+import { readFileSync, statSync } from 'node:fs';
+import { describeHost, type SourcePlace } from './builder.ts';
+
+/** Source files larger than this are not read for names. */
+const MAX_SOURCE_BYTES = 4 << 20;
+/** Files whose lines are kept (the oldest is dropped beyond this). */
+const MAX_FILES = 64;
+/** An explicit name's characters: 1 to 64, no white space or backquotes (which quote statements in messages). */
+const NAME_TEXT = /^[^\s`]{1,64}$/u;
+
+/** Each file's lines, read once; null when it cannot be read. */
+const sources = new Map<string, readonly string[] | null>();
+
+function linesOf(file: string): readonly string[] | null {
+  let lines = sources.get(file);
+  if (lines !== undefined) return lines;
+  try {
+    lines = statSync(file).size <= MAX_SOURCE_BYTES ? readFileSync(file, 'utf8').split(/\r?\n/) : null;
+  } catch {
+    lines = null;
+  }
+  if (sources.size >= MAX_FILES) sources.delete(sources.keys().next().value!);
+  sources.set(file, lines);
+  return lines;
+}
+
+const IDENT = '[A-Za-z_$][\\w$]*';
+/** What a declaration looks like before its `=`: const/let/var, class-field modifiers, or this. */
+const HEAD = '(?:(?:export\\s+)?(?:const|let|var)\\s+|(?:(?:public|private|protected|readonly|static|override|declare)\\s+)*|this\\.)';
+/** An optional type annotation (`: IntVar`), which has no `=` in it. */
+const ANNOTATION = '(?:!?\\s*:[^=]*)?';
+/**
+ * What may stand between the `=` and the place V8 gives the call: part of the callee (`qpu.` of
+ * qpu.Int, `Ptr(Float` of Ptr(Float)(...)), never an open call (`f(Int(0))` declares no Int).
+ */
+const CALLEE = '(?:[\\w$.]*\\bPtr\\s*\\(\\s*[\\w$.]*\\s*\\)?|[\\w$.]+)?';
+const SAME_LINE = new RegExp(`^\\s*${HEAD}(${IDENT})\\s*${ANNOTATION}=\\s*${CALLEE}\\s*$`);
+/** `const q =` ending a line, the call on the next. */
+const LINE_BEFORE = new RegExp(`^\\s*${HEAD}(${IDENT})\\s*${ANNOTATION}=\\s*$`);
+const ONLY_CALLEE = new RegExp(`^\\s*${CALLEE}\\s*$`);
+
+/** The name the source declares with the call at `at`, or undefined when it declares no one plain name. */
+export function declaredName(at: SourcePlace): string | undefined {
+  if (!at.direct) return undefined;
+  const lines = linesOf(at.file);
+  const text = lines?.[at.line - 1];
+  if (text === undefined || at.col < 1 || at.col > text.length + 1) return undefined;
+  const before = text.slice(0, at.col - 1);
+  const m = SAME_LINE.exec(before);
+  if (m) return m[1];
+  if (at.line >= 2 && ONLY_CALLEE.test(before)) return LINE_BEFORE.exec(lines![at.line - 2]!)?.[1];
+  return undefined;
+}
+
+/** An explicit name (`Int(x, 'name')`): a short string without white space or backquotes; else why not, for a message. */
+export function explicitName(name: unknown): { name: string } | { error: string } {
+  if (typeof name === 'string' && NAME_TEXT.test(name)) return { name };
+  return { error: `a variable's name is a string of 1 to 64 characters without spaces or backquotes, not ${describeHost(name)}` };
+}
+
+/**
+ * The parameter names of the function passed as the second argument of the call at `at`
+ * (`kernel([Ptr(Int)], function k(p) {...})` or `kernel([...], (p) => {...})`), as the source
+ * writes them; undefined when the source cannot be read that way or does not give `count`.
+ */
+export function sourceParameterNames(at: SourcePlace, count: number): string[] | undefined {
+  const lines = linesOf(at.file);
+  if (!lines || at.line < 1 || at.line > lines.length) return undefined;
+  const text = lines.slice(at.line - 1, at.line + 200).join('\n');
+  const open = text.indexOf('(', at.col - 1);
+  if (open < 0) return undefined;
+  const second = afterTopLevelComma(text, open + 1);
+  if (second < 0) return undefined;
+  const m = FUNCTION_HEAD.exec(text.slice(second));
+  const params = m?.[1] ?? m?.[2];
+  if (params === undefined) return undefined;
+  const names = params.trim() === '' ? [] : params.split(',').map((p) => /^\s*(?:readonly\s+)?([A-Za-z_$][\w$]*)/.exec(p)?.[1]);
+  return names.length === count && names.every((n): n is string => n !== undefined) ? names : undefined;
+}
+
+/** `function name?(params)`, `async (params) =>`, `(params) =>` or `param =>`, after white space. */
+const FUNCTION_HEAD = /^\s*(?:async\s+)?(?:function\b\s*[\w$]*\s*\(([^()]*)\)|\(([^()]*)\)\s*(?::[^=]*)?=>|([A-Za-z_$][\w$]*)\s*=>)/;
+
+/** The index just past the first comma at the top level of the brackets that open before `from`, or -1. */
+function afterTopLevelComma(text: string, from: number): number {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"' || c === "'" || c === '`') {
+      const end = text.indexOf(c, i + 1);
+      if (end < 0) return -1;
+      i = end;
+    } else if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') {
+      if (depth === 0) return -1;
+      depth--;
+    } else if (c === ',' && depth === 0) return i + 1;
+  }
+  return -1;
+}
