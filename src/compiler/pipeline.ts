@@ -300,14 +300,16 @@ function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[]): Stmt[] {
   });
   const moved = new Set<Stmt>(plan.loads.map((l) => l.s));
   const rest = s.body.filter((x) => !moved.has(x)).map(nonBlocking);
-  const receives: Stmt[] = plan.loads.map(({ s: l }) => ({ k: 'receive', v: l.v, loc: l.loc }));
-  const gathers: Stmt[] = plan.loads.map(({ s: l }, j) => ({ k: 'gather', ptr: addrs[j]!, loc: l.loc }));
+  // Messages about these show the user's load, not the gather and receive it became.
+  const receives: Stmt[] = plan.loads.map(({ s: l }) => ({ k: 'receive', v: l.v, loc: l.loc, shows: l }));
+  const gathers: Stmt[] = plan.loads.map(({ s: l }, j) => ({ k: 'gather', ptr: addrs[j]!, loc: l.loc, shows: l }));
   const advance: Stmt[] = addrs.map((a) => ({ k: 'assign', v: a, e: { k: 'ptradd', ty: a.ty as 'int*' | 'float*', p: a, n: plan.step }, loc }));
   const first: Stmt[] = plan.loads.map(({ s: l, ptr }, j) => ({
     k: 'assign',
     v: addrs[j]!,
     e: { k: 'ptradd', ty: ptr.ty as 'int*' | 'float*', p: ptr, n: { k: 'special', ty: 'int', what: 'index' } },
     loc: l.loc,
+    shows: l,
   }));
   const cmp = s.c.b as Extract<BoolExpr, { k: 'cmp' }>;
   const subst = (e: Expr): Expr => (e.k === 'var' && e.id === plan.i.id ? plan.next : e);

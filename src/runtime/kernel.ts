@@ -262,7 +262,7 @@ function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError 
   const printer = messagePrinter(ast);
   const statement = (pc: number): string => {
     const s = c.statements[pc];
-    return s ? `in ${s.loc ? s.loc + ' ' : ''}\`${printer.brief(s)}\`` : '';
+    return s ? `in ${s.loc ? s.loc + ' ' : ''}\`${printer.brief(s.shows ?? s)}\`` : '';
   };
   if (e.kind === 'deadlock' && e.blocked) {
     const waits = e.blocked.map((b) =>

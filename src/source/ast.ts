@@ -46,6 +46,8 @@ export interface Cond {
 interface Located {
   /** Where the statement was written: "file:line:col" of the kernel's source, when known. */
   readonly loc?: string;
+  /** For a statement a compiler pass made: the user's statement it does the work of, which messages show. */
+  readonly shows?: Stmt;
 }
 
 export type Stmt = Located &

@@ -233,3 +233,17 @@ test('parameters keep the names the source gives them when a tool renames them (
   assert.equal(arrow.dump().split('\n')[0], 'kernel arrow(x: int*, scale: int)');
   void [x, scale];
 });
+
+test('a load the compiler turned into a gather is shown as the user wrote it in emulator errors', () => {
+  const k = kernel([Int, Ptr(Float), Ptr(Float)], function copy(n, src, dst) {
+    const i = Int(0);
+    For(any(i.lt(n)), () => i.set(i.add(16)), () => {
+      const value = Float(src.add(i).load());
+      dst.add(i).store(value);
+    });
+  });
+  assert.throws(
+    () => k.emulateSync([64, SharedArray.float32(16), SharedArray.float32(64)]),
+    (e: unknown) => e instanceof EmulatorError && /^kernel copy in .*names\.test\.ts:\d+:\d+ `value = \*\(src \+ i\)`: QPU 0, pc \d+ .*TMU0 lookup/.test(e.message),
+  );
+});
