@@ -72,8 +72,9 @@ export async function tour(opts: TourOptions = {}): Promise<{ results: ExampleRe
   log('');
   log(`The tour took ${seconds(since(start))}. ${failures.length ? `${failures.length} self-check(s) FAILED.` : 'Every self-check passed.'}`);
   log('Run one example on its own: npx tsx examples/<name>.ts --help (sizes, steps, QPU counts).');
-  log('Read more: README.md; docs/language.md (the language), docs/compiler.md, docs/emulator.md,');
-  log('docs/timing.md (the cycle model and how it compares with published Pi timings).');
+  log('Read more: docs/tutorial.md (from a first kernel to 12 QPUs), docs/qpu.md (how the QPU works),');
+  log('docs/language.md (the language), docs/compiler.md, docs/emulator.md, docs/timing.md (the cycle');
+  log('model and how it compares with published Pi timings). Your own program: npm run qpu -- run FILE.ts');
   return { results, failures };
 }
 
