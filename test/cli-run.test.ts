@@ -95,7 +95,7 @@ await spin(SharedArray.int32(16));
 test('a wrong command line is refused before the program loads', async () => {
   const path = program(`${SQUARES}\nthrow new Error('loaded');\n`);
   for (const [args, message] of [
-    [['--target', 'pi'], /--target pi: the targets are emulator, interpreter/],
+    [['--target', 'gpu'], /--target gpu: the targets are emulator, interpreter, pi/],
     [['--qpus', '13'], /--qpus 13: expected a whole number from 1 to 12/],
     [['--max-steps', '0'], /--max-steps 0: expected a whole number from 1/],
   ] as const) {

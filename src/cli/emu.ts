@@ -3,11 +3,9 @@
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
 import { PI_TIMING } from '../emulator/timing.ts';
-import { bitsToFloat } from '../vc4/tables.ts';
-import { AsmError, assemble } from '../vc4/asm/assembler.ts';
 import { DEFAULT_SECONDS, EMULATOR_STEPS } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
-import { launch, LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
+import { launch, LaunchError } from '../emulator/launch.ts';
 import { Machine, MAX_QPUS } from '../emulator/machine.ts';
 import { type Allocation, footprint, GpuMemory, hex, MemoryFault, PAGE } from '../emulator/memory.ts';
 import { listing } from '../emulator/blocks.ts';
@@ -15,8 +13,8 @@ import { forgetTranslations } from '../emulator/program.ts';
 import { formatStats } from '../emulator/report.ts';
 import { listings } from '../emulator/wasm/encoder.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, readInput, SYNTAX_OPTION, syntaxOf, isAssembly } from './io.ts';
-import { readProgram } from './disasm.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import { type BufferSpec, formatWords, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
 /** The GPU memory the emulator gives a run (GpuMemory's default size). */
 const MEMORY_BYTES = new GpuMemory().maxBytes;
@@ -79,53 +77,17 @@ example (the SHA-256 series' hello world):
       ...SYNTAX_OPTION,
     });
     const path = onePositional(positionals, 'program');
-    const syntax = syntaxOf(values.syntax);
+    syntaxOf(values.syntax); // a wrong --syntax is refused before anything else
 
     // The whole command line first: nothing is read or allocated before it is known to be right.
     const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
     // Without --max-steps, the emulator's defaults apply: its step budget and its time limit.
     const maxSteps = values['max-steps'] === undefined ? undefined : parseCount(values['max-steps'], EMULATOR_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps');
-    const specs: BufferSpec[] = [];
-    for (const spec of values.buffer ?? []) {
-      const match = /^([A-Za-z_]\w*):([^=]*)(?:=(.*))?$/s.exec(spec);
-      if (!match) throw new CliError(`--buffer ${shownSpec(spec)}: write NAME:WORDS or NAME:WORDS=V,V,...`);
-      const [, name, count, init] = match as unknown as [string, string, string, string | undefined];
-      if (specs.some((s) => s.name === name)) throw new CliError(`--buffer ${name} is given twice`);
-      const words = parseCount(count, 0, 1, MEMORY_BYTES / 4, `--buffer ${name} size`);
-      const values = init === undefined ? [] : parseList(init, `--buffer ${name}`);
-      if (values.length > words) throw new CliError(`--buffer ${name}: ${values.length} values for ${words} words`);
-      specs.push({ name, words, values });
-    }
-    let uniforms: UniformItem[][];
-    try {
-      uniforms = (values.uniforms ?? []).map(parseUniforms);
-    } catch (e) {
-      if (e instanceof LaunchError) throw new CliError(`--uniforms: ${e.message}`);
-      throw e;
-    }
-    if (uniforms.length > 1 && uniforms.length !== qpus)
-      throw new CliError(`--uniforms is given ${uniforms.length} times for ${qpus} QPU${qpus > 1 ? 's' : ''}: give one list for all, or one per QPU`);
-    for (const list of uniforms)
-      for (const u of list)
-        if ('buffer' in u && !specs.some((s) => s.name === u.buffer))
-          throw new CliError(`--uniforms: @${u.buffer} names no buffer (the buffers are: ${specs.map((s) => s.name).join(', ') || 'none'})`);
-    const dumps = (values.dump ?? []).map(parseDump);
-    for (const d of dumps) if (!specs.some((s) => s.name === d.name)) throw new CliError(`--dump ${d.name}: there is no buffer ${d.name}`);
-
-    let program: Uint32Array;
-    if (isAssembly(path, values.syntax)) {
-      try {
-        program = assemble(new TextDecoder().decode(readInput(io, path)), { file: path, syntax }).words;
-      } catch (e) {
-        if (e instanceof AsmError) {
-          // file:line:col, one error a line, as qpu asm prints them.
-          const n = e.diagnostics.length;
-          io.err(`${e.message}\nqpu emu: ${n} error${n > 1 ? 's' : ''} in the assembly; nothing was run\n`);
-          return EXIT.INPUT;
-        }
-        throw e;
-      }
-    } else program = readProgram(io, path);
+    const specs = parseBuffers(values.buffer, MEMORY_BYTES);
+    const uniforms = parseUniformLists(values.uniforms, qpus, specs);
+    const dumps = parseDumps(values.dump, specs);
+    const program = readRunnable(io, path, values.syntax, 'emu');
+    if (typeof program === 'number') return program;
 
     const uniformWords = Array.from({ length: qpus }, (_, q) => (uniforms.length ? uniforms[Math.min(q, uniforms.length - 1)]!.length : 0));
     checkMemory(path, program.length / 2, specs, uniformWords);
@@ -181,39 +143,6 @@ example (the SHA-256 series' hello world):
   },
 };
 
-const DUMP_FORMATS = ['hex', 'i32', 'u32', 'f32'] as const;
-type DumpFormat = (typeof DUMP_FORMATS)[number];
-
-/** `--dump NAME` or `--dump NAME:FORMAT`. */
-function parseDump(text: string): { name: string; format: DumpFormat } {
-  const [name, format = 'hex', ...rest] = text.split(':');
-  if (rest.length || !(DUMP_FORMATS as readonly string[]).includes(format))
-    throw new CliError(`--dump ${shownSpec(text)}: write NAME or NAME:FORMAT, FORMAT one of ${DUMP_FORMATS.join(', ')}`);
-  return { name: name!, format: format as DumpFormat };
-}
-
-/** 32-bit words, 8 a line, in a format; columns right-aligned to the widest. */
-export function formatWords(words: Int32Array, format: DumpFormat): string {
-  const show = { hex, i32: (w: number) => String(w), u32: (w: number) => String(w >>> 0), f32: formatF32 }[format];
-  const texts = Array.from(words, show);
-  const width = format === 'hex' ? 0 : Math.max(0, ...texts.map((t) => t.length));
-  let out = '';
-  for (let i = 0; i < texts.length; i += 8) out += texts.slice(i, i + 8).map((t) => t.padStart(width)).join(' ') + '\n';
-  return out;
-}
-
-/** A float32's bits as the shortest decimal that reads back to the same float32 (NaNs with their bits). */
-export function formatF32(bits: number): string {
-  const x = bitsToFloat(bits);
-  if (Number.isNaN(x)) return `NaN(${hex(bits)})`;
-  if (!Number.isFinite(x) || x === 0) return Object.is(x, -0) ? '-0' : String(x);
-  for (let digits = 1; digits < 9; digits++) {
-    const t = x.toPrecision(digits);
-    if (Math.fround(Number(t)) === x) return String(Number(t));
-  }
-  return String(Number(x.toPrecision(9)));
-}
-
 /**
  * A progress bar for a long run, on a terminal: instructions against the step budget and the
  * estimated Pi time so far, drawn once the run has taken BAR_AFTER_MS.
@@ -229,12 +158,6 @@ function runBar(path: string, budget: number): { onProgress(instructions: number
     },
     stop: () => bar?.stop(),
   };
-}
-
-interface BufferSpec {
-  readonly name: string;
-  readonly words: number;
-  readonly values: readonly number[];
 }
 
 /**
@@ -279,21 +202,4 @@ function formatBytes(n: number): string {
   for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const)
     if (n >= size) return `${Number((n / size).toFixed(1))} ${unit}`;
   return `${n} bytes`;
-}
-
-/** A --buffer value in a message, cut short when it carries a long list of values. */
-function shownSpec(spec: string): string {
-  return spec === '' ? "''" : spec.length > 60 ? spec.slice(0, 57) + '...' : spec;
-}
-
-function parseList(text: string, what: string): number[] {
-  try {
-    return parseUniforms(text).map((u) => {
-      if (!('value' in u)) throw new LaunchError('only numbers can fill a buffer');
-      return u.value;
-    });
-  } catch (e) {
-    if (e instanceof LaunchError) throw new CliError(`${what}: ${e.message}`);
-    throw e;
-  }
 }

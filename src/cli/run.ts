@@ -11,7 +11,7 @@ import { PI_TIMING } from '../emulator/timing.ts';
 import { type Command, CliError, EXIT, exitHelp, type Io, parse, parseCount } from './io.ts';
 import { inUserCode, loadModule } from './module.ts';
 
-const TARGETS = ['emulator', 'interpreter'] as const;
+const TARGETS = ['emulator', 'interpreter', 'pi'] as const;
 
 export const runCommand: Command = {
   name: 'run',
@@ -29,14 +29,16 @@ terminal (its steps against the step budget; for the emulator, the estimated Pi 
 options:
       --kernel NAME   apply the options and --stats to this kernel only (its kernel name)
       --qpus N        run kernels on N QPUs (1-${MAX_QPUS}) instead of the count they were given
-      --target T      emulator (machine code, with the cycle model; the default) or
-                      interpreter (the reference interpreter of the language)
+      --target T      emulator (machine code, with the cycle model; the default off a Pi),
+                      interpreter (the reference interpreter of the language) or pi (the
+                      QPUs of the Pi this runs on: docs/pi.md; the default there)
       --max-steps N   the step budget of each run: instructions (emulator) or statements
                       (interpreter) of all QPUs together; without it, ${EMULATOR_STEPS.toLocaleString('en-US')}
                       instructions or ${INTERPRETER_STEPS.toLocaleString('en-US')} statements, and ${DEFAULT_SECONDS} s of running
       --no-strict     emulator: do not stop at broken hardware rules
       --stats         after each run, print on standard error the kernel, target, QPUs,
-                      steps, cycles and estimated Pi time (emulator), and the time it took here
+                      steps, cycles and estimated Pi time (emulator), the time measured on
+                      the QPUs (pi), and the time it took here
   -h, --help          this text
 
 N is a count: decimal digits only. The program's errors are reported in one line with the place
@@ -66,6 +68,8 @@ examples:
       qpus: values.qpus === undefined ? undefined : parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus'),
       maxSteps: values['max-steps'] === undefined ? undefined : parseCount(values['max-steps'], EMULATOR_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps'),
       strict: values['no-strict'] ? false : undefined,
+      // On a Pi, --stats puts the cycle model's estimate beside the measured time.
+      estimate: values.stats ? true : undefined,
     };
     const only = values.kernel;
     const watch = watcher(io, values.stats ?? false);
@@ -177,7 +181,8 @@ function watcher(io: Io, stats: boolean): { observer: RunObserver; runs(): numbe
       const figures = [
         outcome.steps === undefined ? undefined : `${outcome.steps.toLocaleString('en-US')} ${unit}`,
         outcome.cycles === undefined ? undefined : `${outcome.cycles.toLocaleString('en-US')} cycles`,
-        outcome.seconds === undefined ? undefined : `${formatSeconds(outcome.seconds)} on a Pi`,
+        outcome.seconds === undefined ? undefined : `${formatSeconds(outcome.seconds)} on a Pi${run.target === 'pi' ? ' (the cycle model)' : ''}`,
+        outcome.measuredSeconds === undefined ? undefined : `${formatSeconds(outcome.measuredSeconds)} measured on the QPUs`,
         `${formatSeconds(outcome.wallSeconds)} here`,
       ].filter((x) => x !== undefined);
       const failed = outcome.error === undefined ? '' : ' (failed)';

@@ -20,6 +20,9 @@ import { allocationOf, gpuMemory } from './shared-array.ts';
 import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/compile.ts';
 import { MAX_QPUS } from '../emulator/machine.ts';
 import { EmulatorTarget } from './emulate.ts';
+import { type HostArray, staged } from './staging.ts';
+import { piSession } from '../pi/session.ts';
+import { runCompiledOnPi } from '../pi/target.ts';
 import {
   type KernelRun,
   type KernelRunOptions,
@@ -64,6 +67,8 @@ export interface Kernel<P extends readonly ParamType[]> {
   (...args: [...HostArgs<P>, KernelRunOptions?]): Promise<RunReport>;
   /** The kernel with these run options: `k.with({ maxSteps: 1e9 })(a, b)`, or `.sync(a, b)`. */
   with(options: KernelRunOptions): KernelRun<P>;
+  /** The kernel on a target: `k.on('pi')(a, b)` is `k.with({ target: 'pi' })(a, b)`. */
+  on(target: RunTarget): KernelRun<P>;
   readonly kernelName: string;
   readonly ast: KernelAst;
   readonly numQPUs: number;
@@ -110,9 +115,11 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
     if (running) throw new Error(`kernel ${name}: cannot run while kernel ${running} runs (from its onProgress callback); run it after`);
     running = name;
     try {
-      return observed(name, r, (r) =>
-        r.target === 'interpreter' ? runInterpreter(ast, values, arrays, r) : runEmulator(ast, codeFor(r.qpus), values, arrays, r),
-      );
+      return observed(name, r, (r) => {
+        if (r.target === 'pi') return runPi(ast, codeFor(r.qpus), values, arrays, r);
+        const go = r.target === 'interpreter' ? runInterpreter : (a: KernelAst, v: number[], regions: ArrayRegion[], r: Run) => runEmulator(a, codeFor(r.qpus), v, regions, r);
+        return staged(gpuMemory, values, arrays, (v, regions) => go(ast, v, regions, r));
+      });
     } finally {
       running = undefined;
     }
@@ -136,6 +143,9 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
     optLevel: { get: () => opt },
   });
   return Object.assign(k, {
+    on(t: RunTarget) {
+      return (k as Kernel<P>).with({ target: t });
+    },
     with(o: KernelRunOptions) {
       options(o); // checked now, and again at each call (the kernel's QPU count may have changed)
       const base: KernelRunOptions = Object.freeze({ ...o });
@@ -209,6 +219,19 @@ function runEmulator(ast: KernelAst, c: Compiled, values: number[], arrays: Arra
 }
 
 /**
+ * A run on the Pi's QPUs, arrays in its GPU memory (copied there if they live elsewhere), with
+ * the cycle model's estimate beside the measured time when asked (r.estimate: the emulator runs
+ * the code first on copies of the arrays, which it does not copy back).
+ */
+function runPi(ast: KernelAst, c: Compiled, values: number[], arrays: HostArray[], r: Run): RunReport {
+  const estimate = r.estimate ? staged(gpuMemory, values, arrays, (v, regions) => runEmulator(ast, c, v, regions, r).run, false) : undefined;
+  const s = piSession();
+  const pi = staged(s.memory, values, arrays, (v) => runCompiledOnPi(s, c, v, { timeoutMs: r.timeoutMs }));
+  r.onProgress?.({ target: 'pi', steps: estimate?.total.instructions ?? 0, maxSteps: r.budget, done: true });
+  return { target: 'pi', qpus: r.qpus, pi, run: estimate };
+}
+
+/**
  * An emulator error in a compiled kernel, with the kernel and the statement the failing
  * instruction was compiled from (file:line:col and the statement as text) added.
  */
@@ -243,7 +266,7 @@ const KERNEL_HINTS: Readonly<Record<string, string>> = {
 };
 
 /** Checks the host's arguments against the parameters and turns them into 32-bit values. */
-export function hostArguments(ast: KernelAst, params: readonly ParamType[], args: readonly unknown[]): { values: number[]; arrays: ArrayRegion[] } {
+export function hostArguments(ast: KernelAst, params: readonly ParamType[], args: readonly unknown[]): { values: number[]; arrays: HostArray[] } {
   // Arrays are named by their parameters, on both targets: faults say "past the end of p".
   const paramName = (i: number) => ast.params[i]?.userName ?? ast.params[i]?.name ?? '?';
   const fail = (i: number, why: string): never => {
@@ -251,7 +274,7 @@ export function hostArguments(ast: KernelAst, params: readonly ParamType[], args
   };
   if (args.length !== params.length)
     throw new TypeError(`kernel ${ast.name} takes ${counted(params.length, 'argument')} (then, optionally, run options such as { maxSteps }), not ${args.length}`);
-  const arrays: ArrayRegion[] = [];
+  const arrays: HostArray[] = [];
   const values = params.map((t, i) => {
     const a = args[i];
     if (t.ty === 'int') {
@@ -265,8 +288,8 @@ export function hostArguments(ast: KernelAst, params: readonly ParamType[], args
     const want = t.ty === 'int*' ? Int32Array : Float32Array;
     if (!(a instanceof want)) fail(i, `expected a SharedArray of ${t.ty === 'int*' ? 'int32 (SharedArray.int32)' : 'float32 (SharedArray.float32)'}, got ${describeHost(a)}`);
     const x = allocationOf(a as Int32Array);
-    if (!x || x.memory !== gpuMemory) fail(i, `this ${want.name} is not in GPU memory: make it with SharedArray.${t.ty === 'int*' ? 'int32' : 'float32'}(n)`);
-    arrays.push({ name: paramName(i), address: x!.alloc.address, bytes: x!.alloc.bytes });
+    if (!x) fail(i, `this ${want.name} is not in GPU memory: make it with SharedArray.${t.ty === 'int*' ? 'int32' : 'float32'}(n)`);
+    arrays.push({ name: paramName(i), address: x!.alloc.address, bytes: x!.alloc.bytes, index: i, memory: x!.memory, alloc: x!.alloc });
     return x!.alloc.address | 0;
   });
   return { values, arrays };

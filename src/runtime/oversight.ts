@@ -6,16 +6,18 @@
 // it ended. One oversight at a time, for the whole process (the command line's).
 
 export interface OverseenOptions {
-  readonly target?: 'emulator' | 'interpreter';
+  readonly target?: 'emulator' | 'interpreter' | 'pi';
   readonly qpus?: number;
   readonly maxSteps?: number;
   readonly strict?: boolean;
+  /** The pi target: also the cycle model's estimate of each run. */
+  readonly estimate?: boolean;
 }
 
 /** What kernel.ts tells the observer of a run. */
 export interface OverseenRun {
   readonly kernel: string;
-  readonly target: 'emulator' | 'interpreter';
+  readonly target: 'emulator' | 'interpreter' | 'pi';
   readonly qpus: number;
   /** The step budget (instructions or statements, all QPUs). */
   readonly maxSteps: number;
@@ -26,7 +28,19 @@ export interface RunObserver {
   /** Steps (instructions or statements) so far, all QPUs; for the emulator, the cycle model's clock too. */
   progress?(run: OverseenRun, steps: number, cycles?: number): void;
   /** How the run ended: its figures (steps; cycles and seconds on the emulator), or the error it threw. */
-  ended?(run: OverseenRun, outcome: { readonly steps?: number; readonly cycles?: number; readonly seconds?: number; readonly wallSeconds: number; readonly error?: unknown }): void;
+  ended?(
+    run: OverseenRun,
+    outcome: {
+      readonly steps?: number;
+      readonly cycles?: number;
+      /** The cycle model's estimate of the time on a Pi (emulator; pi target with estimate). */
+      readonly seconds?: number;
+      /** The pi target: the time measured on the QPUs. */
+      readonly measuredSeconds?: number;
+      readonly wallSeconds: number;
+      readonly error?: unknown;
+    },
+  ): void;
 }
 
 export interface Oversight {

@@ -12,18 +12,25 @@ import { suggest } from '../vc4/asm/names.ts';
 import { noteRun, type OverseenRun, overseen } from './oversight.ts';
 import type { ParamType } from '../dsl/types.ts';
 import type { HostArgs } from './kernel.ts';
+import { DEFAULT_TIMEOUT_MS, type PiRunResult } from '../pi/target.ts';
+import { defaultTarget } from './default-target.ts';
 
 export interface RunReport {
   readonly target: RunTarget;
   readonly qpus: number;
   /** Interpreter: statements executed per QPU. */
   readonly steps?: readonly number[];
-  /** Emulator: instructions, cycles, stalls and the estimated time on a Pi (emulator/machine.ts). */
+  /**
+   * Emulator: instructions, cycles, stalls and the estimated time on a Pi (emulator/machine.ts);
+   * the pi target with `estimate`: the same, from the emulator run on copies of the arrays.
+   */
   readonly run?: RunResult;
+  /** The pi target: the time measured on the Pi's QPUs. */
+  readonly pi?: PiRunResult;
 }
 
-/** Where a kernel runs: compiled, on the machine-code emulator, or on the reference interpreter. */
-export type RunTarget = 'emulator' | 'interpreter';
+/** Where a kernel runs: compiled, on the machine-code emulator or a Pi's QPUs, or on the reference interpreter. */
+export type RunTarget = 'emulator' | 'interpreter' | 'pi';
 
 export interface RunOptions {
   /** Statements (interpreter) or instructions (emulator) all QPUs may execute in total. */
@@ -32,7 +39,7 @@ export interface RunOptions {
 
 /** How one run goes: `k(...args, options)`, `k.with(options)`. */
 export interface KernelRunOptions extends RunOptions {
-  /** Default: the emulator. */
+  /** Default: the pi target on a Pi whose QPUs this process can use, else the emulator (runtime/default-target.ts). */
   readonly target?: RunTarget;
   /** How many QPUs run the kernel, 1-12 (default: the kernel's numQPUs, which this does not change). */
   readonly qpus?: number;
@@ -40,6 +47,10 @@ export interface KernelRunOptions extends RunOptions {
   readonly strict?: boolean;
   /** Called as a long run goes (about every million instructions, every 65,536 statements) and once at the end. */
   readonly onProgress?: (p: Progress) => void;
+  /** The pi target: also run the emulator first, on copies of the arrays, for the cycle model's estimate (report.run). */
+  readonly estimate?: boolean;
+  /** The pi target: how long the firmware waits for the QPUs, in ms (1-1,000; default 1,000). */
+  readonly timeoutMs?: number;
 }
 
 /** How far a run has got, for onProgress. */
@@ -81,9 +92,12 @@ export interface Run {
   readonly budget: number;
   readonly strict: boolean;
   readonly onProgress: ((p: Progress) => void) | undefined;
+  readonly estimate: boolean;
+  readonly timeoutMs: number | undefined;
 }
 
-const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress'];
+const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs'];
+const TARGETS: readonly RunTarget[] = ['emulator', 'interpreter', 'pi'];
 
 /**
  * Checks a call's run options (`o`, from the caller: anything) for kernel `name`, whose own QPU
@@ -99,9 +113,9 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
   const unknown = Object.keys(x).filter((key) => !(OPTION_NAMES as readonly string[]).includes(key));
   if (unknown.length)
     fail(TypeError, `${unknown.length === 1 ? 'no run option is called' : 'no run options are called'} ${unknown.map(optionName).join(', ')}: the options are ${OPTION_NAMES.join(', ')}`);
-  if (x.target !== undefined && x.target !== 'emulator' && x.target !== 'interpreter')
-    fail(TypeError, `target must be 'emulator' or 'interpreter', not ${describeHost(x.target)}`);
-  const target = (x.target as RunTarget | undefined) ?? fixed ?? 'emulator';
+  if (x.target !== undefined && !(TARGETS as readonly unknown[]).includes(x.target))
+    fail(TypeError, `target must be 'emulator', 'interpreter' or 'pi', not ${describeHost(x.target)}`);
+  const target = (x.target as RunTarget | undefined) ?? fixed ?? defaultTarget().target;
   if (fixed && target !== fixed)
     fail(TypeError, `${fixed === 'interpreter' ? 'interpret' : 'emulate'}() runs on the ${fixed}, but the options say target '${target}'; call the kernel itself to choose the target`);
   if (x.qpus !== undefined && !(typeof x.qpus === 'number' && Number.isInteger(x.qpus) && x.qpus >= 1 && x.qpus <= MAX_QPUS))
@@ -109,6 +123,9 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
   if (x.strict !== undefined && typeof x.strict !== 'boolean') fail(TypeError, `strict must be true or false, not ${describeHost(x.strict)}`);
   if (x.onProgress !== undefined && typeof x.onProgress !== 'function')
     fail(TypeError, `onProgress must be a function ((p) => { ... }), not ${describeHost(x.onProgress)}`);
+  if (x.estimate !== undefined && typeof x.estimate !== 'boolean') fail(TypeError, `estimate must be true or false, not ${describeHost(x.estimate)}`);
+  if (x.timeoutMs !== undefined && !(typeof x.timeoutMs === 'number' && Number.isInteger(x.timeoutMs) && x.timeoutMs >= 1 && x.timeoutMs <= DEFAULT_TIMEOUT_MS))
+    fail(RangeError, `timeoutMs must be 1 to ${DEFAULT_TIMEOUT_MS} (the kernel's limit on a mailbox call), not ${describeHost(x.timeoutMs)}`);
   const budget = stepBudget(x.maxSteps, target === 'interpreter' ? INTERPRETER_STEPS : EMULATOR_STEPS, `kernel ${name}`);
   return {
     target,
@@ -117,6 +134,8 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
     budget,
     strict: (x.strict as boolean | undefined) ?? true,
     onProgress: x.onProgress as Run['onProgress'],
+    estimate: (x.estimate as boolean | undefined) ?? false,
+    timeoutMs: x.timeoutMs as number | undefined,
   };
 }
 
@@ -151,8 +170,15 @@ export function observed(name: string, r: Run, go: (r: Run) => RunReport): RunRe
     r.onProgress?.(p);
   };
   const start = performance.now();
-  const ended = (error?: unknown) =>
-    observer.ended?.(run, { steps: last?.steps, cycles: last?.cycles, seconds: last?.seconds, wallSeconds: (performance.now() - start) / 1000, error });
+  const ended = (error?: unknown, report?: RunReport) =>
+    observer.ended?.(run, {
+      steps: last?.steps || report?.run?.total.instructions,
+      cycles: last?.cycles ?? report?.run?.cycles,
+      seconds: last?.seconds ?? report?.run?.seconds,
+      measuredSeconds: report?.pi?.seconds,
+      wallSeconds: (performance.now() - start) / 1000,
+      error,
+    });
   observer.started?.(run);
   let report: RunReport;
   try {
@@ -161,7 +187,7 @@ export function observed(name: string, r: Run, go: (r: Run) => RunReport): RunRe
     ended(e);
     throw e;
   }
-  ended();
+  ended(undefined, report);
   return report;
 }
 

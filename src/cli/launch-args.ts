@@ -1,0 +1,122 @@
+// What \`qpu emu\` and \`qpu pi\` share on their command lines: buffers (--buffer NAME:WORDS=V,...),
+// uniform lists (--uniforms, one for all QPUs or one each), dumps (--dump NAME:FORMAT), and the
+// program (machine code, or assembly assembled first). Everything is checked before anything
+// is read or allocated, with errors that name the option.
+
+import { AsmError, assemble } from '../vc4/asm/assembler.ts';
+import { bitsToFloat } from '../vc4/tables.ts';
+import { hex } from '../emulator/memory.ts';
+import { LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
+import { CliError, EXIT, type Io, isAssembly, parseCount, readInput, syntaxOf } from './io.ts';
+import { readProgram } from './disasm.ts';
+
+export interface BufferSpec {
+  readonly name: string;
+  readonly words: number;
+  readonly values: readonly number[];
+}
+
+export const DUMP_FORMATS = ['hex', 'i32', 'u32', 'f32'] as const;
+export type DumpFormat = (typeof DUMP_FORMATS)[number];
+
+/** `--dump NAME` or `--dump NAME:FORMAT`. */
+function parseDump(text: string): { name: string; format: DumpFormat } {
+  const [name, format = 'hex', ...rest] = text.split(':');
+  if (rest.length || !(DUMP_FORMATS as readonly string[]).includes(format))
+    throw new CliError(`--dump ${shownSpec(text)}: write NAME or NAME:FORMAT, FORMAT one of ${DUMP_FORMATS.join(', ')}`);
+  return { name: name!, format: format as DumpFormat };
+}
+
+/** 32-bit words, 8 a line, in a format; columns right-aligned to the widest. */
+export function formatWords(words: Int32Array, format: DumpFormat): string {
+  const show = { hex, i32: (w: number) => String(w), u32: (w: number) => String(w >>> 0), f32: formatF32 }[format];
+  const texts = Array.from(words, show);
+  const width = format === 'hex' ? 0 : Math.max(0, ...texts.map((t) => t.length));
+  let out = '';
+  for (let i = 0; i < texts.length; i += 8) out += texts.slice(i, i + 8).map((t) => t.padStart(width)).join(' ') + '\n';
+  return out;
+}
+
+/** A float32's bits as the shortest decimal that reads back to the same float32 (NaNs with their bits). */
+export function formatF32(bits: number): string {
+  const x = bitsToFloat(bits);
+  if (Number.isNaN(x)) return `NaN(${hex(bits)})`;
+  if (!Number.isFinite(x) || x === 0) return Object.is(x, -0) ? '-0' : String(x);
+  for (let digits = 1; digits < 9; digits++) {
+    const t = x.toPrecision(digits);
+    if (Math.fround(Number(t)) === x) return String(Number(t));
+  }
+  return String(Number(x.toPrecision(9)));
+}
+
+/** The --buffer options: names, sizes (at most `maxBytes` each) and initial values. */
+export function parseBuffers(given: readonly string[] | undefined, maxBytes: number): BufferSpec[] {
+  const specs: BufferSpec[] = [];
+  for (const spec of given ?? []) {
+    const match = /^([A-Za-z_]\w*):([^=]*)(?:=(.*))?$/s.exec(spec);
+    if (!match) throw new CliError(`--buffer ${shownSpec(spec)}: write NAME:WORDS or NAME:WORDS=V,V,...`);
+    const [, name, count, init] = match as unknown as [string, string, string, string | undefined];
+    if (specs.some((s) => s.name === name)) throw new CliError(`--buffer ${name} is given twice`);
+    const words = parseCount(count, 0, 1, maxBytes / 4, `--buffer ${name} size`);
+    const values = init === undefined ? [] : parseList(init, `--buffer ${name}`);
+    if (values.length > words) throw new CliError(`--buffer ${name}: ${values.length} values for ${words} words`);
+    specs.push({ name, words, values });
+  }
+  return specs;
+}
+
+/** The --uniforms lists: one for every QPU or one per QPU, each @NAME a buffer. */
+export function parseUniformLists(given: readonly string[] | undefined, qpus: number, specs: readonly BufferSpec[]): UniformItem[][] {
+  let uniforms: UniformItem[][];
+  try {
+    uniforms = (given ?? []).map(parseUniforms);
+  } catch (e) {
+    if (e instanceof LaunchError) throw new CliError(`--uniforms: ${e.message}`);
+    throw e;
+  }
+  if (uniforms.length > 1 && uniforms.length !== qpus)
+    throw new CliError(`--uniforms is given ${uniforms.length} times for ${qpus} QPU${qpus > 1 ? 's' : ''}: give one list for all, or one per QPU`);
+  for (const list of uniforms)
+    for (const u of list)
+      if ('buffer' in u && !specs.some((s) => s.name === u.buffer))
+        throw new CliError(`--uniforms: @${u.buffer} names no buffer (the buffers are: ${specs.map((s) => s.name).join(', ') || 'none'})`);
+  return uniforms;
+}
+
+/** The --dump options, each naming a buffer. */
+export function parseDumps(given: readonly string[] | undefined, specs: readonly BufferSpec[]): { name: string; format: DumpFormat }[] {
+  const dumps = (given ?? []).map(parseDump);
+  for (const d of dumps) if (!specs.some((s) => s.name === d.name)) throw new CliError(`--dump ${d.name}: there is no buffer ${d.name}`);
+  return dumps;
+}
+
+/** The program's words: read, or assembled (its errors printed, and EXIT.INPUT returned). */
+export function readRunnable(io: Io, path: string, syntax: string | undefined, command: string): Uint32Array | number {
+  if (!isAssembly(path, syntax)) return readProgram(io, path);
+  try {
+    return assemble(new TextDecoder().decode(readInput(io, path)), { file: path, syntax: syntaxOf(syntax) }).words;
+  } catch (e) {
+    if (!(e instanceof AsmError)) throw e;
+    // file:line:col, one error a line, as qpu asm prints them.
+    const n = e.diagnostics.length;
+    io.err(`${e.message}\nqpu ${command}: ${n} error${n > 1 ? 's' : ''} in the assembly; nothing was run\n`);
+    return EXIT.INPUT;
+  }
+}
+
+/** A --buffer value in a message, cut short when it carries a long list of values. */
+function shownSpec(spec: string): string {
+  return spec === '' ? "''" : spec.length > 60 ? spec.slice(0, 57) + '...' : spec;
+}
+
+function parseList(text: string, what: string): number[] {
+  try {
+    return parseUniforms(text).map((u) => {
+      if (!('value' in u)) throw new LaunchError('only numbers can fill a buffer');
+      return u.value;
+    });
+  } catch (e) {
+    if (e instanceof LaunchError) throw new CliError(`${what}: ${e.message}`);
+    throw e;
+  }
+}

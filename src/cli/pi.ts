@@ -1,0 +1,129 @@
+// `qpu pi`: run machine code (or assembly) on the QPUs of the Raspberry Pi this runs on, as
+// `qpu emu` runs it on the emulator: the same buffers, uniforms and dumps, in GPU memory the
+// firmware allocates (docs/pi.md). The emulator runs the program first on the same inputs: a
+// program that faults, breaks a hardware rule or never ends would, on the chip, write where it
+// should not or hang the GPU until a reboot, so it does not reach the QPUs (--no-check skips
+// this). --stats prints the time measured on the QPUs beside the cycle model's estimate.
+
+import { EMULATOR_STEPS } from '../emulator/budget.ts';
+import { EmulatorError } from '../emulator/errors.ts';
+import { launch, LaunchError, type UniformItem } from '../emulator/launch.ts';
+import { Machine, MAX_QPUS, type RunResult } from '../emulator/machine.ts';
+import { type Allocation, GpuMemory, hex } from '../emulator/memory.ts';
+import { formatStats } from '../emulator/report.ts';
+import { piSession } from '../pi/session.ts';
+import { DEFAULT_TIMEOUT_MS, runOnPi } from '../pi/target.ts';
+import { formatSeconds } from '../runtime/progress.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import { type BufferSpec, formatWords, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
+
+/** Buffers a run on the Pi may have, in all (the firmware's GPU memory is 64-128 MB on most setups). */
+const MAX_BUFFER_BYTES = 64 * 1024 * 1024;
+
+export const piCommand: Command = {
+  name: 'pi',
+  summary: "run machine code on this Raspberry Pi's QPUs",
+  help: `usage: qpu pi PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]] ... [--uniforms LIST] ...
+                   [--dump NAME[:FORMAT]] ... [--stats] [--timeout MS] [--no-check] [--syntax S]
+
+Runs PROG.bin (or PROG.qasm, assembled first) on N QPUs (1-${MAX_QPUS}, default 1) of the Raspberry Pi
+this runs on (a Pi 1, 2, 3 or Zero with the legacy graphics stack, as root: docs/pi.md), through
+the firmware's "execute QPU" call, which returns when a QPU writes the host interrupt (host_int).
+Buffers, uniforms and dumps are as for qpu emu (qpu emu --help), in GPU memory the firmware
+allocates and gives back after the run, also when it fails.
+
+options:
+  --qpus N, --buffer, --uniforms, --dump, --syntax   as for qpu emu
+  --stats              print the time measured on the QPUs and the cycle model's estimate
+  --timeout MS         how long the firmware waits for the QPUs (1-${DEFAULT_TIMEOUT_MS}, default ${DEFAULT_TIMEOUT_MS}: the
+                       kernel's limit on a mailbox call)
+  --no-check           do not run the program on the emulator first (by default it does, and a
+                       fault, a broken rule, a deadlock or a runaway loop stops it there: on the
+                       chip they would write anywhere in memory or hang the GPU)
+  -h, --help           this text
+
+${exitHelp('PROG has errors, the emulator finds a problem with it, or the QPUs do not\n     finish in time', 'a machine where the QPUs cannot be used (not a Pi, no root, KMS) is 2 too')}
+example (the SHA-256 series' hello world):
+  sudo qpu pi hello.bin --uniforms 100,@out --buffer out:16 --dump out --stats
+`,
+  run(args, io) {
+    const { values, positionals } = parse(args, {
+      qpus: { type: 'string' },
+      buffer: { type: 'string', multiple: true },
+      uniforms: { type: 'string', multiple: true },
+      dump: { type: 'string', multiple: true },
+      stats: { type: 'boolean' },
+      timeout: { type: 'string' },
+      'no-check': { type: 'boolean' },
+      ...SYNTAX_OPTION,
+    });
+    const path = onePositional(positionals, 'program');
+    syntaxOf(values.syntax);
+    const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
+    const timeoutMs = parseCount(values.timeout, DEFAULT_TIMEOUT_MS, 1, DEFAULT_TIMEOUT_MS, '--timeout');
+    const specs = parseBuffers(values.buffer, MAX_BUFFER_BYTES);
+    const uniforms = parseUniformLists(values.uniforms, qpus, specs);
+    const dumps = parseDumps(values.dump, specs);
+    const program = readRunnable(io, path, values.syntax, 'pi');
+    if (typeof program === 'number') return program;
+
+    let session;
+    try {
+      session = piSession();
+    } catch (e) {
+      throw new CliError((e as Error).message, EXIT.USAGE);
+    }
+    const estimate = values['no-check'] ? undefined : check(program, qpus, specs, uniforms);
+    const { memory } = session;
+    const buffers = new Map<string, Allocation>();
+    try {
+      for (const s of specs) {
+        const a = memory.alloc(s.words * 4, s.name);
+        const words = memory.words(a);
+        s.values.forEach((v, i) => (words[i] = v >>> 0)); // aligned word writes: the mapping is device memory
+        buffers.set(s.name, a);
+      }
+      const streams = Array.from({ length: qpus }, (_, q) => resolve(uniforms.length ? uniforms[Math.min(q, uniforms.length - 1)]! : [], q, qpus, buffers));
+      let measured;
+      try {
+        measured = runOnPi(session, program, streams, { timeoutMs });
+      } catch (e) {
+        throw new CliError(`${path}: ${(e as Error).message}`, EXIT.INPUT);
+      }
+      for (const d of dumps) {
+        const a = buffers.get(d.name)!;
+        io.out(`${d.name} (${a.bytes / 4} words at ${hex(a.address)}${d.format === 'hex' ? '' : `, as ${d.format}`}):\n`);
+        io.out(formatWords(memory.view(a, Int32Array), d.format));
+      }
+      if (values.stats) {
+        if (estimate) io.out(formatStats(estimate, new Machine().timing));
+        io.out(`measured on the QPUs: ${formatSeconds(measured.seconds)} (the execute-QPU call, with the firmware's overhead of about 0.1 ms)\n`);
+      }
+      return EXIT.OK;
+    } finally {
+      for (const a of buffers.values()) memory.free(a);
+    }
+  },
+};
+
+/** A QPU's uniform stream: numbers, buffers' bus addresses, the QPU's number and the QPU count. */
+function resolve(list: readonly UniformItem[], q: number, qpus: number, buffers: ReadonlyMap<string, Allocation>): number[] {
+  return list.map((u) => ('value' in u ? u.value : 'special' in u ? (u.special === 'qpu' ? q : qpus) : buffers.get(u.buffer)!.address));
+}
+
+/** The program on the emulator first, on the same inputs: its figures, or an error saying why it does not go to the chip. */
+function check(program: Uint32Array, qpus: number, specs: readonly BufferSpec[], uniforms: readonly (readonly UniformItem[])[]): RunResult {
+  const m = new Machine(new GpuMemory());
+  const buffers = new Map<string, Allocation>();
+  try {
+    for (const s of specs) {
+      const a = m.memory.alloc(s.words * 4, s.name);
+      m.memory.view(a, Int32Array).set(s.values);
+      buffers.set(s.name, a);
+    }
+    return launch(m, { program: m.load(program), qpus, uniforms, buffers }, { maxSteps: EMULATOR_STEPS });
+  } catch (e) {
+    if (!(e instanceof EmulatorError || e instanceof LaunchError || e instanceof RangeError)) throw e;
+    throw new CliError(`the emulator stopped the program before it reached the QPUs: ${(e as Error).message.split('\n').join(' ')} (--no-check runs it on the chip anyway)`, EXIT.INPUT);
+  }
+}

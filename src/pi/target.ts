@@ -1,0 +1,78 @@
+// The pi target: compiled kernels and machine code run on the QPUs of the Pi this process runs
+// on, through the firmware's "execute QPU" call (mailbox.ts): the code, each QPU's uniform
+// stream and the job list ({uniforms, code} bus addresses, one pair a QPU) are written into GPU
+// memory, the call returns when QPU 0 raises the host interrupt (the compiler's epilogue does,
+// after every QPU has finished: docs/compiler.md), and its time is measured around the call.
+// Needs: a PiSession (session.ts) and arrays that live in its GPU memory (bus addresses).
+// Guarantees: the code and uniforms of a run are freed after it, also when it fails; a run
+// that does not finish within the timeout is an error, not a hang.
+
+import type { Compiled } from '../compiler/compile.ts';
+import type { Allocation } from '../emulator/memory.ts';
+import type { PiSession } from './session.ts';
+
+export interface PiRunOptions {
+  /** How long the firmware waits for the QPUs, in ms (at most 1,000: the kernel's mailbox limit). */
+  readonly timeoutMs?: number;
+}
+
+/** What the Pi measured. */
+export interface PiRunResult {
+  readonly qpus: number;
+  /** Wall time of the execute-QPU call: the QPUs' run plus the firmware's overhead (about 0.1 ms). */
+  readonly seconds: number;
+}
+
+/** The firmware's wait for a job, and the kernel's limit on any mailbox call (raspberrypi/linux #4321). */
+export const DEFAULT_TIMEOUT_MS = 1000;
+/** 0: the firmware flushes the GPU's L1 and L2 caches before the run (raspberrypi/firmware #747). */
+const FLUSH = 0;
+
+/**
+ * Runs machine code on `qpus` QPUs, each with its own uniform stream (words; bus addresses in
+ * them are the arrays'), and returns the measured time.
+ */
+export function runOnPi(s: PiSession, code: Uint32Array, uniforms: readonly (readonly number[])[], opts: PiRunOptions = {}): PiRunResult {
+  const qpus = uniforms.length;
+  if (qpus < 1 || qpus > 12) throw new RangeError(`a run uses 1 to 12 QPUs, not ${qpus}`);
+  const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > DEFAULT_TIMEOUT_MS)
+    throw new RangeError(`the pi target's timeout is 1 to ${DEFAULT_TIMEOUT_MS} ms (the kernel's limit on a mailbox call), not ${timeout}`);
+  const made: Allocation[] = [];
+  try {
+    const program = put(s, made, code, 'code');
+    const streams = uniforms.map((u, q) => put(s, made, Uint32Array.from(u, (w) => w >>> 0), `uniforms of QPU ${q}`));
+    const jobs = put(s, made, Uint32Array.from(streams.flatMap((u) => [u.address, program.address])), 'job list');
+    const start = performance.now();
+    s.mailbox.executeQpu(qpus, jobs.address, FLUSH, timeout);
+    return { qpus, seconds: (performance.now() - start) / 1000 };
+  } finally {
+    for (const a of made) s.memory.free(a);
+  }
+}
+
+/** Words copied into a new allocation of GPU memory, with aligned word writes (the mapping is uncached device memory). */
+function put(s: PiSession, made: Allocation[], words: Uint32Array, name: string): Allocation {
+  const a = s.memory.alloc(Math.max(4, words.length * 4), name);
+  made.push(a);
+  const out = s.memory.words(a);
+  for (let i = 0; i < words.length; i++) out[i] = words[i]!;
+  return a;
+}
+
+/**
+ * A compiled kernel's run on the Pi: uniforms as the emulator target builds them (QPU number,
+ * QPU count, scratch memory when registers spill, the arguments: docs/compiler.md, "The
+ * calling convention"); arrays already in the session's memory.
+ */
+export function runCompiledOnPi(s: PiSession, c: Compiled, args: readonly number[], opts: PiRunOptions = {}): PiRunResult {
+  let scratch: Allocation | undefined;
+  try {
+    if (c.uniformsBeforeArgs === 3) scratch = s.memory.alloc(Math.max(4, c.scratchBytes), 'spilled registers');
+    const before = scratch ? [scratch.address] : [];
+    const uniforms = Array.from({ length: c.qpus }, (_, q) => [q, c.qpus, ...before, ...args]);
+    return runOnPi(s, c.words, uniforms, opts);
+  } finally {
+    if (scratch) s.memory.free(scratch);
+  }
+}

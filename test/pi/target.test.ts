@@ -1,0 +1,158 @@
+// The pi target's whole path, with a test device instead of a Pi (test/helpers/pi-test-device.ts,
+// which answers the firmware's messages and runs the QPU jobs on the emulator): QPUs enabled,
+// GPU memory allocated, locked and mapped, code, uniforms and the job list written, the job
+// run, results read, everything given back; SharedArrays living in the Pi's memory; failures
+// that leave nothing behind.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SharedArray } from '../../src/index.ts';
+import { gcd, gcdInputs } from '../../examples/gcd.ts';
+import { heatGrid, step } from '../../examples/heat.ts';
+import { glibcRand } from '../../examples/lib/rand.ts';
+import { endPiSession, usePiDevice } from '../../src/pi/session.ts';
+import { resetDefaultTarget } from '../../src/runtime/default-target.ts';
+import { TestPiDevice, type TestDeviceOptions } from '../helpers/pi-test-device.ts';
+
+after(() => usePiDevice(undefined));
+
+/** A fresh test device for the next session. */
+function device(opts: TestDeviceOptions = {}): TestPiDevice {
+  const d = new TestPiDevice(opts);
+  usePiDevice(() => d);
+  return d;
+}
+
+const bits = (a: Int32Array | Float32Array) => Array.from(new Int32Array(a.buffer, a.byteOffset, a.length));
+
+test('gcd on the pi target: the results of the emulator, and every firmware call in order, with everything given back', async () => {
+  const d = device();
+  const { a, b } = gcdInputs();
+  const onPi = SharedArray.int32(16);
+  const r = await gcd(a, b, onPi, { target: 'pi' });
+  const onEmu = SharedArray.int32(16);
+  await gcd(a, b, onEmu, { target: 'emulator' });
+  assert.deepEqual(Array.from(onPi), Array.from(onEmu));
+  assert.equal(r.target, 'pi');
+  assert.ok(r.pi && r.pi.seconds > 0 && r.pi.qpus === 1);
+  assert.equal(r.run, undefined, 'no estimate unless asked');
+  // The arrays live in the emulator's memory here (the default target is the emulator): copied in and out.
+  const kinds = d.calls.map((c) => c.split(' ')[0]);
+  assert.equal(kinds[0], 'enable');
+  assert.ok(kinds.includes('execute'));
+  const execute = kinds.indexOf('execute');
+  // Before the run: per allocation allocate, lock, map (3 arrays, code, uniforms, the job list).
+  assert.deepEqual(kinds.slice(1, 1 + 6 * 3), Array.from({ length: 6 }, () => ['allocate', 'lock', 'map']).flat());
+  assert.equal(execute, 1 + 6 * 3);
+  assert.match(d.calls[execute]!, /^execute 1 0x[0-9a-f]+ 0 1000 -> 0$/);
+  // After: each unmapped, unlocked and released.
+  assert.deepEqual(kinds.slice(execute + 1).sort(), Array.from({ length: 6 }, () => ['release', 'unlock', 'unmap']).flat().sort());
+  assert.equal(d.held, 0);
+  assert.deepEqual(endPiSession(), []);
+  assert.deepEqual(d.calls.slice(-2), ['enable 0 -> 0', 'close']);
+  assert.equal(d.enabled, false);
+});
+
+test('the heat step on 4 QPUs on the pi target gives the emulator\'s floats, with the cycle model\'s estimate when asked', async () => {
+  device();
+  const grid = heatGrid(64, 32, glibcRand(0), 3);
+  const [outPi, outEmu] = [SharedArray.float32(grid.length), SharedArray.float32(grid.length)];
+  const args = [80, 64, 32] as const;
+  const r = await step(grid, outPi, ...args, { target: 'pi', qpus: 4, estimate: true });
+  await step(grid, outEmu, ...args, { target: 'emulator', qpus: 4 });
+  assert.deepEqual(bits(outPi), bits(outEmu));
+  assert.ok(r.run && r.run.seconds > 0 && r.run.qpus.length === 4, 'the estimate');
+  assert.ok(r.pi!.seconds > 0);
+  assert.deepEqual(endPiSession(), []);
+});
+
+test('on a Pi SharedArrays live in its GPU memory (no copies), and other targets copy them in and back', async () => {
+  const d = device();
+  const was = process.env.QPU_TARGET;
+  process.env.QPU_TARGET = 'pi';
+  resetDefaultTarget();
+  try {
+    const { a: pa, b: pb } = gcdInputs(); // SharedArrays, so in the Pi's memory now
+    const pr = SharedArray.int32(16);
+    assert.equal(d.held, 3, 'three firmware allocations');
+    const before = d.calls.filter((c) => c.startsWith('allocate')).length;
+    const r = await gcd(pa, pb, pr); // the default target: pi
+    assert.equal(r.target, 'pi');
+    assert.equal(d.calls.filter((c) => c.startsWith('allocate')).length - before, 3, 'code, uniforms and the job list only');
+    const want = Array.from(pr);
+    pr.fill(0);
+    await gcd(pa, pb, pr, { target: 'interpreter' });
+    assert.deepEqual(Array.from(pr), want, 'the interpreter ran on copies and wrote back');
+    pr.fill(0);
+    await gcd.on('emulator')(pa, pb, pr);
+    assert.deepEqual(Array.from(pr), want);
+    for (const x of [pa, pb, pr]) SharedArray.free(x);
+    assert.equal(d.held, 0);
+  } finally {
+    if (was === undefined) delete process.env.QPU_TARGET;
+    else process.env.QPU_TARGET = was;
+    resetDefaultTarget();
+    endPiSession();
+  }
+});
+
+test('failures are clear and leave nothing allocated or enabled', async () => {
+  const { a, b } = gcdInputs();
+  const r = SharedArray.int32(16);
+  for (const [opts, message] of [
+    [{ failAllocationAt: 2 }, /out of GPU memory|gpu_mem/],
+    [{ executeStatus: 0x80000000 }, /did not finish within 1000 ms/],
+    [{ executeThrows: 'ETIMEDOUT' }, /1 s/],
+  ] as const) {
+    const d = device(opts);
+    await assert.rejects(gcd(a, b, r, { target: 'pi' }), message, JSON.stringify(opts));
+    assert.equal(d.held, 0, `${JSON.stringify(opts)}: memory given back`);
+    assert.equal(d.mapped, 0);
+    endPiSession();
+    assert.equal(d.enabled, false);
+  }
+  device({ enableFails: true });
+  await assert.rejects(gcd(a, b, r, { target: 'pi' }), /vc4-kms-v3d|KMS/);
+  assert.rejects(gcd(a, b, r, { target: 'pi', timeoutMs: 5000 }), /timeoutMs must be 1 to 1000/);
+  usePiDevice(undefined);
+});
+
+test('every way out of the process gives the GPU memory back and disables the QPUs: exit, an uncaught error, SIGTERM, SIGINT', async () => {
+  const { mkdirSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+  const { spawnSync } = await import('node:child_process');
+  const { join } = await import('node:path');
+  const root = new URL('../..', import.meta.url).pathname;
+  const dir = join(root, 'test', `.tmp-pi-exit-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  try {
+    for (const how of ['exit', 'throw', 'SIGTERM', 'SIGINT']) {
+      const marker = join(dir, `${how}.json`);
+      const child = join(dir, `${how}.ts`);
+      writeFileSync(
+        child,
+        `import { writeFileSync } from 'node:fs';
+import { SharedArray } from '../../src/index.ts';
+import { gcd, gcdInputs } from '../../examples/gcd.ts';
+import { usePiDevice } from '../../src/pi/session.ts';
+import { TestPiDevice } from '../helpers/pi-test-device.ts';
+class Recorded extends TestPiDevice {
+  override close() { super.close(); writeFileSync(${JSON.stringify(marker)}, JSON.stringify({ held: this.held, mapped: this.mapped, enabled: this.enabled, calls: this.calls.slice(-2) })); }
+}
+usePiDevice(() => new Recorded());
+const { a, b } = gcdInputs();
+const r = SharedArray.int32(16);
+await gcd(a, b, r, { target: 'pi' });
+const keep = SharedArray.int32(16); void keep;
+${how === 'exit' ? 'process.exit(3);' : how === 'throw' ? "setTimeout(() => { throw new Error('boom'); });" : `process.kill(process.pid, '${how}'); setTimeout(() => {}, 5000);`}
+`,
+      );
+      const run = spawnSync(process.execPath, ['--import', 'tsx', child], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+      const seen = JSON.parse(readFileSync(marker, 'utf8')) as { held: number; mapped: number; enabled: boolean; calls: string[] };
+      assert.deepEqual(seen, { held: 0, mapped: 0, enabled: false, calls: ['enable 0 -> 0', 'close'] }, how);
+      if (how === 'exit') assert.equal(run.status, 3);
+      if (how === 'throw') assert.match(run.stderr, /boom/);
+      if (how.startsWith('SIG')) assert.equal(run.signal, how, `${how}: the process still ends by the signal`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
