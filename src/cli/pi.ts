@@ -12,7 +12,7 @@ import { Machine, MAX_QPUS, type RunResult } from '../emulator/machine.ts';
 import { type Allocation, GpuMemory, hex } from '../emulator/memory.ts';
 import { formatStats } from '../emulator/report.ts';
 import { piSession } from '../pi/session.ts';
-import { DEFAULT_TIMEOUT_MS, runOnPi } from '../pi/target.ts';
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, runOnPi } from '../pi/target.ts';
 import { formatSeconds } from '../runtime/progress.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
 import { type BufferSpec, formatWords, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
@@ -35,8 +35,9 @@ allocates and gives back after the run, also when it fails.
 options:
   --qpus N, --buffer, --uniforms, --dump, --syntax   as for qpu emu
   --stats              print the time measured on the QPUs and the cycle model's estimate
-  --timeout MS         how long the firmware waits for the QPUs (1-${DEFAULT_TIMEOUT_MS}, default ${DEFAULT_TIMEOUT_MS}: the
-                       kernel's limit on a mailbox call)
+  --timeout MS         how long to wait for the QPUs (1-${MAX_TIMEOUT_MS}, default ${DEFAULT_TIMEOUT_MS}); above
+                       ${DEFAULT_TIMEOUT_MS} ms (Linux's limit on a mailbox call) the job goes through the
+                       V3D's registers, as GPU_FFT's short jobs do
   --no-check           do not run the program on the emulator first (by default it does, and a
                        fault, a broken rule, a deadlock or a runaway loop stops it there: on the
                        chip they would write anywhere in memory or hang the GPU)
@@ -60,7 +61,7 @@ example (the SHA-256 series' hello world):
     const path = onePositional(positionals, 'program');
     syntaxOf(values.syntax);
     const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
-    const timeoutMs = parseCount(values.timeout, DEFAULT_TIMEOUT_MS, 1, DEFAULT_TIMEOUT_MS, '--timeout');
+    const timeoutMs = parseCount(values.timeout, DEFAULT_TIMEOUT_MS, 1, MAX_TIMEOUT_MS, '--timeout');
     const specs = parseBuffers(values.buffer, MAX_BUFFER_BYTES);
     const uniforms = parseUniformLists(values.uniforms, qpus, specs);
     const dumps = parseDumps(values.dump, specs);

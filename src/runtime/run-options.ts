@@ -12,7 +12,7 @@ import { suggest } from '../vc4/asm/names.ts';
 import { noteRun, type OverseenRun, overseen } from './oversight.ts';
 import type { ParamType } from '../dsl/types.ts';
 import type { HostArgs } from './kernel.ts';
-import { DEFAULT_TIMEOUT_MS, type PiRunResult } from '../pi/target.ts';
+import { MAX_TIMEOUT_MS, type PiRunResult } from '../pi/target.ts';
 import { defaultTarget } from './default-target.ts';
 
 export interface RunReport {
@@ -49,7 +49,7 @@ export interface KernelRunOptions extends RunOptions {
   readonly onProgress?: (p: Progress) => void;
   /** The pi target: also run the emulator first, on copies of the arrays, for the cycle model's estimate (report.run). */
   readonly estimate?: boolean;
-  /** The pi target: how long the firmware waits for the QPUs, in ms (1-1,000; default 1,000). */
+  /** The pi target: how long to wait for the QPUs, in ms (default 1,000; above, the V3D registers are used: pi/direct.ts). */
   readonly timeoutMs?: number;
 }
 
@@ -124,8 +124,8 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
   if (x.onProgress !== undefined && typeof x.onProgress !== 'function')
     fail(TypeError, `onProgress must be a function ((p) => { ... }), not ${describeHost(x.onProgress)}`);
   if (x.estimate !== undefined && typeof x.estimate !== 'boolean') fail(TypeError, `estimate must be true or false, not ${describeHost(x.estimate)}`);
-  if (x.timeoutMs !== undefined && !(typeof x.timeoutMs === 'number' && Number.isInteger(x.timeoutMs) && x.timeoutMs >= 1 && x.timeoutMs <= DEFAULT_TIMEOUT_MS))
-    fail(RangeError, `timeoutMs must be 1 to ${DEFAULT_TIMEOUT_MS} (the kernel's limit on a mailbox call), not ${describeHost(x.timeoutMs)}`);
+  if (x.timeoutMs !== undefined && !(typeof x.timeoutMs === 'number' && Number.isInteger(x.timeoutMs) && x.timeoutMs >= 1 && x.timeoutMs <= MAX_TIMEOUT_MS))
+    fail(RangeError, `timeoutMs must be 1 to ${MAX_TIMEOUT_MS}, not ${describeHost(x.timeoutMs)}`);
   const budget = stepBudget(x.maxSteps, target === 'interpreter' ? INTERPRETER_STEPS : EMULATOR_STEPS, `kernel ${name}`);
   return {
     target,

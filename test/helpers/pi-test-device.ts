@@ -8,6 +8,7 @@
 import type { Board, Mapping, PiDevice } from '../../src/pi/device.ts';
 import { BUS_BASE, type Allocation, GpuMemory } from '../../src/emulator/memory.ts';
 import { Machine } from '../../src/emulator/machine.ts';
+import { V3D_OFFSET, V3D_REG } from '../../src/pi/direct.ts';
 
 const TAG_NAMES: Record<number, string> = {
   0x30012: 'enable',
@@ -29,6 +30,8 @@ export interface TestDeviceOptions {
   readonly executeThrows?: string;
   /** Answer enable with an EINVAL ioctl failure (the KMS driver owns V3D). */
   readonly enableFails?: boolean;
+  /** Jobs through the V3D registers never complete. */
+  readonly directHangs?: boolean;
 }
 
 export class TestPiDevice implements PiDevice {
@@ -101,10 +104,7 @@ export class TestPiDevice implements PiDevice {
     if (this.opts.executeStatus !== undefined) return this.opts.executeStatus;
     if (!this.enabled) return 1;
     const read = (addr: number) => this.memory.readWord(addr);
-    const jobs = Array.from({ length: qpus }, (_, q) => ({ uniforms: read(control + 8 * q) >>> 0, code: read(control + 8 * q + 4) >>> 0 }));
-    const code = this.handleAt(jobs[0]!.code);
-    const words = new Uint32Array(this.memory.view(code, Int32Array).buffer, code.address - BUS_BASE, code.bytes / 4).slice();
-    this.machine.run(this.machine.load(words, 'code'), jobs.map((j) => j.uniforms));
+    this.runJobs(Array.from({ length: qpus }, (_, q) => ({ uniforms: read(control + 8 * q) >>> 0, code: read(control + 8 * q + 4) >>> 0 })));
     return 0;
   }
 
@@ -114,6 +114,7 @@ export class TestPiDevice implements PiDevice {
   }
 
   map(physical: number, bytes: number): Mapping {
+    if (physical === this.board.peripheralBase + V3D_OFFSET) return this.registers(physical);
     const bus = (physical | ALIAS) >>> 0;
     const a = this.handleAt(bus);
     if (physical % 4096 !== 0 || bus !== a.address) throw new Error(`map 0x${physical.toString(16)}: not the start of an allocation`);
@@ -130,6 +131,63 @@ export class TestPiDevice implements PiDevice {
         this.calls.push(`unmap 0x${physical.toString(16).padStart(8, '0')}`);
       },
     };
+  }
+
+  /**
+   * The V3D's register page: writes are recorded; programs queued (SRQUA, then SRQPC) run
+   * together, as one run of that many QPUs, when SRQCS is next read, which then counts them done.
+   */
+  private registers(physical: number): Mapping {
+    const words = new Uint32Array(1024);
+    const queued: { uniforms: number; code: number }[] = [];
+    let uniforms = 0;
+    let completed = 0;
+    this.calls.push(`map V3D registers`);
+    this.mapped++;
+    const view = new Proxy(words, {
+      set: (t, key, value: number) => {
+        const i = Number(key);
+        if (i === V3D_REG.SRQUA >> 2) uniforms = value >>> 0;
+        else if (i === V3D_REG.SRQPC >> 2) queued.push({ uniforms, code: value >>> 0 });
+        else if (i === V3D_REG.SRQCS >> 2 && value & (1 << 16)) completed = 0;
+        else this.calls.push(`write V3D 0x${(i * 4).toString(16)} 0x${(value >>> 0).toString(16)}`);
+        t[i] = value;
+        return true;
+      },
+      get: (t, key) => {
+        if (key === String(V3D_REG.SRQCS >> 2)) {
+          if (queued.length && !this.opts.directHangs) {
+            this.calls.push(`direct ${queued.length}`);
+            this.runJobs(queued.splice(0));
+            completed = this.jobsRun;
+          }
+          return (completed & 0xff) << 16;
+        }
+        const v = Reflect.get(t, key);
+        return typeof v === 'function' ? v.bind(t) : v;
+      },
+    });
+    let live = true;
+    return {
+      words: view,
+      unmap: () => {
+        if (!live) throw new Error('unmapped twice');
+        live = false;
+        this.mapped--;
+        this.calls.push(`unmap V3D registers`);
+        void physical;
+      },
+    };
+  }
+
+  private jobsRun = 0;
+
+  /** Runs QPU programs together on the emulator over this device's memory. */
+  private runJobs(jobs: readonly { uniforms: number; code: number }[]): void {
+    const code = this.handleAt(jobs[0]!.code);
+    const words = new Uint32Array(this.memory.view(code, Int32Array).buffer, code.address - BUS_BASE, code.bytes / 4).slice();
+    this.machine.run(this.machine.load(words, 'code'), jobs.map((j) => j.uniforms));
+    this.jobsRun = jobs.length;
   }
 
   close(): void {

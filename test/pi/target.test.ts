@@ -112,7 +112,6 @@ test('failures are clear and leave nothing allocated or enabled', async () => {
   }
   device({ enableFails: true });
   await assert.rejects(gcd(a, b, r, { target: 'pi' }), /vc4-kms-v3d|KMS/);
-  assert.rejects(gcd(a, b, r, { target: 'pi', timeoutMs: 5000 }), /timeoutMs must be 1 to 1000/);
   usePiDevice(undefined);
 });
 
@@ -155,4 +154,28 @@ ${how === 'exit' ? 'process.exit(3);' : how === 'throw' ? "setTimeout(() => { th
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a run allowed more than the mailbox\'s 1 s goes through the V3D registers: caches cleared, jobs queued, completion counted', async () => {
+  const d = device();
+  const grid = heatGrid(64, 32, glibcRand(0), 3);
+  const [outPi, outEmu] = [SharedArray.float32(grid.length), SharedArray.float32(grid.length)];
+  const r = await step(grid, outPi, 80, 64, 32, { target: 'pi', qpus: 4, timeoutMs: 60_000 });
+  await step(grid, outEmu, 80, 64, 32, { target: 'emulator', qpus: 4 });
+  assert.deepEqual(bits(outPi), bits(outEmu));
+  assert.ok(r.pi!.seconds > 0);
+  assert.ok(!d.calls.some((c) => c.startsWith('execute')), 'not through the mailbox');
+  const v3d = d.calls.slice(d.calls.indexOf('map V3D registers'));
+  assert.deepEqual(v3d.slice(0, 6), ['map V3D registers', 'write V3D 0xe00 0x0', 'write V3D 0xe2c 0x0', 'write V3D 0xe30 0xffffffff', 'write V3D 0x20 0x4', 'write V3D 0x24 0xffffffff']);
+  assert.ok(v3d.includes('direct 4') && v3d.includes('unmap V3D registers'));
+  assert.equal(d.held, 0);
+  endPiSession();
+
+  // A job that never completes stops at its timeout, with everything given back.
+  const hang = device({ directHangs: true });
+  await assert.rejects(step(grid, outPi, 80, 64, 32, { target: 'pi', qpus: 4, timeoutMs: 1500 }), /did not finish within 1500 ms \(0 of 4 done\)/);
+  assert.equal(hang.held, 0);
+  assert.equal(hang.mapped, 0);
+  endPiSession();
+  await assert.rejects(step(grid, outPi, 80, 64, 32, { target: 'pi', timeoutMs: 600_001 }), /timeoutMs must be 1 to 600000/);
 });
