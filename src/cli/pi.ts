@@ -12,7 +12,7 @@ import { Machine, MAX_QPUS, type RunResult } from '../emulator/machine.ts';
 import { type Allocation, GpuMemory, hex } from '../emulator/memory.ts';
 import { formatStats } from '../emulator/report.ts';
 import { piSession } from '../pi/session.ts';
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, runOnPi } from '../pi/target.ts';
+import { DEFAULT_TIMEOUT_MS, MAILBOX_LIMIT_MS, MAX_TIMEOUT_MS, runOnPi } from '../pi/target.ts';
 import { formatSeconds } from '../runtime/progress.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
 import { type BufferSpec, formatWords, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
@@ -36,7 +36,7 @@ options:
   --qpus N, --buffer, --uniforms, --dump, --syntax   as for qpu emu
   --stats              print the time measured on the QPUs and the cycle model's estimate
   --timeout MS         how long to wait for the QPUs (1-${MAX_TIMEOUT_MS}, default ${DEFAULT_TIMEOUT_MS}); above
-                       ${DEFAULT_TIMEOUT_MS} ms (Linux's limit on a mailbox call) the job goes through the
+                       ${DEFAULT_TIMEOUT_MS} ms (under Linux's 1 s limit on a mailbox call) the job goes through the
                        V3D's registers, as GPU_FFT's short jobs do
   --no-check           do not run the program on the emulator first (by default it does, and a
                        fault, a broken rule, a deadlock or a runaway loop stops it there: on the
@@ -75,6 +75,13 @@ example (the SHA-256 series' hello world):
       throw new CliError((e as Error).message, EXIT.USAGE);
     }
     const estimate = values['no-check'] ? undefined : check(program, qpus, specs, uniforms);
+    // Through the firmware the job ends at the host interrupt: without exactly one, it times out (and may wedge the GPU).
+    if (estimate && timeoutMs <= MAILBOX_LIMIT_MS && estimate.total.hostInterrupts !== 1)
+      throw new CliError(
+        `${path} writes the host interrupt (host_int) ${estimate.total.hostInterrupts} times on the emulator: the firmware's execute-QPU call returns at the first and times out without one, ` +
+          `so a job through it must write a non-zero value to host_int exactly once, after every QPU has finished (--timeout above ${MAILBOX_LIMIT_MS} runs it through the V3D's registers, which do not need it)`,
+        EXIT.INPUT,
+      );
     const { memory } = session;
     const buffers = new Map<string, Allocation>();
     try {

@@ -171,13 +171,13 @@ function watcher(io: Io, stats: boolean): { observer: RunObserver; runs(): numbe
     },
     progress(run: OverseenRun, steps: number, cycles?: number) {
       if (!bar && performance.now() - started < BAR_AFTER_MS) return;
-      bar ??= progressBar(`${run.kernel} (${run.target}, ${run.qpus} QPU${run.qpus > 1 ? 's' : ''})`, run.maxSteps, { unit: run.target === 'emulator' ? 'instructions' : 'statements' });
+      bar ??= progressBar(`${run.kernel} (${run.target}, ${run.qpus} QPU${run.qpus > 1 ? 's' : ''})`, run.maxSteps, { unit: run.target === 'interpreter' ? 'statements' : 'instructions' });
       bar.update(steps, cycles === undefined ? undefined : `${formatSeconds(cycles / PI_TIMING.clockHz)} on a Pi so far`);
     },
     ended(run, outcome) {
       stopBar();
       if (!stats) return;
-      const unit = run.target === 'emulator' ? 'instructions' : 'statements';
+      const unit = run.target === 'interpreter' ? 'statements' : 'instructions';
       const figures = [
         outcome.steps === undefined ? undefined : `${outcome.steps.toLocaleString('en-US')} ${unit}`,
         outcome.cycles === undefined ? undefined : `${outcome.cycles.toLocaleString('en-US')} cycles`,

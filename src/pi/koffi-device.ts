@@ -27,6 +27,9 @@ export const MEM_PATH = '/dev/mem';
 const PROT_READ = 0x1;
 const PROT_WRITE = 0x2;
 const MAP_SHARED = 0x1;
+const MAP_PRIVATE = 0x2;
+const MAP_FIXED = 0x10;
+const MAP_ANONYMOUS = 0x20;
 /** Linux's O_CLOEXEC (asm-generic, used by ARM and arm64): child processes do not inherit the fds. */
 const O_CLOEXEC = 0o2000000;
 /** A mapping starts on a page: the Pi's kernels use 4 KiB pages. */
@@ -156,6 +159,8 @@ export interface Libc {
   readonly ioctl: (fd: number, request: number, message: Uint32Array) => number;
   readonly mmap: (bytes: number, prot: number, flags: number, fd: number, offset: number) => unknown;
   readonly munmap: (pointer: unknown, bytes: number) => number;
+  /** Puts private zeroed memory in place of a mapping (mmap MAP_FIXED | MAP_ANONYMOUS at its address); the result, or MAP_FAILED. */
+  readonly replaceWithAnonymous: (pointer: unknown, bytes: number) => unknown;
   readonly mapFailed: (pointer: unknown) => boolean;
   readonly view: (pointer: unknown, bytes: number) => ArrayBuffer;
   /** The error for the call that just failed (errno read at once). */
@@ -180,6 +185,7 @@ export function bindLibc(koffi: Koffi): Libc {
     ioctl: (fd, request, message) => c.ioctl!(fd, request, 'void *', message) as number,
     mmap: (bytes, prot, flags, fd, offset) => c.mmap!(null, bytes, prot, flags, fd, offset),
     munmap: (pointer, bytes) => c.munmap!(pointer, bytes) as number,
+    replaceWithAnonymous: (pointer, bytes) => c.mmap!(pointer, bytes, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
     mapFailed: (pointer) => pointer === null || [mapFailed, -1n].includes(koffi.address(pointer)),
     view: (pointer, bytes) => koffi.view(pointer, bytes),
     failure: (syscall, path, what, hint) => {
@@ -331,11 +337,17 @@ class KoffiMapping implements Mapping {
     return this.live;
   }
 
-  /** munmap; a second call does nothing. */
+  /**
+   * Ends the mapping of GPU memory; a second call does nothing. Arrays over it may still be held
+   * (a SharedArray after SharedArray.free): instead of unmapping the addresses, which would make
+   * touching them kill the process, private zeroed memory takes their place, so stale arrays
+   * read zeros and their writes go nowhere. Only if that fails is the range unmapped.
+   */
   unmap(): void {
     if (!this.live) return;
     this.live = undefined;
     this.forget();
+    if (!this.libc.mapFailed(this.libc.replaceWithAnonymous(this.pointer, this.bytes))) return;
     if (this.libc.munmap(this.pointer, this.bytes) < 0)
       throw this.libc.failure('munmap', this.path, `at ${hex(this.physical)} (${this.bytes} bytes)`, HINTS.none);
   }

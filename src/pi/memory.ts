@@ -23,6 +23,24 @@ export const busToPhysical = (bus: number): number => (bus & ~ALIAS_BITS) >>> 0;
 interface PiAllocation extends Allocation {
   readonly handle: number;
   readonly mapping: Mapping;
+  /** Set while free() runs, so that a failure inside it does not start another. */
+  freeing?: boolean;
+}
+
+/** free()'s steps: unmap, unlock, release. */
+const RELEASE_STEP = 2;
+
+/** Runs every step, whatever fails; returns the failures with their step numbers. */
+export function attempt(steps: readonly (() => void)[]): { step: number; error: unknown }[] {
+  const failures: { step: number; error: unknown }[] = [];
+  steps.forEach((run, step) => {
+    try {
+      run();
+    } catch (error) {
+      failures.push({ step, error });
+    }
+  });
+  return failures;
 }
 
 export class PiMemory {
@@ -52,8 +70,8 @@ export class PiMemory {
       this.live.set(bus, a);
       return a;
     } catch (e) {
-      if (bus !== undefined) this.mailbox.unlock(handle);
-      this.mailbox.release(handle);
+      // Give the allocation back; the first error is the one to report.
+      attempt([() => bus !== undefined && this.mailbox.unlock(handle), () => this.mailbox.release(handle)]);
       throw e;
     }
   }
@@ -69,14 +87,20 @@ export class PiMemory {
     return this.owned(a).mapping.words;
   }
 
-  /** Unmaps and releases an allocation; views of it must not be used afterwards. */
+  /**
+   * Unmaps, unlocks and releases an allocation (views of it then read zeros: koffi-device.ts).
+   * Each step is tried even when one before fails; the allocation is forgotten only once the
+   * firmware has released it, so releaseAll tries again what failed. Throws the first failure.
+   */
   free(a: Allocation): void {
     const x = this.live.get(a.address);
-    if (!x) return;
-    this.live.delete(a.address);
-    x.mapping.unmap();
-    this.mailbox.unlock(x.handle);
-    this.mailbox.release(x.handle);
+    if (!x || x.freeing) return;
+    x.freeing = true;
+    const failures = attempt([() => x.mapping.unmap(), () => this.mailbox.unlock(x.handle), () => this.mailbox.release(x.handle)]);
+    // Released (the last step went through): forgotten. Else kept, to be tried again.
+    if (!failures.some((f) => f.step === RELEASE_STEP)) this.live.delete(a.address);
+    x.freeing = false;
+    if (failures.length) throw failures[0]!.error;
   }
 
   /** Releases every allocation, going on past failures; returns the messages of those that failed. */

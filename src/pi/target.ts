@@ -10,6 +10,7 @@
 import type { Compiled } from '../compiler/compile.ts';
 import type { Allocation } from '../emulator/memory.ts';
 import { runDirect } from './direct.ts';
+import { attempt } from './memory.ts';
 import type { PiSession } from './session.ts';
 
 export interface PiRunOptions {
@@ -28,9 +29,14 @@ export interface PiRunResult {
   readonly seconds: number;
 }
 
-/** The firmware's wait for a job, and the kernel's limit on any mailbox call (raspberrypi/linux #4321). */
-export const DEFAULT_TIMEOUT_MS = 1000;
-export const MAILBOX_LIMIT_MS = 1000;
+/**
+ * Linux gives a mailbox call 1 s (raspberrypi/linux #4321), counted from when the message is
+ * sent, before the firmware starts its own clock: a firmware timeout near 1 s would lose to the
+ * kernel's, whose ETIMEDOUT leaves the firmware's late answer to confuse the next call (the
+ * clean-up's). So the firmware waits at most 900 ms, and longer jobs go through the registers.
+ */
+export const MAILBOX_LIMIT_MS = 900;
+export const DEFAULT_TIMEOUT_MS = MAILBOX_LIMIT_MS;
 /** The longest wait for a job through the registers: ten minutes. */
 export const MAX_TIMEOUT_MS = 600_000;
 /** 0: the firmware flushes the GPU's L1 and L2 caches before the run (raspberrypi/firmware #747). */
@@ -46,6 +52,7 @@ export function runOnPi(s: PiSession, code: Uint32Array, uniforms: readonly (rea
   const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_MS) throw new RangeError(`the pi target's timeout is 1 to ${MAX_TIMEOUT_MS} ms, not ${timeout}`);
   const made: Allocation[] = [];
+  let failed = false;
   try {
     const program = put(s, made, code, 'code');
     const streams = uniforms.map((u, q) => put(s, made, Uint32Array.from(u, (w) => w >>> 0), `uniforms of QPU ${q}`));
@@ -54,9 +61,25 @@ export function runOnPi(s: PiSession, code: Uint32Array, uniforms: readonly (rea
     const start = performance.now();
     s.mailbox.executeQpu(qpus, jobs.address, FLUSH, timeout);
     return { qpus, seconds: (performance.now() - start) / 1000 };
+  } catch (e) {
+    failed = true;
+    // The QPUs may still be running the job: stop them before their code and uniforms are
+    // given back (the firmware could hand that memory out again), then enable them again.
+    if (made.length) attempt([() => s.mailbox.enableQpus(false), () => s.mailbox.enableQpus(true)]);
+    throw e;
   } finally {
-    for (const a of made) s.memory.free(a);
+    freeAll(s, made, failed);
   }
+}
+
+/**
+ * Frees allocations, every one whatever fails; a failure is thrown only when the run did not
+ * fail itself (`failed`: a `finally` must not hide the error that brought it there). What
+ * could not be freed stays in the session's memory, which endPiSession tries again and reports.
+ */
+export function freeAll(s: PiSession, made: readonly Allocation[], failed: boolean): void {
+  const failures = attempt(made.map((a) => () => s.memory.free(a)));
+  if (failures.length && !failed) throw failures[0]!.error;
 }
 
 /** Words copied into a new allocation of GPU memory, with aligned word writes (the mapping is uncached device memory). */
@@ -74,13 +97,17 @@ function put(s: PiSession, made: Allocation[], words: Uint32Array, name: string)
  * calling convention"); arrays already in the session's memory.
  */
 export function runCompiledOnPi(s: PiSession, c: Compiled, args: readonly number[], opts: PiRunOptions = {}): PiRunResult {
-  let scratch: Allocation | undefined;
+  const scratch: Allocation[] = [];
+  let failed = false;
   try {
-    if (c.uniformsBeforeArgs === 3) scratch = s.memory.alloc(Math.max(4, c.scratchBytes), 'spilled registers');
-    const before = scratch ? [scratch.address] : [];
+    if (c.uniformsBeforeArgs === 3) scratch.push(s.memory.alloc(Math.max(4, c.scratchBytes), 'spilled registers'));
+    const before = scratch.map((a) => a.address);
     const uniforms = Array.from({ length: c.qpus }, (_, q) => [q, c.qpus, ...before, ...args]);
     return runOnPi(s, c.words, uniforms, opts);
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
-    if (scratch) s.memory.free(scratch);
+    freeAll(s, scratch, failed);
   }
 }

@@ -1,6 +1,6 @@
 // Kernels: a TypeScript function in the language, built once into a kernel AST, callable from
-// the host with SharedArrays and numbers. `k(...)` runs on the default target, the emulator, and
-// returns a Promise (so that targets on other threads or devices fit); run options, as a last
+// the host with SharedArrays and numbers. `k(...)` runs on the default target (the emulator, or
+// on a usable Raspberry Pi its QPUs: runtime/default-target.ts) and returns a Promise (so that targets on other threads or devices fit); run options, as a last
 // argument or bound with `k.with(options)`, choose the target, the QPU count, the step budget,
 // strict mode and a progress callback. The compiler runs once per QPU count and its code is
 // cached. Errors name the kernel, the statement and the user's own variable names.
@@ -224,7 +224,8 @@ function runEmulator(ast: KernelAst, c: Compiled, values: number[], arrays: Arra
  * the code first on copies of the arrays, which it does not copy back).
  */
 function runPi(ast: KernelAst, c: Compiled, values: number[], arrays: HostArray[], r: Run): RunReport {
-  const estimate = r.estimate ? staged(gpuMemory, values, arrays, (v, regions) => runEmulator(ast, c, v, regions, r).run, false) : undefined;
+  // The estimate runs on copies of every array, which it leaves as they were: only the Pi's run counts.
+  const estimate = r.estimate ? staged(gpuMemory, values, arrays, (v, regions) => runEmulator(ast, c, v, regions, r).run, { back: false, always: true }) : undefined;
   const s = piSession();
   const pi = staged(s.memory, values, arrays, (v) => runCompiledOnPi(s, c, v, { timeoutMs: r.timeoutMs }));
   r.onProgress?.({ target: 'pi', steps: estimate?.total.instructions ?? 0, maxSteps: r.budget, done: true });

@@ -49,7 +49,7 @@ export interface KernelRunOptions extends RunOptions {
   readonly onProgress?: (p: Progress) => void;
   /** The pi target: also run the emulator first, on copies of the arrays, for the cycle model's estimate (report.run). */
   readonly estimate?: boolean;
-  /** The pi target: how long to wait for the QPUs, in ms (default 1,000; above, the V3D registers are used: pi/direct.ts). */
+  /** The pi target: how long to wait for the QPUs, in ms (default 900; above, the V3D registers are used: pi/direct.ts). */
   readonly timeoutMs?: number;
 }
 

@@ -54,7 +54,8 @@ export const SharedArray = {
   /** A SharedArray holding a copy of `values`. */
   from<T extends Int32Array | Float32Array>(values: T | ArrayLike<number>, type: 'int32' | 'float32' = values instanceof Float32Array ? 'float32' : 'int32'): T {
     const a = type === 'int32' ? make(Int32Array, values.length) : make(Float32Array, values.length);
-    a.set(values as ArrayLike<number>);
+    // Element by element: on a Pi the array is device memory, where a bulk copy can fault.
+    for (let i = 0; i < values.length; i++) a[i] = (values as ArrayLike<number>)[i]!;
     return a as T;
   },
   /** Unmaps the array's GPU memory: kernels that touch it afterwards fault. */

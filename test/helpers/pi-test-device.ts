@@ -7,7 +7,7 @@
 
 import type { Board, Mapping, PiDevice } from '../../src/pi/device.ts';
 import { BUS_BASE, type Allocation, GpuMemory } from '../../src/emulator/memory.ts';
-import { Machine } from '../../src/emulator/machine.ts';
+import { Machine, type RunResult } from '../../src/emulator/machine.ts';
 import { V3D_OFFSET, V3D_REG } from '../../src/pi/direct.ts';
 
 const TAG_NAMES: Record<number, string> = {
@@ -20,6 +20,8 @@ const TAG_NAMES: Record<number, string> = {
   0x10002: 'revision',
 };
 const SUCCESS = 0x80000000;
+/** execute-QPU's status when the job did not end in time. */
+const EXECUTE_TIMEOUT = 0x80000000;
 const ALIAS = 0xc0000000;
 
 export interface TestDeviceOptions {
@@ -104,8 +106,9 @@ export class TestPiDevice implements PiDevice {
     if (this.opts.executeStatus !== undefined) return this.opts.executeStatus;
     if (!this.enabled) return 1;
     const read = (addr: number) => this.memory.readWord(addr);
-    this.runJobs(Array.from({ length: qpus }, (_, q) => ({ uniforms: read(control + 8 * q) >>> 0, code: read(control + 8 * q + 4) >>> 0 })));
-    return 0;
+    const r = this.runJobs(Array.from({ length: qpus }, (_, q) => ({ uniforms: read(control + 8 * q) >>> 0, code: read(control + 8 * q + 4) >>> 0 })));
+    // The firmware returns at the job's host interrupt: without one, it waits until its timeout.
+    return r.total.hostInterrupts >= 1 ? 0 : EXECUTE_TIMEOUT;
   }
 
   private handleAt(bus: number): Allocation {
@@ -115,6 +118,8 @@ export class TestPiDevice implements PiDevice {
 
   map(physical: number, bytes: number): Mapping {
     if (physical === this.board.peripheralBase + V3D_OFFSET) return this.registers(physical);
+    // An address with the bus alias bits is not a physical one (mapping it froze a Pi 3B: maazl/vc4asm #25).
+    if ((physical & ALIAS) !== 0) throw new Error(`map 0x${physical.toString(16)}: a bus address, not an ARM physical one`);
     const bus = (physical | ALIAS) >>> 0;
     const a = this.handleAt(bus);
     if (physical % 4096 !== 0 || bus !== a.address) throw new Error(`map 0x${physical.toString(16)}: not the start of an allocation`);
@@ -183,11 +188,12 @@ export class TestPiDevice implements PiDevice {
   private jobsRun = 0;
 
   /** Runs QPU programs together on the emulator over this device's memory. */
-  private runJobs(jobs: readonly { uniforms: number; code: number }[]): void {
+  private runJobs(jobs: readonly { uniforms: number; code: number }[]): RunResult {
     const code = this.handleAt(jobs[0]!.code);
     const words = new Uint32Array(this.memory.view(code, Int32Array).buffer, code.address - BUS_BASE, code.bytes / 4).slice();
-    this.machine.run(this.machine.load(words, 'code'), jobs.map((j) => j.uniforms));
+    const r = this.machine.run(this.machine.load(words, 'code'), jobs.map((j) => j.uniforms));
     this.jobsRun = jobs.length;
+    return r;
   }
 
   close(): void {

@@ -40,3 +40,23 @@ test('a program that faults stops on the emulator, before the QPUs; a machine wi
   assert.equal(none.code, 2);
   assert.match(none.err, /^qpu pi: the pi target cannot run here: this is not a Raspberry Pi/);
 });
+
+test('qpu pi refuses a program that does not write the host interrupt exactly once (the firmware would wait for it until its timeout)', async () => {
+  const { mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'qpu-pi-'));
+  const none = join(dir, 'none.qasm');
+  writeFileSync(none, readFileSync(hello, 'utf8').replace(/^or rb38, ra39, ra39;.*$/m, 'nop'));
+  const d = new TestPiDevice();
+  usePiDevice(() => d);
+  const r = await runQpu('pi', none, '--uniforms', '100,@out', '--buffer', 'out:16');
+  assert.equal(r.code, 1);
+  assert.match(r.err, /writes the host interrupt \(host_int\) 0 times on the emulator: .* exactly once/);
+  assert.ok(!d.calls.some((c) => c.startsWith('execute')));
+  // Through the registers it runs: they count ended programs instead.
+  const direct = await runQpu('pi', none, '--uniforms', '100,@out', '--buffer', 'out:16', '--dump', 'out:i32', '--timeout', '5000');
+  assert.equal(direct.code, 0, direct.err);
+  assert.match(direct.out, /4760/);
+  assert.deepEqual(endPiSession(), []);
+});

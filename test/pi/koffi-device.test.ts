@@ -116,10 +116,15 @@ test('map: words written through the mapping are in the file, and the file is in
   writeFileSync(file, new Uint8Array(Uint32Array.of(1, 2, 3, 4).buffer), { flag: 'r+' });
   const second = device.map(0, PAGE);
   assert.deepEqual(Array.from(second.words.subarray(0, 4)), [1, 2, 3, 4]);
+  const stale = second.words; // as a SharedArray over freed GPU memory would be held
   second.unmap();
   mapping.unmap();
   assert.throws(() => mapping.words, { message: /^the mapping of 0x00001000 \(8192 bytes of .*\) has been unmapped$/ });
   mapping.unmap(); // a second unmap does nothing
+  // Touching an array over an ended mapping reads zeros and writes nowhere, instead of killing the process.
+  assert.equal(stale[0], 0);
+  stale[1] = 99;
+  assert.equal(onDisk()[1], 2, 'the file is not written through the stale array');
 });
 
 test('map: a failed mmap is an error naming the call, the file and the range; bad ranges are refused before it', needs, async () => {

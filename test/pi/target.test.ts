@@ -43,7 +43,11 @@ test('gcd on the pi target: the results of the emulator, and every firmware call
   // Before the run: per allocation allocate, lock, map (3 arrays, code, uniforms, the job list).
   assert.deepEqual(kinds.slice(1, 1 + 6 * 3), Array.from({ length: 6 }, () => ['allocate', 'lock', 'map']).flat());
   assert.equal(execute, 1 + 6 * 3);
-  assert.match(d.calls[execute]!, /^execute 1 0x[0-9a-f]+ 0 1000 -> 0$/);
+  assert.match(d.calls[execute]!, /^execute 1 0x[0-9a-f]+ 0 900 -> 0$/);
+  // Pages, page-aligned, with the board's flag (DIRECT on a BCM2837) and ZERO: 0x4 | 0x10.
+  assert.ok(d.calls.filter((c) => c.startsWith('allocate')).every((c) => /^allocate \d+ 4096 20 -> \d+$/.test(c)), d.calls.join('\n'));
+  // The ARM maps the physical address: the bus address without its alias bits.
+  assert.ok(d.calls.filter((c) => c.startsWith('map')).every((c) => /^map 0x00[0-9a-f]{6} \d+$/.test(c)));
   // After: each unmapped, unlocked and released.
   assert.deepEqual(kinds.slice(execute + 1).sort(), Array.from({ length: 6 }, () => ['release', 'unlock', 'unmap']).flat().sort());
   assert.equal(d.held, 0);
@@ -100,7 +104,7 @@ test('failures are clear and leave nothing allocated or enabled', async () => {
   const r = SharedArray.int32(16);
   for (const [opts, message] of [
     [{ failAllocationAt: 2 }, /out of GPU memory|gpu_mem/],
-    [{ executeStatus: 0x80000000 }, /did not finish within 1000 ms/],
+    [{ executeStatus: 0x80000000 }, /did not finish within 900 ms/],
     [{ executeThrows: 'ETIMEDOUT' }, /1 s/],
   ] as const) {
     const d = device(opts);
@@ -178,4 +182,67 @@ test('a run allowed more than the mailbox\'s 1 s goes through the V3D registers:
   assert.equal(hang.mapped, 0);
   endPiSession();
   await assert.rejects(step(grid, outPi, 80, 64, 32, { target: 'pi', timeoutMs: 600_001 }), /timeoutMs must be 1 to 600000/);
+});
+
+test('the estimate runs on copies of every array: a kernel that adds one runs once on the arrays', async () => {
+  const { Int, kernel, Ptr } = await import('../../src/index.ts');
+  const inc = kernel([Ptr(Int)], function inc(p) {
+    p.store(p.load().add(1));
+  });
+  device();
+  const a = SharedArray.int32(16);
+  const r = await inc(a, { target: 'pi', estimate: true });
+  assert.deepEqual(Array.from(a), new Array(16).fill(1));
+  assert.ok(r.run && r.run.total.instructions > 0);
+  assert.deepEqual(endPiSession(), []);
+});
+
+test('a clean-up step that fails hides neither the run\'s error nor the memory it could not give back', async () => {
+  class Failing extends TestPiDevice {
+    unlocks = 0;
+    override property(m: Uint32Array): void {
+      // After the execute fails (the kernel's 1 s passed), the next unlock fails too (the firmware's late answer).
+      if (m[2] === 0x3000e && this.calls.some((c) => c.startsWith('execute')) && this.unlocks++ === 0)
+        throw Object.assign(new Error('ioctl /dev/vcio: invalid argument (EINVAL)'), { code: 'EINVAL' });
+      super.property(m);
+    }
+  }
+  const d = new Failing({ executeThrows: 'ETIMEDOUT' });
+  usePiDevice(() => d);
+  const { a, b } = gcdInputs();
+  await assert.rejects(gcd(a, b, SharedArray.int32(16), { target: 'pi' }), /ETIMEDOUT|1 s/, 'the timeout, not the unlock');
+  assert.ok(d.calls.includes('enable 0 -> 0'), 'the QPUs were stopped before their memory was given back');
+  // What could not be given back is kept, and the session's end tries again (here it works) and reports.
+  assert.deepEqual(endPiSession(), []);
+  assert.equal(d.held, 0);
+});
+
+test('the default target: pi where the board is usable and a session opens, else the emulator (said once), and QPU_TARGET wins', async () => {
+  const { defaultTarget } = await import('../../src/runtime/default-target.ts');
+  const was = process.env.QPU_TARGET;
+  delete process.env.QPU_TARGET;
+  const board = { model: 'Raspberry Pi 3 Model B', soc: 'BCM2837' as const, peripheralBase: 0x3f000000, memFlags: 4 };
+  try {
+    device();
+    resetDefaultTarget(() => ({ ok: true, board }));
+    assert.deepEqual(defaultTarget(), { target: 'pi', why: 'this is a Raspberry Pi 3 Model B whose QPUs this process can use' });
+    endPiSession();
+    device({ enableFails: true });
+    resetDefaultTarget(() => ({ ok: true, board }));
+    assert.equal(defaultTarget().target, 'emulator');
+    assert.match(defaultTarget().why, /^the pi target could not start: .*KMS/);
+    resetDefaultTarget(() => ({ ok: false, reason: 'this is not a Raspberry Pi' }));
+    assert.deepEqual(defaultTarget(), { target: 'emulator', why: 'this is not a Raspberry Pi' });
+    process.env.QPU_TARGET = 'interpreter';
+    resetDefaultTarget(() => ({ ok: true, board }));
+    assert.deepEqual(defaultTarget(), { target: 'interpreter', why: 'QPU_TARGET=interpreter' });
+    process.env.QPU_TARGET = 'gpu';
+    resetDefaultTarget();
+    assert.throws(() => defaultTarget(), /QPU_TARGET=gpu: the targets are emulator, interpreter, pi/);
+  } finally {
+    if (was === undefined) delete process.env.QPU_TARGET;
+    else process.env.QPU_TARGET = was;
+    resetDefaultTarget();
+    endPiSession();
+  }
 });
