@@ -89,7 +89,10 @@ function defaultOpener(): DeviceOpener {
   return (board) => (realOpener ??= loadKoffiOpenerSync())(board);
 }
 
-/** Clean-up on every way out; a signal is re-raised afterwards so the exit status stays the signal's. */
+/**
+ * Clean-up on every way out; a signal is re-raised afterwards so the exit status stays the
+ * signal's. A program with its own handler for the signal keeps it: clean-up then comes at exit.
+ */
 function hookExit(): void {
   if (hooked) return;
   hooked = true;
@@ -99,6 +102,8 @@ function hookExit(): void {
   process.on('exit', () => report(endPiSession()));
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const handler = () => {
+      // The program handles this signal itself (and may go on): clean-up waits for its exit.
+      if (process.listenerCount(signal) > 1) return;
       report(endPiSession());
       process.off(signal, handler);
       process.kill(process.pid, signal);

@@ -51,15 +51,26 @@ export function runOnPi(s: PiSession, code: Uint32Array, uniforms: readonly (rea
   if (qpus < 1 || qpus > 12) throw new RangeError(`a run uses 1 to 12 QPUs, not ${qpus}`);
   const timeout = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_MS) throw new RangeError(`the pi target's timeout is 1 to ${MAX_TIMEOUT_MS} ms, not ${timeout}`);
+  // One allocation holds the code, each QPU's uniforms and the job list: every allocation costs
+  // four firmware calls (allocate, lock, unlock, release) and a mapping.
+  const streams = uniforms.map((u) => Uint32Array.from(u, (w) => w >>> 0));
+  const codeWords = code.length;
+  const streamAt = streams.reduce<number[]>((at, u, q) => [...at, (q === 0 ? codeWords : at[q - 1]! + streams[q - 1]!.length)], []);
+  const jobsAt = streamAt.length ? streamAt.at(-1)! + streams.at(-1)!.length : codeWords;
+  const total = jobsAt + 2 * qpus;
   const made: Allocation[] = [];
   let failed = false;
   try {
-    const program = put(s, made, code, 'code');
-    const streams = uniforms.map((u, q) => put(s, made, Uint32Array.from(u, (w) => w >>> 0), `uniforms of QPU ${q}`));
-    if (timeout > MAILBOX_LIMIT_MS) return { qpus, seconds: runDirect(s, { uniforms: streams.map((u) => u.address), code: program.address }, timeout) };
-    const jobs = put(s, made, Uint32Array.from(streams.flatMap((u) => [u.address, program.address])), 'job list');
+    const block = s.memory.alloc(total * 4, 'code, uniforms and job list');
+    made.push(block);
+    const w = s.memory.words(block);
+    const bus = (word: number) => (block.address + 4 * word) >>> 0;
+    for (let i = 0; i < codeWords; i++) w[i] = code[i]!; // aligned word writes: the mapping is device memory
+    streams.forEach((u, q) => u.forEach((x, i) => (w[streamAt[q]! + i] = x)));
+    streams.forEach((_, q) => ((w[jobsAt + 2 * q] = bus(streamAt[q]!)), (w[jobsAt + 2 * q + 1] = bus(0))));
+    if (timeout > MAILBOX_LIMIT_MS) return { qpus, seconds: runDirect(s, { uniforms: streamAt.map(bus), code: bus(0) }, timeout) };
     const start = performance.now();
-    s.mailbox.executeQpu(qpus, jobs.address, FLUSH, timeout);
+    s.mailbox.executeQpu(qpus, bus(jobsAt), FLUSH, timeout);
     return { qpus, seconds: (performance.now() - start) / 1000 };
   } catch (e) {
     failed = true;
@@ -80,15 +91,6 @@ export function runOnPi(s: PiSession, code: Uint32Array, uniforms: readonly (rea
 export function freeAll(s: PiSession, made: readonly Allocation[], failed: boolean): void {
   const failures = attempt(made.map((a) => () => s.memory.free(a)));
   if (failures.length && !failed) throw failures[0]!.error;
-}
-
-/** Words copied into a new allocation of GPU memory, with aligned word writes (the mapping is uncached device memory). */
-function put(s: PiSession, made: Allocation[], words: Uint32Array, name: string): Allocation {
-  const a = s.memory.alloc(Math.max(4, words.length * 4), name);
-  made.push(a);
-  const out = s.memory.words(a);
-  for (let i = 0; i < words.length; i++) out[i] = words[i]!;
-  return a;
 }
 
 /**

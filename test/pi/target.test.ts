@@ -40,16 +40,16 @@ test('gcd on the pi target: the results of the emulator, and every firmware call
   assert.equal(kinds[0], 'enable');
   assert.ok(kinds.includes('execute'));
   const execute = kinds.indexOf('execute');
-  // Before the run: per allocation allocate, lock, map (3 arrays, code, uniforms, the job list).
-  assert.deepEqual(kinds.slice(1, 1 + 6 * 3), Array.from({ length: 6 }, () => ['allocate', 'lock', 'map']).flat());
-  assert.equal(execute, 1 + 6 * 3);
+  // Before the run: per allocation allocate, lock, map (3 arrays; code, uniforms and the job list in one).
+  assert.deepEqual(kinds.slice(1, 1 + 4 * 3), Array.from({ length: 4 }, () => ['allocate', 'lock', 'map']).flat());
+  assert.equal(execute, 1 + 4 * 3);
   assert.match(d.calls[execute]!, /^execute 1 0x[0-9a-f]+ 0 900 -> 0$/);
   // Pages, page-aligned, with the board's flag (DIRECT on a BCM2837) and ZERO: 0x4 | 0x10.
   assert.ok(d.calls.filter((c) => c.startsWith('allocate')).every((c) => /^allocate \d+ 4096 20 -> \d+$/.test(c)), d.calls.join('\n'));
   // The ARM maps the physical address: the bus address without its alias bits.
   assert.ok(d.calls.filter((c) => c.startsWith('map')).every((c) => /^map 0x00[0-9a-f]{6} \d+$/.test(c)));
   // After: each unmapped, unlocked and released.
-  assert.deepEqual(kinds.slice(execute + 1).sort(), Array.from({ length: 6 }, () => ['release', 'unlock', 'unmap']).flat().sort());
+  assert.deepEqual(kinds.slice(execute + 1).sort(), Array.from({ length: 4 }, () => ['release', 'unlock', 'unmap']).flat().sort());
   assert.equal(d.held, 0);
   assert.deepEqual(endPiSession(), []);
   assert.deepEqual(d.calls.slice(-2), ['enable 0 -> 0', 'close']);
@@ -81,7 +81,7 @@ test('on a Pi SharedArrays live in its GPU memory (no copies), and other targets
     const before = d.calls.filter((c) => c.startsWith('allocate')).length;
     const r = await gcd(pa, pb, pr); // the default target: pi
     assert.equal(r.target, 'pi');
-    assert.equal(d.calls.filter((c) => c.startsWith('allocate')).length - before, 3, 'code, uniforms and the job list only');
+    assert.equal(d.calls.filter((c) => c.startsWith('allocate')).length - before, 1, 'code, uniforms and the job list, in one allocation');
     const want = Array.from(pr);
     pr.fill(0);
     await gcd(pa, pb, pr, { target: 'interpreter' });
@@ -244,5 +244,47 @@ test('the default target: pi where the board is usable and a session opens, else
     else process.env.QPU_TARGET = was;
     resetDefaultTarget();
     endPiSession();
+  }
+});
+
+test('a program with its own SIGINT handler keeps it: the session stays until the program exits, then is cleaned up', async () => {
+  const { mkdirSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+  const { spawnSync } = await import('node:child_process');
+  const { join } = await import('node:path');
+  const root = new URL('../..', import.meta.url).pathname;
+  const dir = join(root, 'test', `.tmp-pi-sigint-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  try {
+    const marker = join(dir, 'closed.json');
+    const child = join(dir, 'own.ts');
+    writeFileSync(
+      child,
+      `import { writeFileSync } from 'node:fs';
+import { SharedArray } from '../../src/index.ts';
+import { gcd, gcdInputs } from '../../examples/gcd.ts';
+import { usePiDevice } from '../../src/pi/session.ts';
+import { TestPiDevice } from '../helpers/pi-test-device.ts';
+class Recorded extends TestPiDevice {
+  override close() { super.close(); writeFileSync(${JSON.stringify(marker)}, JSON.stringify({ held: this.held, enabled: this.enabled })); }
+}
+usePiDevice(() => new Recorded());
+const { a, b } = gcdInputs();
+const r = SharedArray.int32(16);
+process.on('SIGINT', async () => {
+  await gcd(a, b, r, { target: 'pi' }); // the session is still open: the program goes on
+  console.log('handled', r[0]);
+  process.exit(0);
+});
+await gcd(a, b, r, { target: 'pi' });
+process.kill(process.pid, 'SIGINT');
+setTimeout(() => {}, 5000);
+`,
+    );
+    const run = spawnSync(process.execPath, ['--import', 'tsx', child], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, 'handled 3\n');
+    assert.deepEqual(JSON.parse(readFileSync(marker, 'utf8')), { held: 0, enabled: false });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
