@@ -14,7 +14,7 @@ import { formatStats } from '../emulator/report.ts';
 import { listings } from '../emulator/wasm/encoder.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
-import { type BufferSpec, formatWords, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
+import { type BufferSpec, formatWords, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
 /** The GPU memory the emulator gives a run (GpuMemory's default size). */
 const MEMORY_BYTES = new GpuMemory().maxBytes;
@@ -64,11 +64,7 @@ example (the SHA-256 series' hello world):
 `,
   run(args, io) {
     const { values, positionals } = parse(args, {
-      qpus: { type: 'string' },
-      buffer: { type: 'string', multiple: true },
-      uniforms: { type: 'string', multiple: true },
-      dump: { type: 'string', multiple: true },
-      stats: { type: 'boolean' },
+      ...LAUNCH_OPTIONS,
       'dump-js': { type: 'boolean' },
       'dump-wasm': { type: 'boolean' },
       trace: { type: 'boolean' },

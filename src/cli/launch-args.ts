@@ -10,6 +10,15 @@ import { LaunchError, parseUniforms, type UniformItem } from '../emulator/launch
 import { CliError, EXIT, type Io, isAssembly, parseCount, readInput, syntaxOf } from './io.ts';
 import { readProgram } from './disasm.ts';
 
+/** The options qpu emu and qpu pi share (parseArgs's form). */
+export const LAUNCH_OPTIONS = {
+  qpus: { type: 'string' },
+  buffer: { type: 'string', multiple: true },
+  uniforms: { type: 'string', multiple: true },
+  dump: { type: 'string', multiple: true },
+  stats: { type: 'boolean' },
+} as const;
+
 export interface BufferSpec {
   readonly name: string;
   readonly words: number;

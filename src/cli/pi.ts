@@ -15,7 +15,7 @@ import { piSession } from '../pi/session.ts';
 import { DEFAULT_TIMEOUT_MS, MAILBOX_LIMIT_MS, MAX_TIMEOUT_MS, runOnPi } from '../pi/target.ts';
 import { formatSeconds } from '../runtime/progress.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
-import { type BufferSpec, formatWords, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
+import { type BufferSpec, formatWords, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
 /** Buffers a run on the Pi may have, in all (the firmware's GPU memory is 64-128 MB on most setups). */
 const MAX_BUFFER_BYTES = 64 * 1024 * 1024;
@@ -49,11 +49,7 @@ example (the SHA-256 series' hello world):
 `,
   run(args, io) {
     const { values, positionals } = parse(args, {
-      qpus: { type: 'string' },
-      buffer: { type: 'string', multiple: true },
-      uniforms: { type: 'string', multiple: true },
-      dump: { type: 'string', multiple: true },
-      stats: { type: 'boolean' },
+      ...LAUNCH_OPTIONS,
       timeout: { type: 'string' },
       'no-check': { type: 'boolean' },
       ...SYNTAX_OPTION,
