@@ -14,7 +14,7 @@ import { formatStats } from '../emulator/report.ts';
 import { listings } from '../emulator/wasm/encoder.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
-import { type BufferSpec, formatWords, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
+import { allocBuffers, type BufferSpec, formatWords, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
 /** The GPU memory the emulator gives a run (GpuMemory's default size). */
 const MEMORY_BYTES = new GpuMemory().maxBytes;
@@ -99,13 +99,9 @@ example (the SHA-256 series' hello world):
     } catch (e) {
       throw oneLine(e, `${path}: `, EXIT.INPUT);
     }
-    const buffers = new Map<string, Allocation>();
+    let buffers: Map<string, Allocation>;
     try {
-      for (const s of specs) {
-        const a = m.memory.alloc(s.words * 4, s.name);
-        m.memory.view(a, Int32Array).set(s.values);
-        buffers.set(s.name, a);
-      }
+      buffers = allocBuffers(m.memory, specs);
     } catch (e) {
       throw oneLine(e, '', EXIT.USAGE);
     }

@@ -5,7 +5,7 @@
 
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
 import { bitsToFloat } from '../vc4/tables.ts';
-import { hex } from '../emulator/memory.ts';
+import { type Allocation, type GpuMemory, hex } from '../emulator/memory.ts';
 import { LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
 import { CliError, EXIT, type Io, isAssembly, parseCount, readInput, syntaxOf } from './io.ts';
 import { readProgram } from './disasm.ts';
@@ -72,6 +72,17 @@ export function parseBuffers(given: readonly string[] | undefined, maxBytes: num
     specs.push({ name, words, values });
   }
   return specs;
+}
+
+/** The buffers in an emulator's memory, filled with their values; by name. */
+export function allocBuffers(memory: GpuMemory, specs: readonly BufferSpec[]): Map<string, Allocation> {
+  const buffers = new Map<string, Allocation>();
+  for (const s of specs) {
+    const a = memory.alloc(s.words * 4, s.name);
+    memory.view(a, Int32Array).set(s.values);
+    buffers.set(s.name, a);
+  }
+  return buffers;
 }
 
 /** The --uniforms lists: one for every QPU or one per QPU, each @NAME a buffer. */

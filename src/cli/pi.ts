@@ -15,7 +15,7 @@ import { piSession } from '../pi/session.ts';
 import { DEFAULT_TIMEOUT_MS, MAILBOX_LIMIT_MS, MAX_TIMEOUT_MS, runOnPi } from '../pi/target.ts';
 import { formatSeconds } from '../runtime/progress.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
-import { type BufferSpec, formatWords, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
+import { allocBuffers, type BufferSpec, formatWords, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
 /** Buffers a run on the Pi may have, in all (the firmware's GPU memory is 64-128 MB on most setups). */
 const MAX_BUFFER_BYTES = 64 * 1024 * 1024;
@@ -118,14 +118,8 @@ function resolve(list: readonly UniformItem[], q: number, qpus: number, buffers:
 /** The program on the emulator first, on the same inputs: its figures, or an error saying why it does not go to the chip. */
 function check(program: Uint32Array, qpus: number, specs: readonly BufferSpec[], uniforms: readonly (readonly UniformItem[])[]): RunResult {
   const m = new Machine(new GpuMemory());
-  const buffers = new Map<string, Allocation>();
   try {
-    for (const s of specs) {
-      const a = m.memory.alloc(s.words * 4, s.name);
-      m.memory.view(a, Int32Array).set(s.values);
-      buffers.set(s.name, a);
-    }
-    return launch(m, { program: m.load(program), qpus, uniforms, buffers }, { maxSteps: EMULATOR_STEPS });
+    return launch(m, { program: m.load(program), qpus, uniforms, buffers: allocBuffers(m.memory, specs) }, { maxSteps: EMULATOR_STEPS });
   } catch (e) {
     if (!(e instanceof EmulatorError || e instanceof LaunchError || e instanceof RangeError)) throw e;
     throw new CliError(`the emulator stopped the program before it reached the QPUs: ${(e as Error).message.split('\n').join(' ')} (--no-check runs it on the chip anyway)`, EXIT.INPUT);
