@@ -53,10 +53,14 @@ export function runOnPi(s: PiSession, code: Uint32Array, uniforms: readonly (rea
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_TIMEOUT_MS) throw new RangeError(`the pi target's timeout is 1 to ${MAX_TIMEOUT_MS} ms, not ${timeout}`);
   // One allocation holds the code, each QPU's uniforms and the job list: every allocation costs
   // four firmware calls (allocate, lock, unlock, release) and a mapping.
-  const streams = uniforms.map((u) => Uint32Array.from(u, (w) => w >>> 0));
+  // Word offsets in it: the code at 0, then each QPU's uniforms (streamAt[q]), then the job list.
   const codeWords = code.length;
-  const streamAt = streams.reduce<number[]>((at, u, q) => [...at, (q === 0 ? codeWords : at[q - 1]! + streams[q - 1]!.length)], []);
-  const jobsAt = streamAt.length ? streamAt.at(-1)! + streams.at(-1)!.length : codeWords;
+  const streamAt: number[] = [];
+  let jobsAt = codeWords;
+  for (const u of uniforms) {
+    streamAt.push(jobsAt);
+    jobsAt += u.length;
+  }
   const total = jobsAt + 2 * qpus;
   const made: Allocation[] = [];
   let failed = false;
@@ -66,8 +70,11 @@ export function runOnPi(s: PiSession, code: Uint32Array, uniforms: readonly (rea
     const w = s.memory.words(block);
     const bus = (word: number) => (block.address + 4 * word) >>> 0;
     for (let i = 0; i < codeWords; i++) w[i] = code[i]!; // aligned word writes: the mapping is device memory
-    streams.forEach((u, q) => u.forEach((x, i) => (w[streamAt[q]! + i] = x)));
-    streams.forEach((_, q) => ((w[jobsAt + 2 * q] = bus(streamAt[q]!)), (w[jobsAt + 2 * q + 1] = bus(0))));
+    uniforms.forEach((u, q) => u.forEach((x, i) => (w[streamAt[q]! + i] = x >>> 0)));
+    for (let q = 0; q < qpus; q++) {
+      w[jobsAt + 2 * q] = bus(streamAt[q]!); // each QPU's job: its uniforms, then the code
+      w[jobsAt + 2 * q + 1] = bus(0);
+    }
     if (timeout > MAILBOX_LIMIT_MS) return { qpus, seconds: runDirect(s, { uniforms: streamAt.map(bus), code: bus(0) }, timeout) };
     const start = performance.now();
     s.mailbox.executeQpu(qpus, bus(jobsAt), FLUSH, timeout);
