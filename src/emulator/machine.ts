@@ -262,11 +262,7 @@ export class Machine {
       q.loops = Math.min(LOOPS_PER_CALL, Math.floor(budget.left / MAX_BLOCK));
       const status = fn(q);
       budget.left -= q.count - before;
-      if (budget.watch && (budget.clock += q.count - before + 1) >= CLOCK_EVERY) {
-        budget.clock = 0;
-        if (budget.timeUp()) throw this.locate(q, q.pc, new EmulatorError('budget', budget.timeSpent(this.progress())));
-        if (opts.onProgress) this.reportProgress(budget, opts.onProgress, false);
-      }
+      if (budget.watch && (budget.clock += q.count - before + 1) >= CLOCK_EVERY) this.readClock(q, budget, opts);
       if (status === CONTINUE) continue;
       if (status === YIELD) return;
       if (status === BLOCK) {
@@ -327,16 +323,20 @@ export class Machine {
     return { instructions, cycles };
   }
 
+  /** Every CLOCK_EVERY steps: the time limit, and progress (out of runQpu's loop, which stays small). */
+  private readClock(q: Qpu, budget: RunBudget, opts: RunOptions): void {
+    budget.clock = 0;
+    if (budget.timeUp()) throw this.locate(q, q.pc, new EmulatorError('budget', budget.timeSpent(this.progress())));
+    if (opts.onProgress) this.reportProgress(budget, opts.onProgress, false);
+  }
+
   /** Reports progress when the run has passed the next report's count (or at the end; `failed`: the run threw). */
   private reportProgress(budget: RunBudget, onProgress: NonNullable<RunOptions['onProgress']>, done: boolean, failed = false): void {
     const { instructions, cycles } = this.reached();
     budget.progress(instructions, done, () => onProgress(instructions, cycles, done), failed);
   }
 
-  /**
-   * How far the run got, for the budget's and the time limit's messages: "2,000 instructions
-   * (QPU 0 1,000, QPU 1 1,000), 8,120 cycles (32.5 µs on a Pi)".
-   */
+  /** How far the run got, for budget messages: "2,000 instructions (QPU 0 1,000, QPU 1 1,000), 8,120 cycles (32.5 µs on a Pi)". */
   private progress(): string {
     const { instructions, cycles } = this.reached();
     const each = this.qpus.length > 1 ? ` (${this.qpus.map((x) => `QPU ${x.id} ${count(x.count)}`).join(', ')})` : '';
