@@ -210,35 +210,29 @@ export function errnoName(errno: number): string {
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 const hex = (n: number): string => `0x${n.toString(16).padStart(8, '0')}`;
 
+/** A hint by errno's name, as a failure's `hint` argument takes it. */
+const byCode = (table: Readonly<Record<string, string>>) => (code: string): string | undefined => table[code];
+
+const ROOT_FOR_MEM = 'the pi target maps GPU memory through /dev/mem, which needs root: run with sudo';
+const NOT_ALLOWED_TO_MAP = 'the kernel does not let /dev/mem map this physical range';
+
 /** What to do after a failed call, by errno's name; undefined when there is nothing to add. */
 const HINTS = {
-  openVcio: (code: string) =>
-    code === 'ENOENT'
-      ? "no firmware mailbox here: the pi target runs on a Raspberry Pi 1, 2, 3 or Zero with Raspberry Pi OS's kernel (docs/pi.md); elsewhere use { target: 'emulator' }"
-      : code === 'EACCES' || code === 'EPERM'
-        ? 'the mailbox device belongs to root and the video group, and the pi target also needs root for /dev/mem: run with sudo'
-        : undefined,
-  openMem: (code: string) =>
-    code === 'EACCES' || code === 'EPERM'
-      ? 'the pi target maps GPU memory through /dev/mem, which needs root: run with sudo'
-      : code === 'ENOENT'
-        ? "this kernel has no /dev/mem: the pi target needs Raspberry Pi OS's kernel"
-        : undefined,
-  property: (code: string) =>
-    code === 'EINVAL'
-      ? 'the firmware refused the message; if config.txt has dtoverlay=vc4-kms-v3d (or vc4-fkms-v3d), the KMS driver owns the QPUs: comment that line out and reboot (docs/pi.md)'
-      : code === 'ETIMEDOUT'
-        ? "no answer within the kernel's 1 s limit on a mailbox call: a QPU program that runs longer, or never raises the host interrupt, ends so; the GPU may need a reboot"
-        : code === 'ENOTTY'
-          ? 'this file is not the firmware mailbox device'
-          : undefined,
-  mmap: (code: string) =>
-    code === 'EPERM' || code === 'EACCES'
-      ? 'the kernel does not let /dev/mem map this physical range'
-      : code === 'EINVAL'
-        ? 'the address must be page-aligned and the length above zero'
-        : undefined,
-  none: () => undefined,
+  openVcio: byCode({
+    ENOENT: "no firmware mailbox here: the pi target runs on a Raspberry Pi 1, 2, 3 or Zero with Raspberry Pi OS's kernel (docs/pi.md); elsewhere use { target: 'emulator' }",
+    EACCES: 'the mailbox device belongs to root and the video group, and the pi target also needs root for /dev/mem: run with sudo',
+    EPERM: 'the mailbox device belongs to root and the video group, and the pi target also needs root for /dev/mem: run with sudo',
+  }),
+  openMem: byCode({ EACCES: ROOT_FOR_MEM, EPERM: ROOT_FOR_MEM, ENOENT: "this kernel has no /dev/mem: the pi target needs Raspberry Pi OS's kernel" }),
+  property: byCode({
+    EINVAL:
+      'the firmware refused the message; if config.txt has dtoverlay=vc4-kms-v3d (or vc4-fkms-v3d), the KMS driver owns the QPUs: comment that line out and reboot (docs/pi.md)',
+    ETIMEDOUT:
+      "no answer within the kernel's 1 s limit on a mailbox call: a QPU program that runs longer, or never raises the host interrupt, ends so; the GPU may need a reboot",
+    ENOTTY: 'this file is not the firmware mailbox device',
+  }),
+  mmap: byCode({ EPERM: NOT_ALLOWED_TO_MAP, EACCES: NOT_ALLOWED_TO_MAP, EINVAL: 'the address must be page-aligned and the length above zero' }),
+  none: byCode({}),
 };
 
 /** The device: both files open from construction until close(). */
