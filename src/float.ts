@@ -8,7 +8,9 @@
 import * as arith from './vc4/arith.ts';
 import { bitsToFloat, floatBits } from './vc4/tables.ts';
 
-const op = (f: (a: number, b: number) => number) => (x: number, y: number) => bitsToFloat(f(floatBits(x), floatBits(y)));
+/** The int32 pattern of x as a float32 (arith's functions take signed patterns: a negative float's is below 0). */
+const bits = (x: number): number => floatBits(x) | 0;
+const op = (f: (a: number, b: number) => number) => (x: number, y: number) => bitsToFloat(f(bits(x), bits(y)));
 
 /** x + y as a QPU's `fadd` computes it (a Float's `add`). */
 export const qadd = op(arith.fadd);
@@ -23,9 +25,9 @@ export const qmax = op(arith.fmax);
 /** An integer as `itof` converts it (an Int's `toFloat()`): toward zero, as a float32. */
 export const qfloat = (i: number): number => bitsToFloat(arith.itof(i | 0));
 /** A float as `ftoi` converts it (a Float's `toInt()`): toward zero; out of range, NaN and infinities give 0. */
-export const qint = (x: number): number => arith.ftoi(floatBits(x));
+export const qint = (x: number): number => arith.ftoi(bits(x));
 /**
  * The value float arithmetic (add, sub, mul, min, max, conversions) takes x as when x is stored
  * in a Float32Array: Math.fround(x), with denormals as +0. (Moves and stores keep the bits.)
  */
-export const qfloat32 = (x: number): number => bitsToFloat(arith.ftz(floatBits(x)));
+export const qfloat32 = (x: number): number => bitsToFloat(arith.ftz(bits(x)));
