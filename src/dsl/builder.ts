@@ -11,14 +11,17 @@
 // line that cannot be read) falls back to v<id>; `Int(x, 'name')` names one explicitly. Names
 // come only from a line that plainly declares that one variable, and never cause an error.
 
-import { fileURLToPath } from 'node:url';
 import type { Stmt, Ty, VarInfo, VarRef } from '../source/ast.ts';
+import { callerLocation, userStack } from './frames.ts';
+
+export { callerLocation, callerPlace, frameLocation, type SourcePlace, userStack } from './frames.ts';
 
 /** A mistake in a kernel, found while building it: names the kernel and the statement. */
 export class DslError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'DslError';
+    userStack(this);
   }
 }
 
@@ -79,13 +82,21 @@ export class KernelBuilder {
   /** Runs `fn` collecting the statements it makes into a new list. */
   collect(fn: () => void): Stmt[] {
     if (typeof fn !== 'function') throw this.error(`a block is a function (() => { ... }), not ${describeHost(fn)}`);
+    const deferred = deferredKind(fn);
+    if (deferred) throw this.error(blockDeferredMessage(`a block is ${deferred}`));
     this.blocks.push([]);
     this.deepest = Math.max(this.deepest, this.blocks.length - 1);
+    let result: unknown;
     try {
-      fn();
+      result = fn();
     } catch (e) {
       this.blocks.pop();
       throw e;
+    }
+    const later = deferredResult(result);
+    if (later) {
+      this.blocks.pop();
+      throw this.error(blockDeferredMessage(`a block returned ${later}`));
     }
     return this.blocks.pop()!;
   }
@@ -97,23 +108,62 @@ export class KernelBuilder {
   }
 }
 
+/**
+ * What kind of function would run later rather than now (an async or generator function), or
+ * undefined. A kernel's function and its blocks run once, while kernel() builds the kernel: an
+ * async one stops at its first `await` and a generator does not run at all, so the statements
+ * after would be lost (or land nowhere) while the kernel builds without error.
+ */
+export function deferredKind(fn: (...a: never[]) => unknown): string | undefined {
+  const kind = Object.getPrototypeOf(fn)?.[Symbol.toStringTag];
+  return kind === 'AsyncFunction' ? 'an async function' : kind === 'GeneratorFunction' ? 'a generator function' : kind === 'AsyncGeneratorFunction' ? 'an async generator function' : undefined;
+}
+
+/** What a block's or a kernel function's value says about work left for later: a Promise or a generator, or undefined. */
+export function deferredResult(r: unknown): string | undefined {
+  if (r === null || (typeof r !== 'object' && typeof r !== 'function')) return undefined;
+  let then: unknown;
+  try {
+    then = (r as { then?: unknown }).then;
+  } catch {
+    return undefined;
+  }
+  if (typeof then === 'function') {
+    // Its rejection (the statements after an await, run outside the kernel) must not surface later as an unhandled one.
+    Promise.resolve(r).catch(() => {});
+    return 'a Promise';
+  }
+  const tag = Object.prototype.toString.call(r);
+  return tag === '[object Generator]' || tag === '[object AsyncGenerator]' ? 'a generator' : undefined;
+}
+
+/** The message for a block that would run later: why that cannot work, and what to write. */
+export function blockDeferredMessage(what: string): string {
+  return `${what}: kernel() runs a kernel's function and its blocks once, now, to build the kernel, so an async function stops at its first await (and a generator does not run) and the statements after it would be lost; remove async and await (compute host values before calling kernel())`;
+}
+
 const STMT_NAMES: Partial<Record<Stmt['k'], string>> = { store: 'a store (*p = x)', storeNB: 'store', receive: 'receive' };
 
-let current: KernelBuilder | undefined;
+let currentBuilder: KernelBuilder | undefined;
+
+/** The kernel being built, if one is. */
+export function current(): KernelBuilder | undefined {
+  return currentBuilder;
+}
 
 /** The kernel being built, or an error naming the construct used outside one. */
 export function builder(what: string): KernelBuilder {
-  if (!current) {
+  if (!currentBuilder) {
     const at = callerLocation();
     throw new DslError(`${what} can only be used inside a kernel's function, while kernel() builds it${at ? ` (at ${at})` : ''}`);
   }
-  return current;
+  return currentBuilder;
 }
 
 /** Builds a kernel: runs `fn` with `b` as the current builder. */
 export function withBuilder<T>(b: KernelBuilder, fn: () => T): T {
-  if (current) throw new DslError(`kernel ${b.name} is defined inside kernel ${current.name}'s function; define kernels separately`);
-  current = b;
+  if (currentBuilder) throw new DslError(`kernel ${b.name} is defined inside kernel ${currentBuilder.name}'s function; define kernels separately`);
+  currentBuilder = b;
   try {
     return fn();
   } catch (e) {
@@ -125,7 +175,7 @@ export function withBuilder<T>(b: KernelBuilder, fn: () => T): T {
       );
     throw e;
   } finally {
-    current = undefined;
+    currentBuilder = undefined;
     b.finished = true;
   }
 }
@@ -136,83 +186,6 @@ export function checkOwner(owner: KernelBuilder, what: string): KernelBuilder {
   if (b !== owner)
     throw b.error(`${what} uses a value of kernel ${owner.name}; values belong to the kernel whose function made them`);
   return b;
-}
-
-// qpu-ts's own files (src/ or dist/) as a path (decoded, with the platform's separators), as stack frames name files.
-const LIB_DIR = fileURLToPath(new URL('../', import.meta.url));
-
-/** A place in the user's source: the file as the host names it, the line and column (from 1). */
-export interface SourcePlace {
-  readonly file: string;
-  readonly line: number;
-  readonly col: number;
-  /** "file:line:col", the file relative to the working directory, for messages. */
-  readonly loc: string;
-  /** Whether the language was called from this place itself, not through a library (node_modules) or the host. */
-  readonly direct: boolean;
-}
-
-/** The first stack frame outside qpu-ts's own files (and the host's, and libraries'). */
-export function callerPlace(): SourcePlace | undefined {
-  const stack = new Error().stack?.split('\n').slice(1) ?? [];
-  let direct = true;
-  for (const line of stack) {
-    const at = frameLocation(line);
-    if (!at) continue;
-    const file = at.file.startsWith('file://') ? filePath(at.file) : at.file;
-    if (file.startsWith(LIB_DIR)) continue;
-    if (file.startsWith('node:') || /[\\/]node_modules[\\/]/.test(file)) {
-      direct = false;
-      continue;
-    }
-    return { file, line: Number(at.line), col: Number(at.col), loc: `${relative(file)}:${at.line}:${at.col}`, direct };
-  }
-  return undefined;
-}
-
-/** "file:line:col" of the first stack frame outside the language's own files. */
-export function callerLocation(): string | undefined {
-  return callerPlace()?.loc;
-}
-
-/**
- * Where a V8 stack frame points (`    at name (file:line:col)` or `    at file:line:col`), read
- * from the end of the line by plain string search: the function's name comes from user code
- * and may be of any length, so no pattern may scan it more than once.
- */
-export function frameLocation(frame: string): { file: string; line: string; col: string } | undefined {
-  let s = frame.trimEnd();
-  if (s.endsWith(')')) s = s.slice(0, -1);
-  const c2 = s.lastIndexOf(':');
-  const c1 = c2 > 0 ? s.lastIndexOf(':', c2 - 1) : -1;
-  if (c1 < 0) return undefined;
-  const line = s.slice(c1 + 1, c2);
-  const col = s.slice(c2 + 1);
-  if (!isDigits(line) || !isDigits(col)) return undefined;
-  const open = s.lastIndexOf('(', c1);
-  const start = open >= 0 ? open + 1 : s.indexOf('at ') + 3;
-  const file = s.slice(start, c1).trim();
-  return file ? { file, line, col } : undefined;
-}
-
-/** A file: URL's path (the URL's text after file:// if it is not one Node can convert). */
-function filePath(url: string): string {
-  try {
-    return fileURLToPath(url);
-  } catch {
-    return url.slice('file://'.length);
-  }
-}
-
-function isDigits(s: string): boolean {
-  if (s.length === 0) return false;
-  for (const c of s) if (c < '0' || c > '9') return false;
-  return true;
-}
-
-function relative(file: string): string {
-  const cwd = process.cwd() + '/';
-  return file.startsWith(cwd) ? file.slice(cwd.length) : file;
 }
 
 /** A host value as an error message shows it: its kind, and its value when short. */

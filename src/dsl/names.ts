@@ -4,7 +4,7 @@
 // tools that run TypeScript (tsx, through esbuild) rename a parameter that shares a name with a
 // top-level variable of the file (`n` becomes `n2`), so the file itself is read, once.
 
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { describeHost, type SourcePlace } from './builder.ts';
 
 /** Source files larger than this are not read for names. */
@@ -21,13 +21,33 @@ function linesOf(file: string): readonly string[] | null {
   let lines = sources.get(file);
   if (lines !== undefined) return lines;
   try {
-    lines = statSync(file).size <= MAX_SOURCE_BYTES ? readFileSync(file, 'utf8').split(/\r?\n/) : null;
+    lines = readSource(file)?.split(/\r?\n/) ?? null;
   } catch {
     lines = null;
   }
   if (sources.size >= MAX_FILES) sources.delete(sources.keys().next().value!);
   sources.set(file, lines);
   return lines;
+}
+
+/**
+ * A source file's text, if it is a regular file of at most MAX_SOURCE_BYTES; else null. The name
+ * comes from a stack frame, which a program can set to anything (`//# sourceURL=`): a FIFO, a
+ * device or /dev/zero must neither block nor be read without end, so the file is opened without
+ * blocking, checked on the open descriptor, and read for its stated size at most.
+ */
+function readSource(file: string): string | null {
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_SOURCE_BYTES) return null;
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    for (let n = 1; got < buf.length && n > 0; got += n) n = readSync(fd, buf, got, buf.length - got, got);
+    return buf.toString('utf8', 0, got);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 const IDENT = '[A-Za-z_$][\\w$]*';

@@ -4,7 +4,7 @@
 // and dumps (`Int(0, 'count')`); without one, the name comes from its declaration (builder.ts declaredName).
 
 import type { Ty } from '../source/ast.ts';
-import { builder, describeHost } from './builder.ts';
+import { builder, callerLocation, describeHost, DslError } from './builder.ts';
 import {
   type Elem,
   FloatExpr,
@@ -58,7 +58,8 @@ export function Ptr(elem: FloatType): PtrType<'float'>;
 export function Ptr(elem: IntType | FloatType): PtrType<'int'> | PtrType<'float'> {
   if (elem === Int) return PTR_INT;
   if (elem === Float) return PTR_FLOAT;
-  throw new TypeError('Ptr takes Int or Float');
+  const at = callerLocation();
+  throw new DslError(`Ptr takes Int or Float (Ptr(Int), Ptr(Float)), not ${describeHost(elem)}${at ? ` (at ${at})` : ''}`);
 }
 
 /** A new variable holding `x`, of x's type; `name` names it in messages. */

@@ -13,7 +13,7 @@
 
 import type { BinOp, BoolExpr, CmpOp, Expr, Ty, UnOp, VarRef } from '../source/ast.ts';
 import { floatBits } from '../vc4/tables.ts';
-import { builder, callerPlace, checkOwner, describeHost, type DslError, type KernelBuilder } from './builder.ts';
+import { builder, callerPlace, checkOwner, current, describeHost, DslError as DslErrorClass, type DslError, type KernelBuilder } from './builder.ts';
 import { declaredName, explicitName } from './names.ts';
 
 export type IntLike = IntExpr | number;
@@ -23,11 +23,30 @@ export type ElemExpr<E extends Elem> = E extends 'int' ? IntExpr : FloatExpr;
 export type ElemLike<E extends Elem> = E extends 'int' ? IntLike : FloatLike;
 export type ElemVar<E extends Elem> = E extends 'int' ? IntVar : FloatVar;
 
+/**
+ * The error for an object that claims a language class without having been made by the language
+ * (`Object.create(IntExpr.prototype)`, a spread copy): its parts are private, so only values the
+ * language made have them.
+ */
+function forged(what: string): never {
+  throw (current() ?? { error: (m: string) => new DslErrorClass(m) }).error(
+    `${what} was not made by the language (an object made by hand, e.g. with Object.create, or a copy of a value); use the values the language's functions and methods give`,
+  );
+}
+
 abstract class Vec {
-  constructor(
-    readonly node: Expr,
-    readonly owner: KernelBuilder,
-  ) {}
+  readonly #node: Expr;
+  readonly #owner: KernelBuilder;
+  constructor(node: Expr, owner: KernelBuilder) {
+    this.#node = node;
+    this.#owner = owner;
+  }
+  get node(): Expr {
+    return #node in this ? this.#node : forged('a value');
+  }
+  get owner(): KernelBuilder {
+    return #owner in this ? this.#owner : forged('a value');
+  }
   get ty(): Ty {
     return this.node.ty;
   }
@@ -265,10 +284,18 @@ export class PtrExpr<E extends Elem> extends Vec {
 
 /** A vector of 16 conditions (one per lane), from comparisons. */
 export class BoolValue {
-  constructor(
-    readonly node: BoolExpr,
-    readonly owner: KernelBuilder,
-  ) {}
+  readonly #node: BoolExpr;
+  readonly #owner: KernelBuilder;
+  constructor(node: BoolExpr, owner: KernelBuilder) {
+    this.#node = node;
+    this.#owner = owner;
+  }
+  get node(): BoolExpr {
+    return #node in this ? this.#node : forged('a condition');
+  }
+  get owner(): KernelBuilder {
+    return #owner in this ? this.#owner : forged('a condition');
+  }
   and(x: BoolValue): BoolValue {
     checkOwner(this.owner, 'and');
     checkOwner(boolOf(x, 'and').owner, 'and');
@@ -296,10 +323,18 @@ export function boolOf(x: unknown, what: string): BoolValue {
 
 /** A condition on the whole vector: any or all of its lanes (for If, While, For). */
 export class CondValue {
-  constructor(
-    readonly k: 'any' | 'all',
-    readonly b: BoolValue,
-  ) {}
+  readonly #k: 'any' | 'all';
+  readonly #b: BoolValue;
+  constructor(k: 'any' | 'all', b: BoolValue) {
+    this.#k = k;
+    this.#b = b;
+  }
+  get k(): 'any' | 'all' {
+    return #k in this ? this.#k : forged('a condition');
+  }
+  get b(): BoolValue {
+    return #b in this ? this.#b : forged('a condition');
+  }
   [Symbol.toPrimitive](hint: string): never {
     throw noPrimitive(this.b.owner, this.k, hint);
   }

@@ -1,12 +1,14 @@
 // Kernels: a TypeScript function in the language, built once into a kernel AST, callable from
 // the host with SharedArrays and numbers. `k(...)` runs on the default target (the emulator, or
-// on a usable Raspberry Pi its QPUs: runtime/default-target.ts) and returns a Promise (so that targets on other threads or devices fit); run options, as a last
+// on a usable Raspberry Pi its QPUs: runtime/default-target.ts) at once, and returns a Promise of
+// its report (so that targets on other threads or devices fit); run options, as a last
 // argument or bound with `k.with(options)`, choose the target, the QPU count, the step budget,
 // strict mode and a progress callback. The compiler runs once per QPU count and its code is
 // cached. Errors name the kernel, the statement and the user's own variable names.
 
-import { callerPlace, describeHost, DslError, KernelBuilder, withBuilder } from '../dsl/builder.ts';
+import { blockDeferredMessage, callerPlace, deferredKind, deferredResult, describeHost, DslError, KernelBuilder, userStack, withBuilder } from '../dsl/builder.ts';
 import { sourceParameterNames } from '../dsl/names.ts';
+import { checkSignature } from '../dsl/signature.ts';
 import type { ParamType, ParamValue } from '../dsl/types.ts';
 import { IntVar, FloatVar, PtrVar } from '../dsl/values.ts';
 import type { KernelAst, VarInfo } from '../source/ast.ts';
@@ -98,8 +100,13 @@ export interface KernelOptions {
  * building the kernel: TypeScript code in it is the meta-language (loops unroll, helper
  * functions and classes generate code).
  */
-export function kernel<const P extends readonly ParamType[]>(params: P, body: (...args: ParamValues<P>) => void, opts: KernelOptions = {}): Kernel<P> {
-  const ast = build(params, body, opts.name ?? (body.name || 'kernel'));
+export function kernel<const P extends readonly ParamType[]>(params: P, body: (...args: ParamValues<P>) => void, opts?: KernelOptions): Kernel<P> {
+  let ast: KernelAst;
+  try {
+    ast = build(params, body, opts);
+  } catch (e) {
+    throw userStack(e, kernel);
+  }
   const name = ast.name;
   let qpus = 1;
   let opt: OptLevel = 2;
@@ -131,10 +138,34 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
   const options = (own: unknown, fixed?: RunTarget, base?: KernelRunOptions): Run => runOptions(name, layered(name, own, base, fixed), qpus, fixed);
   /** A call with the options of k.with() (`base`) and its own, if its last argument has them. */
   const call = (args: readonly unknown[], fixed?: RunTarget, base?: KernelRunOptions): RunReport => {
-    const split = splitOptions(args, params.length);
-    return run(split.args, options(split.options, fixed, base));
+    try {
+      const split = splitOptions(args, params.length);
+      return run(split.args, options(split.options, fixed, base));
+    } catch (e) {
+      throw userStack(e, call);
+    }
   };
-  const later = (args: readonly unknown[], fixed?: RunTarget, base?: KernelRunOptions) => Promise.resolve().then(() => call(args, fixed, base));
+  /** interpretSync and emulateSync: the arguments as an array, then the options. */
+  const now = (what: string, args: unknown, o: unknown, fixed: RunTarget): RunReport => {
+    try {
+      if (!Array.isArray(args)) throw new TypeError(`kernel ${name}: ${what} takes the kernel's arguments as an array, then options: k.${what}([a, b], { maxSteps }); got ${describeHost(args)}`);
+      return run(args, options(o, fixed));
+    } catch (e) {
+      throw userStack(e, now);
+    }
+  };
+  /**
+   * A call that returns a Promise: the run happens now, inside the call, so that the arrays hold
+   * the results when it returns, awaited or not (forgetting `await` must not read stale values);
+   * its error, if any, rejects the Promise.
+   */
+  const later = (args: readonly unknown[], fixed?: RunTarget, base?: KernelRunOptions): Promise<RunReport> => {
+    try {
+      return Promise.resolve(call(args, fixed, base));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
   const k = ((...args: unknown[]) => later(args)) as unknown as Kernel<P>;
   Object.defineProperties(k, {
     kernelName: { value: name },
@@ -163,26 +194,30 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
       return k;
     },
     interpret: (...args: unknown[]) => later(args, 'interpreter'),
-    interpretSync: (args: readonly unknown[], o?: TargetRunOptions) => run(args, options(o, 'interpreter')),
+    interpretSync: (args: readonly unknown[], o?: TargetRunOptions) => now('interpretSync', args, o, 'interpreter'),
     emulate: (...args: unknown[]) => later(args, 'emulator'),
-    emulateSync: (args: readonly unknown[], o?: TargetRunOptions) => run(args, options(o, 'emulator')),
+    emulateSync: (args: readonly unknown[], o?: TargetRunOptions) => now('emulateSync', args, o, 'emulator'),
     code: () => codeFor(qpus),
     dump: () => printKernel(ast, 'user'),
   }) as Kernel<P>;
 }
 
 /** Runs the kernel's function once with a builder: the kernel's AST, checked. */
-function build(params: readonly ParamType[], body: (...args: never) => void, name: string): KernelAst {
+function build(params: readonly ParamType[], body: (...args: never) => void, opts: KernelOptions | undefined): KernelAst {
   const place = callerPlace();
+  const name = checkSignature(params, body, opts, place);
   const paramNames = (place && sourceParameterNames(place, params.length)) ?? parameterNames(body);
   const b = new KernelBuilder(name);
+  const at = place ? ` (${place.loc})` : '';
+  const deferred = deferredKind(body);
+  if (deferred) throw new DslError(`kernel ${name}${at}: ${blockDeferredMessage(`the kernel's function is ${deferred}`)}`);
   withBuilder(b, () => {
     const values = params.map((t, i) => {
-      if (!t || !('ty' in t)) throw new DslError(`kernel ${name}: parameter ${i + 1}'s type must be Int, Float, Ptr(Int) or Ptr(Float)`);
       const v = b.newVar(t.ty, paramNames[i] ?? `arg${i}`);
       return t.ty === 'int' ? new IntVar(v, b) : t.ty === 'float' ? new FloatVar(v, b) : new PtrVar(v, b, t.ty === 'int*' ? 'int' : 'float');
     });
-    (body as (...a: unknown[]) => void)(...values);
+    const later = deferredResult((body as (...a: unknown[]) => unknown)(...values));
+    if (later) throw new DslError(`kernel ${name}${at}: ${blockDeferredMessage(`the kernel's function returned ${later}`)}`);
   });
   const vars: VarInfo[] = b.vars;
   const ast: KernelAst = { name, params: vars.slice(0, params.length), vars, body: b.body };

@@ -4,7 +4,7 @@
 // differs from the chip in one bit on one pair fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { For, Float, index, Int, kernel, Ptr, SharedArray } from '../../src/index.ts';
+import { For, Float, Int, kernel, Ptr, SharedArray } from '../../src/index.ts';
 import { qadd, qfloat, qfloat32, qint, qmax, qmin, qmul, qsub } from '../../src/float.ts';
 import { bitsToFloat, floatBits } from '../../src/vc4/tables.ts';
 
