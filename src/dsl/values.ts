@@ -78,8 +78,17 @@ export function literal(v: number, ty: 'int' | 'float', what: string): Expr {
       throw builder(what).error(`${what}: ${v} is not a 32-bit integer (use a Float for fractions)`);
     return { k: 'lit', ty, bits: v | 0 };
   }
+  const f = Math.fround(v);
+  if (Number.isFinite(v) && !Number.isFinite(f))
+    throw builder(what).error(`${what}: ${v} is beyond a float's range (its largest is ${FLOAT_MAX}); write Infinity if you mean it`);
+  if (v !== 0 && Math.abs(f) < FLOAT_MIN_NORMAL)
+    throw builder(what).error(`${what}: ${v} is too small for a float the QPU computes with (below ${FLOAT_MIN_NORMAL} it counts as 0); write 0 if you mean it`);
   return { k: 'lit', ty, bits: floatBits(v) | 0 };
 }
+
+/** The largest finite float32, and the smallest normal one (the QPU reads denormals as 0: docs/emulator.md, "Arithmetic"). */
+const FLOAT_MAX = 3.4028234663852886e38;
+const FLOAT_MIN_NORMAL = 1.1754943508222875e-38;
 
 function int(node: Expr, b: KernelBuilder): IntExpr {
   return new IntExpr(node, b);

@@ -13,7 +13,7 @@ import * as Q from '../../src/index.ts';
 import { DslError } from '../../src/dsl/builder.ts';
 import { lanes } from '../helpers/lang.ts';
 
-const { If, index, Int, kernel, Ptr, SharedArray, Where, While } = Q;
+const { Float, If, index, Int, kernel, Ptr, SharedArray, Where, While } = Q;
 const js = Q as unknown as Record<string, (...a: unknown[]) => unknown>;
 const HERE = /traps\.test\.ts:\d+:\d+/;
 
@@ -131,4 +131,14 @@ test('a stack frame naming a FIFO or a device is not read for names (no hang, no
     assert.equal(r.status, 0, `${file}: ${r.stderr}`);
     assert.equal(r.stdout.trim(), '7 built', file);
   }
+});
+
+test('a float literal beyond the range or too small for the QPU is an error, not Infinity or 0', () => {
+  const build = (v: number) => () => kernel([Ptr(Float)], function k(p) { p.store(Float(v)); });
+  assert.throws(build(1e39), (e: unknown) => e instanceof DslError && /Float: 1e\+39 is beyond a float's range.*write Infinity if you mean it/.test(e.message) && HERE.test(e.message));
+  assert.throws(build(-1e39), /-1e\+39 is beyond a float's range/);
+  assert.throws(build(1e-40), /Float: 1e-40 is too small for a float the QPU computes with.*write 0 if you mean it/);
+  assert.throws(build(-1e-45), /too small/);
+  assert.throws(() => kernel([Ptr(Float)], function k(p) { p.store(Float(1).mul(1e-39)); }), /Float\.mul: 1e-39 is too small/);
+  for (const fine of [Infinity, -Infinity, 0, -0, 3.4028234663852886e38, 3.4028235e38, 1.1754943508222875e-38, 1e-30]) assert.doesNotThrow(build(fine), String(fine));
 });
