@@ -67,7 +67,7 @@ export function hoistConstants(code: readonly IrInstr[], nregs: number): IrInstr
   const out: IrInstr[] = [];
   code.forEach((i, n) => {
     const h = before.get(n);
-    if (h) out.push(...h);
+    if (h) for (const x of h) out.push(x); // a loop's hoisted code may be too long to spread into a call
     if (moved.has(i)) return;
     out.push(i.op === 'alu' ? { ...i, a: r(i.a), b: r(i.b), dst: i.dst.k === 'v' ? r(i.dst) as VReg : i.dst } : i);
   });

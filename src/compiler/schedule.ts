@@ -221,12 +221,15 @@ export function schedule(input: ScheduleInput, pair = false): Slot[] {
       let nops = 0;
       while (nops < BRANCH_SLOTS && i + 1 + nops < n && isNop(instrs[i + 1 + nops]!) && !labelBefore[i + 1 + nops]) nops++;
       const moved = fillDelaySlots(run, instrs[i]!, nops);
-      order.push(...run, { from: [i], instr: instrs[i]!, run: i }, ...moved.map((m) => ({ ...m, run: i })));
+      // Appended in loops: a run can be a whole straight-line kernel, too long to spread into a call's arguments.
+      for (const slot of run) order.push(slot);
+      order.push({ from: [i], instr: instrs[i]!, run: i });
+      for (const m of moved) order.push({ ...m, run: i });
       drop = moved.length;
       start = i + 1;
       continue;
     }
-    order.push(...run);
+    for (const slot of run) order.push(slot);
     if (i < n && fixed[i]) {
       if (drop > 0) drop--;
       else order.push({ from: [i], instr: instrs[i]!, run: i });

@@ -104,3 +104,18 @@ test('long straight-line code: 3,000 statements agree with the interpreter', () 
   agree(k as never, 2, 32);
   assert.ok(k.code().instrs.length > 3000);
 });
+
+test('130,000 straight-line statements compile at -O2 (no call spreads a whole run into its arguments) and agree', () => {
+  const N = 130_000;
+  const long = kernel([Ptr(Int)], function long(out) {
+    const x = Int(index());
+    for (let i = 0; i < N; i++) x.set(x.add(i & 7));
+    out.store(x);
+  });
+  const code = long.setOptLevel(2).code();
+  assert.ok(code.instrs.length > N / 2, `${code.instrs.length} instructions`);
+  const out = SharedArray.int32(16);
+  long.emulateSync([out]);
+  const sum = Array.from({ length: N }, (_, i) => i & 7).reduce((a, b) => a + b, 0);
+  assert.deepEqual(Array.from(out), Array.from({ length: 16 }, (_, l) => l + sum));
+});
