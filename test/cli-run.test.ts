@@ -138,3 +138,21 @@ void bad(SharedArray.int32(16));
   assert.equal(n.code, 1);
   assert.equal(n.err, `qpu run: ${never}: its main never finished (a promise that never settles)\n`);
 });
+
+test("the README's first kernel runs on every target qpu run offers (one report shape everywhere)", () => {
+  const readme = program(`import { Int, index, kernel, Ptr, SharedArray } from 'qpu-ts';
+const squares = kernel([Ptr(Int)], function squares(p) {
+  const x = Int(index());
+  p.store(x.mul(x));
+});
+const out = SharedArray.int32(16);
+const report = await squares(out);
+console.log(Array.from(out).join(' '));
+console.log(\`\${report.run.total.instructions} instructions: \${(report.run.seconds * 1e6).toFixed(3)} us on a Pi\`);
+`);
+  for (const target of ['emulator', 'interpreter']) {
+    const r = runProcess(readme, '--target', target);
+    assert.equal(r.code, 0, `${target}: ${r.err}`);
+    assert.match(r.out, /^0 1 4 9 16 .* 225\n\d+ instructions: \d+\.\d{3} us on a Pi\n$/, target);
+  }
+});

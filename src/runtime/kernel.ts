@@ -23,6 +23,9 @@ import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/c
 import { MAX_QPUS } from '../emulator/machine.ts';
 import { EmulatorTarget } from './emulate.ts';
 import { type HostArray, staged } from './staging.ts';
+import { emulatorReport, type Estimate, interpreterReport, piReport } from './report.ts';
+import { type Snapshot, snapshot } from './snapshot.ts';
+import type { RunResult } from '../emulator/machine.ts';
 import { piSession } from '../pi/session.ts';
 import { runCompiledOnPi } from '../pi/target.ts';
 import {
@@ -111,25 +114,44 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
   let qpus = 1;
   let opt: OptLevel = 2;
   const compiled = new Map<string, Compiled>();
-  const codeFor = (n: number): Compiled => {
-    let c = compiled.get(`${n}/${opt}`);
-    if (!c) compiled.set(`${n}/${opt}`, (c = compile(ast, { qpus: n, opt })));
+  const codeFor = (n: number, level: OptLevel = opt): Compiled => {
+    let c = compiled.get(`${n}/${level}`);
+    if (!c) compiled.set(`${n}/${level}`, (c = compile(ast, { qpus: n, opt: level })));
     return c;
+  };
+  /**
+   * The cycle model's figures for a run on the interpreter or the pi target: the compiled code
+   * on the emulator, on copies of the arrays as they were before the run (runtime/report.ts).
+   */
+  const estimateOf = (values: readonly number[], snap: Snapshot | undefined, r: Run, level: OptLevel): { now: Estimate; later: Estimate } => {
+    const now = (): RunResult => {
+      if (!snap) throw new Error(`kernel ${name}: this run on the ${r.target} has no cycle-model figures (report.run and what comes from it): it ran with { estimate: false }`);
+      const budget: Run = { ...r, onProgress: undefined, maxSteps: r.target === 'interpreter' ? undefined : r.maxSteps };
+      return snap.replay(gpuMemory, values, (v, regions) => emulatorRun(ast, codeFor(r.qpus, level), v, regions, budget));
+    };
+    // Read from a report, after the run: a run of its own.
+    const later = (): RunResult => {
+      try {
+        return exclusive(name, now);
+      } catch (e) {
+        throw userStack(e, later);
+      }
+    };
+    return { now, later };
   };
   const run = (args: readonly unknown[], r: Run): RunReport => {
     const { values, arrays } = hostArguments(ast, params, args);
-    // Only an onProgress callback can start a run inside another; GPU memory is the running kernel's until it ends.
-    if (running) throw new Error(`kernel ${name}: cannot run while kernel ${running} runs (from its onProgress callback); run it after`);
-    running = name;
-    try {
-      return observed(name, r, (r) => {
-        if (r.target === 'pi') return runPi(ast, codeFor(r.qpus), values, arrays, r);
-        const go = r.target === 'interpreter' ? runInterpreter : (a: KernelAst, v: number[], regions: ArrayRegion[], r: Run) => runEmulator(a, codeFor(r.qpus), v, regions, r);
-        return staged(gpuMemory, values, arrays, (v, regions) => go(ast, v, regions, r));
-      });
-    } finally {
-      running = undefined;
-    }
+    return exclusive(name, () =>
+      observed(name, r, (r) => {
+        const level = opt;
+        if (r.target === 'emulator') return emulatorReport(r.qpus, staged(gpuMemory, values, arrays, (v, regions) => emulatorRun(ast, codeFor(r.qpus), v, regions, r)));
+        const snap = r.estimate === false ? undefined : snapshot(arrays);
+        const estimate = estimateOf(values, snap, r, level);
+        if (r.target === 'pi') return runPi(codeFor(r.qpus), values, arrays, r, estimate);
+        const statements = staged(gpuMemory, values, arrays, (v, regions) => runInterpreter(ast, v, regions, r));
+        return interpreterReport(r.qpus, statements, estimate.later, r.estimate ? estimate.now() : undefined);
+      }),
+    );
   };
   /**
    * Options for one call: its own (`own`, anything the caller passed) over k.with()'s (`base`);
@@ -231,14 +253,29 @@ function build(params: readonly ParamType[], body: (...args: never) => void, opt
   return ast;
 }
 
-function runInterpreter(ast: KernelAst, values: number[], arrays: ArrayRegion[], r: Run): RunReport {
-  const onProgress = r.onProgress;
-  const progress = onProgress && ((steps: number, done: boolean) => onProgress({ target: 'interpreter', steps, maxSteps: r.budget, done }));
-  const out = interpret(ast, { qpus: r.qpus, args: values, memory: gpuMemory, arrays, maxSteps: r.maxSteps, onProgress: progress });
-  return { target: 'interpreter', qpus: r.qpus, steps: out.steps };
+/**
+ * Runs `go` as the one kernel run in progress: both targets use the one GPU memory, and only an
+ * onProgress callback (or a report's estimate read from one) could start a run inside another.
+ */
+function exclusive<T>(name: string, go: () => T): T {
+  if (running) throw new Error(`kernel ${name}: cannot run while kernel ${running} runs (from its onProgress callback); run it after`);
+  running = name;
+  try {
+    return go();
+  } finally {
+    running = undefined;
+  }
 }
 
-function runEmulator(ast: KernelAst, c: Compiled, values: number[], arrays: ArrayRegion[], r: Run): RunReport {
+/** A run on the interpreter: the statements each QPU ran. */
+function runInterpreter(ast: KernelAst, values: number[], arrays: ArrayRegion[], r: Run): readonly number[] {
+  const onProgress = r.onProgress;
+  const progress = onProgress && ((steps: number, done: boolean) => onProgress({ target: 'interpreter', steps, maxSteps: r.budget, done }));
+  return interpret(ast, { qpus: r.qpus, args: values, memory: gpuMemory, arrays, maxSteps: r.maxSteps, onProgress: progress }).steps;
+}
+
+/** A run of the compiled code on the emulator. */
+function emulatorRun(ast: KernelAst, c: Compiled, values: number[], arrays: ArrayRegion[], r: Run): RunResult {
   const emu = emulatorTarget();
   const onProgress = r.onProgress;
   const hz = emu.machine.timing.clockHz;
@@ -246,8 +283,7 @@ function runEmulator(ast: KernelAst, c: Compiled, values: number[], arrays: Arra
     onProgress &&
     ((steps: number, cycles: number, done: boolean) => onProgress({ target: 'emulator', steps, maxSteps: r.budget, cycles, seconds: cycles / hz, done }));
   try {
-    const run = emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION });
-    return { target: 'emulator', qpus: r.qpus, run };
+    return emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION });
   } catch (e) {
     throw e instanceof EmulatorError ? inKernel(ast, c, e) : e;
   }
@@ -255,16 +291,15 @@ function runEmulator(ast: KernelAst, c: Compiled, values: number[], arrays: Arra
 
 /**
  * A run on the Pi's QPUs, arrays in its GPU memory (copied there if they live elsewhere), with
- * the cycle model's estimate beside the measured time when asked (r.estimate: the emulator runs
- * the code first on copies of the arrays, which it does not copy back).
+ * the cycle model's estimate: first, when asked (r.estimate), else when the report's `run` is
+ * first read; either way on copies of the arrays as they were before the run.
  */
-function runPi(ast: KernelAst, c: Compiled, values: number[], arrays: HostArray[], r: Run): RunReport {
-  // The estimate runs on copies of every array, which it leaves as they were: only the Pi's run counts.
-  const estimate = r.estimate ? staged(gpuMemory, values, arrays, (v, regions) => runEmulator(ast, c, v, regions, r).run, { back: false, always: true }) : undefined;
+function runPi(c: Compiled, values: number[], arrays: HostArray[], r: Run, estimate: { now: Estimate; later: Estimate }): RunReport {
+  const ran = r.estimate ? estimate.now() : undefined;
   const s = piSession();
   const pi = staged(s.memory, values, arrays, (v) => runCompiledOnPi(s, c, v, { timeoutMs: r.timeoutMs }));
-  r.onProgress?.({ target: 'pi', steps: estimate?.total.instructions ?? 0, maxSteps: r.budget, done: true });
-  return { target: 'pi', qpus: r.qpus, pi, run: estimate };
+  r.onProgress?.({ target: 'pi', steps: ran?.total.instructions ?? 0, maxSteps: r.budget, done: true });
+  return piReport(r.qpus, pi, estimate.later, ran);
 }
 
 /**

@@ -7,27 +7,16 @@
 
 import { describeHost } from '../dsl/builder.ts';
 import { EMULATOR_STEPS, INTERPRETER_STEPS, stepBudget } from '../emulator/budget.ts';
-import { MAX_QPUS, type RunResult } from '../emulator/machine.ts';
+import { MAX_QPUS } from '../emulator/machine.ts';
 import { suggest } from '../vc4/asm/names.ts';
 import { noteRun, type OverseenRun, overseen } from './oversight.ts';
 import type { ParamType } from '../dsl/types.ts';
 import type { HostArgs } from './kernel.ts';
-import { MAX_TIMEOUT_MS, type PiRunResult } from '../pi/target.ts';
+import { MAX_TIMEOUT_MS } from '../pi/target.ts';
+import { knownRun, type RunReport } from './report.ts';
 import { defaultTarget } from './default-target.ts';
 
-export interface RunReport {
-  readonly target: RunTarget;
-  readonly qpus: number;
-  /** Interpreter: statements executed per QPU. */
-  readonly steps?: readonly number[];
-  /**
-   * Emulator: instructions, cycles, stalls and the estimated time on a Pi (emulator/machine.ts);
-   * the pi target with `estimate`: the same, from the emulator run on copies of the arrays.
-   */
-  readonly run?: RunResult;
-  /** The pi target: the time measured on the Pi's QPUs. */
-  readonly pi?: PiRunResult;
-}
+export type { RunReport } from './report.ts';
 
 /** Where a kernel runs: compiled, on the machine-code emulator or a Pi's QPUs, or on the reference interpreter. */
 export type RunTarget = 'emulator' | 'interpreter' | 'pi';
@@ -47,7 +36,12 @@ export interface KernelRunOptions extends RunOptions {
   readonly strict?: boolean;
   /** Called as a long run goes (about every million instructions, every 65,536 statements) and once at the end. */
   readonly onProgress?: (p: Progress) => void;
-  /** The pi target: also run the emulator first, on copies of the arrays, for the cycle model's estimate (report.run). */
+  /**
+   * The interpreter and the pi target: the cycle model's figures (report.run) come from the
+   * compiled code run on the emulator, on copies of the arrays as they were before the run: when
+   * `run` is first read (default; the arrays are copied on the host before the run), first (true),
+   * or never (false: no copy; reading `run` is an error).
+   */
   readonly estimate?: boolean;
   /** The pi target: how long to wait for the QPUs, in ms (default 900; above, the V3D registers are used: pi/direct.ts). */
   readonly timeoutMs?: number;
@@ -92,7 +86,8 @@ export interface Run {
   readonly budget: number;
   readonly strict: boolean;
   readonly onProgress: ((p: Progress) => void) | undefined;
-  readonly estimate: boolean;
+  /** Undefined: when the report's run is first read; true: first; false: never. */
+  readonly estimate: boolean | undefined;
   readonly timeoutMs: number | undefined;
 }
 
@@ -134,7 +129,7 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
     budget,
     strict: (x.strict as boolean | undefined) ?? true,
     onProgress: x.onProgress as Run['onProgress'],
-    estimate: (x.estimate as boolean | undefined) ?? false,
+    estimate: x.estimate as boolean | undefined,
     timeoutMs: x.timeoutMs as number | undefined,
   };
 }
@@ -172,9 +167,10 @@ export function observed(name: string, r: Run, go: (r: Run) => RunReport): RunRe
   const start = performance.now();
   const ended = (error?: unknown, report?: RunReport) =>
     observer.ended?.(run, {
-      steps: last?.steps || report?.run?.total.instructions,
-      cycles: last?.cycles ?? report?.run?.cycles,
-      seconds: last?.seconds ?? report?.run?.seconds,
+      // Only what the run knows: reading a report's run on the interpreter or a Pi would run the emulator.
+      steps: last?.steps || (report && report.target !== 'pi' ? report.steps : report && knownRun(report)?.total.instructions),
+      cycles: last?.cycles ?? (report && knownRun(report)?.cycles),
+      seconds: last?.seconds ?? (report && knownRun(report)?.seconds),
       measuredSeconds: report?.pi?.seconds,
       wallSeconds: (performance.now() - start) / 1000,
       error,

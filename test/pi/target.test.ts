@@ -11,6 +11,7 @@ import { heatGrid, step } from '../../examples/heat.ts';
 import { glibcRand } from '../../examples/lib/rand.ts';
 import { endPiSession, usePiDevice } from '../../src/pi/session.ts';
 import { resetDefaultTarget } from '../../src/runtime/default-target.ts';
+import { knownRun } from '../../src/runtime/report.ts';
 import { TestPiDevice, type TestDeviceOptions } from '../helpers/pi-test-device.ts';
 
 after(() => usePiDevice(undefined));
@@ -34,7 +35,8 @@ test('gcd on the pi target: the results of the emulator, and every firmware call
   assert.deepEqual(Array.from(onPi), Array.from(onEmu));
   assert.equal(r.target, 'pi');
   assert.ok(r.pi && r.pi.seconds > 0 && r.pi.qpus === 1);
-  assert.equal(r.run, undefined, 'no estimate unless asked');
+  assert.equal(knownRun(r), undefined, 'no estimate before the report asks for one');
+  assert.equal(r.seconds, r.pi!.seconds, 'the measured time');
   // The arrays live in the emulator's memory here (the default target is the emulator): copied in and out.
   const kinds = d.calls.map((c) => c.split(' ')[0]);
   assert.equal(kinds[0], 'enable');
@@ -54,6 +56,12 @@ test('gcd on the pi target: the results of the emulator, and every firmware call
   assert.deepEqual(endPiSession(), []);
   assert.deepEqual(d.calls.slice(-2), ['enable 0 -> 0', 'close']);
   assert.equal(d.enabled, false);
+  // The cycle model's figures, when first read, come from the inputs as they were (the output was zeros).
+  onEmu.fill(7);
+  const emu = await gcd(a, b, onEmu, { target: 'emulator' });
+  assert.equal(r.steps, emu.steps);
+  assert.equal(r.run.cycles, emu.run.cycles);
+  assert.deepEqual(r.stepsPerQpu, emu.stepsPerQpu);
 });
 
 test('the heat step on 4 QPUs on the pi target gives the emulator\'s floats, with the cycle model\'s estimate when asked', async () => {

@@ -50,7 +50,7 @@ test("an oversight's observer hears each run start, progress and end, also a run
   });
   let statements = 0;
   try {
-    statements = count.interpretSync([100_000, out], { onProgress: () => {} }).steps![0]!;
+    statements = count.interpretSync([100_000, out], { onProgress: () => {} }).steps;
     assert.equal(steps, statements);
     assert.throws(() => count.emulateSync([100_000, out], { maxSteps: 1000 }), /the step budget of 1,000 instructions ran out/);
     other.interpretSync([out]);
