@@ -80,6 +80,8 @@ export interface Compiled {
   readonly asm: string;
   /** For each instruction, the kernel statement it comes from (undefined: prologue, barrier). */
   readonly statements: readonly (Stmt | undefined)[];
+  /** For each instruction made of two paired ones from different statements, the second's (sparse). */
+  readonly pairedStatements: readonly (Stmt | undefined)[];
   /**
    * Uniforms each QPU reads before the kernel's arguments: its number and the QPU count (2), and
    * when registers spill to memory, the address of scratchBytes of memory for them (3).
@@ -182,6 +184,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
       return (asm ??= asmText(spaced.lines));
     },
     statements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stmt])),
+    pairedStatements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.paired])),
     uniformsBeforeArgs: st.scratch ? 3 : 2,
     scratchBytes: scratchBytes(st, qpus),
     stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spacing.nops, registers },

@@ -25,6 +25,8 @@ export type AsmLine =
       readonly target?: string;
       /** The kernel statement the instruction comes from. */
       readonly stmt?: Stmt;
+      /** When two instructions were paired into this one (schedule.ts), the second's statement, if another. */
+      readonly paired?: Stmt;
       /** A nop only for a latency (schedule.ts, space.ts). */
       readonly spacer?: true;
     };

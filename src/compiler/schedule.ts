@@ -372,7 +372,9 @@ export function scheduleLines(lines: readonly AsmLine[], pair = false): AsmLine[
   for (const slot of order) {
     while (nextLabel < labelled.length && labelled[nextLabel]! <= slot.run) out.push(...labelsAt.get(labelled[nextLabel++]!)!);
     const first = text[slot.from[0]!]!;
-    out.push(slot.gap ? { instr: slot.instr, stmt: first.stmt, spacer: true } : { ...first, instr: slot.instr });
+    const second = slot.from.length > 1 ? text[slot.from[1]!]!.stmt : undefined;
+    const paired = second !== undefined && second !== first.stmt ? { paired: second } : {};
+    out.push(slot.gap ? { instr: slot.instr, stmt: first.stmt, spacer: true } : { ...first, instr: slot.instr, ...paired });
   }
   out.push(...pending);
   // Pairing shortens runs: relative branches to labels are aimed again.

@@ -11,7 +11,7 @@ import { sourceParameterNames } from '../dsl/names.ts';
 import { checkSignature } from '../dsl/signature.ts';
 import type { ParamType, ParamValue } from '../dsl/types.ts';
 import { IntVar, FloatVar, PtrVar } from '../dsl/values.ts';
-import type { KernelAst, VarInfo } from '../source/ast.ts';
+import { accessesMemory, type KernelAst, type VarInfo } from '../source/ast.ts';
 import { checkKernel } from '../source/check.ts';
 import { interpret, type ArrayRegion } from '../source/interpreter.ts';
 import { messagePrinter, printKernel } from '../source/print.ts';
@@ -308,8 +308,10 @@ function runPi(c: Compiled, values: number[], arrays: HostArray[], r: Run, estim
  */
 function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError {
   const printer = messagePrinter(ast);
-  const statement = (pc: number): string => {
-    const s = c.statements[pc];
+  const statement = (pc: number, memory = false): string => {
+    // An instruction can hold two statements' work (paired): a memory fault is the one that accesses memory.
+    const paired = c.pairedStatements[pc];
+    const s = memory && paired && accessesMemory(paired) && !accessesMemory(c.statements[pc] ?? paired) ? paired : c.statements[pc];
     return s ? `in ${s.loc ? s.loc + ' ' : ''}\`${printer.brief(s.shows ?? s)}\`` : '';
   };
   if (e.kind === 'deadlock' && e.blocked) {
@@ -321,11 +323,14 @@ function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError 
     );
     return new EmulatorError('deadlock', `kernel ${ast.name}: deadlock: every QPU still running waits on another: ${waits.join('; ')}`, undefined, undefined, e.blocked);
   }
-  const stmt = e.where ? statement(e.where.pc) : '';
+  const stmt = e.where ? statement(e.where.pc, e.kind === 'fault' || MEMORY_RULES.test(e.rule ?? '')) : '';
   const out = new EmulatorError(e.kind, `kernel ${ast.name}${stmt ? ' ' + stmt : ''}: ${e.message}${KERNEL_HINTS[e.rule ?? ''] ?? ''}`, undefined, e.rule);
   Object.defineProperty(out, 'where', { value: e.where });
   return out;
 }
+
+/** Rules about memory requests (rules.ts): their statement is the one that reads or writes memory. */
+const MEMORY_RULES = /^(dma|tmu|vpm)-|race/;
 
 /**
  * What a broken rule usually means in a compiled kernel, where the rule's own advice (in terms

@@ -104,3 +104,36 @@ export function childBlocks(s: Stmt): Stmt[][] {
       return [];
   }
 }
+
+/** Whether an expression reads memory (a blocking load). */
+export function readsMemory(e: Expr): boolean {
+  switch (e.k) {
+    case 'load':
+      return true;
+    case 'bin':
+      return readsMemory(e.a) || readsMemory(e.b);
+    case 'un':
+      return readsMemory(e.a);
+    case 'rotate':
+      return readsMemory(e.a) || readsMemory(e.n);
+    case 'ptradd':
+      return readsMemory(e.p) || readsMemory(e.n);
+    default:
+      return false;
+  }
+}
+
+/** Whether a statement itself (not a block it holds) reads or writes memory: a load, a store, a gather, a receive. */
+export function accessesMemory(s: Stmt): boolean {
+  switch (s.k) {
+    case 'store':
+    case 'storeNB':
+    case 'gather':
+    case 'receive':
+      return true;
+    case 'assign':
+      return readsMemory(s.e);
+    default:
+      return false;
+  }
+}

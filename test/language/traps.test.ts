@@ -142,3 +142,21 @@ test('a float literal beyond the range or too small for the QPU is an error, not
   assert.throws(() => kernel([Ptr(Float)], function k(p) { p.store(Float(1).mul(1e-39)); }), /Float\.mul: 1e-39 is too small/);
   for (const fine of [Infinity, -Infinity, 0, -0, 3.4028234663852886e38, 3.4028235e38, 1.1754943508222875e-38, 1e-30]) assert.doesNotThrow(build(fine), String(fine));
 });
+
+test("at -O2 a fault in a pipelined load names the user's load, not the statement paired with it", () => {
+  const far = kernel([Ptr(Float), Ptr(Float), Int, Int], function far(x, y, n, o) {
+    const i = Int(0);
+    Q.For(i.lt(n), () => i.set(i.add(16)), () => {
+      const v = Float(x.add(i).add(o).load());
+      y.add(i).store(v.mul(2));
+    });
+  });
+  const x = SharedArray.float32(64), y = SharedArray.float32(64);
+  for (const qpus of [1, 2])
+    for (const [n, o] of [[16, 1000], [48, -16], [64, 8]] as const)
+      assert.throws(
+        () => far.setNumQPUs(qpus).setOptLevel(2).emulateSync([x, y, n, o]),
+        (e: unknown) => e instanceof Error && /^kernel far in .*traps\.test\.ts:\d+:\d+ `v = \*\(\(x \+ i\) \+ o\)`: QPU \d, pc \d+ .*TMU0 lookup/.test(e.message),
+        `${qpus} QPUs, n ${n}, o ${o}`,
+      );
+});
