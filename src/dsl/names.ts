@@ -72,10 +72,61 @@ export function declaredName(at: SourcePlace): string | undefined {
   const text = lines?.[at.line - 1];
   if (text === undefined || at.col < 1 || at.col > text.length + 1) return undefined;
   const before = text.slice(0, at.col - 1);
-  const m = SAME_LINE.exec(before);
+  const m = SAME_LINE.exec(before) ?? SAME_LINE.exec(lastPart(before));
   if (m) return m[1];
+  const element = ARRAY_ELEMENT.exec(before);
+  if (element) {
+    const index = elementIndex(element[2]!);
+    if (index !== undefined) return `${element[1]}[${index}]`;
+  }
+  const pushed = PUSHED.exec(before);
+  if (pushed) return `${pushed[1]}[]`;
   if (at.line >= 2 && ONLY_CALLEE.test(before)) return LINE_BEFORE.exec(lines![at.line - 2]!)?.[1];
   return undefined;
+}
+
+/** `vs.push(` right before the call: an element of vs (`vs[]`; the kernel's names add #2, #3 to the next ones). */
+const PUSHED = new RegExp(`(?:^|[\\s;{(])(${IDENT})\\.push\\(\\s*${CALLEE}\\s*$`);
+
+/** `const vs = [` and what follows it on the line, up to the call (`Int(0), Int(1), `). */
+const ARRAY_ELEMENT = new RegExp(`^\\s*${HEAD}(${IDENT})\\s*${ANNOTATION}=\\s*\\[([^\\[\\]'"\`]*)$`);
+
+/**
+ * The text after the last `;` or top-level `,` of a line's start: the second declaration of
+ * `const i = Int(0); const s = Float(0)` or of `let a = Int(0), b = Float(0)`. Text with quotes
+ * is not split (a `;` in a string would cut it in the wrong place).
+ */
+function lastPart(before: string): string {
+  if (/['"`]/.test(before)) return before;
+  let depth = 0;
+  let cut = 0;
+  for (let i = 0; i < before.length; i++) {
+    const c = before[i]!;
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
+    else if (c === ';' || (c === ',' && depth === 0)) cut = i + 1;
+  }
+  return before.slice(cut);
+}
+
+/**
+ * The index of the element a call makes in an array literal, from the literal's text before
+ * the call (`Int(0), Int(1), ` makes the third: 2): complete elements only, separated by commas
+ * outside brackets; undefined when the text is not that.
+ */
+function elementIndex(inside: string): number | undefined {
+  let depth = 0;
+  let commas = 0;
+  for (const c of inside) {
+    if (c === '(' || c === '{') depth++;
+    else if (c === ')' || c === '}') {
+      if (depth === 0) return undefined;
+      depth--;
+    } else if (c === ',' && depth === 0) commas++;
+  }
+  if (depth !== 0) return undefined;
+  // What follows the last comma is white space: the call is the start of an element.
+  return /,?\s*$/.exec(inside)![0].includes(',') || inside.trim() === '' ? commas : undefined;
 }
 
 /** An explicit name (`Int(x, 'name')`): a short string without white space or backquotes; else why not, for a message. */

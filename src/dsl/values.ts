@@ -411,7 +411,7 @@ export function newVar(ty: Ty, init: Vec | number | undefined, what: string, nam
     const n = explicitName(name);
     if ('error' in n) throw b.error(`${what}(init, name): ${n.error}`);
     shown = n.name;
-  } else if (place) shown = declaredName(place);
+  } else if (place) shown = declaredName(place) ?? `${what}@${place.line}:${place.col}`; // where it was made, when the source names it nothing
   const v = b.newVar(ty, undefined, shown);
   const out =
     ty === 'int' ? new IntVar(v, b) : ty === 'float' ? new FloatVar(v, b) : new PtrVar(v, b, ty === 'int*' ? 'int' : 'float');
