@@ -1,5 +1,5 @@
 // Entry point of the `qpu` command (bin/qpu.js loads it through tsx).
-import { nodeIo, OutputError, outputFailed, reportedOutputErrors } from './io.ts';
+import { completeWrites, nodeIo, OutputError, outputFailed, reportedOutputErrors } from './io.ts';
 import { main } from './main.ts';
 
 // A write to standard output or error that fails is mostly seen by the write itself (nodeIo
@@ -12,6 +12,7 @@ for (const [stream, name] of [
   [process.stdout, 'standard output'],
   [process.stderr, 'standard error'],
 ] as const) {
+  completeWrites(stream);
   stream.on('error', (e: NodeJS.ErrnoException) => {
     if (reportedOutputErrors.has(e)) return;
     const status = outputFailed(new OutputError(name, e), 'qpu', nodeIo);

@@ -2,7 +2,7 @@
 // numbers on the command line, and the I/O it may use (the real process for `qpu`, a recorder in
 // tests).
 
-import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { getSystemErrorMap, parseArgs, type ParseArgsConfig } from 'node:util';
 import { ASM_SYNTAXES, type AsmSyntax } from '../vc4/asm/assembler.ts';
 import { suggest } from '../vc4/asm/names.ts';
@@ -66,6 +66,33 @@ function streamWriter(stream: NodeJS.WriteStream, name: OutputError['stream']): 
       }
     }
     if (stream.errored) throw new OutputError(name, stream.errored as NodeJS.ErrnoException);
+  };
+}
+
+/**
+ * Makes a process stream that Node writes to a file or a device (standard output redirected with
+ * `>`) write every chunk whole or fail. Node writes such a stream with one write(2) a chunk and
+ * ignores how much of it went: past a file-size limit (`ulimit -f`; Node ignores SIGXFSZ, so the
+ * write returns short) or at the end of a device, the rest of the chunk was lost and the command
+ * went on to exit 0. Here a short write is followed by a write of the rest, whose error (EFBIG,
+ * ENOSPC) fails the stream as any failed write does. Terminals and pipes are left alone: libuv
+ * writes their chunks whole, queuing what does not fit.
+ */
+export function completeWrites(stream: NodeJS.WriteStream): void {
+  const fd = (stream as { fd?: unknown }).fd;
+  if (stream.constructor.name !== 'SyncWriteStream' || typeof fd !== 'number') return;
+  stream._write = (chunk: Buffer, _encoding: BufferEncoding, done: (e?: Error | null) => void) => {
+    try {
+      for (let at = 0; at < chunk.length; ) {
+        const n = writeSync(fd, chunk, at, chunk.length - at);
+        if (n <= 0) throw new Error(`wrote ${at} of ${chunk.length} bytes, then nothing more`);
+        at += n;
+      }
+    } catch (e) {
+      done(e as Error);
+      return;
+    }
+    done();
   };
 }
 
