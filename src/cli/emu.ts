@@ -7,14 +7,15 @@ import { DEFAULT_SECONDS, EMULATOR_STEPS } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError } from '../emulator/launch.ts';
 import { Machine, MAX_QPUS } from '../emulator/machine.ts';
-import { type Allocation, footprint, GpuMemory, hex, MemoryFault, PAGE } from '../emulator/memory.ts';
+import { type Allocation, footprint, GpuMemory, MemoryFault, PAGE } from '../emulator/memory.ts';
 import { listing } from '../emulator/blocks.ts';
 import { forgetTranslations } from '../emulator/program.ts';
 import { formatStats } from '../emulator/report.ts';
 import { listings } from '../emulator/wasm/encoder.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
-import { allocBuffers, type BufferSpec, formatWords, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
+import { writeDump } from './dump.ts';
+import { allocBuffers, type BufferSpec, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
 /** The GPU memory the emulator gives a run (GpuMemory's default size). */
 const MEMORY_BYTES = new GpuMemory().maxBytes;
@@ -62,7 +63,7 @@ ${exitHelp('PROG has errors, no instructions or a partial one, or the run stops\
 example (the SHA-256 series' hello world):
   qpu emu hello.bin --uniforms 100,@out --buffer out:16 --dump out
 `,
-  run(args, io) {
+  async run(args, io) {
     const { values, positionals } = parse(args, {
       ...LAUNCH_OPTIONS,
       'dump-js': { type: 'boolean' },
@@ -124,8 +125,7 @@ example (the SHA-256 series' hello world):
     }
     for (const d of dumps) {
       const a = buffers.get(d.name)!;
-      io.out(`${d.name} (${a.bytes / 4} words at ${hex(a.address)}${d.format === 'hex' ? '' : `, as ${d.format}`}):\n`);
-      io.out(formatWords(m.memory.view(a, Int32Array), d.format));
+      await writeDump(io, d, a.address, m.memory.view(a, Int32Array));
     }
     if (values.stats) io.out(formatStats(result, m.timing));
     const blocks = values['no-strict'] ? loaded.blocks.loose : loaded.blocks.strict;

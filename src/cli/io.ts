@@ -35,6 +35,11 @@ export interface Io {
   err(text: string): void;
   readFile(path: string): Uint8Array;
   writeFile(path: string, data: Uint8Array | string): void;
+  /**
+   * Resolves once standard output has taken what it was given (at once unless a pipe's reader is
+   * behind): output written in pieces waits here, so that it never piles up in memory.
+   */
+  outDrained?(): Promise<void>;
 }
 
 /** Writing to standard output or standard error failed (a full disk, a closed pipe, ...). */
@@ -140,7 +145,20 @@ export const nodeIo: Io = {
   err: streamWriter(process.stderr, 'standard error'),
   readFile: (p) => readBounded(p),
   writeFile: (p, d) => writeFileSync(p, d),
+  outDrained: () => drained(process.stdout),
 };
+
+/** Resolves when the stream has written what it holds, or has failed (the write after says how). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  if (!stream.writableNeedDrain || stream.errored || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of ['drain', 'error', 'close']) stream.off(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'error', 'close']) stream.on(event, done);
+  });
+}
 
 /** Failures of the process streams already reported, so that their later 'error' events are not. */
 export const reportedOutputErrors = new WeakSet<Error>();

@@ -4,11 +4,11 @@
 // is read or allocated, with errors that name the option.
 
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
-import { bitsToFloat } from '../vc4/tables.ts';
-import { type Allocation, type GpuMemory, hex } from '../emulator/memory.ts';
+import type { Allocation, GpuMemory } from '../emulator/memory.ts';
 import { LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
 import { CliError, EXIT, type Io, isAssembly, parseCount, readInput, syntaxOf } from './io.ts';
 import { readProgram } from './disasm.ts';
+import { DUMP_FORMATS, type DumpFormat, type DumpSpec } from './dump.ts';
 
 /** The options qpu emu and qpu pi share (parseArgs's form). */
 export const LAUNCH_OPTIONS = {
@@ -23,39 +23,6 @@ export interface BufferSpec {
   readonly name: string;
   readonly words: number;
   readonly values: readonly number[];
-}
-
-export const DUMP_FORMATS = ['hex', 'i32', 'u32', 'f32'] as const;
-export type DumpFormat = (typeof DUMP_FORMATS)[number];
-
-/** `--dump NAME` or `--dump NAME:FORMAT`. */
-function parseDump(text: string): { name: string; format: DumpFormat } {
-  const [name, format = 'hex', ...rest] = text.split(':');
-  if (rest.length || !(DUMP_FORMATS as readonly string[]).includes(format))
-    throw new CliError(`--dump ${shownSpec(text)}: write NAME or NAME:FORMAT, FORMAT one of ${DUMP_FORMATS.join(', ')}`);
-  return { name: name!, format: format as DumpFormat };
-}
-
-/** 32-bit words, 8 a line, in a format; columns right-aligned to the widest. */
-export function formatWords(words: Int32Array, format: DumpFormat): string {
-  const show = { hex, i32: (w: number) => String(w), u32: (w: number) => String(w >>> 0), f32: formatF32 }[format];
-  const texts = Array.from(words, show);
-  const width = format === 'hex' ? 0 : Math.max(0, ...texts.map((t) => t.length));
-  let out = '';
-  for (let i = 0; i < texts.length; i += 8) out += texts.slice(i, i + 8).map((t) => t.padStart(width)).join(' ') + '\n';
-  return out;
-}
-
-/** A float32's bits as the shortest decimal that reads back to the same float32 (NaNs with their bits). */
-export function formatF32(bits: number): string {
-  const x = bitsToFloat(bits);
-  if (Number.isNaN(x)) return `NaN(${hex(bits)})`;
-  if (!Number.isFinite(x) || x === 0) return Object.is(x, -0) ? '-0' : String(x);
-  for (let digits = 1; digits < 9; digits++) {
-    const t = x.toPrecision(digits);
-    if (Math.fround(Number(t)) === x) return String(Number(t));
-  }
-  return String(Number(x.toPrecision(9)));
 }
 
 /** The --buffer options: names, sizes (at most `maxBytes` each) and initial values. */
@@ -103,8 +70,16 @@ export function parseUniformLists(given: readonly string[] | undefined, qpus: nu
   return uniforms;
 }
 
+/** `--dump NAME` or `--dump NAME:FORMAT`. */
+function parseDump(text: string): DumpSpec {
+  const [name, format = 'hex', ...rest] = text.split(':');
+  if (rest.length || !(DUMP_FORMATS as readonly string[]).includes(format))
+    throw new CliError(`--dump ${shownSpec(text)}: write NAME or NAME:FORMAT, FORMAT one of ${DUMP_FORMATS.join(', ')}`);
+  return { name: name!, format: format as DumpFormat };
+}
+
 /** The --dump options, each naming a buffer. */
-export function parseDumps(given: readonly string[] | undefined, specs: readonly BufferSpec[]): { name: string; format: DumpFormat }[] {
+export function parseDumps(given: readonly string[] | undefined, specs: readonly BufferSpec[]): DumpSpec[] {
   const dumps = (given ?? []).map(parseDump);
   for (const d of dumps) if (!specs.some((s) => s.name === d.name)) throw new CliError(`--dump ${d.name}: there is no buffer ${d.name}`);
   return dumps;
