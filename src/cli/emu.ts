@@ -13,7 +13,7 @@ import { forgetTranslations } from '../emulator/program.ts';
 import { formatStats } from '../emulator/report.ts';
 import { listings } from '../emulator/wasm/encoder.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, formatBytes, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
 import { writeDump } from './dump.ts';
 import { allocBuffers, type BufferSpec, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
@@ -23,9 +23,9 @@ const MEMORY_BYTES = new GpuMemory().maxBytes;
 export const emuCommand: Command = {
   name: 'emu',
   summary: 'run machine code on the emulator',
-  help: `usage: qpu emu PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]] ... [--uniforms LIST] ...
-                    [--dump NAME[:FORMAT]] ... [--stats] [--trace] [--max-steps N] [--no-strict]
-                    [--dump-js] [--dump-wasm]
+  help: `usage: qpu emu PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]|NAME:[WORDS]@FILE] ...
+                    [--uniforms LIST] ... [--dump NAME[:FORMAT]] ... [--stats] [--trace]
+                    [--max-steps N] [--no-strict] [--dump-js] [--dump-wasm]
 
 Runs PROG.bin (or PROG.qasm, assembled first) on N emulated QPUs (1-${MAX_QPUS}, default 1), all
 starting at the first instruction, until every one has ended its program. PROG.bin must hold at
@@ -35,6 +35,10 @@ options:
   --qpus N             how many QPUs run the program
   --buffer NAME:WORDS  allocate a buffer of WORDS 32-bit words in GPU memory, zeroed, or
                        filled from the start with the values after '=' (numbers as in --uniforms)
+  --buffer NAME:@FILE  a buffer holding FILE's bytes as they are (little-endian words), as many
+                       words as FILE has, a partial last word completed with zero bytes;
+                       NAME:WORDS@FILE makes it WORDS words, zeros after FILE. FILE must be a
+                       regular file (not a FIFO or a device) that fits
   --uniforms LIST      the uniforms, comma-separated: numbers (decimal, 0x hex, or floats such
                        as 1.5, whose bits are used), @NAME for a buffer's bus address, %qpu for
                        the QPU's number and %qpus for the number of QPUs. Given once, every QPU
@@ -187,11 +191,4 @@ function checkMemory(path: string, instrs: number, specs: readonly BufferSpec[],
       `need ${code + unifs + bufs} bytes (${formatBytes(code + unifs + bufs)}) with the program (${formatBytes(instrs * 8)}) and the uniforms, ` +
       `each allocation taking whole 4 KiB pages and a 4 KiB guard page; one buffer alone could have at most ${alone} words`,
   );
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const)
-    if (n >= size) return `${Number((n / size).toFixed(1))} ${unit}`;
-  return `${n} bytes`;
 }

@@ -335,3 +335,11 @@ export function onePositional(positionals: readonly string[], what: string): str
     throw new CliError(positionals.length === 0 ? `which ${what}? (see --help)` : `one ${what} at a time, not ${positionals.length}`);
   return positionals[0]!;
 }
+
+/** "1.5 MiB": a size in bytes as messages show it. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const)
+    if (n >= size) return `${Number((n / size).toFixed(1))} ${unit}`;
+  return `${n} bytes`;
+}

@@ -7,6 +7,7 @@ import { AsmError, assemble } from '../vc4/asm/assembler.ts';
 import type { Allocation, GpuMemory } from '../emulator/memory.ts';
 import { LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
 import { CliError, EXIT, type Io, isAssembly, parseCount, readInput, syntaxOf } from './io.ts';
+import { bufferFileWords, readBufferFile } from './buffer-file.ts';
 import { readProgram } from './disasm.ts';
 import { DUMP_FORMATS, type DumpFormat, type DumpSpec } from './dump.ts';
 
@@ -23,17 +24,29 @@ export interface BufferSpec {
   readonly name: string;
   readonly words: number;
   readonly values: readonly number[];
+  /** The file whose bytes fill the buffer (--buffer NAME:@FILE), instead of values. */
+  readonly file?: string;
 }
 
-/** The --buffer options: names, sizes (at most `maxBytes` each) and initial values. */
+/** The --buffer options: names, sizes (at most `maxBytes` each) and initial values or files. */
 export function parseBuffers(given: readonly string[] | undefined, maxBytes: number): BufferSpec[] {
   const specs: BufferSpec[] = [];
   for (const spec of given ?? []) {
-    const match = /^([A-Za-z_]\w*):([^=]*)(?:=(.*))?$/s.exec(spec);
-    if (!match) throw new CliError(`--buffer ${shownSpec(spec)}: write NAME:WORDS or NAME:WORDS=V,V,...`);
-    const [, name, count, init] = match as unknown as [string, string, string, string | undefined];
+    const match = /^([A-Za-z_]\w*):(.*)$/s.exec(spec);
+    const file = match && /^([0-9]*)@(.*)$/s.exec(match[2]!);
+    const list = match && !file && /^([^=]*)(?:=(.*))?$/s.exec(match[2]!);
+    if (!match || (file && file[2] === '') || (!file && !list))
+      throw new CliError(`--buffer ${shownSpec(spec)}: write NAME:WORDS, NAME:WORDS=V,V,..., NAME:@FILE or NAME:WORDS@FILE`);
+    const name = match[1]!;
     if (specs.some((s) => s.name === name)) throw new CliError(`--buffer ${name} is given twice`);
-    const words = parseCount(count, 0, 1, maxBytes / 4, `--buffer ${name} size`);
+    const count = (text: string) => parseCount(text, 0, 1, maxBytes / 4, `--buffer ${name} size`);
+    if (file) {
+      const path = file[2]!;
+      specs.push({ name, words: bufferFileWords(path, name, file[1] ? count(file[1]) : undefined, maxBytes), values: [], file: path });
+      continue;
+    }
+    const [, size, init] = list as unknown as [string, string, string | undefined];
+    const words = count(size);
     const values = init === undefined ? [] : parseList(init, `--buffer ${name}`);
     if (values.length > words) throw new CliError(`--buffer ${name}: ${values.length} values for ${words} words`);
     specs.push({ name, words, values });
@@ -41,12 +54,18 @@ export function parseBuffers(given: readonly string[] | undefined, maxBytes: num
   return specs;
 }
 
-/** The buffers in an emulator's memory, filled with their values; by name. */
+/** A buffer's first contents: its values, or its file's bytes read into `words` (zeroed, `spec.words` long). */
+export function fillBuffer(spec: BufferSpec, words: Int32Array): void {
+  if (spec.file === undefined) words.set(spec.values);
+  else readBufferFile(spec.file, spec.name, new Uint8Array(words.buffer, words.byteOffset, words.byteLength));
+}
+
+/** The buffers in an emulator's memory, filled with their values or files; by name. */
 export function allocBuffers(memory: GpuMemory, specs: readonly BufferSpec[]): Map<string, Allocation> {
   const buffers = new Map<string, Allocation>();
   for (const s of specs) {
     const a = memory.alloc(s.words * 4, s.name);
-    memory.view(a, Int32Array).set(s.values);
+    fillBuffer(s, memory.view(a, Int32Array));
     buffers.set(s.name, a);
   }
   return buffers;

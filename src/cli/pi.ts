@@ -16,7 +16,7 @@ import { DEFAULT_TIMEOUT_MS, MAILBOX_LIMIT_MS, MAX_TIMEOUT_MS, runOnPi } from '.
 import { formatSeconds } from '../runtime/progress.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
 import { writeDump } from './dump.ts';
-import { allocBuffers, type BufferSpec, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
+import { allocBuffers, type BufferSpec, fillBuffer, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
 /** Buffers a run on the Pi may have, in all (the firmware's GPU memory is 64-128 MB on most setups). */
 const MAX_BUFFER_BYTES = 64 * 1024 * 1024;
@@ -24,8 +24,9 @@ const MAX_BUFFER_BYTES = 64 * 1024 * 1024;
 export const piCommand: Command = {
   name: 'pi',
   summary: "run machine code on this Raspberry Pi's QPUs",
-  help: `usage: qpu pi PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]] ... [--uniforms LIST] ...
-                   [--dump NAME[:FORMAT]] ... [--stats] [--timeout MS] [--no-check] [--syntax S]
+  help: `usage: qpu pi PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]|NAME:[WORDS]@FILE] ...
+                   [--uniforms LIST] ... [--dump NAME[:FORMAT]] ... [--stats] [--timeout MS]
+                   [--no-check] [--syntax S]
 
 Runs PROG.bin (or PROG.qasm, assembled first) on N QPUs (1-${MAX_QPUS}, default 1) of the Raspberry Pi
 this runs on (a Pi 1, 2, 3 or Zero with the legacy graphics stack, as root: docs/pi.md), through
@@ -85,7 +86,10 @@ example (the SHA-256 series' hello world):
       for (const s of specs) {
         const a = memory.alloc(s.words * 4, s.name);
         const words = memory.words(a);
-        s.values.forEach((v, i) => (words[i] = v >>> 0)); // aligned word writes: the mapping is device memory
+        // The memory is zeroed: only the words given are written, each an aligned word write (the mapping is device memory).
+        const first = s.file === undefined ? s.values : new Int32Array(s.words);
+        if (s.file !== undefined) fillBuffer(s, first as Int32Array);
+        first.forEach((v, i) => (words[i] = v >>> 0));
         buffers.set(s.name, a);
       }
       const streams = Array.from({ length: qpus }, (_, q) => resolve(uniforms.length ? uniforms[Math.min(q, uniforms.length - 1)]! : [], q, qpus, buffers));
