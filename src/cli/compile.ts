@@ -55,7 +55,9 @@ ${passList()}
   -h, --help          this text
 
 N is a count: decimal digits only. An error thrown while MODULE.ts loads (or builds its
-kernels) is reported in one line with the place in MODULE.ts it came from.
+kernels) is reported in one line with the place in MODULE.ts it came from; an export that looks
+like a kernel but was not made by kernel(...) is named. The command does not wait for timers
+MODULE.ts leaves running.
 
 ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n     compile', '--kernel naming no kernel it exports is a wrong command line')}`,
   async run(args, io) {

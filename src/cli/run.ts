@@ -25,6 +25,9 @@ ARGS, the words after --): its top-level code runs; if it ran no kernel and expo
 main, main(ARGS) is called and awaited. Every kernel run in it takes the options below where
 the program's own call does not set them, and a run that takes long shows a progress bar on a
 terminal (its steps against the step budget; for the emulator, the estimated Pi time so far).
+The command ends once the top-level code and main have finished and the output is written,
+without waiting, as Node would, for timers or servers they left running: a program that needs
+a timer's work done awaits it.
 
 options:
       --kernel NAME   apply the options and --stats to this kernel only (its kernel name)
