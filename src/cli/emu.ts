@@ -13,7 +13,7 @@ import { forgetTranslations } from '../emulator/program.ts';
 import { formatStats } from '../emulator/report.ts';
 import { listings } from '../emulator/wasm/encoder.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
-import { type Command, CliError, EXIT, exitHelp, formatBytes, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, formatBytes, onePositional, parse, parseCount, shown, SYNTAX_OPTION, syntaxOf } from './io.ts';
 import { writeDump } from './dump.ts';
 import { allocBuffers, type BufferSpec, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
@@ -149,7 +149,7 @@ function runBar(path: string, budget: number): { onProgress(instructions: number
   return {
     onProgress(instructions, cycles) {
       if (!bar && performance.now() - start < BAR_AFTER_MS) return;
-      bar ??= progressBar(path, budget, { unit: 'instructions' });
+      bar ??= progressBar(shown(path), budget, { unit: 'instructions' });
       bar.update(instructions, `${formatSeconds(cycles / PI_TIMING.clockHz)} on a Pi so far`);
     },
     stop: () => bar?.stop(),

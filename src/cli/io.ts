@@ -6,6 +6,7 @@ import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync, writ
 import { getSystemErrorMap, parseArgs, type ParseArgsConfig } from 'node:util';
 import { ASM_SYNTAXES, type AsmSyntax } from '../vc4/asm/assembler.ts';
 import { suggest } from '../vc4/asm/names.ts';
+import { oneLineEscaped } from '../vc4/asm/text.ts';
 
 /**
  * The exit statuses of every subcommand. OK: success. INPUT: the input is wrong (assembly
@@ -294,9 +295,13 @@ export function refuseOverwrite(input: string, output: string): void {
     throw new CliError(`the output file ${shown(output)} is the input file ${shown(input)}: writing it would destroy the input; choose another output file`);
 }
 
-/** A command-line value in an error message: quoted when it would otherwise be invisible. */
+/**
+ * A command-line value (a file name, an argument) in a message: its unprintable characters
+ * escaped (escape sequences, newlines, a right-to-left override: text.ts), and quoted when it
+ * would otherwise be invisible.
+ */
 export function shown(text: string): string {
-  return text === '' || /\s/.test(text) ? `'${text}'` : text;
+  return text === '' || /\s/.test(text) ? `'${oneLineEscaped(text)}'` : oneLineEscaped(text);
 }
 
 /**
