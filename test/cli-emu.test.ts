@@ -95,7 +95,7 @@ test('errors from the emulator and from the uniforms and buffers come out as one
   await fails(2, [hello, ...helloRun, '--buffer', 'out:4'], /--buffer out is given twice/);
   await fails(2, [hello, '--buffer', 'a:2=1,2,3'], /--buffer a: 3 values for 2 words/);
   await fails(2, [hello, '--buffer', 'a:2=@out'], /--buffer a: only numbers can fill a buffer/);
-  await fails(2, [hello, '--buffer', '1a:2'], /--buffer 1a:2: write NAME:WORDS or NAME:WORDS=V,V,\.\.\./);
+  await fails(2, [hello, '--buffer', '1a:2'], /--buffer 1a:2: write NAME:WORDS, NAME:WORDS=V,V,\.\.\., NAME:@FILE or NAME:WORDS@FILE/);
   // A buffer filled with values: they are there after the run.
   const filled = await runQpu('emu', hello, '--uniforms', '100,@out', '--buffer', 'out:16', '--buffer', 'in:3=1,0x10,-1', '--dump', 'in');
   assert.equal(filled.code, 0, filled.err);

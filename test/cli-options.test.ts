@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runQpu } from './helpers/cli.ts';
-import { formatF32, formatWords } from '../src/cli/launch-args.ts';
+import { formatF32, formatWords } from '../src/cli/dump.ts';
 import { floatBits } from '../src/vc4/tables.ts';
 import { describeUniforms } from '../src/cli/layout.ts';
 import type { KernelAst } from '../src/source/ast.ts';

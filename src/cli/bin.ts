@@ -1,5 +1,5 @@
 // Entry point of the `qpu` command (bin/qpu.js loads it through tsx).
-import { nodeIo, OutputError, outputFailed, reportedOutputErrors } from './io.ts';
+import { completeWrites, nodeIo, OutputError, outputFailed, reportedOutputErrors } from './io.ts';
 import { main } from './main.ts';
 
 // A write to standard output or error that fails is mostly seen by the write itself (nodeIo
@@ -12,6 +12,7 @@ for (const [stream, name] of [
   [process.stdout, 'standard output'],
   [process.stderr, 'standard error'],
 ] as const) {
+  completeWrites(stream);
   stream.on('error', (e: NodeJS.ErrnoException) => {
     if (reportedOutputErrors.has(e)) return;
     const status = outputFailed(new OutputError(name, e), 'qpu', nodeIo);
@@ -19,4 +20,19 @@ for (const [stream, name] of [
   });
 }
 
-process.exitCode = await main(process.argv.slice(2));
+const status = await main(process.argv.slice(2));
+// The command's work is done: it ends now, once its output is written, whatever the user's module
+// left running (a timer, a server), which Node would wait for. qpu run's main has settled by now.
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit(status);
+
+/** Resolves once everything written to the stream so far has gone out (or the stream has failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      stream.write('', () => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}

@@ -5,7 +5,7 @@ import { compile, CompileError, type OptLevel, type Pass, PASS_LEVEL, type Stage
 import { printKernel } from '../source/print.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 import { programToBytes } from '../vc4/codec.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, refuseOverwrite, writeOutput } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, refuseOverwrite, shown, writeOutput } from './io.ts';
 import { describeUniforms } from './layout.ts';
 import { chooseKernel, loadModule, oneLine } from './module.ts';
 
@@ -55,7 +55,9 @@ ${passList()}
   -h, --help          this text
 
 N is a count: decimal digits only. An error thrown while MODULE.ts loads (or builds its
-kernels) is reported in one line with the place in MODULE.ts it came from.
+kernels) is reported in one line with the place in MODULE.ts it came from; an export that looks
+like a kernel but was not made by kernel(...) is named. The command does not wait for timers
+MODULE.ts leaves running.
 
 ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n     compile', '--kernel naming no kernel it exports is a wrong command line')}`,
   async run(args, io) {
@@ -86,7 +88,7 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
       const c = passes ? compile(chosen.ast, { qpus, opt, passes }) : chosen.setNumQPUs(qpus).setOptLevel(opt).code();
       if (values.output !== undefined) {
         writeOutput(io, values.output, programToBytes(c.words));
-        io.err(`${c.kernel}: ${c.instrs.length} instructions for ${qpus} QPU${qpus > 1 ? 's' : ''} written to ${values.output}\n`);
+        io.err(`${c.kernel}: ${c.instrs.length} instructions for ${qpus} QPU${qpus > 1 ? 's' : ''} written to ${shown(values.output)}\n`);
         io.err(describeUniforms(chosen.ast, c, values.output));
       } else if (c.scratchBytes)
         io.err(

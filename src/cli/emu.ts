@@ -7,14 +7,15 @@ import { DEFAULT_SECONDS, EMULATOR_STEPS } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError } from '../emulator/launch.ts';
 import { Machine, MAX_QPUS } from '../emulator/machine.ts';
-import { type Allocation, footprint, GpuMemory, hex, MemoryFault, PAGE } from '../emulator/memory.ts';
+import { type Allocation, footprint, GpuMemory, MemoryFault, PAGE } from '../emulator/memory.ts';
 import { listing } from '../emulator/blocks.ts';
 import { forgetTranslations } from '../emulator/program.ts';
 import { formatStats } from '../emulator/report.ts';
 import { listings } from '../emulator/wasm/encoder.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
-import { allocBuffers, type BufferSpec, formatWords, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
+import { type Command, CliError, EXIT, exitHelp, formatBytes, onePositional, parse, parseCount, shown, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import { writeDump } from './dump.ts';
+import { allocBuffers, type BufferSpec, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
 /** The GPU memory the emulator gives a run (GpuMemory's default size). */
 const MEMORY_BYTES = new GpuMemory().maxBytes;
@@ -22,9 +23,9 @@ const MEMORY_BYTES = new GpuMemory().maxBytes;
 export const emuCommand: Command = {
   name: 'emu',
   summary: 'run machine code on the emulator',
-  help: `usage: qpu emu PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]] ... [--uniforms LIST] ...
-                    [--dump NAME[:FORMAT]] ... [--stats] [--trace] [--max-steps N] [--no-strict]
-                    [--dump-js] [--dump-wasm]
+  help: `usage: qpu emu PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]|NAME:[WORDS]@FILE] ...
+                    [--uniforms LIST] ... [--dump NAME[:FORMAT]] ... [--stats] [--trace]
+                    [--max-steps N] [--no-strict] [--dump-js] [--dump-wasm]
 
 Runs PROG.bin (or PROG.qasm, assembled first) on N emulated QPUs (1-${MAX_QPUS}, default 1), all
 starting at the first instruction, until every one has ended its program. PROG.bin must hold at
@@ -34,6 +35,10 @@ options:
   --qpus N             how many QPUs run the program
   --buffer NAME:WORDS  allocate a buffer of WORDS 32-bit words in GPU memory, zeroed, or
                        filled from the start with the values after '=' (numbers as in --uniforms)
+  --buffer NAME:@FILE  a buffer holding FILE's bytes as they are (little-endian words), as many
+                       words as FILE has, a partial last word completed with zero bytes;
+                       NAME:WORDS@FILE makes it WORDS words, zeros after FILE. FILE must be a
+                       regular file (not a FIFO or a device) that fits
   --uniforms LIST      the uniforms, comma-separated: numbers (decimal, 0x hex, or floats such
                        as 1.5, whose bits are used), @NAME for a buffer's bus address, %qpu for
                        the QPU's number and %qpus for the number of QPUs. Given once, every QPU
@@ -62,7 +67,7 @@ ${exitHelp('PROG has errors, no instructions or a partial one, or the run stops\
 example (the SHA-256 series' hello world):
   qpu emu hello.bin --uniforms 100,@out --buffer out:16 --dump out
 `,
-  run(args, io) {
+  async run(args, io) {
     const { values, positionals } = parse(args, {
       ...LAUNCH_OPTIONS,
       'dump-js': { type: 'boolean' },
@@ -124,8 +129,7 @@ example (the SHA-256 series' hello world):
     }
     for (const d of dumps) {
       const a = buffers.get(d.name)!;
-      io.out(`${d.name} (${a.bytes / 4} words at ${hex(a.address)}${d.format === 'hex' ? '' : `, as ${d.format}`}):\n`);
-      io.out(formatWords(m.memory.view(a, Int32Array), d.format));
+      await writeDump(io, d, a.address, m.memory.view(a, Int32Array));
     }
     if (values.stats) io.out(formatStats(result, m.timing));
     const blocks = values['no-strict'] ? loaded.blocks.loose : loaded.blocks.strict;
@@ -145,7 +149,7 @@ function runBar(path: string, budget: number): { onProgress(instructions: number
   return {
     onProgress(instructions, cycles) {
       if (!bar && performance.now() - start < BAR_AFTER_MS) return;
-      bar ??= progressBar(path, budget, { unit: 'instructions' });
+      bar ??= progressBar(shown(path), budget, { unit: 'instructions' });
       bar.update(instructions, `${formatSeconds(cycles / PI_TIMING.clockHz)} on a Pi so far`);
     },
     stop: () => bar?.stop(),
@@ -187,11 +191,4 @@ function checkMemory(path: string, instrs: number, specs: readonly BufferSpec[],
       `need ${code + unifs + bufs} bytes (${formatBytes(code + unifs + bufs)}) with the program (${formatBytes(instrs * 8)}) and the uniforms, ` +
       `each allocation taking whole 4 KiB pages and a 4 KiB guard page; one buffer alone could have at most ${alone} words`,
   );
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const)
-    if (n >= size) return `${Number((n / size).toFixed(1))} ${unit}`;
-  return `${n} bytes`;
 }

@@ -2,10 +2,11 @@
 // numbers on the command line, and the I/O it may use (the real process for `qpu`, a recorder in
 // tests).
 
-import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { getSystemErrorMap, parseArgs, type ParseArgsConfig } from 'node:util';
 import { ASM_SYNTAXES, type AsmSyntax } from '../vc4/asm/assembler.ts';
 import { suggest } from '../vc4/asm/names.ts';
+import { oneLineEscaped } from '../vc4/asm/text.ts';
 
 /**
  * The exit statuses of every subcommand. OK: success. INPUT: the input is wrong (assembly
@@ -35,6 +36,11 @@ export interface Io {
   err(text: string): void;
   readFile(path: string): Uint8Array;
   writeFile(path: string, data: Uint8Array | string): void;
+  /**
+   * Resolves once standard output has taken what it was given (at once unless a pipe's reader is
+   * behind): output written in pieces waits here, so that it never piles up in memory.
+   */
+  outDrained?(): Promise<void>;
 }
 
 /** Writing to standard output or standard error failed (a full disk, a closed pipe, ...). */
@@ -66,6 +72,33 @@ function streamWriter(stream: NodeJS.WriteStream, name: OutputError['stream']): 
       }
     }
     if (stream.errored) throw new OutputError(name, stream.errored as NodeJS.ErrnoException);
+  };
+}
+
+/**
+ * Makes a process stream that Node writes to a file or a device (standard output redirected with
+ * `>`) write every chunk whole or fail. Node writes such a stream with one write(2) a chunk and
+ * ignores how much of it went: past a file-size limit (`ulimit -f`; Node ignores SIGXFSZ, so the
+ * write returns short) or at the end of a device, the rest of the chunk was lost and the command
+ * went on to exit 0. Here a short write is followed by a write of the rest, whose error (EFBIG,
+ * ENOSPC) fails the stream as any failed write does. Terminals and pipes are left alone: libuv
+ * writes their chunks whole, queuing what does not fit.
+ */
+export function completeWrites(stream: NodeJS.WriteStream): void {
+  const fd = (stream as { fd?: unknown }).fd;
+  if (stream.constructor.name !== 'SyncWriteStream' || typeof fd !== 'number') return;
+  stream._write = (chunk: Buffer, _encoding: BufferEncoding, done: (e?: Error | null) => void) => {
+    try {
+      for (let at = 0; at < chunk.length; ) {
+        const n = writeSync(fd, chunk, at, chunk.length - at);
+        if (n <= 0) throw new Error(`wrote ${at} of ${chunk.length} bytes, then nothing more`);
+        at += n;
+      }
+    } catch (e) {
+      done(e as Error);
+      return;
+    }
+    done();
   };
 }
 
@@ -113,7 +146,20 @@ export const nodeIo: Io = {
   err: streamWriter(process.stderr, 'standard error'),
   readFile: (p) => readBounded(p),
   writeFile: (p, d) => writeFileSync(p, d),
+  outDrained: () => drained(process.stdout),
 };
+
+/** Resolves when the stream has written what it holds, or has failed (the write after says how). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  if (!stream.writableNeedDrain || stream.errored || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of ['drain', 'error', 'close']) stream.off(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'error', 'close']) stream.on(event, done);
+  });
+}
 
 /** Failures of the process streams already reported, so that their later 'error' events are not. */
 export const reportedOutputErrors = new WeakSet<Error>();
@@ -249,9 +295,13 @@ export function refuseOverwrite(input: string, output: string): void {
     throw new CliError(`the output file ${shown(output)} is the input file ${shown(input)}: writing it would destroy the input; choose another output file`);
 }
 
-/** A command-line value in an error message: quoted when it would otherwise be invisible. */
+/**
+ * A command-line value (a file name, an argument) in a message: its unprintable characters
+ * escaped (escape sequences, newlines, a right-to-left override: text.ts), and quoted when it
+ * would otherwise be invisible.
+ */
 export function shown(text: string): string {
-  return text === '' || /\s/.test(text) ? `'${text}'` : text;
+  return text === '' || /\s/.test(text) ? `'${oneLineEscaped(text)}'` : oneLineEscaped(text);
 }
 
 /**
@@ -289,4 +339,12 @@ export function onePositional(positionals: readonly string[], what: string): str
   if (positionals.length !== 1)
     throw new CliError(positionals.length === 0 ? `which ${what}? (see --help)` : `one ${what} at a time, not ${positionals.length}`);
   return positionals[0]!;
+}
+
+/** "1.5 MiB": a size in bytes as messages show it. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const)
+    if (n >= size) return `${Number((n / size).toFixed(1))} ${unit}`;
+  return `${n} bytes`;
 }

@@ -4,11 +4,12 @@
 // is read or allocated, with errors that name the option.
 
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
-import { bitsToFloat } from '../vc4/tables.ts';
-import { type Allocation, type GpuMemory, hex } from '../emulator/memory.ts';
+import type { Allocation, GpuMemory } from '../emulator/memory.ts';
 import { LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
 import { CliError, EXIT, type Io, isAssembly, parseCount, readInput, syntaxOf } from './io.ts';
+import { bufferFileWords, readBufferFile } from './buffer-file.ts';
 import { readProgram } from './disasm.ts';
+import { DUMP_FORMATS, type DumpFormat, type DumpSpec } from './dump.ts';
 
 /** The options qpu emu and qpu pi share (parseArgs's form). */
 export const LAUNCH_OPTIONS = {
@@ -23,50 +24,29 @@ export interface BufferSpec {
   readonly name: string;
   readonly words: number;
   readonly values: readonly number[];
+  /** The file whose bytes fill the buffer (--buffer NAME:@FILE), instead of values. */
+  readonly file?: string;
 }
 
-export const DUMP_FORMATS = ['hex', 'i32', 'u32', 'f32'] as const;
-export type DumpFormat = (typeof DUMP_FORMATS)[number];
-
-/** `--dump NAME` or `--dump NAME:FORMAT`. */
-function parseDump(text: string): { name: string; format: DumpFormat } {
-  const [name, format = 'hex', ...rest] = text.split(':');
-  if (rest.length || !(DUMP_FORMATS as readonly string[]).includes(format))
-    throw new CliError(`--dump ${shownSpec(text)}: write NAME or NAME:FORMAT, FORMAT one of ${DUMP_FORMATS.join(', ')}`);
-  return { name: name!, format: format as DumpFormat };
-}
-
-/** 32-bit words, 8 a line, in a format; columns right-aligned to the widest. */
-export function formatWords(words: Int32Array, format: DumpFormat): string {
-  const show = { hex, i32: (w: number) => String(w), u32: (w: number) => String(w >>> 0), f32: formatF32 }[format];
-  const texts = Array.from(words, show);
-  const width = format === 'hex' ? 0 : Math.max(0, ...texts.map((t) => t.length));
-  let out = '';
-  for (let i = 0; i < texts.length; i += 8) out += texts.slice(i, i + 8).map((t) => t.padStart(width)).join(' ') + '\n';
-  return out;
-}
-
-/** A float32's bits as the shortest decimal that reads back to the same float32 (NaNs with their bits). */
-export function formatF32(bits: number): string {
-  const x = bitsToFloat(bits);
-  if (Number.isNaN(x)) return `NaN(${hex(bits)})`;
-  if (!Number.isFinite(x) || x === 0) return Object.is(x, -0) ? '-0' : String(x);
-  for (let digits = 1; digits < 9; digits++) {
-    const t = x.toPrecision(digits);
-    if (Math.fround(Number(t)) === x) return String(Number(t));
-  }
-  return String(Number(x.toPrecision(9)));
-}
-
-/** The --buffer options: names, sizes (at most `maxBytes` each) and initial values. */
+/** The --buffer options: names, sizes (at most `maxBytes` each) and initial values or files. */
 export function parseBuffers(given: readonly string[] | undefined, maxBytes: number): BufferSpec[] {
   const specs: BufferSpec[] = [];
   for (const spec of given ?? []) {
-    const match = /^([A-Za-z_]\w*):([^=]*)(?:=(.*))?$/s.exec(spec);
-    if (!match) throw new CliError(`--buffer ${shownSpec(spec)}: write NAME:WORDS or NAME:WORDS=V,V,...`);
-    const [, name, count, init] = match as unknown as [string, string, string, string | undefined];
+    const match = /^([A-Za-z_]\w*):(.*)$/s.exec(spec);
+    const file = match && /^([0-9]*)@(.*)$/s.exec(match[2]!);
+    const list = match && !file && /^([^=]*)(?:=(.*))?$/s.exec(match[2]!);
+    if (!match || (file && file[2] === '') || (!file && !list))
+      throw new CliError(`--buffer ${shownSpec(spec)}: write NAME:WORDS, NAME:WORDS=V,V,..., NAME:@FILE or NAME:WORDS@FILE`);
+    const name = match[1]!;
     if (specs.some((s) => s.name === name)) throw new CliError(`--buffer ${name} is given twice`);
-    const words = parseCount(count, 0, 1, maxBytes / 4, `--buffer ${name} size`);
+    const count = (text: string) => parseCount(text, 0, 1, maxBytes / 4, `--buffer ${name} size`);
+    if (file) {
+      const path = file[2]!;
+      specs.push({ name, words: bufferFileWords(path, name, file[1] ? count(file[1]) : undefined, maxBytes), values: [], file: path });
+      continue;
+    }
+    const [, size, init] = list as unknown as [string, string, string | undefined];
+    const words = count(size);
     const values = init === undefined ? [] : parseList(init, `--buffer ${name}`);
     if (values.length > words) throw new CliError(`--buffer ${name}: ${values.length} values for ${words} words`);
     specs.push({ name, words, values });
@@ -74,12 +54,18 @@ export function parseBuffers(given: readonly string[] | undefined, maxBytes: num
   return specs;
 }
 
-/** The buffers in an emulator's memory, filled with their values; by name. */
+/** A buffer's first contents: its values, or its file's bytes read into `words` (zeroed, `spec.words` long). */
+export function fillBuffer(spec: BufferSpec, words: Int32Array): void {
+  if (spec.file === undefined) words.set(spec.values);
+  else readBufferFile(spec.file, spec.name, new Uint8Array(words.buffer, words.byteOffset, words.byteLength));
+}
+
+/** The buffers in an emulator's memory, filled with their values or files; by name. */
 export function allocBuffers(memory: GpuMemory, specs: readonly BufferSpec[]): Map<string, Allocation> {
   const buffers = new Map<string, Allocation>();
   for (const s of specs) {
     const a = memory.alloc(s.words * 4, s.name);
-    memory.view(a, Int32Array).set(s.values);
+    fillBuffer(s, memory.view(a, Int32Array));
     buffers.set(s.name, a);
   }
   return buffers;
@@ -103,8 +89,16 @@ export function parseUniformLists(given: readonly string[] | undefined, qpus: nu
   return uniforms;
 }
 
+/** `--dump NAME` or `--dump NAME:FORMAT`. */
+function parseDump(text: string): DumpSpec {
+  const [name, format = 'hex', ...rest] = text.split(':');
+  if (rest.length || !(DUMP_FORMATS as readonly string[]).includes(format))
+    throw new CliError(`--dump ${shownSpec(text)}: write NAME or NAME:FORMAT, FORMAT one of ${DUMP_FORMATS.join(', ')}`);
+  return { name: name!, format: format as DumpFormat };
+}
+
 /** The --dump options, each naming a buffer. */
-export function parseDumps(given: readonly string[] | undefined, specs: readonly BufferSpec[]): { name: string; format: DumpFormat }[] {
+export function parseDumps(given: readonly string[] | undefined, specs: readonly BufferSpec[]): DumpSpec[] {
   const dumps = (given ?? []).map(parseDump);
   for (const d of dumps) if (!specs.some((s) => s.name === d.name)) throw new CliError(`--dump ${d.name}: there is no buffer ${d.name}`);
   return dumps;

@@ -4,6 +4,7 @@
 
 import type { Compiled } from '../compiler/compile.ts';
 import type { KernelAst } from '../source/ast.ts';
+import { oneLineEscaped, showChar } from '../vc4/asm/text.ts';
 
 const TYPE_NAMES: Readonly<Record<string, string>> = { int: 'Int', float: 'Float', 'int*': 'Ptr(Int)', 'float*': 'Ptr(Float)' };
 /** Words given to each array in the example command line, per QPU: one 16-lane vector. */
@@ -70,7 +71,18 @@ export function describeUniforms(ast: KernelAst, c: Compiled, bin: string): stri
   );
 }
 
-/** A path as a shell word. */
+/**
+ * A path as a shell word: as it is, in single quotes, or, when it holds characters a terminal
+ * would obey (escape sequences, newlines), in bash's $'...' with those escaped as messages
+ * escape them (text.ts), so that the line is safe to print and still names the file.
+ */
 function quote(path: string): string {
-  return /^[\w./@%+:,=-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+  if (/^[\w./@%+:,=-]+$/.test(path)) return path;
+  if (oneLineEscaped(path) === path) return `'${path.replace(/'/g, `'\\''`)}'`;
+  let word = '';
+  for (const ch of path) {
+    const shown = ch === '\\' || ch === "'" ? `\\${ch}` : showChar(ch);
+    word += shown.startsWith('\\u{') ? `\\U${shown.slice(3, -1).padStart(8, '0')}` : shown; // bash spells \u{1F600} \U0001F600
+  }
+  return `$'${word}'`;
 }

@@ -6,13 +6,35 @@ import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { frameLocation } from '../dsl/builder.ts';
 import type { ParamType } from '../dsl/types.ts';
-import type { Kernel } from '../runtime/kernel.ts';
+import { type Kernel, KERNEL_BRAND } from '../runtime/kernel.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 import { CliError, EXIT, type Io, readInput } from './io.ts';
 
 export type AnyKernel = Kernel<readonly ParamType[]>;
 
-export const isKernel = (x: unknown): x is AnyKernel => typeof x === 'function' && 'ast' in x && 'code' in x && 'kernelName' in x;
+/** Whether an export is a kernel kernel(...) made. A value whose properties cannot be read (a hostile Proxy) is not. */
+export function isKernel(x: unknown): x is AnyKernel {
+  try {
+    return typeof x === 'function' && (x as { [KERNEL_BRAND]?: unknown })[KERNEL_BRAND] === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The properties of a kernel an export has when it is not one (a look-alike: `kernelName`, `ast`, a function's `code`); none for anything else. */
+function kernelTraits(x: unknown): string[] {
+  if (isKernel(x) || x === null || (typeof x !== 'object' && typeof x !== 'function')) return [];
+  try {
+    return ['kernelName', 'ast', 'code'].filter((p) => p in (x as object) && (p !== 'code' || typeof x === 'function'));
+  } catch {
+    return [];
+  }
+}
+
+/** "it has kernelName, ast and code". */
+function having(traits: readonly string[]): string {
+  return `it has ${traits.length > 1 ? `${traits.slice(0, -1).join(', ')} and ${traits.at(-1)}` : traits[0]}`;
+}
 
 /**
  * Imports the module at `path`. A missing or unreadable file is a file that cannot be read
@@ -61,7 +83,18 @@ export function exportedKernels(mod: Record<string, unknown>): [string, AnyKerne
 /** The exported kernel named `name` (its export name or its kernel name), or the only one. */
 export function chooseKernel(mod: Record<string, unknown>, path: string, name: string | undefined): AnyKernel {
   const kernels = exportedKernels(mod);
-  if (kernels.length === 0) throw new CliError(`${path} exports no kernel (make one with kernel(...) and export it)`, EXIT.INPUT);
+  const lookAlikes = Object.entries(mod)
+    .map(([n, v]) => [n, kernelTraits(v)] as const)
+    .filter(([, traits]) => traits.length > 0);
+  if (name !== undefined && !kernels.some(([n, k]) => n === name || k.kernelName === name)) {
+    const hit = lookAlikes.find(([n]) => n === name) ?? lookAlikes.find(([n]) => kernelNameOf(mod[n]) === name);
+    if (hit) throw new CliError(`--kernel ${name}: ${path} exports ${hit[0]}, which looks like a kernel (${having(hit[1])}), but was not made by kernel(...)`, EXIT.INPUT);
+  }
+  if (kernels.length === 0) {
+    if (lookAlikes.length)
+      throw new CliError(`${path} exports no kernel: ${lookAlikes.map(([n, t]) => `${n} (${having(t)})`).join(', ')} ${lookAlikes.length > 1 ? 'look' : 'looks'} like one, but ${lookAlikes.length > 1 ? 'were' : 'was'} not made by kernel(...)`, EXIT.INPUT);
+    throw new CliError(`${path} exports no kernel (make one with kernel(...) and export it)`, EXIT.INPUT);
+  }
   if (name !== undefined) {
     const hit = kernels.find(([n, k]) => n === name || k.kernelName === name);
     if (!hit) throw new CliError(`--kernel ${name}: ${path} has no such kernel; it exports: ${kernels.map(([n]) => n).join(', ')}`);
@@ -69,6 +102,16 @@ export function chooseKernel(mod: Record<string, unknown>, path: string, name: s
   }
   if (kernels.length > 1) throw new CliError(`${path} exports ${kernels.length} kernels (${kernels.map(([n]) => n).join(', ')}): choose one with --kernel`);
   return kernels[0]![1];
+}
+
+/** A look-alike's kernelName, if it has a string one. */
+function kernelNameOf(x: unknown): string | undefined {
+  try {
+    const n = (x as { kernelName?: unknown }).kernelName;
+    return typeof n === 'string' ? n : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A message on one line. */

@@ -9,13 +9,14 @@ import { EMULATOR_STEPS } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError, type UniformItem } from '../emulator/launch.ts';
 import { Machine, MAX_QPUS, type RunResult } from '../emulator/machine.ts';
-import { type Allocation, GpuMemory, hex } from '../emulator/memory.ts';
+import { type Allocation, GpuMemory } from '../emulator/memory.ts';
 import { formatStats } from '../emulator/report.ts';
 import { piSession } from '../pi/session.ts';
 import { DEFAULT_TIMEOUT_MS, MAILBOX_LIMIT_MS, MAX_TIMEOUT_MS, runOnPi } from '../pi/target.ts';
 import { formatSeconds } from '../runtime/progress.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
-import { allocBuffers, type BufferSpec, formatWords, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
+import { writeDump } from './dump.ts';
+import { allocBuffers, type BufferSpec, fillBuffer, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
 /** Buffers a run on the Pi may have, in all (the firmware's GPU memory is 64-128 MB on most setups). */
 const MAX_BUFFER_BYTES = 64 * 1024 * 1024;
@@ -23,8 +24,9 @@ const MAX_BUFFER_BYTES = 64 * 1024 * 1024;
 export const piCommand: Command = {
   name: 'pi',
   summary: "run machine code on this Raspberry Pi's QPUs",
-  help: `usage: qpu pi PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]] ... [--uniforms LIST] ...
-                   [--dump NAME[:FORMAT]] ... [--stats] [--timeout MS] [--no-check] [--syntax S]
+  help: `usage: qpu pi PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]|NAME:[WORDS]@FILE] ...
+                   [--uniforms LIST] ... [--dump NAME[:FORMAT]] ... [--stats] [--timeout MS]
+                   [--no-check] [--syntax S]
 
 Runs PROG.bin (or PROG.qasm, assembled first) on N QPUs (1-${MAX_QPUS}, default 1) of the Raspberry Pi
 this runs on (a Pi 1, 2, 3 or Zero with the legacy graphics stack, as root: docs/pi.md), through
@@ -47,7 +49,7 @@ ${exitHelp('PROG has errors, the emulator finds a problem with it, or the QPUs d
 example (the SHA-256 series' hello world):
   sudo qpu pi hello.bin --uniforms 100,@out --buffer out:16 --dump out --stats
 `,
-  run(args, io) {
+  async run(args, io) {
     const { values, positionals } = parse(args, {
       ...LAUNCH_OPTIONS,
       timeout: { type: 'string' },
@@ -84,7 +86,10 @@ example (the SHA-256 series' hello world):
       for (const s of specs) {
         const a = memory.alloc(s.words * 4, s.name);
         const words = memory.words(a);
-        s.values.forEach((v, i) => (words[i] = v >>> 0)); // aligned word writes: the mapping is device memory
+        // The memory is zeroed: only the words given are written, each an aligned word write (the mapping is device memory).
+        const first = s.file === undefined ? s.values : new Int32Array(s.words);
+        if (s.file !== undefined) fillBuffer(s, first as Int32Array);
+        first.forEach((v, i) => (words[i] = v >>> 0));
         buffers.set(s.name, a);
       }
       const streams = Array.from({ length: qpus }, (_, q) => resolve(uniforms.length ? uniforms[Math.min(q, uniforms.length - 1)]! : [], q, qpus, buffers));
@@ -96,8 +101,7 @@ example (the SHA-256 series' hello world):
       }
       for (const d of dumps) {
         const a = buffers.get(d.name)!;
-        io.out(`${d.name} (${a.bytes / 4} words at ${hex(a.address)}${d.format === 'hex' ? '' : `, as ${d.format}`}):\n`);
-        io.out(formatWords(memory.view(a, Int32Array), d.format));
+        await writeDump(io, d, a.address, memory.view(a, Int32Array));
       }
       if (values.stats) {
         if (estimate) io.out(formatStats(estimate, new Machine().timing));

@@ -8,8 +8,9 @@ import { resolve } from 'node:path';
 import { type OverseenOptions, type OverseenRun, oversee, type RunObserver, runsOverseen } from '../runtime/oversight.ts';
 import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
 import { PI_TIMING } from '../emulator/timing.ts';
-import { type Command, CliError, EXIT, exitHelp, type Io, parse, parseCount } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, type Io, parse, parseCount, shown } from './io.ts';
 import { inUserCode, loadModule } from './module.ts';
+import { oneLineEscaped } from '../vc4/asm/text.ts';
 
 const TARGETS = ['emulator', 'interpreter', 'pi'] as const;
 
@@ -25,6 +26,9 @@ ARGS, the words after --): its top-level code runs; if it ran no kernel and expo
 main, main(ARGS) is called and awaited. Every kernel run in it takes the options below where
 the program's own call does not set them, and a run that takes long shows a progress bar on a
 terminal (its steps against the step budget; for the emulator, the estimated Pi time so far).
+The command ends once the top-level code and main have finished and the output is written,
+without waiting, as Node would, for timers or servers they left running: a program that needs
+a timer's work done awaits it.
 
 options:
       --kernel NAME   apply the options and --stats to this kernel only (its kernel name)
@@ -119,7 +123,7 @@ function programProcess(path: string, args: readonly string[]) {
     /** Waits for main's result; a main that never settles is an error, not a silent exit. */
     async settle(result: unknown): Promise<void> {
       const never = () => {
-        process.stderr.write(`qpu run: ${path}: its main never finished (a promise that never settles)\n`);
+        process.stderr.write(`qpu run: ${shown(path)}: its main never finished (a promise that never settles)\n`);
         process.exitCode = EXIT.INPUT;
       };
       process.once('beforeExit', never);
@@ -171,7 +175,7 @@ function watcher(io: Io, stats: boolean): { observer: RunObserver; runs(): numbe
     },
     progress(run: OverseenRun, steps: number, cycles?: number) {
       if (!bar && performance.now() - started < BAR_AFTER_MS) return;
-      bar ??= progressBar(`${run.kernel} (${run.target}, ${run.qpus} QPU${run.qpus > 1 ? 's' : ''})`, run.maxSteps, { unit: run.target === 'interpreter' ? 'statements' : 'instructions' });
+      bar ??= progressBar(`${oneLineEscaped(run.kernel)} (${run.target}, ${run.qpus} QPU${run.qpus > 1 ? 's' : ''})`, run.maxSteps, { unit: run.target === 'interpreter' ? 'statements' : 'instructions' });
       bar.update(steps, cycles === undefined ? undefined : `${formatSeconds(cycles / PI_TIMING.clockHz)} on a Pi so far`);
     },
     ended(run, outcome) {
@@ -186,7 +190,7 @@ function watcher(io: Io, stats: boolean): { observer: RunObserver; runs(): numbe
         `${formatSeconds(outcome.wallSeconds)} here`,
       ].filter((x) => x !== undefined);
       const failed = outcome.error === undefined ? '' : ' (failed)';
-      io.err(`${run.kernel}: ${run.target}, ${run.qpus} QPU${run.qpus > 1 ? 's' : ''}${failed}: ${figures.join(', ')}\n`);
+      io.err(`${oneLineEscaped(run.kernel)}: ${run.target}, ${run.qpus} QPU${run.qpus > 1 ? 's' : ''}${failed}: ${figures.join(', ')}\n`);
     },
   };
   return { observer, runs: () => runs, stop: stopBar };

@@ -6,7 +6,7 @@ import type { Instr } from '../vc4/instr.ts';
 import { decodeProgram, ProgramSizeError } from '../vc4/codec.ts';
 import { RULES } from '../vc4/rules.ts';
 import { validate } from '../vc4/validate.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput, SYNTAX_HELP, SYNTAX_OPTION, syntaxOf, isAssembly } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, readInput, shown, SYNTAX_HELP, SYNTAX_OPTION, syntaxOf, isAssembly } from './io.ts';
 import { readProgram } from './disasm.ts';
 
 export const validateCommand: Command = {
@@ -59,12 +59,12 @@ ${exitHelp("a rule is broken (an error; warnings do not fail), the assembly has\
       throw e;
     }
     for (const f of findings) {
-      const where = lines ? `${path}:${lines[f.index]}: ` : `${path}: `;
+      const where = lines ? `${shown(path)}:${lines[f.index]}: ` : `${shown(path)}: `;
       io.out(`${where}instruction ${f.index}: ${f.severity} [${f.rule}] ${f.message}\n    ${disassembleInstr(instrs[f.index]!)}\n`);
     }
     const errors = findings.filter((f) => f.severity === 'error').length;
     io.out(
-      `${path}: ${instrs.length} instructions, ${errors} error${errors === 1 ? '' : 's'}, ${findings.length - errors} warning${findings.length - errors === 1 ? '' : 's'}\n`,
+      `${shown(path)}: ${instrs.length} instructions, ${errors} error${errors === 1 ? '' : 's'}, ${findings.length - errors} warning${findings.length - errors === 1 ? '' : 's'}\n`,
     );
     return errors > 0 ? EXIT.INPUT : EXIT.OK;
   },

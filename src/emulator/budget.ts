@@ -33,7 +33,8 @@ export const CLOCK_EVERY = 4096;
  */
 export function stepBudget(value: unknown, fallback: number, who: string): number {
   if (value === undefined) return fallback;
-  if (typeof value === 'number' && value >= 0 && (Number.isSafeInteger(value) || value === Infinity)) return value;
+  // + 0 turns -0 (which >= 0 lets through) into 0, so that no message says "-0 instructions".
+  if (typeof value === 'number' && value >= 0 && (Number.isSafeInteger(value) || value === Infinity)) return value + 0;
   const shown = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'bigint' ? `${value}n` : String(value);
   throw new RangeError(`${who}: maxSteps must be a whole number of steps from 0 up (or Infinity), not ${shown}`);
 }

@@ -94,6 +94,12 @@ export interface Kernel<P extends readonly ParamType[]> {
   dump(): string;
 }
 
+/**
+ * The mark of a function kernel(...) made (the command line tells kernels from look-alikes by
+ * it); a registered symbol, so that another copy of qpu-ts recognises it too.
+ */
+export const KERNEL_BRAND: unique symbol = Symbol.for('qpu-ts.kernel');
+
 export interface KernelOptions {
   readonly name?: string;
 }
@@ -190,6 +196,7 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
   };
   const k = ((...args: unknown[]) => later(args)) as unknown as Kernel<P>;
   Object.defineProperties(k, {
+    [KERNEL_BRAND]: { value: true },
     kernelName: { value: name },
     ast: { value: ast },
     numQPUs: { get: () => qpus },

@@ -60,3 +60,18 @@ test('qpu pi refuses a program that does not write the host interrupt exactly on
   assert.match(direct.out, /4760/);
   assert.deepEqual(endPiSession(), []);
 });
+
+test('qpu pi fills a buffer from a file (--buffer NAME:@FILE) as qpu emu does', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const file = join(mkdtempSync(join(tmpdir(), 'qpu-pi-')), 'in.bin');
+  writeFileSync(file, new Uint8Array(new Int32Array([7, -8, 9]).buffer));
+  const d = new TestPiDevice();
+  usePiDevice(() => d);
+  const r = await runQpu('pi', hello, '--uniforms', '100,@out', '--buffer', 'out:16', '--buffer', `in:4@${file}`, '--dump', 'in:i32');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^in \(4 words at 0x[0-9a-f]{8}, as i32\):\n 7 -8  9  0\n$/);
+  assert.equal(d.held, 0);
+  endPiSession();
+});

@@ -10,7 +10,7 @@ import { BuildError, buildStatement, signalNumber } from './build.ts';
 import { isRegisterName } from './names.ts';
 import { type ParsedLine, parseLine, type Statement, SyntaxError_ } from './parse.ts';
 import { assembleSeries } from './series.ts';
-import { shown } from './text.ts';
+import { oneLineEscaped, shown } from './text.ts';
 
 export interface AsmDiagnostic {
   readonly file: string;
@@ -19,8 +19,9 @@ export interface AsmDiagnostic {
   readonly message: string;
 }
 
+/** `file:line:col: error: ...`, the file name escaped as user text is (a name may hold escape sequences or newlines). */
 export function formatDiagnostic(d: AsmDiagnostic): string {
-  return `${d.file}:${d.line}:${d.col}: error: ${d.message}`;
+  return `${oneLineEscaped(d.file)}:${d.line}:${d.col}: error: ${d.message}`;
 }
 
 export class AsmError extends Error {
