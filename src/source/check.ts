@@ -3,7 +3,8 @@
 // have more, and never receive with none. The count is followed through the program: the two
 // sides of an If must agree, and a loop body must leave it as it found it. Where the count
 // cannot be known (a Break out of a loop that gathers), the run-time check of the targets
-// reports the problem instead. Messages name variables as the user's source does.
+// reports the problem instead. A kernel that ends with gathers outstanding never sees what they
+// read: an error too. Messages name variables as the user's source does.
 
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import type { KernelAst, Stmt } from './ast.ts';
@@ -27,6 +28,7 @@ export function checkKernel(k: KernelAst): void {
     for (const s of ss) {
       switch (s.k) {
         case 'gather':
+          lastGather = s;
           if (n !== undefined && n >= TMU_FIFO_DEPTH)
             fail(s, `more than ${TMU_FIFO_DEPTH} gathers outstanding: the TMU FIFO holds ${TMU_FIFO_DEPTH}; receive before gathering more`);
           if (n !== undefined) n++;
@@ -62,7 +64,11 @@ export function checkKernel(k: KernelAst): void {
     }
     return n;
   };
-  walk(k.body, 0);
+  let lastGather: Stmt | undefined;
+  const left = walk(k.body, 0);
+  // What a gather reads is only seen through receive: one never received is a read for nothing, or a receive forgotten.
+  if (left !== undefined && left > 0 && lastGather)
+    fail(lastGather, `${left === 1 ? 'a gather is' : `${left} gathers are`} never received${left > 1 ? ' (this is the last)' : ''}: the kernel ends with its values in the TMU FIFO; take each with receive(v), or remove the gather`);
 }
 
 function hasBreak(ss: readonly Stmt[]): boolean {

@@ -160,3 +160,15 @@ test("at -O2 a fault in a pipelined load names the user's load, not the statemen
         `${qpus} QPUs, n ${n}, o ${o}`,
       );
 });
+
+test('a gather never received is an error when the kernel is built, naming the last such gather', () => {
+  assert.throws(
+    () => kernel([Ptr(Int)], function never(p) { Q.gather(p); p.store(Int(1)); }),
+    (e: unknown) => e instanceof Error && e.name === 'CheckError' && /^kernel never \(.*traps\.test\.ts:\d+:\d+\): `gather\(p\)`: a gather is never received: .*receive\(v\)/.test(e.message),
+  );
+  assert.throws(
+    () => kernel([Ptr(Int)], function some(p) { const x = Int(0); Q.gather(p); Q.gather(p.add(16)); Q.gather(p.add(32)); Q.receive(x); p.store(x); }),
+    /`gather\(p \+ 32\)`: 2 gathers are never received \(this is the last\)/,
+  );
+  assert.doesNotThrow(() => kernel([Ptr(Int)], function all(p) { const x = Int(0); Q.gather(p); Q.receive(x); p.store(x); }));
+});
