@@ -31,7 +31,10 @@ export { BoolValue, CondValue, FloatExpr, FloatVar, IntExpr, IntVar, PtrExpr, Pt
 export type { FloatLike, IntLike } from './dsl/values.ts';
 export { DslError } from './dsl/builder.ts';
 export { kernel } from './runtime/kernel.ts';
-export type { Kernel, KernelOptions, KernelRun, KernelRunOptions, Progress, RunOptions, RunReport, RunTarget, TargetRunOptions } from './runtime/kernel.ts';
+export type { HostArg, HostArgs, Kernel, KernelOptions, KernelRun, KernelRunOptions, ParamValues, Progress, RunOptions, RunReport, RunTarget, TargetRunOptions } from './runtime/kernel.ts';
+export type { RunResult } from './emulator/machine.ts';
+export type { QpuStats } from './emulator/qpu.ts';
+export type { PiRunResult } from './pi/target.ts';
 export { SharedArray } from './runtime/shared-array.ts';
 export type { SharedFloat32Array, SharedInt32Array } from './runtime/shared-array.ts';
 export { InterpreterError } from './source/interpreter.ts';

@@ -84,10 +84,11 @@ export interface Kernel<P extends readonly ParamType[]> {
   readonly optLevel: OptLevel;
   /** Runs the kernel on the reference interpreter. */
   interpret(...args: [...HostArgs<P>, TargetRunOptions?]): Promise<RunReport>;
-  interpretSync(args: HostArgs<P>, opts?: TargetRunOptions): RunReport;
+  /** The arguments as an array (`Parameters<typeof k>` too, options last), then options. */
+  interpretSync(args: Readonly<HostArgs<P>> | readonly [...HostArgs<P>, KernelRunOptions?], opts?: TargetRunOptions): RunReport;
   /** Compiles the kernel (once per QPU count) and runs the machine code on the emulator. */
   emulate(...args: [...HostArgs<P>, TargetRunOptions?]): Promise<RunReport>;
-  emulateSync(args: HostArgs<P>, opts?: TargetRunOptions): RunReport;
+  emulateSync(args: Readonly<HostArgs<P>> | readonly [...HostArgs<P>, KernelRunOptions?], opts?: TargetRunOptions): RunReport;
   /** The machine code for the current QPU count: words, assembly, and every compiler stage's dump. */
   code(): Compiled;
   /** The kernel as readable text (its AST), its variables named as in the source. */
@@ -177,7 +178,10 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
   const now = (what: string, args: unknown, o: unknown, fixed: RunTarget): RunReport => {
     try {
       if (!Array.isArray(args)) throw new TypeError(`kernel ${name}: ${what} takes the kernel's arguments as an array, then options: k.${what}([a, b], { maxSteps }); got ${describeHost(args)}`);
-      return run(args, options(o, fixed));
+      // Parameters<typeof k> may end with options too.
+      const split = splitOptions(args, params.length);
+      if (split.options !== undefined && o !== undefined) throw new TypeError(`kernel ${name}: ${what} was given options twice: at the end of the arguments and after them; give them once`);
+      return run(split.args, options(split.options ?? o, fixed));
     } catch (e) {
       throw userStack(e, now);
     }

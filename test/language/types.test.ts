@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Float, gather, Int, kernel, Ptr, receive, rotate, SharedArray, store, Where } from '../../src/index.ts';
+import type { FloatType, HostArgs, Kernel, PtrType } from '../../src/index.ts';
 
 /** Never called: the lines below only have to type-check (or fail to, where marked). */
 export function typeChecks(): void {
@@ -41,7 +42,30 @@ export function typeChecks(): void {
   k.interpretSync([SharedArray.int32(16)]);
   // @ts-expect-error a string for a Float
   void k(SharedArray.int32(16), 'x');
+  // The argument types by name: HostArgs, and Parameters<typeof k> (options last) for the sync calls.
+  const args: HostArgs<[PtrType<'int'>, FloatType]> = [SharedArray.int32(16), 1.5];
+  k.interpretSync(args);
+  const all: Parameters<typeof k> = [SharedArray.int32(16), 2.5, { maxSteps: 100 }];
+  k.interpretSync(all);
+  k.emulateSync(all);
+  const some: Parameters<Kernel<readonly [PtrType<'int'>, FloatType]>> = [SharedArray.int32(16), 2.5];
+  k.emulateSync(some, { strict: false });
+  // @ts-expect-error HostArgs is exact: a number for a Ptr(Int)
+  const wrong: HostArgs<[PtrType<'int'>]> = [1];
+  void wrong;
 }
+
+test('Parameters<typeof k> ends with options, which interpretSync and emulateSync take there', () => {
+  const k = kernel([Ptr(Int), Float], function k(p, x) {
+    p.store(x.toInt());
+  });
+  const p = SharedArray.int32(16);
+  const all: Parameters<typeof k> = [p, 7.5, { maxSteps: 1000 }];
+  assert.equal(k.interpretSync(all).target, 'interpreter');
+  assert.equal(p[0], 7);
+  assert.throws(() => k.interpretSync(all, { maxSteps: 5 }), /interpretSync was given options twice/);
+  assert.throws(() => k.emulateSync([p, 1, { target: 'interpreter' }]), /emulate\(\) runs on the emulator, but the options say target 'interpreter'|target/);
+});
 
 test('type mistakes are compile-time errors (checked by tsc as part of npm test)', () => {
   assert.equal(typeof typeChecks, 'function');
