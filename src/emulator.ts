@@ -8,5 +8,5 @@ export { BUS_BASE, GpuMemory, GpuMemoryFull, MemoryFault } from './emulator/memo
 export type { Allocation } from './emulator/memory.ts';
 export { EmulatorError } from './emulator/errors.ts';
 export type { BlockedQpu, EmulatorErrorKind, ErrorLocation } from './emulator/errors.ts';
-export { PI_TIMING } from './emulator/timing.ts';
+export { CYCLES_PER_INSTR, PI_TIMING } from './emulator/timing.ts';
 export type { Timing } from './emulator/timing.ts';

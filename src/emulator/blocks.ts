@@ -22,6 +22,7 @@ import type { Qpu } from './qpu.ts';
 import { rotation, supported, worthAlone } from './wasm/lanes.ts';
 import { listings } from './wasm/encoder.ts';
 import { LaneModule } from './wasm/module.ts';
+import { CYCLES_PER_INSTR } from './timing.ts';
 
 export const CONTINUE = 0;
 export const YIELD = 1;
@@ -155,7 +156,7 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
       if (step(k).shared) lines.push(`if (${mustYield(step(k))}) { ${leaveBefore(k)} return ${YIELD}; }`);
       const code = simdOne(k) && worthAlone(step(k).instr) ? simdAlone(k, c) : joinCode(c);
       const body = code.replaceAll(BLOCKED, `{ ${leaveBefore(k)} return ${BLOCK}; }`).replaceAll(SYNC_R4, 'q.syncR4(0);');
-      lines.push(`{\n${body}\n}`, 'q.time += 4; q.count++;');
+      lines.push(`{\n${body}\n}`, `q.time += ${CYCLES_PER_INSTR}; q.count++;`);
     } else {
       // Only the group's first instruction can fault (uniform reads start groups), so `at` holds.
       g.codes.forEach((c, j) => lines.push(...c.pre.map((s) => s.replaceAll(SYNC_R4, `q.syncR4(${j});`))));
@@ -171,7 +172,7 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
         }
         j += n;
       }
-      lines.push(`q.time += ${4 * len}; q.count += ${len};`);
+      lines.push(`q.time += ${CYCLES_PER_INSTR * len}; q.count += ${len};`);
     }
     for (let k = g.first; k < g.first + len; k++) {
       if (step(k).nop) nops++;
@@ -243,7 +244,7 @@ export function compileUnit(p: Steps, pc: number, opts: TranslateOptions): Block
   const lines = [
     step.shared ? `if (${mustYield(step)}) return ${YIELD};` : '',
     `{\n${body}\n}`,
-    'q.time += 4; q.count++;',
+    `q.time += ${CYCLES_PER_INSTR}; q.count++;`,
     step.nop ? 'q.stats.nops++;' : '',
     `q.prev1 = q.prev0; q.prev0 = ${pc};`,
     `if (q.endCountdown > 0 && --q.endCountdown === 0) return ${DONE};`,

@@ -20,7 +20,7 @@ import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ } from './memory.ts';
 import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
-import { PI_TIMING, type Timing } from './timing.ts';
+import { checkTiming, PI_TIMING, type Timing } from './timing.ts';
 import { VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
 
 export const MAX_QPUS = 12;
@@ -114,6 +114,7 @@ export class Machine {
     readonly memory: GpuMemory = new GpuMemory(),
     readonly timing: Timing = PI_TIMING,
   ) {
+    checkTiming(timing);
     this.races = new StoreRaces(memory.maxBytes);
   }
 

@@ -15,6 +15,7 @@ const RACE_SPAN = 1 << 16;
 /** BUS_BASE as an int32, for word indices: (address - BUS_BASE_I32) >>> 2. */
 const BUS_BASE_I32 = BUS_BASE | 0;
 import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
+import { CYCLES_PER_INSTR } from './timing.ts';
 
 // Layout of the register array R (16 lanes a register).
 export const REG_A = 0;
@@ -349,7 +350,7 @@ export class Qpu {
     // at most one vector left, so qpu-ts queues them in order.
     const b = decodeBlockSetup(v, true) as VpmReader;
     b.left = b.count;
-    b.readyAt = this.time + VPM_READ_SETUP_INSTRS * this.m.timing.cyclesPerInstr;
+    b.readyAt = this.time + VPM_READ_SETUP_INSTRS * CYCLES_PER_INSTR;
     this.vpmReads.push(b);
   }
 

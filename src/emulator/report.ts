@@ -2,7 +2,7 @@
 
 import type { RunResult } from './machine.ts';
 import { type QpuStats, STALL_CAUSES } from './qpu.ts';
-import type { Timing } from './timing.ts';
+import { CYCLES_PER_INSTR, type Timing } from './timing.ts';
 
 export function formatSeconds(s: number): string {
   if (s >= 1) return `${s.toFixed(3)} s`;
@@ -30,7 +30,7 @@ export function formatStats(r: RunResult, timing: Timing): string {
   const lines = rows.map((row) => row.map((cell, j) => (j === 0 ? cell.padEnd(width[j]!) : cell.padStart(width[j]!))).join('  '));
   const mhz = timing.clockHz / 1e6;
   lines.push(
-    `estimated time on a Pi: ${formatSeconds(r.seconds)} (${r.cycles} cycles at ${mhz} MHz, ${timing.cyclesPerInstr} cycles an instruction)`,
+    `estimated time on a Pi: ${formatSeconds(r.seconds)} (${r.cycles} cycles at ${mhz} MHz, ${CYCLES_PER_INSTR} cycles an instruction)`,
   );
   return lines.join('\n') + '\n';
 }

@@ -2,11 +2,29 @@
 // default configuration). docs/timing.md explains each one, where it comes from and how the
 // estimates compare with timings published for Pis (the table there; docs/comparisons.md has the sources).
 
+/**
+ * A QPU issues one instruction every 4 clocks (Guide p. 16: "instruction cycle time of four
+ * system clocks"): the chip's, not a parameter of the model, so not part of Timing. The
+ * emulator's clock adds it for every instruction.
+ */
+export const CYCLES_PER_INSTR = 4;
+
+/** Checks a Timing from anywhere (JavaScript too): every figure a number from 0 up, and no issue rate (CYCLES_PER_INSTR is the chip's). */
+export function checkTiming(t: Timing): Timing {
+  if (t === null || typeof t !== 'object') throw new TypeError(`a Timing is an object of cycle counts (PI_TIMING is one), not ${String(t)}`);
+  if ('cyclesPerInstr' in t && (t as { cyclesPerInstr?: unknown }).cyclesPerInstr !== CYCLES_PER_INSTR)
+    throw new RangeError(`Timing.cyclesPerInstr cannot be changed: a QPU issues an instruction every ${CYCLES_PER_INSTR} clocks (Guide p. 16), which the emulator's clock counts as fixed`);
+  for (const key of Object.keys(PI_TIMING) as (keyof Timing)[]) {
+    const v = t[key];
+    if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v) || (key === 'clockHz' && v === 0))
+      throw new RangeError(`Timing.${key} must be a finite number ${key === 'clockHz' ? 'above' : 'from'} 0, not ${String(v)}`);
+  }
+  return t;
+}
+
 export interface Timing {
   /** Clock frequency used to turn cycles into seconds. */
   readonly clockHz: number;
-  /** A QPU issues one instruction every 4 clocks (Guide p. 16: "instruction cycle time of four system clocks"). */
-  readonly cyclesPerInstr: number;
   /** Cycles a TMU spends on a 16-lane request whose lines its cache holds, before it starts the next. */
   readonly tmuCyclesPerRequest: number;
   /** Cycles a TMU spends fetching each line its cache misses (one after another): occupancy and latency. */
@@ -29,7 +47,6 @@ export interface Timing {
 
 export const PI_TIMING: Timing = {
   clockHz: 250e6,
-  cyclesPerInstr: 4,
   tmuCyclesPerRequest: 16,
   tmuCyclesPerLine: 8,
   tmuHitLatency: 20,

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Qpu } from '../../src/emulator/qpu.ts';
-import { PI_TIMING } from '../../src/emulator/timing.ts';
+import { CYCLES_PER_INSTR, PI_TIMING } from '../../src/emulator/timing.ts';
 import { END, type EmuOptions, runAsm } from '../helpers/emu.ts';
 
 const nops = (n: number) => new Array<string>(n).fill('nop').join('\n');
@@ -115,7 +115,7 @@ test('a VPM read less than three instructions after its setup waits for the data
   for (const gap of [0, 1, 2, 3]) {
     const run = runAsm(program(gap), { strict: false });
     assert.equal(run.reg(0, 'r1')[5], 7, `gap ${gap}`);
-    assert.equal(run.result.total.stalls.vpm, Math.max(0, 3 - gap - 1) * PI_TIMING.cyclesPerInstr, `gap ${gap}`);
+    assert.equal(run.result.total.stalls.vpm, Math.max(0, 3 - gap - 1) * CYCLES_PER_INSTR, `gap ${gap}`);
   }
   // Strict runs accept it: the rule is a warning now.
   assert.equal(runAsm(program(0)).reg(0, 'r1')[0], 7);
@@ -149,4 +149,14 @@ test('a DMA store costs a fixed part, a part per row and a part per word: a 16-w
   assert.equal(store(1), Math.ceil(B + R + 16 * W) - 4);
   assert.equal(store(4), Math.ceil(B + 4 * (R + 16 * W)) - 4);
   assert.ok(B + R + 16 * W <= 92);
+});
+
+test("a Timing is checked: the issue rate is the chip's (a cyclesPerInstr the clock would ignore is refused), and every figure a number", async () => {
+  const { Machine } = await import('../../src/emulator/machine.ts');
+  assert.throws(() => new Machine(undefined, { ...PI_TIMING, cyclesPerInstr: 2 } as never), /Timing\.cyclesPerInstr cannot be changed: a QPU issues an instruction every 4 clocks \(Guide p\. 16\)/);
+  assert.throws(() => new Machine(undefined, { ...PI_TIMING, memoryLatency: NaN }), /Timing\.memoryLatency must be a finite number from 0, not NaN/);
+  assert.throws(() => new Machine(undefined, { ...PI_TIMING, clockHz: 0 }), /Timing\.clockHz must be a finite number above 0/);
+  assert.throws(() => new Machine(undefined, { clockHz: 250e6 } as never), /Timing\.tmuCyclesPerRequest must be/);
+  assert.doesNotThrow(() => new Machine(undefined, { ...PI_TIMING, memoryLatency: 200 }));
+  assert.equal(CYCLES_PER_INSTR, 4);
 });
