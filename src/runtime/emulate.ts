@@ -3,11 +3,14 @@
 // address of scratch memory when the code spills registers there, then the kernel's arguments
 // (docs/compiler.md, "Calling convention"). Programs are copied into GPU
 // memory once per machine and the uniform streams reuse one buffer, so running a kernel many
-// times does not use up GPU memory. The arrays are named by the kernel's parameters in faults.
+// times does not use up GPU memory; a program's code is freed when its kernel is garbage-collected
+// or when the programs kept take more than CODE_SHARE of it (the least recently run go first, and are
+// copied in again if they run again), so making kernels does not use it up either. The arrays
+// are named by the kernel's parameters in faults.
 
 import type { Compiled } from '../compiler/compile.ts';
 import { type LoadedProgram, Machine, type RunOptions, type RunResult } from '../emulator/machine.ts';
-import { type Allocation, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../emulator/memory.ts';
+import { type Allocation, footprint, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../emulator/memory.ts';
 import { PI_TIMING, type Timing } from '../emulator/timing.ts';
 
 export interface EmulateOptions {
@@ -28,10 +31,22 @@ export interface ArrayArg {
   readonly bytes: number;
 }
 
+/**
+ * The share of GPU memory the programs an EmulatorTarget keeps loaded may take (their pages and
+ * guard pages), beyond the one running: an eighth, 32 MiB of the default 256, about 4,000 small
+ * kernels.
+ */
+export const CODE_SHARE = 1 / 8;
+
 /** A machine bound to one GPU memory, with the programs it has loaded. */
 export class EmulatorTarget {
   readonly machine: Machine;
+  /** The loaded programs, least recently run first: each in GPU memory until dropped (or its code freed: reloaded). */
   private readonly loaded = new WeakMap<Compiled, LoadedProgram>();
+  private readonly resident = new Map<LoadedProgram, number>();
+  private residentBytes = 0;
+  /** Frees the code of programs whose Compiled (and so kernel) has been garbage-collected. */
+  private readonly dropped = new FinalizationRegistry<LoadedProgram>((p) => this.unload(p));
   private uniforms: Allocation | undefined;
   private scratch: Allocation | undefined;
 
@@ -49,11 +64,7 @@ export class EmulatorTarget {
    * any other access is a fault that names the arrays it was given.
    */
   run(c: Compiled, args: readonly number[], arrays: readonly ArrayArg[], opts: EmulateOptions = {}): RunResult {
-    let prog = this.loaded.get(c);
-    if (!prog) {
-      prog = this.machine.load(c.words, `code of ${c.kernel}`);
-      this.loaded.set(c, prog);
-    }
+    const prog = this.program(c);
     const per = c.uniformsBeforeArgs + args.length;
     const bytes = Math.max(4, c.qpus * per * 4);
     if (!this.uniforms || this.uniforms.bytes < bytes) {
@@ -88,5 +99,43 @@ export class EmulatorTarget {
     } finally {
       this.memory.unrestrict();
     }
+  }
+
+  /** The program of compiled code, loaded into GPU memory if it is not (any more); the most recently run. */
+  private program(c: Compiled): LoadedProgram {
+    let prog = this.loaded.get(c);
+    if (prog && this.resident.has(prog)) {
+      // Most recently run last.
+      this.resident.delete(prog);
+      this.resident.set(prog, prog.code.bytes);
+      return prog;
+    }
+    if (prog) this.dropped.unregister(prog);
+    const bytes = footprint(c.words.length * 4);
+    for (const [old] of this.resident) {
+      if (this.residentBytes + bytes <= this.memory.maxBytes * CODE_SHARE) break;
+      this.unload(old);
+    }
+    prog = this.machine.load(c.words, `code of ${c.kernel}`);
+    this.loaded.set(c, prog);
+    this.resident.set(prog, bytes);
+    this.residentBytes += bytes;
+    this.dropped.register(c, prog, prog);
+    return prog;
+  }
+
+  /** Frees a program's code (a Compiled still held loads it again when it runs). */
+  private unload(p: LoadedProgram): void {
+    const bytes = this.resident.get(p);
+    if (bytes === undefined) return;
+    this.resident.delete(p);
+    this.residentBytes -= bytes;
+    this.dropped.unregister(p);
+    this.memory.free(p.code);
+  }
+
+  /** Programs loaded now, and the GPU memory they take. */
+  get loadedPrograms(): { count: number; bytes: number } {
+    return { count: this.resident.size, bytes: this.residentBytes };
   }
 }
