@@ -138,6 +138,7 @@ export class Machine {
   run(program: LoadedProgram, uniforms: readonly number[], opts: RunOptions = {}): RunResult {
     const n = uniforms.length;
     if (n < 1 || n > MAX_QPUS) throw new RangeError(`a run uses 1 to ${MAX_QPUS} QPUs, not ${n}`);
+    this.memory.assertIntact();
     this.program = program;
     this.codeBase = program.code.address;
     this.semaphores.fill(0);
@@ -175,8 +176,11 @@ export class Machine {
         }
         this.runQpu(q, strict, budget, opts);
       }
+      // Memory taken from under the run (by a callback) leaves nothing it did to trust.
+      this.memory.assertIntact();
     } catch (e) {
       failed = true;
+      this.memory.assertIntact();
       throw e;
     } finally {
       // Also after an error, each QPU's figures are where it got to (lastRun).

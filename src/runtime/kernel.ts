@@ -16,7 +16,7 @@ import { messagePrinter, printKernel } from '../source/print.ts';
 import { counted, RAISE_WITH_OPTION } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { floatBits } from '../vc4/tables.ts';
-import { allocationOf, gpuMemory } from './shared-array.ts';
+import { allocationOf, gpuMemory, wasFreed } from './shared-array.ts';
 import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/compile.ts';
 import { MAX_QPUS } from '../emulator/machine.ts';
 import { EmulatorTarget } from './emulate.ts';
@@ -289,7 +289,7 @@ export function hostArguments(ast: KernelAst, params: readonly ParamType[], args
     const want = t.ty === 'int*' ? Int32Array : Float32Array;
     if (!(a instanceof want)) fail(i, `expected a SharedArray of ${t.ty === 'int*' ? 'int32 (SharedArray.int32)' : 'float32 (SharedArray.float32)'}, got ${describeHost(a)}`);
     const x = allocationOf(a as Int32Array);
-    if (!x) fail(i, `this ${want.name} is not in GPU memory: make it with SharedArray.${t.ty === 'int*' ? 'int32' : 'float32'}(n)`);
+    if (!x) fail(i, wasFreed(a) ? 'this SharedArray was freed (SharedArray.free)' : `this ${want.name} is not in GPU memory: make it with SharedArray.${t.ty === 'int*' ? 'int32' : 'float32'}(n)`);
     arrays.push({ name: paramName(i), address: x!.alloc.address, bytes: x!.alloc.bytes, index: i, memory: x!.memory, alloc: x!.alloc });
     return x!.alloc.address | 0;
   });

@@ -1,10 +1,14 @@
 // GPU memory (src/emulator/memory.ts, pages.ts): freed memory is handed out again, neighbours
 // merged, so that allocating and freeing forever keeps GPU memory use flat; every allocation is
 // page-aligned, zeroed and followed by an unmapped guard page; freed pages fault until they are
-// handed out again, and faults there say the memory was freed.
+// handed out again, and faults there say the memory was freed. A buffer detached or shrunk
+// from outside (through TypedArray.prototype's buffer getter) is reported, never an endless loop.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BUS_BASE, footprint, GpuMemory, GpuMemoryFull, MemoryFault, PAGE, type Allocation } from '../../src/emulator/memory.ts';
+import { Machine } from '../../src/emulator/machine.ts';
+import { BUS_BASE, footprint, GpuMemory, GpuMemoryFull, GpuMemoryLost, MemoryFault, PAGE, type Allocation } from '../../src/emulator/memory.ts';
+import { assemble } from '../../src/vc4/asm/assembler.ts';
+import { END } from '../helpers/emu.ts';
 import { PageRuns } from '../../src/emulator/pages.ts';
 import { Fuzz } from '../helpers/hostile.ts';
 
@@ -112,4 +116,52 @@ test('page runs: first fit, merging on both sides, the top lowered by what is fr
 test('bus addresses start at BUS_BASE and the memory refuses sizes it cannot have', () => {
   assert.equal(new GpuMemory(1 << 20).alloc(4).address, BUS_BASE);
   for (const bad of [0, 4096, 5000, Number.NaN, 2 ** 33]) assert.throws(() => new GpuMemory(bad), RangeError);
+});
+
+/** TypedArray.prototype's own buffer getter: what reaches GPU memory's buffer past a SharedArray's guard. */
+const realBuffer = (v: Int32Array) => Reflect.getOwnPropertyDescriptor(Object.getPrototypeOf(Int8Array.prototype), 'buffer')!.get!.call(v) as ArrayBuffer;
+
+/** A loop of about 2 million instructions: long enough for onProgress to be called in the middle. */
+const LOOP = `ldi r0, 400000\ntop: sub.setf r0, r0, 1\nbrr.anynz -, top\nnop\nnop\nnop${END}`;
+
+test('a buffer detached or shrunk from outside is GpuMemoryLost at the next allocation, view and run, never an endless loop or a stray fault', () => {
+  for (const tamper of [
+    (b: ArrayBuffer) => structuredClone(b, { transfer: [b] }),
+    (b: ArrayBuffer) => b.resize(0),
+    (b: ArrayBuffer) => b.resize(PAGE),
+  ]) {
+    const m = new Machine(new GpuMemory(4 << 20));
+    const program = m.load(assemble(LOOP).words);
+    const a = m.memory.alloc(64, 'a');
+    tamper(realBuffer(m.memory.view(a, Int32Array)));
+    const lost = (e: unknown) => e instanceof GpuMemoryLost && /^GPU memory is lost: its ArrayBuffer was (detached|resized from 1048576 to 4096 bytes)/.test(e.message);
+    assert.throws(() => m.memory.alloc(64, 'b'), lost);
+    assert.throws(() => m.memory.alloc(8 << 20, 'big'), lost);
+    assert.throws(() => m.memory.view(a, Int32Array), lost);
+    assert.throws(() => m.run(program, [a.address]), lost);
+    assert.equal(m.memory.intact(), false);
+  }
+});
+
+test('a buffer detached in the middle of a run (from onProgress) ends the run with GpuMemoryLost', () => {
+  const m = new Machine(new GpuMemory(4 << 20));
+  const program = m.load(assemble(LOOP).words);
+  const a = m.memory.alloc(64, 'a');
+  let called = 0;
+  const onProgress = () => {
+    if (called++ === 0) structuredClone(realBuffer(m.memory.view(a, Int32Array)), { transfer: [realBuffer(m.memory.view(a, Int32Array))] });
+  };
+  assert.throws(() => m.run(program, [a.address], { onProgress }), GpuMemoryLost);
+});
+
+test('a buffer grown from outside is taken as it is: allocations and runs go on', () => {
+  const m = new Machine(new GpuMemory(4 << 20));
+  const program = m.load(assemble(LOOP).words);
+  const a = m.memory.alloc(64, 'a');
+  m.memory.writeWord(a.address, 5);
+  realBuffer(m.memory.view(a, Int32Array)).resize(3 << 20);
+  const b = m.memory.alloc(2 << 20, 'b');
+  m.memory.writeWord(b.address + (2 << 20) - 4, 7);
+  assert.equal(m.memory.readWord(a.address), 5);
+  assert.ok(m.run(program, [a.address]).total.instructions > 2_000_000);
 });
