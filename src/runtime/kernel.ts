@@ -16,7 +16,7 @@ import { messagePrinter, printKernel } from '../source/print.ts';
 import { counted, RAISE_WITH_OPTION } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { floatBits } from '../vc4/tables.ts';
-import { allocationOf, gpuMemory, wasFreed } from './shared-array.ts';
+import { allocationOf, gpuMemory, pin, wasFreed } from './shared-array.ts';
 import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/compile.ts';
 import { MAX_QPUS } from '../emulator/machine.ts';
 import { EmulatorTarget } from './emulate.ts';
@@ -114,6 +114,8 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
     // Only an onProgress callback can start a run inside another; GPU memory is the running kernel's until it ends.
     if (running) throw new Error(`kernel ${name}: cannot run while kernel ${running} runs (from its onProgress callback); run it after`);
     running = name;
+    // Its arrays cannot be freed until it ends (SharedArray.free from onProgress is refused).
+    const unpin = pin(arrays, `kernel ${name}`);
     try {
       return observed(name, r, (r) => {
         if (r.target === 'pi') return runPi(ast, codeFor(r.qpus), values, arrays, r);
@@ -121,6 +123,7 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
         return staged(gpuMemory, values, arrays, (v, regions) => go(ast, v, regions, r));
       });
     } finally {
+      unpin();
       running = undefined;
     }
   };
