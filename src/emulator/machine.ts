@@ -141,6 +141,9 @@ export class Machine {
     this.memory.assertIntact();
     this.program = program;
     this.codeBase = program.code.address;
+    // Every run starts from the same state, whatever ran before (on a Pi the VPM keeps what the
+    // last user left: a program must not read VPM it did not write; docs/emulator.md).
+    this.vpm.fill(0);
     this.semaphores.fill(0);
     for (let n = 0; n < 16; n++) {
       this.semaCounts[n] = [];
