@@ -41,12 +41,16 @@ export const CODE_SHARE = 1 / 8;
 /** A machine bound to one GPU memory, with the programs it has loaded. */
 export class EmulatorTarget {
   readonly machine: Machine;
-  /** The loaded programs, least recently run first: each in GPU memory until dropped (or its code freed: reloaded). */
+  /** The programs loaded, by the compiled code they are; a program's code may have been freed since (then it is loaded again). */
   private readonly loaded = new WeakMap<Compiled, LoadedProgram>();
-  private readonly resident = new Map<LoadedProgram, number>();
+  /**
+   * The code in GPU memory, least recently run first, with the bytes it takes. Only the code's
+   * allocation is held here: the program (its translation) goes with its Compiled.
+   */
+  private readonly resident = new Map<Allocation, number>();
   private residentBytes = 0;
   /** Frees the code of programs whose Compiled (and so kernel) has been garbage-collected. */
-  private readonly dropped = new FinalizationRegistry<LoadedProgram>((p) => this.unload(p));
+  private readonly dropped = new FinalizationRegistry<Allocation>((code) => this.unload(code));
   private uniforms: Allocation | undefined;
   private scratch: Allocation | undefined;
 
@@ -104,34 +108,31 @@ export class EmulatorTarget {
   /** The program of compiled code, loaded into GPU memory if it is not (any more); the most recently run. */
   private program(c: Compiled): LoadedProgram {
     let prog = this.loaded.get(c);
-    if (prog && this.resident.has(prog)) {
-      // Most recently run last.
-      this.resident.delete(prog);
-      this.resident.set(prog, prog.code.bytes);
+    const bytes = footprint(c.words.length * 4);
+    if (prog && this.resident.delete(prog.code)) {
+      this.resident.set(prog.code, bytes); // now the most recently run
       return prog;
     }
-    if (prog) this.dropped.unregister(prog);
-    const bytes = footprint(c.words.length * 4);
     for (const [old] of this.resident) {
       if (this.residentBytes + bytes <= this.memory.maxBytes * CODE_SHARE) break;
       this.unload(old);
     }
     prog = this.machine.load(c.words, `code of ${c.kernel}`);
     this.loaded.set(c, prog);
-    this.resident.set(prog, bytes);
+    this.resident.set(prog.code, bytes);
     this.residentBytes += bytes;
-    this.dropped.register(c, prog, prog);
+    this.dropped.register(c, prog.code, prog.code);
     return prog;
   }
 
   /** Frees a program's code (a Compiled still held loads it again when it runs). */
-  private unload(p: LoadedProgram): void {
-    const bytes = this.resident.get(p);
+  private unload(code: Allocation): void {
+    const bytes = this.resident.get(code);
     if (bytes === undefined) return;
-    this.resident.delete(p);
+    this.resident.delete(code);
     this.residentBytes -= bytes;
-    this.dropped.unregister(p);
-    this.memory.free(p.code);
+    this.dropped.unregister(code);
+    this.memory.free(code);
   }
 
   /** Programs loaded now, and the GPU memory they take. */
