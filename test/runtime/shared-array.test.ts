@@ -112,7 +112,7 @@ test('a freed SharedArray is refused by kernels, saying it was freed; freeing it
 
 
 test('a 640x480 frame loop of SharedArrays, made and freed every frame, runs in the memory of its first frame', () => {
-  const frames = 300; // without reuse, GPU memory ran out at frame 103
+  const frames = 300; // without reuse, GPU memory ran out at frame 108
   const tops = new Set<number>();
   for (let frame = 0; frame < frames; frame++) {
     const image = SharedArray.float32(640 * 480, 'image');
