@@ -1,12 +1,12 @@
 // The emulator target: compiled kernels run on the machine-code emulator (src/emulator), in the
 // GPU memory their arrays live in. Each QPU's uniform stream is its number, the QPU count, the
 // address of scratch memory when the code spills registers there, then the kernel's arguments
-// (docs/compiler.md, "Calling convention"). Programs are copied into GPU
-// memory once per machine and the uniform streams reuse one buffer, so running a kernel many
-// times does not use up GPU memory; a program's code is freed when its kernel is garbage-collected
-// or when the programs kept take more than CODE_SHARE of it (the least recently run go first, and are
-// copied in again if they run again), so making kernels does not use it up either. The arrays
-// are named by the kernel's parameters in faults.
+// (docs/compiler.md, "Calling convention"). Programs are copied into GPU memory once and the
+// uniform streams reuse one buffer, so running a kernel many times does not use up GPU memory.
+// A program's code is freed when its kernel is garbage-collected, or when the programs kept take
+// more than CODE_SHARE of GPU memory (the least recently run first; one run again is copied in
+// again), so making kernels in a loop does not use it up either. The arrays are named by the
+// kernel's parameters in faults.
 
 import type { Compiled } from '../compiler/compile.ts';
 import { type LoadedProgram, Machine, type RunOptions, type RunResult } from '../emulator/machine.ts';
