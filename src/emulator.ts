@@ -4,7 +4,7 @@
 
 export { Machine, MAX_QPUS } from './emulator/machine.ts';
 export type { LoadedProgram, RunOptions, RunResult } from './emulator/machine.ts';
-export { BUS_BASE, GpuMemory, GpuMemoryFull, MemoryFault } from './emulator/memory.ts';
+export { BUS_BASE, GpuMemory, GpuMemoryFull, GpuMemoryLost, MemoryFault } from './emulator/memory.ts';
 export type { Allocation } from './emulator/memory.ts';
 export { EmulatorError } from './emulator/errors.ts';
 export type { BlockedQpu, EmulatorErrorKind, ErrorLocation } from './emulator/errors.ts';

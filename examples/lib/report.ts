@@ -53,7 +53,7 @@ export function check(ok: boolean, message: () => string): asserts ok {
   if (!ok) throw new SelfCheckError(message());
 }
 
-const bitsOf = (a: Int32Array | Float32Array) => (a instanceof Int32Array ? a : new Int32Array(a.buffer, a.byteOffset, a.length));
+const bitsOf = (a: Int32Array | Float32Array) => (a instanceof Int32Array ? a : new Int32Array(a.slice().buffer));
 
 /** Checks that `got` holds exactly `want`'s bits (floats compared as patterns), naming the first difference. */
 export function checkSameBits(what: string, got: Int32Array | Float32Array, want: Int32Array | Float32Array): void {

@@ -139,8 +139,12 @@ export class Machine {
   run(program: LoadedProgram, uniforms: readonly number[], opts: RunOptions = {}): RunResult {
     const n = uniforms.length;
     if (n < 1 || n > MAX_QPUS) throw new RangeError(`a run uses 1 to ${MAX_QPUS} QPUs, not ${n}`);
+    this.memory.assertIntact();
     this.program = program;
     this.codeBase = program.code.address;
+    // Every run starts from the same state, whatever ran before (on a Pi the VPM keeps what the
+    // last user left: a program must not read VPM it did not write; docs/emulator.md).
+    this.vpm.fill(0);
     this.semaphores.fill(0);
     for (let n = 0; n < 16; n++) {
       this.semaCounts[n] = [];
@@ -176,8 +180,11 @@ export class Machine {
         }
         this.runQpu(q, strict, budget, opts);
       }
+      // Memory taken from under the run (by a callback) leaves nothing it did to trust.
+      this.memory.assertIntact();
     } catch (e) {
       failed = true;
+      this.memory.assertIntact();
       throw e;
     } finally {
       // Also after an error, each QPU's figures are where it got to (lastRun).

@@ -1,13 +1,16 @@
 // The emulator target: compiled kernels run on the machine-code emulator (src/emulator), in the
 // GPU memory their arrays live in. Each QPU's uniform stream is its number, the QPU count, the
 // address of scratch memory when the code spills registers there, then the kernel's arguments
-// (docs/compiler.md, "Calling convention"). Programs are copied into GPU
-// memory once per machine and the uniform streams reuse one buffer, so running a kernel many
-// times does not use up GPU memory. The arrays are named by the kernel's parameters in faults.
+// (docs/compiler.md, "Calling convention"). Programs are copied into GPU memory once and the
+// uniform streams reuse one buffer, so running a kernel many times does not use up GPU memory.
+// A program's code is freed when its kernel is garbage-collected, or when the programs kept take
+// more than CODE_SHARE of GPU memory (the least recently run first; one run again is copied in
+// again), so making kernels in a loop does not use it up either. The arrays are named by the
+// kernel's parameters in faults.
 
 import type { Compiled } from '../compiler/compile.ts';
 import { type LoadedProgram, Machine, type RunOptions, type RunResult } from '../emulator/machine.ts';
-import { type Allocation, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../emulator/memory.ts';
+import { type Allocation, footprint, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../emulator/memory.ts';
 import { PI_TIMING, type Timing } from '../emulator/timing.ts';
 
 export interface EmulateOptions {
@@ -28,10 +31,26 @@ export interface ArrayArg {
   readonly bytes: number;
 }
 
+/**
+ * The share of GPU memory the programs an EmulatorTarget keeps loaded may take (their pages and
+ * guard pages), beyond the one running: an eighth, 32 MiB of the default 256, about 4,000 small
+ * kernels.
+ */
+export const CODE_SHARE = 1 / 8;
+
 /** A machine bound to one GPU memory, with the programs it has loaded. */
 export class EmulatorTarget {
   readonly machine: Machine;
+  /** The programs loaded, by the compiled code they are; a program's code may have been freed since (then it is loaded again). */
   private readonly loaded = new WeakMap<Compiled, LoadedProgram>();
+  /**
+   * The code in GPU memory, least recently run first, with the bytes it takes. Only the code's
+   * allocation is held here: the program (its translation) goes with its Compiled.
+   */
+  private readonly resident = new Map<Allocation, number>();
+  private residentBytes = 0;
+  /** Frees the code of programs whose Compiled (and so kernel) has been garbage-collected. */
+  private readonly dropped = new FinalizationRegistry<Allocation>((code) => this.unload(code));
   private uniforms: Allocation | undefined;
   private scratch: Allocation | undefined;
 
@@ -49,11 +68,7 @@ export class EmulatorTarget {
    * any other access is a fault that names the arrays it was given.
    */
   run(c: Compiled, args: readonly number[], arrays: readonly ArrayArg[], opts: EmulateOptions = {}): RunResult {
-    let prog = this.loaded.get(c);
-    if (!prog) {
-      prog = this.machine.load(c.words, `code of ${c.kernel}`);
-      this.loaded.set(c, prog);
-    }
+    const prog = this.program(c);
     const per = c.uniformsBeforeArgs + args.length;
     const bytes = Math.max(4, c.qpus * per * 4);
     if (!this.uniforms || this.uniforms.bytes < bytes) {
@@ -88,5 +103,40 @@ export class EmulatorTarget {
     } finally {
       this.memory.unrestrict();
     }
+  }
+
+  /** The program of compiled code, loaded into GPU memory if it is not (any more); the most recently run. */
+  private program(c: Compiled): LoadedProgram {
+    let prog = this.loaded.get(c);
+    const bytes = footprint(c.words.length * 4);
+    if (prog && this.resident.delete(prog.code)) {
+      this.resident.set(prog.code, bytes); // now the most recently run
+      return prog;
+    }
+    for (const [old] of this.resident) {
+      if (this.residentBytes + bytes <= this.memory.maxBytes * CODE_SHARE) break;
+      this.unload(old);
+    }
+    prog = this.machine.load(c.words, `code of ${c.kernel}`);
+    this.loaded.set(c, prog);
+    this.resident.set(prog.code, bytes);
+    this.residentBytes += bytes;
+    this.dropped.register(c, prog.code, prog.code);
+    return prog;
+  }
+
+  /** Frees a program's code (a Compiled still held loads it again when it runs). */
+  private unload(code: Allocation): void {
+    const bytes = this.resident.get(code);
+    if (bytes === undefined) return;
+    this.resident.delete(code);
+    this.residentBytes -= bytes;
+    this.dropped.unregister(code);
+    this.memory.free(code);
+  }
+
+  /** Programs loaded now, and the GPU memory they take. */
+  get loadedPrograms(): { count: number; bytes: number } {
+    return { count: this.resident.size, bytes: this.residentBytes };
   }
 }

@@ -18,7 +18,7 @@ import { messagePrinter, printKernel } from '../source/print.ts';
 import { counted, RAISE_WITH_OPTION } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { floatBits } from '../vc4/tables.ts';
-import { allocationOf, gpuMemory } from './shared-array.ts';
+import { allocationOf, gpuMemory, pin, wasFreed } from './shared-array.ts';
 import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/compile.ts';
 import { MAX_QPUS } from '../emulator/machine.ts';
 import { EmulatorTarget } from './emulate.ts';
@@ -148,17 +148,23 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
   };
   const run = (args: readonly unknown[], r: Run): RunReport => {
     const { values, arrays } = hostArguments(ast, params, args);
-    return exclusive(name, () =>
-      observed(name, r, (r) => {
-        const level = opt;
-        if (r.target === 'emulator') return emulatorReport(r.qpus, staged(gpuMemory, values, arrays, (v, regions) => emulatorRun(ast, codeFor(r.qpus), v, regions, r)));
-        const snap = r.estimate === false ? undefined : snapshot(arrays);
-        const estimate = estimateOf(values, snap, r, level);
-        if (r.target === 'pi') return runPi(codeFor(r.qpus), values, arrays, r, estimate);
-        const statements = staged(gpuMemory, values, arrays, (v, regions) => runInterpreter(ast, v, regions, r));
-        return interpreterReport(r.qpus, statements, estimate.later, r.estimate ? estimate.now() : undefined);
-      }),
-    );
+    return exclusive(name, () => {
+      // Its arrays cannot be freed until it ends (SharedArray.free from onProgress is refused).
+      const unpin = pin(arrays, `kernel ${name}`);
+      try {
+        return observed(name, r, (r) => {
+          const level = opt;
+          if (r.target === 'emulator') return emulatorReport(r.qpus, staged(gpuMemory, values, arrays, (v, regions) => emulatorRun(ast, codeFor(r.qpus), v, regions, r)));
+          const snap = r.estimate === false ? undefined : snapshot(arrays);
+          const estimate = estimateOf(values, snap, r, level);
+          if (r.target === 'pi') return runPi(codeFor(r.qpus), values, arrays, r, estimate);
+          const statements = staged(gpuMemory, values, arrays, (v, regions) => runInterpreter(ast, v, regions, r));
+          return interpreterReport(r.qpus, statements, estimate.later, r.estimate ? estimate.now() : undefined);
+        });
+      } finally {
+        unpin();
+      }
+    });
   };
   /**
    * Options for one call: its own (`own`, anything the caller passed) over k.with()'s (`base`);
@@ -375,7 +381,7 @@ export function hostArguments(ast: KernelAst, params: readonly ParamType[], args
     const want = t.ty === 'int*' ? Int32Array : Float32Array;
     if (!(a instanceof want)) fail(i, `expected a SharedArray of ${t.ty === 'int*' ? 'int32 (SharedArray.int32)' : 'float32 (SharedArray.float32)'}, got ${describeHost(a)}`);
     const x = allocationOf(a as Int32Array);
-    if (!x) fail(i, `this ${want.name} is not in GPU memory: make it with SharedArray.${t.ty === 'int*' ? 'int32' : 'float32'}(n)`);
+    if (!x) fail(i, wasFreed(a) ? 'this SharedArray was freed (SharedArray.free)' : `this ${want.name} is not in GPU memory: make it with SharedArray.${t.ty === 'int*' ? 'int32' : 'float32'}(n)`);
     arrays.push({ name: paramName(i), address: x!.alloc.address, bytes: x!.alloc.bytes, index: i, memory: x!.memory, alloc: x!.alloc });
     return x!.alloc.address | 0;
   });

@@ -5,10 +5,17 @@
 // memory, or on a Pi in memory the firmware allocated and this process maps (pi/memory.ts), so
 // that the QPUs read the very array the host wrote. A run on the other kind of target copies
 // them in and back (runtime/staging.ts).
+//
+// Their `buffer` is refused (guarded.ts): it is all of GPU memory. An array a kernel is running
+// with is pinned (pin()), and freeing it then is an error, on every target. A freed array's
+// memory is used again for new arrays: the host's view of it must not be used after free (on a
+// Pi it then reads zeros; in the emulator it may show a newer array's elements).
 
+import { describeHost } from '../dsl/builder.ts';
 import { type Allocation, GpuMemory } from '../emulator/memory.ts';
 import { piSession } from '../pi/session.ts';
 import { defaultTarget } from './default-target.ts';
+import { bufferOf, guarded, type View, VIEW_TYPES, type ViewType } from './guarded.ts';
 
 /** The emulator's GPU memory (the emulator and the interpreter run kernels on it). */
 export const gpuMemory = new GpuMemory();
@@ -18,6 +25,8 @@ export interface ArrayMemory {
   alloc(bytes: number, name: string): Allocation;
   free(a: Allocation): void;
   view<T extends Int32ArrayConstructor | Float32ArrayConstructor>(a: Allocation, type: T): InstanceType<T>;
+  /** Throws when the memory can no longer be used (GpuMemory: its buffer was detached or shrunk). */
+  assertIntact?(): void;
 }
 
 /** Where new SharedArrays are allocated: the default target's memory. */
@@ -26,47 +35,126 @@ export function homeMemory(): ArrayMemory {
 }
 
 const ALLOCATIONS = new WeakMap<Int32Array | Float32Array, { alloc: Allocation; memory: ArrayMemory }>();
+/** SharedArrays freed, for messages. */
+const FREED = new WeakSet<object>();
+/** Allocations a run holds, and what runs ("kernel sum, as its argument p"). */
+const PINNED = new Map<Allocation, string>();
 
 export type SharedInt32Array = Int32Array & { readonly busAddress: number };
 export type SharedFloat32Array = Float32Array & { readonly busAddress: number };
 
+/** The element types SharedArray.from makes. */
+const TYPES = ['int32', 'float32'] as const;
+
 let counter = 0;
 
-function make<T extends Int32Array | Float32Array>(type: { new (b: ArrayBuffer, o: number, n: number): T }, n: number, name?: string): T {
-  if (!Number.isInteger(n) || n <= 0) throw new RangeError(`a SharedArray has a whole number of elements above 0, not ${n}`);
+function make<T extends Int32Array | Float32Array>(type: { new (b: ArrayBuffer, o: number, n: number): T }, n: unknown, name: unknown, from: string): T {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0) throw new RangeError(`${from}: a SharedArray has a whole number of elements above 0, not ${describeHost(n)}`);
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0))
+    throw new TypeError(`${from}: the name must be a string of one or more characters, not ${describeHost(name)}`);
   const memory = homeMemory();
-  const alloc = memory.alloc(n * 4, name ?? `array${counter++}`);
-  const view = memory.view(alloc, type as unknown as Int32ArrayConstructor) as unknown as T;
+  const label = name ?? `array${counter++}`;
+  const alloc = memory.alloc(n * 4, label);
+  const view = guarded(memory.view(alloc, type as unknown as Int32ArrayConstructor) as unknown as T, `SharedArray ${label}`);
   Object.defineProperty(view, 'busAddress', { value: alloc.address, enumerable: false });
   ALLOCATIONS.set(view, { alloc, memory });
   return view;
 }
 
+/** What `from` was given, checked: an array-like of numbers (int32: integers that fit 32 bits). */
+function checkValues(values: unknown, type: (typeof TYPES)[number]): ArrayLike<unknown> {
+  const where = `SharedArray.from(values, '${type}')`;
+  if (typeof values !== 'object' || values === null || typeof (values as ArrayLike<unknown>).length !== 'number')
+    throw new TypeError(`${where}: values must be an array or a typed array of numbers, not ${describeHost(values)}`);
+  const xs = values as ArrayLike<unknown>;
+  if (xs.length === 0) throw new RangeError(`${where}: no values; a SharedArray has at least one element`);
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i];
+    if (typeof x !== 'number') throw new TypeError(`${where}: element ${i} is ${describeHost(x)}, not a number`);
+    if (type === 'int32' && (!Number.isInteger(x) || x < -(2 ** 31) || x > 2 ** 32 - 1))
+      throw new RangeError(`${where}: element ${i} is ${x}, not a 32-bit integer (-2147483648 to 4294967295)`);
+  }
+  return xs;
+}
+
 export const SharedArray = {
   /** n 32-bit integers in GPU memory, zeroed. */
   int32(n: number, name?: string): SharedInt32Array {
-    return make(Int32Array, n, name) as SharedInt32Array;
+    return make(Int32Array, n, name, 'SharedArray.int32') as SharedInt32Array;
   },
   /** n 32-bit floats in GPU memory, zeroed. */
   float32(n: number, name?: string): SharedFloat32Array {
-    return make(Float32Array, n, name) as SharedFloat32Array;
+    return make(Float32Array, n, name, 'SharedArray.float32') as SharedFloat32Array;
   },
-  /** A SharedArray holding a copy of `values`. */
+  /** A SharedArray holding a copy of `values`: 'int32' (integers that fit 32 bits) or 'float32'. */
   from<T extends Int32Array | Float32Array>(values: T | ArrayLike<number>, type: 'int32' | 'float32' = values instanceof Float32Array ? 'float32' : 'int32'): T {
-    const a = type === 'int32' ? make(Int32Array, values.length) : make(Float32Array, values.length);
+    if (!(TYPES as readonly unknown[]).includes(type))
+      throw new TypeError(`SharedArray.from(values, type): the type is ${TYPES.map((t) => `'${t}'`).join(' or ')}, not ${describeHost(type)}`);
+    const xs = checkValues(values, type);
+    const a = type === 'int32' ? make(Int32Array, xs.length, undefined, 'SharedArray.from') : make(Float32Array, xs.length, undefined, 'SharedArray.from');
     // Element by element: on a Pi the array is device memory, where a bulk copy can fault.
-    for (let i = 0; i < values.length; i++) a[i] = (values as ArrayLike<number>)[i]!;
+    for (let i = 0; i < xs.length; i++) a[i] = xs[i] as number;
     return a as T;
   },
-  /** Unmaps the array's GPU memory: kernels that touch it afterwards fault. */
+  /**
+   * The same memory as another typed array (Uint8Array, Int32Array, Float32Array, ...): writes
+   * through either show in both. Like the array, it does not hand out its buffer.
+   */
+  view<T extends View>(a: Int32Array | Float32Array, type: ViewType & { new (b: ArrayBuffer, o: number, n: number): T }): T {
+    const x = ALLOCATIONS.get(a);
+    if (!x) throw new TypeError(`SharedArray.view(a, type): ${notShared(a)}`);
+    x.memory.assertIntact?.();
+    if (!VIEW_TYPES.includes(type)) throw new TypeError(`SharedArray.view(a, type): the type is one of ${VIEW_TYPES.map((t) => t.name).join(', ')}, not ${describeHost(type)}`);
+    return guarded(new type(bufferOf(a), a.byteOffset, a.byteLength / type.BYTES_PER_ELEMENT) as T, `a ${type.name} view of SharedArray ${x.alloc.name}`);
+  },
+  /** The array's memory as bytes: SharedArray.view(a, Uint8Array). */
+  bytes(a: Int32Array | Float32Array): Uint8Array {
+    return SharedArray.view(a, Uint8Array);
+  },
+  /**
+   * Gives the array's GPU memory back: kernels refuse the array from now on, and the host must
+   * not use it (its memory goes to new arrays). Freeing an array twice does nothing; freeing
+   * one a kernel is running with (from its onProgress callback) is an error.
+   */
   free(a: Int32Array | Float32Array): void {
     const x = ALLOCATIONS.get(a);
-    if (x) x.memory.free(x.alloc);
+    if (!x) {
+      if (FREED.has(a)) return;
+      throw new TypeError(`SharedArray.free: ${notShared(a)}`);
+    }
+    const holder = PINNED.get(x.alloc);
+    if (holder !== undefined)
+      throw new Error(`SharedArray.free(${x.alloc.name}): ${holder}, which is running: free it after the run has ended (not from its onProgress callback)`);
+    x.memory.free(x.alloc);
     ALLOCATIONS.delete(a);
+    FREED.add(a);
   },
 };
 
-/** The GPU allocation behind a SharedArray, or undefined for an ordinary typed array. */
+/** Why `a` is not a SharedArray, for messages. */
+function notShared(a: unknown): string {
+  if (FREED.has(a as object)) return 'this SharedArray was freed (SharedArray.free): its memory may be another array\'s now';
+  return `expected a SharedArray (SharedArray.int32, float32 or from), got ${a instanceof Int32Array || a instanceof Float32Array ? `an ${a.constructor.name} that is not one` : describeHost(a)}`;
+}
+
+/** The GPU allocation behind a SharedArray, or undefined for an ordinary typed array (or a freed one). */
 export function allocationOf(a: Int32Array | Float32Array): { alloc: Allocation; memory: ArrayMemory } | undefined {
   return ALLOCATIONS.get(a);
+}
+
+/** Whether `a` was a SharedArray and has been freed. */
+export function wasFreed(a: unknown): boolean {
+  return typeof a === 'object' && a !== null && FREED.has(a);
+}
+
+/**
+ * Pins the allocations of a run's arrays (each with the parameter it is) until the returned
+ * function is called: SharedArray.free refuses them meanwhile. `who` is what runs ("kernel sum").
+ */
+export function pin(arrays: readonly { readonly alloc: Allocation; readonly name: string }[], who: string): () => void {
+  const mine = arrays.filter((a) => !PINNED.has(a.alloc));
+  for (const a of mine) PINNED.set(a.alloc, `${who} has it as its argument ${a.name}`);
+  return () => {
+    for (const a of mine) PINNED.delete(a.alloc);
+  };
 }

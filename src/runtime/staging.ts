@@ -6,7 +6,8 @@
 // device memory, where the C library's bulk copies (what TypedArray.set uses) can fault.
 // Needs: each array's memory and allocation. Guarantees: the run sees the arrays' contents at
 // its addresses; afterwards the arrays hold what the run left (unless `back` is false); an
-// error from freeing a copy never hides the run's own.
+// error from freeing a copy never hides the run's own; a memory lost before or during the run
+// (its buffer detached from outside: GpuMemoryLost) is the run's error, not what it computed.
 
 import type { Allocation } from '../emulator/memory.ts';
 import type { ArrayRegion } from '../source/interpreter.ts';
@@ -33,6 +34,8 @@ export interface StagingOptions {
 export function staged<T>(into: ArrayMemory, values: readonly number[], arrays: readonly HostArray[], go: (values: number[], arrays: ArrayRegion[]) => T, opts: StagingOptions = {}): T {
   const out = [...values];
   const copies: { from: HostArray; to: Allocation }[] = [];
+  const intact = () => [into, ...arrays.map((a) => a.memory)].forEach((m) => m.assertIntact?.());
+  intact();
   let failed = false;
   try {
     const regions = arrays.map((a) => {
@@ -42,9 +45,12 @@ export function staged<T>(into: ArrayMemory, values: readonly number[], arrays: 
       out[a.index] = to.address | 0;
       return { name: a.name, address: to.address, bytes: a.bytes };
     });
-    return go(out, regions);
+    const result = go(out, regions);
+    intact();
+    return result;
   } catch (e) {
     failed = true;
+    intact();
     throw e;
   } finally {
     let first: unknown;

@@ -9,7 +9,7 @@ import { heatGrid, step } from '../../examples/heat.ts';
 import { rot3D_1, rot3D_2, rot3D_3, rot3DArrays } from '../../examples/rot3d.ts';
 
 const QPUS = [1, 2, 4, 12];
-const bits = (a: Float32Array | Int32Array) => Array.from(new Int32Array(a.buffer, a.byteOffset, a.length));
+const bits = (a: Float32Array | Int32Array) => Array.from(new Int32Array(a.slice().buffer));
 
 test('gcd versions 1 and 2: emulator = interpreter on 1, 2, 4 and 12 QPUs', () => {
   for (const k of [gcd, gcdUnrolled])

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Float, For, gather, index, Int, kernel, Ptr, receive, semaInc, SharedArray } from '../../src/index.ts';
 import { rot3D_1, rot3DScalar } from '../../examples/rot3d.ts';
 
-const bits = (a: Float32Array | Int32Array) => Array.from(new Int32Array(a.buffer, a.byteOffset, a.length));
+const bits = (a: Float32Array | Int32Array) => Array.from(new Int32Array(a.slice().buffer));
 const pipelined = (k: { code(): { dump(s: 'pipeline'): string } }) => Number(/loads pipelined in (\d+) loop/.exec(k.code().dump('pipeline'))?.[1]);
 
 test('rot3D version 1: its loads become gathers a loop ahead, and it reads not a word past its arrays', () => {

@@ -191,9 +191,15 @@ export class TestPiDevice implements PiDevice {
   private runJobs(jobs: readonly { uniforms: number; code: number }[]): RunResult {
     const code = this.handleAt(jobs[0]!.code);
     const words = new Uint32Array(this.memory.view(code, Int32Array).buffer, code.address - BUS_BASE, code.bytes / 4).slice();
-    const r = this.machine.run(this.machine.load(words, 'code'), jobs.map((j) => j.uniforms));
-    this.jobsRun = jobs.length;
-    return r;
+    // The machine runs its own copy of the code, freed after the run (a firmware keeps none).
+    const program = this.machine.load(words, 'code');
+    try {
+      const r = this.machine.run(program, jobs.map((j) => j.uniforms));
+      this.jobsRun = jobs.length;
+      return r;
+    } finally {
+      this.memory.free(program.code);
+    }
   }
 
   close(): void {

@@ -31,7 +31,7 @@ export function* seedRuns(): Generator<SeedRun> {
   for (const c of SEED_CASES) {
     const args = c.args();
     const r = emulatorTarget().run(compile(c.ast, { qpus: c.qpus }), ...machineArgs(args), { strict: strictFor(c) });
-    const arrays = args.filter((a) => typeof a !== 'number').map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+    const arrays = args.filter((a) => typeof a !== 'number').map((a) => new Uint8Array(a.slice().buffer));
     yield summary(`${c.kernel}, ${c.qpus} QPU${c.qpus > 1 ? 's' : ''}`, r, arrays);
   }
   const asm = (name: string) => assemble(readFileSync(new URL(`../../examples/asm/${name}.qasm`, import.meta.url), 'utf8')).words;

@@ -32,7 +32,7 @@ after(() => {
   if (found.ok) assert.deepEqual(endPiSession(), [], 'the GPU memory released and the QPUs disabled');
 });
 
-const bits = (a: Int32Array | Float32Array): number[] => Array.from(new Int32Array(a.buffer, a.byteOffset, a.length));
+const bits = (a: Int32Array | Float32Array): number[] => Array.from(new Int32Array(a.slice().buffer));
 
 /**
  * Zeroes an array one aligned word at a time: on a Pi a SharedArray is uncached device memory

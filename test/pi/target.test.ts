@@ -23,7 +23,7 @@ function device(opts: TestDeviceOptions = {}): TestPiDevice {
   return d;
 }
 
-const bits = (a: Int32Array | Float32Array) => Array.from(new Int32Array(a.buffer, a.byteOffset, a.length));
+const bits = (a: Int32Array | Float32Array) => Array.from(new Int32Array(a.slice().buffer));
 
 test('gcd on the pi target: the results of the emulator, and every firmware call in order, with everything given back', async () => {
   const d = device();
