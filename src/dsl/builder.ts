@@ -14,7 +14,7 @@
 import type { Stmt, Ty, VarInfo, VarRef } from '../source/ast.ts';
 import { callerLocation, userStack } from './frames.ts';
 
-export { callerLocation, callerPlace, frameLocation, type SourcePlace, userStack } from './frames.ts';
+export { callerLocation, callerPlace, frameLocation, type SourcePlace, userEntries, userStack } from './frames.ts';
 
 /** A mistake in a kernel, found while building it: names the kernel and the statement. */
 export class DslError extends Error {

@@ -120,3 +120,27 @@ export function userStack<E>(e: E, entry?: (...a: never[]) => unknown): E {
   }
   return e;
 }
+
+/**
+ * The functions of an API object, each wrapped so that what it throws has the user's call as
+ * its first frame (userStack), whatever depth in qpu-ts it came from.
+ */
+export function userEntries<T extends Record<string, unknown>>(api: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, f] of Object.entries(api)) {
+    if (typeof f !== 'function') {
+      out[key] = f;
+      continue;
+    }
+    const entry = function (this: unknown, ...args: unknown[]): unknown {
+      try {
+        return (f as (...a: unknown[]) => unknown).apply(this, args);
+      } catch (e) {
+        throw userStack(e, entry);
+      }
+    };
+    Object.defineProperty(entry, 'name', { value: key });
+    out[key] = entry;
+  }
+  return Object.freeze(out) as T;
+}

@@ -11,7 +11,7 @@
 // memory is used again for new arrays: the host's view of it must not be used after free (on a
 // Pi it then reads zeros; in the emulator it may show a newer array's elements).
 
-import { describeHost } from '../dsl/builder.ts';
+import { describeHost, userEntries } from '../dsl/builder.ts';
 import { type Allocation, GpuMemory } from '../emulator/memory.ts';
 import { piSession } from '../pi/session.ts';
 import { defaultTarget } from './default-target.ts';
@@ -77,7 +77,7 @@ function checkValues(values: unknown, type: (typeof TYPES)[number]): ArrayLike<u
   return xs;
 }
 
-export const SharedArray = {
+export const SharedArray = userEntries({
   /** n 32-bit integers in GPU memory, zeroed. */
   int32(n: number, name?: string): SharedInt32Array {
     return make(Int32Array, n, name, 'SharedArray.int32') as SharedInt32Array;
@@ -129,7 +129,7 @@ export const SharedArray = {
     ALLOCATIONS.delete(a);
     FREED.add(a);
   },
-};
+});
 
 /** Why `a` is not a SharedArray, for messages. */
 function notShared(a: unknown): string {

@@ -172,3 +172,14 @@ test('a gather never received is an error when the kernel is built, naming the l
   );
   assert.doesNotThrow(() => kernel([Ptr(Int)], function all(p) { const x = Int(0); Q.gather(p); Q.receive(x); p.store(x); }));
 });
+
+test("SharedArray's errors start at the user's call too", () => {
+  let err: unknown;
+  try {
+    SharedArray.from([1n] as unknown as number[]);
+  } catch (e) {
+    err = e;
+  }
+  assert.match((err as Error).message, /element 0 is the bigint 1n/);
+  assert.match((err as Error).stack!.split('\n').find((l) => /^\s+at /.test(l))!, HERE);
+});
