@@ -35,6 +35,8 @@ export class EmulatorError extends Error {
     readonly rule?: string,
     /** In a deadlock: every QPU that waits. */
     readonly blocked?: readonly BlockedQpu[],
+    /** In a deadlock: the QPUs that had ended their program. */
+    readonly finished?: readonly number[],
   ) {
     super(where ? `QPU ${where.qpu}, pc ${where.pc} (${where.instruction}): ${message}` : message);
     this.name = 'EmulatorError';

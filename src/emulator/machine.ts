@@ -343,10 +343,12 @@ export class Machine {
     return `${counted(instructions, 'instruction')}${each}, ${count(cycles)} cycles (${duration(cycles / this.timing.clockHz)} on a Pi)`;
   }
 
+  /** A deadlock: every QPU in order, those that have ended and where each other waits and for what. */
   private deadlock(): EmulatorError {
     const blocked = this.qpus.filter((x) => x.state === 'blocked').map((x) => ({ qpu: x.id, pc: x.pc, waitingFor: x.waitingFor }));
-    const waits = blocked.map((b) => `QPU ${b.qpu} at pc ${b.pc} waits for ${b.waitingFor}`);
-    return new EmulatorError('deadlock', `deadlock: every QPU still running waits on another. ${waits.join('; ')}`, undefined, undefined, blocked);
+    const finished = this.qpus.filter((x) => x.state === 'done').map((x) => x.id);
+    const each = this.qpus.map((x) => (x.state === 'done' ? `QPU ${x.id} finished` : `QPU ${x.id} at pc ${x.pc} waits for ${x.waitingFor}`));
+    return new EmulatorError('deadlock', `deadlock: every QPU still running waits on another. ${each.join('; ')}`, undefined, undefined, blocked, finished);
   }
 
   // ---- shared units

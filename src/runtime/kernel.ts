@@ -243,13 +243,18 @@ function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError 
     return s ? `in ${s.loc ? s.loc + ' ' : ''}\`${printer.brief(s.shows ?? s)}\`` : '';
   };
   if (e.kind === 'deadlock' && e.blocked) {
-    const waits = e.blocked.map((b) =>
+    const waits = e.blocked.map((b) => ({
+      qpu: b.qpu,
       // Semaphore 15 is the compiler's end-of-kernel barrier (docs/compiler.md), not the user's.
-      / 15 to be above 0/.test(b.waitingFor) && !c.statements[b.pc]
+      text: / 15 to be above 0/.test(b.waitingFor) && !c.statements[b.pc]
         ? `QPU ${b.qpu} has finished the kernel and waits for every other QPU to finish it`
         : `QPU ${b.qpu} ${statement(b.pc) || `at pc ${b.pc}`} waits for ${b.waitingFor}`,
-    );
-    return new EmulatorError('deadlock', `kernel ${ast.name}: deadlock: every QPU still running waits on another: ${waits.join('; ')}`, undefined, undefined, e.blocked);
+    }));
+    // Every QPU in order, as the interpreter lists them: those that ended too.
+    for (const q of e.finished ?? []) waits.push({ qpu: q, text: `QPU ${q} has finished the kernel` });
+    waits.sort((a, b) => a.qpu - b.qpu);
+    const text = waits.map((w) => w.text).join('; ');
+    return new EmulatorError('deadlock', `kernel ${ast.name}: deadlock: every QPU still running waits on another: ${text}`, undefined, undefined, e.blocked, e.finished);
   }
   const stmt = e.where ? statement(e.where.pc) : '';
   const out = new EmulatorError(e.kind, `kernel ${ast.name}${stmt ? ' ' + stmt : ''}: ${e.message}${KERNEL_HINTS[e.rule ?? ''] ?? ''}`, undefined, e.rule);

@@ -144,10 +144,7 @@ class Interpreter {
         }
       }
       if (live === 0) break;
-      if (!progressed) {
-        const waits = states.filter((q) => !q.done).map((q) => `QPU ${q.id} waits for ${q.waiting!.what} (${this.where(q)})`);
-        throw new InterpreterError(`kernel ${this.k.name}: deadlock: every QPU still running waits on another. ${waits.join('; ')}`);
-      }
+      if (!progressed) throw this.deadlock();
     }
     return { steps: states.map((q) => q.steps) };
   }
@@ -172,6 +169,17 @@ class Interpreter {
     const s = q.at;
     if (!s) return 'at the start';
     return `${s.loc ? s.loc + ', ' : ''}\`${this.printer.brief(s)}\``;
+  }
+
+  /** Every QPU, in order: those that finished, and where each other waits and for what. */
+  private deadlock(): InterpreterError {
+    const each = this.states.map((q) => {
+      if (q.done) return `QPU ${q.id} has finished the kernel`;
+      const s = q.at;
+      const at = s ? ` in ${s.loc ? s.loc + ' ' : ''}\`${this.printer.brief(s)}\`` : '';
+      return `QPU ${q.id}${at} waits for ${q.waiting!.what}`;
+    });
+    return new InterpreterError(`kernel ${this.k.name}: deadlock: every QPU still running waits on another: ${each.join('; ')}`);
   }
 
   private fail(q: QpuState, message: string, rule?: string): never {
