@@ -2,7 +2,7 @@
 // semaphores and a mutex, advancing together in time. Each QPU has its own clock; instructions
 // that touch what other QPUs can see run in time order, so contention (one DMA at a time, the
 // mutex, a slice's TMU) shows in the cycle counts, and results do not depend on how the host
-// interleaves the QPUs. A run ends when every QPU has ended its program, or with an
+// interleaves the QPUs; or, given a seed, in a random interleaving (interleave.ts). A run ends when every QPU has ended its program, or with an
 // EmulatorError: a broken rule (strict mode), a fault, a deadlock, or the step budget. A caller's
 // onProgress hears how far a long run has got, where the run reads the clock (budget.ts).
 
@@ -15,6 +15,7 @@ import { HOT_CALLS, type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, RAISE_WITH_EITHER, RunBudget } from './budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
 import { EmulatorError } from './errors.ts';
+import { Interleaving, interleaveSeed } from './interleave.ts';
 import { StoreRaces } from './store-race.ts';
 import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
@@ -57,6 +58,11 @@ export interface RunOptions {
   readonly onProgress?: (instructions: number, cycles: number, done: boolean) => void;
   /** How the budget's messages say to allow more (default "maxSteps (or --max-steps)"). */
   readonly raiseWith?: string;
+  /**
+   * A seed: run the QPUs in a random interleaving drawn from it instead of in time order
+   * (interleave.ts). The costs of instructions stay the same; the same seed runs the same way.
+   */
+  readonly interleave?: number;
 }
 
 export interface RunResult {
@@ -107,6 +113,8 @@ export class Machine {
   private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
   /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2, cold at the start of each run. */
   private readonly caches = new TmuCaches(MAX_QPUS / 2);
+  /** A random interleaving's schedule, for the run in progress (undefined: time order). */
+  private turns: Interleaving | undefined;
   /** Strict runs: the DMA stores that may still be writing memory (rule dma-store-race). */
   readonly races: StoreRaces;
 
@@ -152,6 +160,9 @@ export class Machine {
     this.caches.clear();
     this.races.reset();
     program.calls.fill(0);
+    const seed = interleaveSeed(opts.interleave);
+    if (typeof seed === 'object') throw new RangeError(seed.error);
+    this.turns = seed === undefined ? undefined : new Interleaving(seed);
     const strict = opts.strict ?? true;
     const budget = new RunBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator', EMULATOR_PROGRESS_EVERY, !!opts.onProgress, opts.raiseWith ?? RAISE_WITH_EITHER);
     this.qpus = [];
@@ -168,7 +179,7 @@ export class Machine {
         opts.init?.(q);
       }
       for (;;) {
-        const q = this.next();
+        const q = this.turns ? this.nextTurn(this.turns) : this.next();
         if (!q) {
           if (this.qpus.every((x) => x.state === 'done')) break;
           throw this.deadlock();
@@ -224,6 +235,24 @@ export class Machine {
     this.syncHorizon = otherTime;
     this.syncTie = otherId;
     this.horizon = otherTime + SLACK;
+    return q;
+  }
+
+  /**
+   * Random interleavings: a running QPU drawn at random, whose turn lasts a random number of
+   * cycles: it stops before the first shared-unit step (semaphore and mutex steps included) past
+   * them. Its first step always runs, so every turn goes on. The cycle model is the same; only
+   * the order in which QPUs reach shared units changes (and with it who waits for whom).
+   */
+  private nextTurn(turns: Interleaving): Qpu | undefined {
+    let running = 0;
+    for (const x of this.qpus) if (x.state === 'running') running++;
+    if (running === 0) return undefined;
+    let k = turns.pick(running);
+    let q: Qpu | undefined;
+    for (const x of this.qpus) if (x.state === 'running' && k-- === 0) q = x;
+    this.horizon = this.syncHorizon = q!.time + turns.turnCycles();
+    this.syncTie = MAX_QPUS;
     return q;
   }
 
@@ -447,7 +476,7 @@ export class Machine {
       if (x.state !== 'blocked' || x.waitingOn !== what) continue;
       x.state = 'running';
       x.waitingOn = -1;
-      this.limitBy(x);
+      if (!this.turns) this.limitBy(x); // a random interleaving's turn ends as it was drawn
     }
   }
 

@@ -19,6 +19,8 @@ export interface EmulateOptions {
   readonly onProgress?: RunOptions['onProgress'];
   /** How the budget's messages say to allow more (Machine.run's raiseWith). */
   readonly raiseWith?: string;
+  /** A seed: the QPUs run in a random interleaving drawn from it (Machine.run's interleave). */
+  readonly interleave?: number;
 }
 
 /** An array a kernel is given: the parameter's name, and where the array is. */
@@ -83,8 +85,8 @@ export class EmulatorTarget {
     if (c.scratchBytes) grants.push({ name: 'scratch', address: this.scratch!.address, bytes: this.scratch!.bytes, access: READ_WRITE, internal: true });
     this.memory.restrict(grants, `kernel ${c.kernel}`);
     try {
-      const { maxSteps, strict = true, onProgress, raiseWith } = opts;
-      return this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith });
+      const { maxSteps, strict = true, onProgress, raiseWith, interleave } = opts;
+      return this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave });
     } finally {
       this.memory.unrestrict();
     }

@@ -199,7 +199,7 @@ function build(params: readonly ParamType[], body: (...args: never) => void, nam
 function runInterpreter(ast: KernelAst, values: number[], arrays: ArrayRegion[], r: Run): RunReport {
   const onProgress = r.onProgress;
   const progress = onProgress && ((steps: number, done: boolean) => onProgress({ target: 'interpreter', steps, maxSteps: r.budget, done }));
-  const out = interpret(ast, { qpus: r.qpus, args: values, memory: gpuMemory, arrays, maxSteps: r.maxSteps, onProgress: progress });
+  const out = interpret(ast, { qpus: r.qpus, args: values, memory: gpuMemory, arrays, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave });
   return { target: 'interpreter', qpus: r.qpus, steps: out.steps };
 }
 
@@ -211,7 +211,7 @@ function runEmulator(ast: KernelAst, c: Compiled, values: number[], arrays: Arra
     onProgress &&
     ((steps: number, cycles: number, done: boolean) => onProgress({ target: 'emulator', steps, maxSteps: r.budget, cycles, seconds: cycles / hz, done }));
   try {
-    const run = emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION });
+    const run = emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave });
     return { target: 'emulator', qpus: r.qpus, run };
   } catch (e) {
     throw e instanceof EmulatorError ? inKernel(ast, c, e) : e;

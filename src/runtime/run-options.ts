@@ -14,6 +14,7 @@ import type { ParamType } from '../dsl/types.ts';
 import type { HostArgs } from './kernel.ts';
 import { MAX_TIMEOUT_MS, type PiRunResult } from '../pi/target.ts';
 import { defaultTarget } from './default-target.ts';
+import { interleaveSeed } from '../emulator/interleave.ts';
 
 export interface RunReport {
   readonly target: RunTarget;
@@ -51,6 +52,11 @@ export interface KernelRunOptions extends RunOptions {
   readonly estimate?: boolean;
   /** The pi target: how long to wait for the QPUs, in ms (default 900; above, the V3D registers are used: pi/direct.ts). */
   readonly timeoutMs?: number;
+  /**
+   * Emulator and interpreter: a seed (0 to 2^32 - 1); the QPUs run in a random interleaving drawn
+   * from it instead of the target's fixed order, to show races (emulator/interleave.ts).
+   */
+  readonly interleave?: number;
 }
 
 /** How far a run has got, for onProgress. */
@@ -94,9 +100,10 @@ export interface Run {
   readonly onProgress: ((p: Progress) => void) | undefined;
   readonly estimate: boolean;
   readonly timeoutMs: number | undefined;
+  readonly interleave: number | undefined;
 }
 
-const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs'];
+const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs', 'interleave'];
 const TARGETS: readonly RunTarget[] = ['emulator', 'interpreter', 'pi'];
 
 /**
@@ -126,6 +133,9 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
   if (x.estimate !== undefined && typeof x.estimate !== 'boolean') fail(TypeError, `estimate must be true or false, not ${describeHost(x.estimate)}`);
   if (x.timeoutMs !== undefined && !(typeof x.timeoutMs === 'number' && Number.isInteger(x.timeoutMs) && x.timeoutMs >= 1 && x.timeoutMs <= MAX_TIMEOUT_MS))
     fail(RangeError, `timeoutMs must be 1 to ${MAX_TIMEOUT_MS}, not ${describeHost(x.timeoutMs)}`);
+  const seed = interleaveSeed(x.interleave);
+  if (typeof seed === 'object') fail(RangeError, `${seed.error}, not ${describeHost(x.interleave)}`);
+  if (seed !== undefined && target === 'pi') fail(TypeError, `interleave is for the emulator and the interpreter: a Pi's QPUs interleave as they run`);
   const budget = stepBudget(x.maxSteps, target === 'interpreter' ? INTERPRETER_STEPS : EMULATOR_STEPS, `kernel ${name}`);
   return {
     target,
@@ -136,6 +146,7 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
     onProgress: x.onProgress as Run['onProgress'],
     estimate: (x.estimate as boolean | undefined) ?? false,
     timeoutMs: x.timeoutMs as number | undefined,
+    interleave: seed as number | undefined,
   };
 }
 

@@ -4,7 +4,8 @@
 // against. docs/language.md states each rule.
 //
 // QPUs run one at a time in turn (0, 1, ..., wrapping round), each until it ends or must wait on
-// a semaphore or the mutex, so runs are deterministic. Memory is the GPU memory the kernel's
+// a semaphore or the mutex, so runs are deterministic; or, given a seed (`interleave`), in a
+// random interleaving drawn from it, switching at random statements. Memory is the GPU memory the kernel's
 // arrays live in; reads and writes outside those arrays are errors. Messages name variables as
 // the user's source does (print.ts messagePrinter); a caller's onProgress hears how far a long run
 // has got (budget.ts).
@@ -16,6 +17,7 @@ import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_ST
 import { hex, WRITE } from '../emulator/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
+import { Interleaving } from '../emulator/interleave.ts';
 
 const L = 16;
 
@@ -39,6 +41,11 @@ export interface InterpretOptions {
    * and once at the end (done), also when the run stops at an error; not again after it throws.
    */
   readonly onProgress?: (statements: number, done: boolean) => void;
+  /**
+   * A seed: run the QPUs in a random interleaving drawn from it, switching at random statement
+   * boundaries (emulator/interleave.ts), instead of in turn. The same seed runs the same way.
+   */
+  readonly interleave?: number;
 }
 
 export interface InterpretResult {
@@ -62,6 +69,9 @@ interface Wait {
   readonly what: string;
 }
 
+/** What a QPU yields in a random interleaving when its turn ends: it could go on. */
+const TURN_ENDS: Wait = { what: 'its turn' };
+
 type Run = Generator<Wait, 'break' | undefined, void>;
 
 class QpuState {
@@ -72,6 +82,8 @@ class QpuState {
   at: Stmt | undefined;
   done = false;
   waiting: Wait | undefined;
+  /** Random interleavings: it waits, and no QPU has gone on since it last tried. */
+  stuck = false;
   constructor(
     readonly id: number,
     nvars: number,
@@ -95,6 +107,8 @@ class Interpreter {
   /** Statements left, the host-time limit of a run given no maxSteps, progress reports (budget.ts). */
   private readonly budget: RunBudget;
   private readonly printer: Printer;
+  /** Random interleavings: the schedule (undefined: the QPUs run in turn). */
+  private readonly turns: Interleaving | undefined;
 
   constructor(
     private readonly k: KernelAst,
@@ -102,6 +116,7 @@ class Interpreter {
   ) {
     this.budget = new RunBudget(opts.maxSteps, INTERPRETER_STEPS, `kernel ${k.name}`, INTERPRETER_PROGRESS_EVERY, !!opts.onProgress, RAISE_WITH_OPTION);
     this.printer = messagePrinter(k);
+    this.turns = opts.interleave === undefined ? undefined : new Interleaving(opts.interleave);
   }
 
   run(): InterpretResult {
@@ -126,6 +141,7 @@ class Interpreter {
       args.forEach((a, i) => q.env.fill(a | 0, i * L, i * L + L));
       return this.block(q, this.k.body, ALWAYS);
     });
+    if (this.turns) return this.runInterleaved(states, runs, this.turns);
     // Round robin: each QPU runs until it ends or waits; stop when all end, or none can go on.
     for (;;) {
       let progressed = false;
@@ -169,6 +185,31 @@ class Interpreter {
     const s = q.at;
     if (!s) return 'at the start';
     return `${s.loc ? s.loc + ', ' : ''}\`${this.printer.brief(s)}\``;
+  }
+
+  /**
+   * A random interleaving: a QPU drawn from those that can go on runs until its turn ends (at a
+   * random statement), it waits or it ends. One that waits is retried once some QPU has gone on
+   * since; when every QPU still running waits and none has, it is a deadlock.
+   */
+  private runInterleaved(states: QpuState[], runs: Run[], turns: Interleaving): InterpretResult {
+    for (;;) {
+      let ready = 0;
+      for (const q of states) if (!q.done && !q.stuck) ready++;
+      if (ready === 0) {
+        if (states.every((q) => q.done)) break;
+        throw this.deadlock();
+      }
+      let k = turns.pick(ready);
+      const q = states.find((x) => !x.done && !x.stuck && k-- === 0)!;
+      const before = q.steps;
+      const r = this.resume(runs[q.id]!);
+      if (r.done) q.done = true;
+      else q.waiting = r.value === TURN_ENDS ? undefined : r.value;
+      if (r.done || q.steps !== before) for (const x of states) x.stuck = false;
+      else if (q.waiting) q.stuck = true;
+    }
+    return { steps: states.map((q) => q.steps) };
   }
 
   /** Every QPU, in order: those that finished, and where each other waits and for what. */
@@ -230,6 +271,7 @@ class Interpreter {
 
   private *stmt(q: QpuState, s: Stmt, mask: Uint8Array): Run {
     this.step(q, s);
+    if (this.turns?.switchNow()) yield TURN_ENDS;
     switch (s.k) {
       case 'assign':
         this.assign(q, s.v, this.eval(q, s.e), mask);
