@@ -1,14 +1,15 @@
 // The DMA engines between the VPM and GPU memory (Guide pp. 56-59): one for loads, one for
 // stores, shared by every QPU, so a transfer starts when the engine has finished the one before
 // (any QPU's). They move the data when a transfer starts and return when it completes, for the
-// cycle model (timing.ts); strict runs mark the VPM words a transfer uses and, on several QPUs,
-// remember what a store writes (store-race.ts).
+// cycle model (timing.ts); strict runs mark the VPM words a transfer uses, remember what a
+// store writes (stored.ts) and, on several QPUs, until when (store-race.ts).
 // Needs: the machine's memory, VPM, timing and store-race list. Guarantees: every word moved as
 // the setup says (vpm.ts), or a MemoryFault naming the first address outside the allocations.
 
 import { type GpuMemory, WRITE } from './memory.ts';
 import type { Qpu } from './qpu.ts';
 import { addRange, type Clocks, type StoreRaces } from './store-race.ts';
+import type { StoredWords } from './stored.ts';
 import type { Timing } from './timing.ts';
 import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwPlan, type VpmWordSet } from './vpm.ts';
 
@@ -18,6 +19,7 @@ interface Host extends Clocks {
   readonly vpm: Int32Array;
   readonly timing: Timing;
   readonly races: StoreRaces;
+  readonly stored: StoredWords;
   readonly qpuCount: number;
 }
 
@@ -90,6 +92,8 @@ export class DmaEngines {
         const i0 = mem.index(at, WRITE);
         for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[words[w + d]!]!;
       } else for (let d = 0; d < n; d++) mem.words[mem.check((at + 4 * d) >>> 0, 'DMA store', WRITE)] = vpm[words[w + d]!]!;
+      // Strict runs: TMU lookups of these words later in the run break rule gather-after-store.
+      if (touched) this.m.stored.add(at, (at + 4 * n) >>> 0);
     }
     const start = Math.max(q.time, this.vdwFree);
     const T = this.m.timing;

@@ -17,6 +17,7 @@ import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './cache
 import { EmulatorError } from './errors.ts';
 import { Interleaving, interleaveSeed } from './interleave.ts';
 import { StoreRaces } from './store-race.ts';
+import { StoredWords } from './stored.ts';
 import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ } from './memory.ts';
@@ -117,12 +118,15 @@ export class Machine {
   private turns: Interleaving | undefined;
   /** Strict runs: the DMA stores that may still be writing memory (rule dma-store-race). */
   readonly races: StoreRaces;
+  /** Strict runs: the words DMA stores have written in this run (rule gather-after-store). */
+  readonly stored: StoredWords;
 
   constructor(
     readonly memory: GpuMemory = new GpuMemory(),
     readonly timing: Timing = PI_TIMING,
   ) {
     this.races = new StoreRaces(memory.maxBytes);
+    this.stored = new StoredWords(memory.maxBytes);
   }
 
   /** The QPUs of the last run, with their registers as the run left them (until the next run). */
@@ -159,6 +163,7 @@ export class Machine {
     this.tmuFree.fill(0);
     this.caches.clear();
     this.races.reset();
+    this.stored.reset();
     program.calls.fill(0);
     const seed = interleaveSeed(opts.interleave);
     if (typeof seed === 'object') throw new RangeError(seed.error);

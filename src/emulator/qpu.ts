@@ -8,6 +8,7 @@ import { LINE_SHIFT } from './caches.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
 import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
+import { gatherAfterStore } from './stored.ts';
 
 /** A TMU gather whose lanes span more bytes than this is checked for store races lane by lane. */
 const RACE_SPAN = 1 << 16;
@@ -294,19 +295,29 @@ export class Qpu {
     }
     // Strict runs, while a DMA store may be unfinished: a lane reading what another QPU's store
     // is still writing is rule dma-store-race (one page-table read a lane finds the candidates).
+    // Once a store has written memory: a lane reading a word it wrote is rule gather-after-store.
     const racing = this.dmaWords !== null && this.m.races.until > this.time;
-    if (mask === 0xffff && mem.spans(lo, hi) && (!racing || (hi - lo < RACE_SPAN && this.m.races.clear(this.id, this.time, (lo & ~3) >>> 0, ((hi & ~3) >>> 0) + 4)))) {
-      // Every lane inside one readable allocation that no other QPU's store is still writing: no check per lane.
+    const stale = this.dmaWords !== null && this.m.stored.any;
+    if (
+      mask === 0xffff &&
+      mem.spans(lo, hi) &&
+      (!racing || (hi - lo < RACE_SPAN && this.m.races.clear(this.id, this.time, (lo & ~3) >>> 0, ((hi & ~3) >>> 0) + 4))) &&
+      (!stale || this.m.stored.clear(lo, hi))
+    ) {
+      // Every lane inside one readable allocation that no store has written or is still writing: no check per lane.
       const words = mem.words;
       for (let l = 0; l < 16; l++) data[base + l] = words[(R[src + l]! - BUS_BASE_I32) >>> 2]!;
-    } else this.tmuGatherChecked(t, src, mask, data, base, racing);
+    } else this.tmuGatherChecked(t, src, mask, data, base, racing, stale);
     fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time, lines, nLines);
     fifo.count++;
     this.stats.tmuRequests++;
   }
 
-  /** A TMU gather lane by lane, each lane's address checked (and raced against DMA stores when `racing`). */
-  private tmuGatherChecked(t: number, src: number, mask: number, data: Int32Array, base: number, racing: boolean): void {
+  /**
+   * A TMU gather lane by lane, each lane's address checked (and raced against DMA stores when
+   * `racing`, against the words stored in this run when `stale`).
+   */
+  private tmuGatherChecked(t: number, src: number, mask: number, data: Int32Array, base: number, racing: boolean, stale: boolean): void {
     const mem = this.m.memory;
     const storeEnds = this.m.races.pageEnd;
     for (let l = 0; l < 16; l++) {
@@ -317,6 +328,7 @@ export class Qpu {
       const addr = this.R[src + l]! >>> 0;
       if (racing && storeEnds[((addr - BUS_BASE) >>> 0) >>> 12]! > this.time)
         this.m.races.check(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
+      if (stale && this.m.stored.has(addr)) throw ioError('rule', gatherAfterStore(l, addr), 'gather-after-store');
       const i = mem.index(addr);
       if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
       data[base + l] = mem.words[i]!;

@@ -15,6 +15,7 @@ import { interpret, type ArrayRegion } from '../source/interpreter.ts';
 import { messagePrinter, printKernel } from '../source/print.ts';
 import { counted, RAISE_WITH_OPTION } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
+import { GATHER_AFTER_STORE_HINT } from '../emulator/stored.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { allocationOf, gpuMemory } from './shared-array.ts';
 import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/compile.ts';
@@ -268,6 +269,7 @@ function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError 
  * QPU the same elements to work on.
  */
 const KERNEL_HINTS: Readonly<Record<string, string>> = {
+  'gather-after-store': GATHER_AFTER_STORE_HINT,
   'dma-store-race': `; in a kernel this means two QPUs store to, or one loads from, the same memory in one run: give each QPU its own part of the arrays (me(), numQPUs()), or run the kernel on one QPU`,
 };
 

@@ -18,6 +18,7 @@ import { hex, WRITE } from '../emulator/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
 import { Interleaving } from '../emulator/interleave.ts';
+import { GATHER_AFTER_STORE_HINT, gatherAfterStore } from '../emulator/stored.ts';
 
 const L = 16;
 
@@ -368,8 +369,7 @@ class Interpreter {
   private read(q: QpuState, address: number, lane: number, gather = false): number {
     const addr = address >>> 0;
     if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a read', addr, lane);
-    if (gather && this.stored.has(addr))
-      this.fail(q, `a gather of lane ${lane} at ${hex(addr)}, which this run has already stored to: on a Pi it may return the old value from the texture unit's cache; load it with a blocking load instead (docs/language.md, "Memory")`);
+    if (gather && this.stored.has(addr)) this.fail(q, gatherAfterStore(lane, addr) + GATHER_AFTER_STORE_HINT, 'gather-after-store');
     return this.opts.memory.words[this.opts.memory.index(addr)]!;
   }
 

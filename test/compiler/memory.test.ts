@@ -43,3 +43,63 @@ test('gathering what the run has stored is an error that explains the TMU cache'
   });
   assert.throws(() => k.interpretSync([SharedArray.int32(16), SharedArray.int32(16)]), /kernel regather, QPU 0 .*a gather of lane 0 at 0x[0-9a-f]+, which this run has already stored to: on a Pi it may return the old value/);
 });
+
+test('the emulator (strict, the default) stops such a gather with the interpreter\'s rule and message; a later run may gather it', () => {
+  const k = kernel([Ptr(Int), Ptr(Int)], function regather(buf, out) {
+    buf.store(index());
+    gather(buf.add(index()));
+    const x = Int();
+    receive(x);
+    out.store(x);
+  });
+  const [buf, out] = [SharedArray.int32(16), SharedArray.int32(16)];
+  const busAddress = (buf as unknown as { busAddress: number }).busAddress;
+  const message = `[gather-after-store] a gather of lane 0 at 0x${busAddress.toString(16)}, which this run has already stored to: on a Pi it may return the old value from the texture unit's cache; load it with a blocking load instead (docs/language.md, "Memory")`;
+  const both = { interpreter: '', emulator: '' };
+  for (const target of ['interpreter', 'emulator'] as const)
+    assert.throws(
+      () => k.with({ target }).sync(buf, out),
+      (e: Error & { rule?: string }) => {
+        both[target] = e.message;
+        return e.rule === 'gather-after-store' && e.message.endsWith(message);
+      },
+      target,
+    );
+  // The same statement named on both targets.
+  assert.match(both.interpreter, /^kernel regather, QPU 0 \(.*memory\.test\.ts:\d+:\d+, `gather\(buf \+ index\(\)\)`\): /);
+  assert.match(both.emulator, /^kernel regather in .*memory\.test\.ts:\d+:\d+ `gather\(buf \+ index\(\)\)`: QPU 0, pc \d+ \(/);
+  // Non-strict runs read what memory holds now.
+  k.emulateSync([buf, out], { strict: false });
+  assert.deepEqual(Array.from(out), Array.from({ length: 16 }, (_, l) => l));
+  // Storing in one run and gathering in the next is right: the host clears the caches between runs.
+  const store = kernel([Ptr(Int)], function store(b) {
+    b.store(index().mul(5));
+  });
+  const regatherLater = kernel([Ptr(Int), Ptr(Int)], function later(b, o) {
+    gather(b.add(index()));
+    const x = Int();
+    receive(x);
+    o.store(x);
+  });
+  for (const target of ['interpreter', 'emulator'] as const) {
+    store.with({ target }).sync(buf);
+    regatherLater.with({ target }).sync(buf, out);
+    assert.deepEqual(Array.from(out), Array.from({ length: 16 }, (_, l) => 5 * l), target);
+  }
+});
+
+test('gathering words next to stored ones, or stored by an earlier run, is not flagged', () => {
+  const k = kernel([Ptr(Int), Ptr(Int)], function beside(buf, out) {
+    buf.store(index());
+    gather(buf.add(index().add(16)));
+    const x = Int();
+    receive(x);
+    out.store(x);
+  });
+  const [buf, out] = [SharedArray.int32(32), SharedArray.int32(16)];
+  buf.fill(7);
+  for (const target of ['interpreter', 'emulator'] as const) {
+    k.with({ target }).sync(buf, out);
+    assert.deepEqual(Array.from(out), new Array(16).fill(7), target);
+  }
+});
