@@ -64,6 +64,12 @@ export interface RunOptions {
    * (interleave.ts). The costs of instructions stay the same; the same seed runs the same way.
    */
   readonly interleave?: number;
+  /**
+   * A TMU lookup lane or a DMA transfer at an address that is not a multiple of 4 is a fault
+   * (compiled kernels in strict runs: the language reads and writes whole aligned words). By
+   * default, as on a chip, the low two bits are ignored (Guide p. 41 for the TMU).
+   */
+  readonly aligned?: boolean;
 }
 
 export interface RunResult {
@@ -116,6 +122,8 @@ export class Machine {
   private readonly caches = new TmuCaches(MAX_QPUS / 2);
   /** A random interleaving's schedule, for the run in progress (undefined: time order). */
   private turns: Interleaving | undefined;
+  /** The run in progress faults at addresses that are not multiples of 4 (RunOptions.aligned). */
+  aligned = false;
   /** Strict runs: the DMA stores that may still be writing memory (rule dma-store-race). */
   readonly races: StoreRaces;
   /** Strict runs: the words DMA stores have written in this run (rule gather-after-store). */
@@ -169,6 +177,7 @@ export class Machine {
     if (typeof seed === 'object') throw new RangeError(seed.error);
     this.turns = seed === undefined ? undefined : new Interleaving(seed);
     const strict = opts.strict ?? true;
+    this.aligned = opts.aligned ?? false;
     const budget = new RunBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator', EMULATOR_PROGRESS_EVERY, !!opts.onProgress, opts.raiseWith ?? RAISE_WITH_EITHER);
     this.qpus = [];
     let failed = false;

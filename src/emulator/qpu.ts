@@ -102,6 +102,15 @@ export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', mes
   return new EmulatorError(kind, kind === 'rule' && rule ? `[${rule}] ${message}` : message, undefined, rule);
 }
 
+/**
+ * An access at an address that is not a multiple of 4, in a run that faults there (aligned):
+ * the interpreter's words for it. A DMA transfer's is lane 0's, as a kernel's load or store
+ * starts at lane 0's address.
+ */
+function misaligned(what: 'read' | 'write', lane: number, address: number): string {
+  return `a ${what} of lane ${lane} at ${hex(address)} is not a multiple of 4`;
+}
+
 /** A queued VPM read setup: its block, the vectors it still delivers, and when its first is ready. */
 type VpmReader = VpmBlock & { left: number; readyAt: number };
 
@@ -281,11 +290,13 @@ export class Qpu {
     let nLines = 0;
     let lo = 0xffffffff;
     let hi = 0;
+    let low = 0; // the lanes' low two bits, or'ed
     for (let l = 0; l < 16; l++) {
       if (!(mask & (1 << l))) continue;
       const addr = R[src + l]! >>> 0;
       if (addr < lo) lo = addr;
       if (addr > hi) hi = addr;
+      low |= addr;
       const line = addr >>> LINE_SHIFT;
       if (nLines === 0 || lines[nLines - 1] !== line) {
         let k = 0;
@@ -298,8 +309,10 @@ export class Qpu {
     // Once a store has written memory: a lane reading a word it wrote is rule gather-after-store.
     const racing = this.dmaWords !== null && this.m.races.until > this.time;
     const stale = this.dmaWords !== null && this.m.stored.any;
+    const aligned = this.m.aligned;
     if (
       mask === 0xffff &&
+      ((low & 3) === 0 || !aligned) &&
       mem.spans(lo, hi) &&
       (!racing || (hi - lo < RACE_SPAN && this.m.races.clear(this.id, this.time, (lo & ~3) >>> 0, ((hi & ~3) >>> 0) + 4))) &&
       (!stale || this.m.stored.clear(lo, hi))
@@ -307,7 +320,7 @@ export class Qpu {
       // Every lane inside one readable allocation that no store has written or is still writing: no check per lane.
       const words = mem.words;
       for (let l = 0; l < 16; l++) data[base + l] = words[(R[src + l]! - BUS_BASE_I32) >>> 2]!;
-    } else this.tmuGatherChecked(t, src, mask, data, base, racing, stale);
+    } else this.tmuGatherChecked(t, src, mask, data, base, racing, stale, aligned);
     fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time, lines, nLines);
     fifo.count++;
     this.stats.tmuRequests++;
@@ -315,9 +328,10 @@ export class Qpu {
 
   /**
    * A TMU gather lane by lane, each lane's address checked (and raced against DMA stores when
-   * `racing`, against the words stored in this run when `stale`).
+   * `racing`, against the words stored in this run when `stale`; a lane's address that is not a
+   * multiple of 4 is a fault when `aligned`).
    */
-  private tmuGatherChecked(t: number, src: number, mask: number, data: Int32Array, base: number, racing: boolean, stale: boolean): void {
+  private tmuGatherChecked(t: number, src: number, mask: number, data: Int32Array, base: number, racing: boolean, stale: boolean, aligned: boolean): void {
     const mem = this.m.memory;
     const storeEnds = this.m.races.pageEnd;
     for (let l = 0; l < 16; l++) {
@@ -326,6 +340,7 @@ export class Qpu {
         continue;
       }
       const addr = this.R[src + l]! >>> 0;
+      if (aligned && addr & 3) throw ioError('fault', misaligned('read', l, addr));
       if (racing && storeEnds[((addr - BUS_BASE) >>> 0) >>> 12]! > this.time)
         this.m.races.check(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
       if (stale && this.m.stored.has(addr)) throw ioError('rule', gatherAfterStore(l, addr), 'gather-after-store');
@@ -450,6 +465,7 @@ export class Qpu {
 
   dmaLoad(addr: number): void {
     if (!this.vdr) throw ioError('rule', 'a DMA load (vr_addr write) before any DMA load setup', 'dma-no-setup');
+    if (addr & 3 && this.m.aligned) throw ioError('fault', misaligned('read', 0, addr >>> 0));
     this.stall(this.dmaLoadDone, 'dma');
     this.dmaLoadDone = this.m.dma.load(this, this.vdr, this.vdrPitch, addr >>> 0, this.dmaWords?.load);
     this.stats.dmaLoadBytes += this.m.dma.bytes;
@@ -457,6 +473,7 @@ export class Qpu {
 
   dmaStore(addr: number): void {
     if (!this.vdw) throw ioError('rule', 'a DMA store (vw_addr write) before any DMA store setup', 'dma-no-setup');
+    if (addr & 3 && this.m.aligned) throw ioError('fault', misaligned('write', 0, addr >>> 0));
     this.stall(this.dmaStoreDone, 'dma');
     this.dmaStoreDone = this.m.dma.store(this, this.vdw, this.vdwStride, addr >>> 0, this.dmaWords?.store);
     this.stats.dmaStoreBytes += this.m.dma.bytes;

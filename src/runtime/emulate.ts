@@ -86,7 +86,8 @@ export class EmulatorTarget {
     this.memory.restrict(grants, `kernel ${c.kernel}`);
     try {
       const { maxSteps, strict = true, onProgress, raiseWith, interleave } = opts;
-      return this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave });
+      // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
+      return this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, aligned: strict });
     } finally {
       this.memory.unrestrict();
     }
