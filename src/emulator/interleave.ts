@@ -57,6 +57,16 @@ export class Interleaving {
   }
 }
 
+/** A QPU drawn uniformly from those running (none: undefined), for the emulator's next turn. */
+export function drawRunning<Q extends { readonly state: string }>(qpus: readonly Q[], turns: Interleaving): Q | undefined {
+  let running = 0;
+  for (const x of qpus) if (x.state === 'running') running++;
+  if (running === 0) return undefined;
+  let k = turns.pick(running);
+  for (const x of qpus) if (x.state === 'running' && k-- === 0) return x;
+  return undefined;
+}
+
 /** An interleave option as given (anything, from JavaScript too): undefined, or a seed; else the reason it is not one. */
 export function interleaveSeed(x: unknown): number | undefined | { error: string } {
   if (x === undefined) return undefined;

@@ -14,8 +14,8 @@ import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { HOT_CALLS, type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, RAISE_WITH_EITHER, RunBudget } from './budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
-import { EmulatorError } from './errors.ts';
-import { Interleaving, interleaveSeed } from './interleave.ts';
+import { deadlockError, EmulatorError } from './errors.ts';
+import { drawRunning, Interleaving, interleaveSeed } from './interleave.ts';
 import { StoreRaces } from './store-race.ts';
 import { StoredWords } from './stored.ts';
 import { DmaEngines } from './dma.ts';
@@ -196,7 +196,7 @@ export class Machine {
         const q = this.turns ? this.nextTurn(this.turns) : this.next();
         if (!q) {
           if (this.qpus.every((x) => x.state === 'done')) break;
-          throw this.deadlock();
+          throw deadlockError(this.qpus);
         }
         this.runQpu(q, strict, budget, opts);
       }
@@ -253,19 +253,13 @@ export class Machine {
   }
 
   /**
-   * Random interleavings: a running QPU drawn at random, whose turn lasts a random number of
-   * cycles: it stops before the first shared-unit step (semaphore and mutex steps included) past
-   * them. Its first step always runs, so every turn goes on. The cycle model is the same; only
-   * the order in which QPUs reach shared units changes (and with it who waits for whom).
+   * Random interleavings: a running QPU drawn at random (interleave.ts), whose turn ends before
+   * the first shared-unit step (semaphore and mutex steps included) past a random number of
+   * cycles. Its first step always runs, so every turn goes on.
    */
   private nextTurn(turns: Interleaving): Qpu | undefined {
-    let running = 0;
-    for (const x of this.qpus) if (x.state === 'running') running++;
-    if (running === 0) return undefined;
-    let k = turns.pick(running);
-    let q: Qpu | undefined;
-    for (const x of this.qpus) if (x.state === 'running' && k-- === 0) q = x;
-    this.horizon = this.syncHorizon = q!.time + turns.turnCycles();
+    const q = drawRunning(this.qpus, turns);
+    if (q) this.horizon = this.syncHorizon = q.time + turns.turnCycles();
     this.syncTie = MAX_QPUS;
     return q;
   }
@@ -384,14 +378,6 @@ export class Machine {
     const { instructions, cycles } = this.reached();
     const each = this.qpus.length > 1 ? ` (${this.qpus.map((x) => `QPU ${x.id} ${count(x.count)}`).join(', ')})` : '';
     return `${counted(instructions, 'instruction')}${each}, ${count(cycles)} cycles (${duration(cycles / this.timing.clockHz)} on a Pi)`;
-  }
-
-  /** A deadlock: every QPU in order, those that have ended and where each other waits and for what. */
-  private deadlock(): EmulatorError {
-    const blocked = this.qpus.filter((x) => x.state === 'blocked').map((x) => ({ qpu: x.id, pc: x.pc, waitingFor: x.waitingFor }));
-    const finished = this.qpus.filter((x) => x.state === 'done').map((x) => x.id);
-    const each = this.qpus.map((x) => (x.state === 'done' ? `QPU ${x.id} finished` : `QPU ${x.id} at pc ${x.pc} waits for ${x.waitingFor}`));
-    return new EmulatorError('deadlock', `deadlock: every QPU still running waits on another. ${each.join('; ')}`, undefined, undefined, blocked, finished);
   }
 
   // ---- shared units

@@ -9,6 +9,7 @@ import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
 import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
 import { gatherAfterStore } from './stored.ts';
+import { newStats, type QpuStats, type StallCause } from './report.ts';
 
 /** A TMU gather whose lanes span more bytes than this is checked for store races lane by lane. */
 const RACE_SPAN = 1 << 16;
@@ -42,45 +43,7 @@ export const FLAG_C = FLAG_N + 16;
 export const WSCR = FLAG_C + 16;
 export const SLOT_WORDS = WSCR + 16;
 
-export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
-export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex'];
-
-export interface QpuStats {
-  instructions: number;
-  /** Instructions that do nothing: both ALUs nop, no signal, no write. */
-  nops: number;
-  /** Cycles from start to program end. */
-  cycles: number;
-  stalls: Record<StallCause, number>;
-  tmuRequests: number;
-  /** TMU requests whose slowest line came from the L2 cache, and from memory (the rest hit the TMU's cache). */
-  tmuFromL2: number;
-  tmuFromMemory: number;
-  tmuLoads: number;
-  dmaLoadBytes: number;
-  dmaStoreBytes: number;
-  sfuOps: number;
-  uniforms: number;
-  hostInterrupts: number;
-}
-
-export function newStats(): QpuStats {
-  return {
-    instructions: 0,
-    nops: 0,
-    cycles: 0,
-    stalls: { tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0 },
-    tmuRequests: 0,
-    tmuFromL2: 0,
-    tmuFromMemory: 0,
-    tmuLoads: 0,
-    dmaLoadBytes: 0,
-    dmaStoreBytes: 0,
-    sfuOps: 0,
-    uniforms: 0,
-    hostInterrupts: 0,
-  };
-}
+export { newStats, type QpuStats, STALL_CAUSES, type StallCause } from './report.ts';
 
 /**
  * Results a QPU can have outstanding on one TMU: the guide's request FIFO holds 8 direct lookups

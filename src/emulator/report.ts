@@ -1,8 +1,50 @@
-// The cycle model's figures as text: per QPU and in total, with the estimated time on a Pi.
+// A run's figures: what each QPU reports (its instructions, cycles and stalls by cause, its use
+// of the TMU, DMA, the SFU, uniforms and host interrupts), and the cycle model's figures as
+// text: per QPU and in total, with the estimated time on a Pi.
 
 import type { RunResult } from './machine.ts';
-import { type QpuStats, STALL_CAUSES } from './qpu.ts';
 import type { Timing } from './timing.ts';
+
+export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
+export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex'];
+
+export interface QpuStats {
+  instructions: number;
+  /** Instructions that do nothing: both ALUs nop, no signal, no write. */
+  nops: number;
+  /** Cycles from start to program end. */
+  cycles: number;
+  stalls: Record<StallCause, number>;
+  tmuRequests: number;
+  /** TMU requests whose slowest line came from the L2 cache, and from memory (the rest hit the TMU's cache). */
+  tmuFromL2: number;
+  tmuFromMemory: number;
+  tmuLoads: number;
+  dmaLoadBytes: number;
+  dmaStoreBytes: number;
+  sfuOps: number;
+  uniforms: number;
+  hostInterrupts: number;
+}
+
+export function newStats(): QpuStats {
+  return {
+    instructions: 0,
+    nops: 0,
+    cycles: 0,
+    stalls: { tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0 },
+    tmuRequests: 0,
+    tmuFromL2: 0,
+    tmuFromMemory: 0,
+    tmuLoads: 0,
+    dmaLoadBytes: 0,
+    dmaStoreBytes: 0,
+    sfuOps: 0,
+    uniforms: 0,
+    hostInterrupts: 0,
+  };
+}
+
 
 export function formatSeconds(s: number): string {
   if (s >= 1) return `${s.toFixed(3)} s`;

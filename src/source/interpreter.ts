@@ -5,10 +5,10 @@
 //
 // QPUs run one at a time in turn (0, 1, ..., wrapping round), each until it ends or must wait on
 // a semaphore or the mutex, so runs are deterministic; or, given a seed (`interleave`), in a
-// random interleaving drawn from it, switching at random statements. Memory is the GPU memory the kernel's
-// arrays live in; reads and writes outside those arrays are errors. Messages name variables as
-// the user's source does (print.ts messagePrinter); a caller's onProgress hears how far a long run
-// has got (budget.ts).
+// random interleaving drawn from it, switching at random statements (turns.ts). Memory is the
+// GPU memory the kernel's arrays live in; reads and writes outside those arrays are errors.
+// Messages name variables as the user's source does (print.ts messagePrinter); a caller's
+// onProgress hears how far a long run has got (budget.ts).
 
 import * as arith from '../vc4/arith.ts';
 import { MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
@@ -19,6 +19,7 @@ import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
 import { Interleaving } from '../emulator/interleave.ts';
 import { GATHER_AFTER_STORE_HINT, gatherAfterStore } from '../emulator/stored.ts';
+import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 
 const L = 16;
 
@@ -65,17 +66,10 @@ export class InterpreterError extends Error {
   }
 }
 
-/** Why a QPU cannot go on: it waits for another QPU. */
-interface Wait {
-  readonly what: string;
-}
-
-/** What a QPU yields in a random interleaving when its turn ends: it could go on. */
-const TURN_ENDS: Wait = { what: 'its turn' };
 
 type Run = Generator<Wait, 'break' | undefined, void>;
 
-class QpuState {
+class QpuState implements Turn {
   readonly env: Int32Array;
   readonly fifo: Int32Array[] = [];
   steps = 0;
@@ -142,27 +136,9 @@ class Interpreter {
       args.forEach((a, i) => q.env.fill(a | 0, i * L, i * L + L));
       return this.block(q, this.k.body, ALWAYS);
     });
-    if (this.turns) return this.runInterleaved(states, runs, this.turns);
-    // Round robin: each QPU runs until it ends or waits; stop when all end, or none can go on.
-    for (;;) {
-      let progressed = false;
-      let live = 0;
-      for (const q of states) {
-        if (q.done) continue;
-        live++;
-        const before = q.steps;
-        const r = this.resume(runs[q.id]!);
-        if (r.done) {
-          q.done = true;
-          progressed = true;
-        } else {
-          q.waiting = r.value;
-          if (q.steps !== before) progressed = true;
-        }
-      }
-      if (live === 0) break;
-      if (!progressed) throw this.deadlock();
-    }
+    const resume = (q: Turn) => this.resume(runs[q.id]!);
+    if (this.turns) interleaved(states, resume, this.turns, () => this.deadlock());
+    else inTurn(states, resume, () => this.deadlock());
     return { steps: states.map((q) => q.steps) };
   }
 
@@ -186,31 +162,6 @@ class Interpreter {
     const s = q.at;
     if (!s) return 'at the start';
     return `${s.loc ? s.loc + ', ' : ''}\`${this.printer.brief(s)}\``;
-  }
-
-  /**
-   * A random interleaving: a QPU drawn from those that can go on runs until its turn ends (at a
-   * random statement), it waits or it ends. One that waits is retried once some QPU has gone on
-   * since; when every QPU still running waits and none has, it is a deadlock.
-   */
-  private runInterleaved(states: QpuState[], runs: Run[], turns: Interleaving): InterpretResult {
-    for (;;) {
-      let ready = 0;
-      for (const q of states) if (!q.done && !q.stuck) ready++;
-      if (ready === 0) {
-        if (states.every((q) => q.done)) break;
-        throw this.deadlock();
-      }
-      let k = turns.pick(ready);
-      const q = states.find((x) => !x.done && !x.stuck && k-- === 0)!;
-      const before = q.steps;
-      const r = this.resume(runs[q.id]!);
-      if (r.done) q.done = true;
-      else q.waiting = r.value === TURN_ENDS ? undefined : r.value;
-      if (r.done || q.steps !== before) for (const x of states) x.stuck = false;
-      else if (q.waiting) q.stuck = true;
-    }
-    return { steps: states.map((q) => q.steps) };
   }
 
   /** Every QPU, in order: those that finished, and where each other waits and for what. */
