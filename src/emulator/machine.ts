@@ -171,12 +171,12 @@ export class Machine {
     this.tmuFree.fill(0);
     this.caches.clear();
     this.races.reset();
-    this.stored.reset();
     program.calls.fill(0);
     const seed = interleaveSeed(opts.interleave);
     if (typeof seed === 'object') throw new RangeError(seed.error);
     this.turns = seed === undefined ? undefined : new Interleaving(seed);
     const strict = opts.strict ?? true;
+    this.stored.reset(strict);
     this.aligned = opts.aligned ?? false;
     const budget = new RunBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator', EMULATOR_PROGRESS_EVERY, !!opts.onProgress, opts.raiseWith ?? RAISE_WITH_EITHER);
     this.qpus = [];

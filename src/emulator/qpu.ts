@@ -8,7 +8,7 @@ import { LINE_SHIFT } from './caches.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
 import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
-import { gatherAfterStore } from './stored.ts';
+import { FIRST_LINE, gatherAfterStore } from './stored.ts';
 import { newStats, type QpuStats, type StallCause } from './report.ts';
 
 /** A TMU gather whose lanes span more bytes than this is checked for store races lane by lane. */
@@ -269,32 +269,32 @@ export class Qpu {
     }
     // Strict runs, while a DMA store may be unfinished: a lane reading what another QPU's store
     // is still writing is rule dma-store-race (one page-table read a lane finds the candidates).
-    // Once a store has written memory: a lane reading a word it wrote is rule gather-after-store.
     const racing = this.dmaWords !== null && this.m.races.until > this.time;
-    const stale = this.dmaWords !== null && this.m.stored.any;
-    const aligned = this.m.aligned;
-    if (
-      mask === 0xffff &&
-      ((low & 3) === 0 || !aligned) &&
-      mem.spans(lo, hi) &&
-      (!racing || (hi - lo < RACE_SPAN && this.m.races.clear(this.id, this.time, (lo & ~3) >>> 0, ((hi & ~3) >>> 0) + 4))) &&
-      (!stale || this.m.stored.clear(lo, hi))
-    ) {
+    // Strict runs, once a DMA store has written memory: a lane reading a word it wrote is rule
+    // gather-after-store (stored.ts: a mask per line, so the request's lines tell).
+    let stale = false;
+    if (this.m.stored.any) {
+      const marks = this.m.stored.lines;
+      for (let i = 0; i < nLines; i++) if (marks[lines[i]! - FIRST_LINE] !== 0) stale = true;
+    }
+    if (mask === 0xffff && !stale && ((low & 3) === 0 || !this.m.aligned) && mem.spans(lo, hi) && (!racing || (hi - lo < RACE_SPAN && this.m.races.clear(this.id, this.time, (lo & ~3) >>> 0, ((hi & ~3) >>> 0) + 4)))) {
       // Every lane inside one readable allocation that no store has written or is still writing: no check per lane.
       const words = mem.words;
       for (let l = 0; l < 16; l++) data[base + l] = words[(R[src + l]! - BUS_BASE_I32) >>> 2]!;
-    } else this.tmuGatherChecked(t, src, mask, data, base, racing, stale, aligned);
+    } else this.tmuGatherChecked(t, src, mask, data, base, racing, stale);
     fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time, lines, nLines);
     fifo.count++;
     this.stats.tmuRequests++;
   }
 
   /**
-   * A TMU gather lane by lane, each lane's address checked (and raced against DMA stores when
-   * `racing`, against the words stored in this run when `stale`; a lane's address that is not a
-   * multiple of 4 is a fault when `aligned`).
+   * A TMU gather lane by lane, each lane's address checked: raced against other QPUs' unfinished
+   * DMA stores when `racing`, against the words stored in this run when `stale`; a run that wants
+   * aligned addresses faults at one not a multiple of 4.
    */
-  private tmuGatherChecked(t: number, src: number, mask: number, data: Int32Array, base: number, racing: boolean, stale: boolean, aligned: boolean): void {
+  private tmuGatherChecked(t: number, src: number, mask: number, data: Int32Array, base: number, racing: boolean, stale: boolean): void {
+    const aligned = this.m.aligned;
+    const stored = this.m.stored;
     const mem = this.m.memory;
     const storeEnds = this.m.races.pageEnd;
     for (let l = 0; l < 16; l++) {
@@ -306,7 +306,7 @@ export class Qpu {
       if (aligned && addr & 3) throw ioError('fault', misaligned('read', l, addr));
       if (racing && storeEnds[((addr - BUS_BASE) >>> 0) >>> 12]! > this.time)
         this.m.races.check(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
-      if (stale && this.m.stored.has(addr)) throw ioError('rule', gatherAfterStore(l, addr), 'gather-after-store');
+      if (stale && stored.has(addr)) throw ioError('rule', gatherAfterStore(l, addr), 'gather-after-store');
       const i = mem.index(addr);
       if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
       data[base + l] = mem.words[i]!;

@@ -8,15 +8,17 @@
 // the store, and the emulator, whose memory is coherent, would show the new value. The
 // interpreter has the same rule for a kernel's gathers (docs/language.md, "Memory").
 //
-// The words stored in a run are a bitmap per 4 KiB page of GPU memory, made for the pages
-// stores reach: a lookup of a page no store has reached costs one array read.
+// The words stored in a run are a mask per 64-byte line of GPU memory (the caches' line: a bit
+// for each of its 16 words; 8 MiB for 256 MiB), made at a machine's first strict run. The DMA
+// engine marks a row's lines as it writes them, and a TMU request tests the lines it touches,
+// which it has worked out anyway, so neither calls anything (dma.ts, qpu.ts): a lookup checks
+// its lanes one by one only when a line it reads holds a stored word.
 
-import { BUS_BASE, hex, PAGE } from './memory.ts';
-import { pageOf } from './store-race.ts';
+import { BUS_BASE, hex } from './memory.ts';
+import { LINE_SHIFT } from './caches.ts';
 
-/** Words in a page, and 32-bit words of a page's bitmap. */
-const PAGE_WORDS = PAGE / 4;
-const BITMAP_WORDS = PAGE_WORDS / 32;
+/** The line number (address >>> LINE_SHIFT) of GPU memory's first line: lines are counted from it. */
+export const FIRST_LINE = BUS_BASE >>> LINE_SHIFT;
 
 /**
  * The rule's message, the same on both targets: the interpreter adds what to do instead in the
@@ -30,62 +32,44 @@ export function gatherAfterStore(lane: number, address: number): string {
 export const GATHER_AFTER_STORE_HINT = '; load it with a blocking load instead (docs/language.md, "Memory")';
 
 export class StoredWords {
-  /** Per page of GPU memory, a bit a word: set when a DMA store of this run wrote it. */
-  private readonly pages: (Int32Array | undefined)[];
-  /** The pages with a bitmap, to clear at the next run. */
-  private readonly used: number[] = [];
-  /** Whether any store has been noted this run (a quick test before any other). */
+  /** Per line of GPU memory (counted from FIRST_LINE), a bit for each of its 16 words stored in this run. */
+  lines = new Uint16Array(0);
+  /** Whether any store has been marked this run (a quick test before any other). */
   any = false;
+  /** The lowest and highest line marked this run (cleared at the next). */
+  low = Infinity;
+  high = -1;
 
-  constructor(memoryBytes: number) {
-    this.pages = new Array<Int32Array | undefined>(Math.ceil(memoryBytes / PAGE));
-  }
+  constructor(private readonly memoryBytes: number) {}
 
-  /** A new run: nothing stored yet (the caches are clear). */
-  reset(): void {
-    for (const p of this.used) this.pages[p]!.fill(0);
+  /** A new run: nothing stored yet (the caches are clear). Strict runs need the masks: made once. */
+  reset(strict: boolean): void {
+    if (this.high >= 0) this.lines.fill(0, this.low, this.high + 1);
+    this.low = Infinity;
+    this.high = -1;
     this.any = false;
+    if (strict && this.lines.length === 0) this.lines = new Uint16Array(Math.ceil(this.memoryBytes >>> LINE_SHIFT));
   }
 
-  /** Notes the words of bytes [lo, hi) (word-aligned, inside GPU memory) as stored. */
-  add(lo: number, hi: number): void {
-    this.any = true;
-    for (let w = ((lo - BUS_BASE) >>> 0) >>> 2, end = ((hi - BUS_BASE) >>> 0) >>> 2; w < end; w++) {
-      const p = w >>> 10;
-      let bits = this.pages[p];
-      if (!bits) {
-        bits = this.pages[p] = new Int32Array(BITMAP_WORDS);
-        this.used.push(p);
-      }
-      bits[(w >>> 5) & (BITMAP_WORDS - 1)]! |= 1 << (w & 31);
+  /**
+   * Marks `n` words from bus address `at` (word-aligned, inside GPU memory) as stored: what the
+   * DMA engine does inline for each row (dma.ts), as a method for tests and other callers.
+   */
+  mark(at: number, n: number): void {
+    for (let w = ((at - BUS_BASE) >>> 0) >>> 2, end = w + n; w < end; ) {
+      const next = Math.min(end, (w | 15) + 1);
+      const line = w >>> 4;
+      this.lines[line]! |= ((1 << (next - w)) - 1) << (w & 15);
+      if (line < this.low) this.low = line;
+      if (line > this.high) this.high = line;
+      w = next;
     }
+    this.any = true;
   }
 
   /** Whether a store of this run wrote the word at a bus address (its low two bits ignored). */
   has(address: number): boolean {
     const w = ((address - BUS_BASE) >>> 0) >>> 2;
-    const bits = this.pages[w >>> 10];
-    return bits !== undefined && (bits[(w >>> 5) & (BITMAP_WORDS - 1)]! & (1 << (w & 31))) !== 0;
-  }
-
-  /**
-   * Whether no store of this run wrote a word from `lo` to `hi` (bus addresses, lo <= hi): one
-   * test for a whole vector's span. Pages without a bitmap are clear at once; a span of at most
-   * SPAN_WORDS words is tested word by word, a wider one over a page with stores (or over more
-   * than 16 pages) is not clear: its lanes are tested one by one.
-   */
-  clear(lo: number, hi: number): boolean {
-    const first = pageOf(lo);
-    const last = pageOf(hi);
-    if (last - first > 16) return false;
-    let marked = false;
-    for (let p = first; p <= last && !marked; p++) marked = this.pages[p] !== undefined;
-    if (!marked) return true;
-    if (hi - lo >= SPAN_WORDS * 4) return false;
-    for (let a = (lo & ~3) >>> 0; a <= hi; a += 4) if (this.has(a)) return false;
-    return true;
+    return ((this.lines[w >>> 4] ?? 0) & (1 << (w & 15))) !== 0;
   }
 }
-
-/** The widest span clear() tests word by word: a vector of 16 consecutive words, or a little more. */
-const SPAN_WORDS = 64;

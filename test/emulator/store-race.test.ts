@@ -8,6 +8,7 @@ import { SharedArray } from '../../src/index.ts';
 import { handoffKernel } from '../helpers/lang.ts';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { runAsm } from '../helpers/emu.ts';
+import { StoredWords } from '../../src/emulator/stored.ts';
 
 /** QPU 0 stores a row and signals; QPU 1 waits for the signal and reads the row (DMA or TMU). */
 const handoff = (waitFirst: boolean, read: string) => `
@@ -93,4 +94,31 @@ test("compiled hand-offs pass: the compiler waits for a non-blocking store befor
   const q = SharedArray.int32(16);
   k.emulateSync([p, q]);
   assert.deepEqual(Array.from(q), Array.from({ length: 16 }, (_, i) => 100 + i));
+});
+
+test('the words stored in a run: has() and the line masks agree with a plain set, across lines; reset forgets', () => {
+  const words = new StoredWords(1 << 20);
+  const model = new Set<number>();
+  let seed = 7;
+  const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+  const base = 0xc0100000;
+  for (let run = 0; run < 3; run++) {
+    words.reset(true);
+    model.clear();
+    assert.equal(words.any, false);
+    assert.ok(words.lines.every((m) => m === 0), 'reset clears every mask it set');
+    for (let i = 0; i < 200; i++) {
+      const lo = base + 4 * rand(3000);
+      const n = 1 + rand(40);
+      words.mark(lo, n);
+      for (let k = 0; k < n; k++) model.add(lo + 4 * k);
+    }
+    assert.equal(words.any, true);
+    for (let i = 0; i < 3200; i++) {
+      const a = base + 4 * i;
+      assert.equal(words.has(a + rand(4)), model.has(a), `has ${a.toString(16)}`);
+      // A line's mask is not 0 exactly when one of its 16 words was stored.
+      if (i % 16 === 0) assert.equal(words.lines[i / 16] !== 0, Array.from({ length: 16 }, (_, k) => model.has(a + 4 * k)).some(Boolean));
+    }
+  }
 });
