@@ -2,9 +2,10 @@
 // semaphores and a mutex, advancing together in time. Each QPU has its own clock; instructions
 // that touch what other QPUs can see run in time order, so contention (one DMA at a time, the
 // mutex, a slice's TMU) shows in the cycle counts, and results do not depend on how the host
-// interleaves the QPUs; or, given a seed, in a random interleaving (interleave.ts). A run ends when every QPU has ended its program, or with an
-// EmulatorError: a broken rule (strict mode), a fault, a deadlock, or the step budget. A caller's
-// onProgress hears how far a long run has got, where the run reads the clock (budget.ts).
+// interleaves the QPUs (or, given a seed, in a random interleaving: interleave.ts). A run ends
+// when every QPU has ended its program, or with an EmulatorError: a broken rule (strict mode), a
+// fault, a deadlock, or the step budget. A caller's onProgress hears how far a long run has got,
+// where the run reads the clock (budget.ts).
 
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { encodeProgram } from '../vc4/codec.ts';
@@ -21,7 +22,8 @@ import { StoredWords } from './stored.ts';
 import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ } from './memory.ts';
-import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
+import { ioError, Qpu, TMU_SLOTS } from './qpu.ts';
+import { type RunResult, runResult } from './report.ts';
 import { PI_TIMING, type Timing } from './timing.ts';
 import { VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
 
@@ -41,7 +43,6 @@ const LOOPS_PER_CALL = CLOCK_EVERY / MAX_BLOCK;
 /** What a blocked QPU waits for: semaphores 0-15, or the mutex. */
 const MUTEX = 16;
 
-
 export interface RunOptions {
   /** Stop at the first broken hardware rule (default true). */
   readonly strict?: boolean;
@@ -59,27 +60,13 @@ export interface RunOptions {
   readonly onProgress?: (instructions: number, cycles: number, done: boolean) => void;
   /** How the budget's messages say to allow more (default "maxSteps (or --max-steps)"). */
   readonly raiseWith?: string;
-  /**
-   * A seed: run the QPUs in a random interleaving drawn from it instead of in time order
-   * (interleave.ts). The costs of instructions stay the same; the same seed runs the same way.
-   */
+  /** A seed: the QPUs in a random interleaving drawn from it, not in time order (interleave.ts); the same costs. */
   readonly interleave?: number;
-  /**
-   * A TMU lookup lane or a DMA transfer at an address that is not a multiple of 4 is a fault
-   * (compiled kernels in strict runs: the language reads and writes whole aligned words). By
-   * default, as on a chip, the low two bits are ignored (Guide p. 41 for the TMU).
-   */
+  /** A TMU lane or DMA transfer at an address not a multiple of 4 faults (kernels' strict runs); by default, as on a chip, the low two bits are ignored (Guide p. 41). */
   readonly aligned?: boolean;
 }
 
-export interface RunResult {
-  /** One entry per QPU. */
-  readonly qpus: readonly QpuStats[];
-  readonly total: QpuStats;
-  /** The run's length: the cycle the last QPU finished. */
-  readonly cycles: number;
-  readonly seconds: number;
-}
+export type { RunResult };
 
 /** A program ready to run: its words in GPU memory and its translation. */
 export interface LoadedProgram extends Translation {
@@ -120,9 +107,8 @@ export class Machine {
   private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
   /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2, cold at the start of each run. */
   private readonly caches = new TmuCaches(MAX_QPUS / 2);
-  /** A random interleaving's schedule, for the run in progress (undefined: time order). */
+  /** The run in progress: its random interleaving (undefined: time order); whether it wants aligned addresses. */
   private turns: Interleaving | undefined;
-  /** The run in progress faults at addresses that are not multiples of 4 (RunOptions.aligned). */
   aligned = false;
   /** Strict runs: the DMA stores that may still be writing memory (rule dma-store-race). */
   readonly races: StoreRaces;
@@ -212,15 +198,7 @@ export class Machine {
       }
       if (opts.onProgress) this.reportProgress(budget, opts.onProgress, true, failed);
     }
-    const qpus = this.qpus.map((x) => x.stats);
-    const total = newStats();
-    for (const s of qpus) {
-      for (const k of ['instructions', 'nops', 'tmuRequests', 'tmuFromL2', 'tmuFromMemory', 'tmuLoads', 'dmaLoadBytes', 'dmaStoreBytes', 'sfuOps', 'uniforms', 'hostInterrupts'] as const)
-        total[k] += s[k];
-      for (const c of STALL_CAUSES) total.stalls[c] += s.stalls[c];
-      total.cycles = Math.max(total.cycles, s.cycles);
-    }
-    return { qpus, total, cycles: total.cycles, seconds: total.cycles / this.timing.clockHz };
+    return runResult(this.qpus.map((x) => x.stats), this.timing.clockHz);
   }
 
   /**
@@ -252,11 +230,7 @@ export class Machine {
     return q;
   }
 
-  /**
-   * Random interleavings: a running QPU drawn at random (interleave.ts), whose turn ends before
-   * the first shared-unit step (semaphore and mutex steps included) past a random number of
-   * cycles. Its first step always runs, so every turn goes on.
-   */
+  /** A running QPU drawn at random, whose turn ends at its first shared-unit step past a random number of cycles (never its first step). */
   private nextTurn(turns: Interleaving): Qpu | undefined {
     const q = drawRunning(this.qpus, turns);
     if (q) this.horizon = this.syncHorizon = q.time + turns.turnCycles();

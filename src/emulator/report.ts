@@ -2,7 +2,6 @@
 // of the TMU, DMA, the SFU, uniforms and host interrupts), and the cycle model's figures as
 // text: per QPU and in total, with the estimated time on a Pi.
 
-import type { RunResult } from './machine.ts';
 import type { Timing } from './timing.ts';
 
 export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
@@ -45,6 +44,27 @@ export function newStats(): QpuStats {
   };
 }
 
+
+export interface RunResult {
+  /** One entry per QPU. */
+  readonly qpus: readonly QpuStats[];
+  readonly total: QpuStats;
+  /** The run's length: the cycle the last QPU finished. */
+  readonly cycles: number;
+  readonly seconds: number;
+}
+
+/** A run's result from each QPU's figures: their sums, and the longest QPU's cycles, at `clockHz`. */
+export function runResult(qpus: readonly QpuStats[], clockHz: number): RunResult {
+  const total = newStats();
+  for (const s of qpus) {
+    for (const k of ['instructions', 'nops', 'tmuRequests', 'tmuFromL2', 'tmuFromMemory', 'tmuLoads', 'dmaLoadBytes', 'dmaStoreBytes', 'sfuOps', 'uniforms', 'hostInterrupts'] as const)
+      total[k] += s[k];
+    for (const c of STALL_CAUSES) total.stalls[c] += s.stalls[c];
+    total.cycles = Math.max(total.cycles, s.cycles);
+  }
+  return { qpus, total, cycles: total.cycles, seconds: total.cycles / clockHz };
+}
 
 export function formatSeconds(s: number): string {
   if (s >= 1) return `${s.toFixed(3)} s`;
