@@ -131,3 +131,21 @@ test('qpu emu --dump-js and --dump-wasm print the translation of the blocks that
   assert.equal(none.code, 0, none.err);
   assert.match(none.out, /no block of this run had lane arithmetic for SIMD/);
 });
+
+test('--interleave SEED runs the QPUs in a random interleaving: a racy barrier deadlocks for some seeds; bad seeds are refused', async () => {
+  // QPU 0 (%qpu 0) waits for QPU 1's arrival and raises the semaphore again; QPU 1 raises it and
+  // lowers it at once, so it may take back its own arrival: in time order it never does.
+  const racy = join(dir, 'racy.qasm');
+  writeFileSync(racy, 'mov.setf -, unif\nbrr.allz -, first\nnop\nnop\nnop\nsema up, 0\nsema down, 0\nbrr -, done\nnop\nnop\nnop\nfirst: sema down, 0\nsema up, 0\ndone: nop.tend\nnop\nnop\n');
+  const run = ['--qpus', '2', '--uniforms', '%qpu'];
+  assert.equal((await runQpu('emu', racy, ...run)).code, 0);
+  const codes: number[] = [];
+  for (let seed = 0; seed < 12; seed++) {
+    const r = await runQpu('emu', racy, ...run, '--interleave', String(seed));
+    codes.push(r.code);
+    if (r.code) assert.match(r.err, /^qpu emu: deadlock: every QPU still running waits on another\. QPU 0 at pc 11 waits for semaphore 0 to be above 0 \(it is 0\); QPU 1 finished\n$/);
+  }
+  assert.ok(codes.includes(0) && codes.includes(1), codes.join(' '));
+  for (const v of ['-1', '4294967296', '1.5', 'x'])
+    await fails(2, [racy, ...run, '--interleave', v], /--interleave .*: expected a whole number from 0 to 4294967295, in decimal digits/);
+});

@@ -7,6 +7,7 @@ import { DEFAULT_SECONDS, EMULATOR_STEPS } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError } from '../emulator/launch.ts';
 import { Machine, MAX_QPUS } from '../emulator/machine.ts';
+import { MAX_SEED } from '../emulator/interleave.ts';
 import { type Allocation, footprint, GpuMemory, MemoryFault, PAGE } from '../emulator/memory.ts';
 import { listing } from '../emulator/blocks.ts';
 import { forgetTranslations } from '../emulator/program.ts';
@@ -25,7 +26,7 @@ export const emuCommand: Command = {
   summary: 'run machine code on the emulator',
   help: `usage: qpu emu PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]|NAME:[WORDS]@FILE] ...
                     [--uniforms LIST] ... [--dump NAME[:FORMAT]] ... [--stats] [--trace]
-                    [--max-steps N] [--no-strict] [--dump-js] [--dump-wasm]
+                    [--max-steps N] [--no-strict] [--interleave SEED] [--dump-js] [--dump-wasm]
 
 Runs PROG.bin (or PROG.qasm, assembled first) on N emulated QPUs (1-${MAX_QPUS}, default 1), all
 starting at the first instruction, until every one has ended its program. PROG.bin must hold at
@@ -51,6 +52,9 @@ options:
   --max-steps N        stop after N instructions in total (default ${EMULATOR_STEPS}, or
                        ${DEFAULT_SECONDS} s of running, whichever comes first)
   --no-strict          do not stop at broken hardware rules
+  --interleave SEED    run the QPUs in a random interleaving drawn from SEED (0 to ${MAX_SEED})
+                       instead of in time order, to show races (docs/emulator.md); the same
+                       seed runs the same way
   --dump-js            after the run, print the JavaScript each translated block of the
                        program became (docs/emulator.md, "How it runs")
   --dump-wasm          after the run, print the WebAssembly SIMD functions that run the
@@ -75,6 +79,7 @@ example (the SHA-256 series' hello world):
       trace: { type: 'boolean' },
       'max-steps': { type: 'string' },
       'no-strict': { type: 'boolean' },
+      interleave: { type: 'string' },
       ...SYNTAX_OPTION,
     });
     const path = onePositional(positionals, 'program');
@@ -84,6 +89,7 @@ example (the SHA-256 series' hello world):
     const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
     // Without --max-steps, the emulator's defaults apply: its step budget and its time limit.
     const maxSteps = values['max-steps'] === undefined ? undefined : parseCount(values['max-steps'], EMULATOR_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps');
+    const interleave = values.interleave === undefined ? undefined : parseCount(values.interleave, 0, 0, MAX_SEED, '--interleave');
     const specs = parseBuffers(values.buffer, MEMORY_BYTES);
     const uniforms = parseUniformLists(values.uniforms, qpus, specs);
     const dumps = parseDumps(values.dump, specs);
@@ -117,7 +123,7 @@ example (the SHA-256 series' hello world):
     let result;
     const bar = runBar(path, maxSteps ?? EMULATOR_STEPS);
     try {
-      result = launch(m, { program: loaded, qpus, uniforms, buffers }, { strict: !values['no-strict'], maxSteps, trace, onProgress: trace ? undefined : bar.onProgress });
+      result = launch(m, { program: loaded, qpus, uniforms, buffers }, { strict: !values['no-strict'], maxSteps, trace, onProgress: trace ? undefined : bar.onProgress, interleave });
     } catch (e) {
       // LaunchErrors are about the command line (uniform lists); the rest about the program's run.
       const err = oneLine(e, '', e instanceof LaunchError || e instanceof RangeError ? EXIT.USAGE : EXIT.INPUT);

@@ -5,7 +5,7 @@
 
 import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { DifferentialRunner, shrink } from '../runtime/differential.ts';
+import { DifferentialRunner, INTERLEAVE_EVERY, interleaveFor, shrink } from '../runtime/differential.ts';
 import { generate, type GeneratorOptions } from '../source/generate.ts';
 import { printKernel } from '../source/print.ts';
 import { CliError, parseCount } from './io.ts';
@@ -26,10 +26,12 @@ interface FuzzArgs {
   opt?: OptLevel;
   /** When the emulator runs lane arithmetic as WebAssembly SIMD (--simd, default hot). */
   simd?: SimdMode;
+  /** One program in this many runs its QPUs in random interleavings on both targets (--interleave; 0: none). */
+  interleave?: number;
 }
 
 const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--jobs J] [--keep-going] [--quiet]
-                        [--vars V] [--qpus LIST] [-O LEVEL] [--simd MODE]
+                        [--vars V] [--qpus LIST] [-O LEVEL] [--simd MODE] [--interleave K]
 
 Generates N random programs (default 1000) from seeds S, S+1, ... (default S = 1), runs each on
 the reference interpreter and compiled on the emulator, and compares their memory bit for bit.
@@ -40,7 +42,9 @@ failing seed with its first difference instead of stopping to shrink the first.
 make the compiler spill), --qpus LIST the QPU counts to choose among (e.g. 1,2,4; default
 1, 2, 3, 4 or 12), -O LEVEL the compiler's optimization level (0-2, default 2), --simd MODE
 when the emulator runs lane arithmetic as WebAssembly SIMD: hot (the default: blocks entered 32
-times), always, or off (docs/emulator.md). The same seed
+times), always, or off (docs/emulator.md), --interleave K: every K-th seed (those divisible
+by K; default ${INTERLEAVE_EVERY}, 0 for none, 1 for all) runs its QPUs in a random interleaving
+drawn from the seed, on both targets (docs/language.md, "Random interleavings"). The same seed
 with the same options makes the same program. Numbers are
 decimal digits only. Exit status: 0 all agree, 1 a disagreement, 2 a wrong command line.`;
 
@@ -62,6 +66,7 @@ function parse(argv: readonly string[]): FuzzArgs {
     else if (k === '--jobs' || k === '-j') a.jobs = num(1024) || availableParallelism();
     else if (k === '--vars') a.gen = { ...a.gen, vars: num(10_000) };
     else if (k === '-O' || k === '--opt') a.opt = num(2) as OptLevel;
+    else if (k === '--interleave') a.interleave = num(1_000_000);
     else if (k === '--simd') {
       const m = value();
       if (m !== 'hot' && m !== 'always' && m !== 'off') throw new CliError(`--simd ${m}: expected hot, always or off`);
@@ -101,7 +106,8 @@ export function fuzz(args: FuzzArgs, out: (s: string) => void = console.log, str
   for (let i = 0; i < args.count; i++) {
     const seed = args.seed + i * stride;
     const p = generate(seed, args.gen);
-    const r = runner.run(p);
+    const interleave = interleaveFor(seed, args.interleave);
+    const r = runner.run(p, p.ast, interleave);
     if (r.kind === 'agree') {
       bar?.update(i + 1);
       if (!args.quiet && !bar?.shown && (i + 1) % 1000 === 0) log(`${i + 1} programs agree (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
@@ -109,17 +115,18 @@ export function fuzz(args: FuzzArgs, out: (s: string) => void = console.log, str
     }
     if (args.keepGoing) {
       failures++;
-      log(`seed ${seed} (${p.qpus} QPUs): ${r.kind === 'invalid' ? `invalid program: ${r.error}` : r.detail.split('\n').slice(0, 2).join(' ')}`);
+      log(`seed ${seed} (${p.qpus} QPUs${interleave === undefined ? '' : ', interleaved'}): ${r.kind === 'invalid' ? `invalid program: ${r.error}` : r.detail.split('\n').slice(0, 2).join(' ')}`);
       continue;
     }
     if (r.kind === 'invalid') {
       log(`seed ${seed}: the generator made a program the interpreter rejects (a generator bug):\n${r.error}\n\n${printKernel(p.ast)}`);
       return 1;
     }
-    log(`seed ${seed}: interpreter and emulator disagree (${p.qpus} QPU${p.qpus > 1 ? 's' : ''}); shrinking...`);
-    const small = shrink(p.ast, (k) => runner.run(p, k).kind === 'mismatch', { keep: p.prologue });
-    const again = runner.run(p, small);
-    log(`\nsmallest failing program (seed ${seed}, ${p.qpus} QPUs, n = ${p.n}, x bits = 0x${(p.xBits >>> 0).toString(16)}):\n`);
+    const order = interleave === undefined ? '' : `, QPUs in a random interleaving from seed ${interleave}`;
+    log(`seed ${seed}: interpreter and emulator disagree (${p.qpus} QPU${p.qpus > 1 ? 's' : ''}${order}); shrinking...`);
+    const small = shrink(p.ast, (k) => runner.run(p, k, interleave).kind === 'mismatch', { keep: p.prologue });
+    const again = runner.run(p, small, interleave);
+    log(`\nsmallest failing program (seed ${seed}, ${p.qpus} QPUs${order}, n = ${p.n}, x bits = 0x${(p.xBits >>> 0).toString(16)}):\n`);
     log(printKernel(small));
     log(again.kind === 'mismatch' ? again.detail : r.detail);
     return 1;
@@ -144,7 +151,7 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
     // From the sources a worker registers tsx first (tsx-worker.mjs); built, it runs this file.
     const entry = import.meta.url.endsWith('.ts') ? new URL('./tsx-worker.mjs', import.meta.url) : new URL(import.meta.url);
     return new Worker(entry, {
-      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false, gen: args.gen, opt: args.opt, simd: args.simd },
+      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false, gen: args.gen, opt: args.opt, simd: args.simd, interleave: args.interleave },
     });
   });
   await Promise.all(
@@ -181,7 +188,16 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
 }
 
 if (!isMainThread && parentPort && workerData) {
-  const { seed, count, stride, keepGoing, gen, opt, simd } = workerData as { seed: number; count: number; stride: number; keepGoing: boolean; gen?: GeneratorOptions; opt?: OptLevel; simd?: SimdMode };
+  const { seed, count, stride, keepGoing, gen, opt, simd, interleave } = workerData as {
+    seed: number;
+    count: number;
+    stride: number;
+    keepGoing: boolean;
+    gen?: GeneratorOptions;
+    opt?: OptLevel;
+    simd?: SimdMode;
+    interleave?: number;
+  };
   const port = parentPort;
   if (simd) setSimd(simd);
   const runner = new DifferentialRunner(opt);
@@ -189,7 +205,7 @@ if (!isMainThread && parentPort && workerData) {
   for (let i = 0; i < count && (status === 0 || keepGoing); i++) {
     const s = seed + i * stride;
     const log = (text: string) => port.postMessage({ kind: 'log', text });
-    if (fuzz({ count: 1, seed: s, quiet: true, jobs: 1, keepGoing, gen }, (t) => !t.includes(' of 1 programs') && log(t), 1, runner) !== 0) status = 1;
+    if (fuzz({ count: 1, seed: s, quiet: true, jobs: 1, keepGoing, gen, interleave }, (t) => !t.includes(' of 1 programs') && log(t), 1, runner) !== 0) status = 1;
     if ((i + 1) % PROGRESS_EVERY === 0) port.postMessage({ kind: 'progress' });
   }
   port.postMessage({ kind: 'done', status });

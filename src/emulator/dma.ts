@@ -1,14 +1,15 @@
 // The DMA engines between the VPM and GPU memory (Guide pp. 56-59): one for loads, one for
 // stores, shared by every QPU, so a transfer starts when the engine has finished the one before
 // (any QPU's). They move the data when a transfer starts and return when it completes, for the
-// cycle model (timing.ts); strict runs mark the VPM words a transfer uses and, on several QPUs,
-// remember what a store writes (store-race.ts).
+// cycle model (timing.ts); strict runs mark the VPM words a transfer uses and the memory words a
+// store writes (stored.ts), and on several QPUs remember until when it writes them (store-race.ts).
 // Needs: the machine's memory, VPM, timing and store-race list. Guarantees: every word moved as
 // the setup says (vpm.ts), or a MemoryFault naming the first address outside the allocations.
 
-import { type GpuMemory, WRITE } from './memory.ts';
+import { BUS_BASE, type GpuMemory, WRITE } from './memory.ts';
 import type { Qpu } from './qpu.ts';
 import { addRange, type Clocks, type StoreRaces } from './store-race.ts';
+import type { StoredWords } from './stored.ts';
 import type { Timing } from './timing.ts';
 import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwPlan, type VpmWordSet } from './vpm.ts';
 
@@ -18,6 +19,7 @@ interface Host extends Clocks {
   readonly vpm: Int32Array;
   readonly timing: Timing;
   readonly races: StoreRaces;
+  readonly stored: StoredWords;
   readonly qpuCount: number;
 }
 
@@ -84,7 +86,20 @@ export class DmaEngines {
     for (let r = 0, w = 0; r < s.units; r++, w += n) {
       const at = (addr + r * rowBytes) >>> 0;
       const words = s.words;
-      if (touched) for (let d = 0; d < n; d++) touched.add(words[w + d]!);
+      if (touched) {
+        for (let d = 0; d < n; d++) touched.add(words[w + d]!);
+        // Rule gather-after-store: the row's words, a line's mask at a time (stored.ts mark(), inline).
+        const st = this.m.stored;
+        const marks = st.lines;
+        for (let x = ((at - BUS_BASE) >>> 0) >>> 2, end = x + n; x < end; ) {
+          const next = Math.min(end, (x | 15) + 1);
+          marks[x >>> 4]! |= ((1 << (next - x)) - 1) << (x & 15);
+          if (x >>> 4 < st.low) st.low = x >>> 4;
+          if (x >>> 4 > st.high) st.high = x >>> 4;
+          x = next;
+        }
+        st.any = true;
+      }
       if (rows) addRange(rows, at, (at + 4 * n) >>> 0);
       if (mem.spans(at, (at + 4 * (n - 1)) >>> 0, WRITE)) {
         const i0 = mem.index(at, WRITE);

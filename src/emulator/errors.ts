@@ -35,8 +35,26 @@ export class EmulatorError extends Error {
     readonly rule?: string,
     /** In a deadlock: every QPU that waits. */
     readonly blocked?: readonly BlockedQpu[],
+    /** In a deadlock: the QPUs that had ended their program. */
+    readonly finished?: readonly number[],
   ) {
     super(where ? `QPU ${where.qpu}, pc ${where.pc} (${where.instruction}): ${message}` : message);
     this.name = 'EmulatorError';
   }
+}
+
+/** What deadlockError reads of each QPU. */
+interface QpuAt {
+  readonly id: number;
+  readonly pc: number;
+  readonly state: string;
+  readonly waitingFor: string;
+}
+
+/** A deadlock: every QPU in order, those that have ended and where each other waits and for what. */
+export function deadlockError(qpus: readonly QpuAt[]): EmulatorError {
+  const blocked = qpus.filter((x) => x.state === 'blocked').map((x) => ({ qpu: x.id, pc: x.pc, waitingFor: x.waitingFor }));
+  const finished = qpus.filter((x) => x.state === 'done').map((x) => x.id);
+  const each = qpus.map((x) => (x.state === 'done' ? `QPU ${x.id} finished` : `QPU ${x.id} at pc ${x.pc} waits for ${x.waitingFor}`));
+  return new EmulatorError('deadlock', `deadlock: every QPU still running waits on another. ${each.join('; ')}`, undefined, undefined, blocked, finished);
 }

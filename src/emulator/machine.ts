@@ -2,9 +2,10 @@
 // semaphores and a mutex, advancing together in time. Each QPU has its own clock; instructions
 // that touch what other QPUs can see run in time order, so contention (one DMA at a time, the
 // mutex, a slice's TMU) shows in the cycle counts, and results do not depend on how the host
-// interleaves the QPUs. A run ends when every QPU has ended its program, or with an
-// EmulatorError: a broken rule (strict mode), a fault, a deadlock, or the step budget. A caller's
-// onProgress hears how far a long run has got, where the run reads the clock (budget.ts).
+// interleaves the QPUs (or, given a seed, in a random interleaving: interleave.ts). A run ends
+// when every QPU has ended its program, or with an EmulatorError: a broken rule (strict mode), a
+// fault, a deadlock, or the step budget. A caller's onProgress hears how far a long run has got,
+// where the run reads the clock (budget.ts).
 
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { encodeProgram } from '../vc4/codec.ts';
@@ -14,12 +15,15 @@ import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { HOT_CALLS, type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, RAISE_WITH_EITHER, RunBudget } from './budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
-import { EmulatorError } from './errors.ts';
+import { deadlockError, EmulatorError } from './errors.ts';
+import { drawRunning, Interleaving, interleaveSeed } from './interleave.ts';
 import { StoreRaces } from './store-race.ts';
+import { StoredWords } from './stored.ts';
 import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ } from './memory.ts';
-import { ioError, newStats, Qpu, type QpuStats, STALL_CAUSES, TMU_SLOTS } from './qpu.ts';
+import { ioError, Qpu, TMU_SLOTS } from './qpu.ts';
+import { type RunResult, runResult } from './report.ts';
 import { checkTiming, PI_TIMING, type Timing } from './timing.ts';
 import { VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
 
@@ -39,7 +43,6 @@ const LOOPS_PER_CALL = CLOCK_EVERY / MAX_BLOCK;
 /** What a blocked QPU waits for: semaphores 0-15, or the mutex. */
 const MUTEX = 16;
 
-
 export interface RunOptions {
   /** Stop at the first broken hardware rule (default true). */
   readonly strict?: boolean;
@@ -57,16 +60,13 @@ export interface RunOptions {
   readonly onProgress?: (instructions: number, cycles: number, done: boolean) => void;
   /** How the budget's messages say to allow more (default "maxSteps (or --max-steps)"). */
   readonly raiseWith?: string;
+  /** A seed: the QPUs in a random interleaving drawn from it, not in time order (interleave.ts); the same costs. */
+  readonly interleave?: number;
+  /** A TMU lane or DMA transfer at an address not a multiple of 4 faults (kernels' strict runs); by default, as on a chip, the low two bits are ignored (Guide p. 41). */
+  readonly aligned?: boolean;
 }
 
-export interface RunResult {
-  /** One entry per QPU. */
-  readonly qpus: readonly QpuStats[];
-  readonly total: QpuStats;
-  /** The run's length: the cycle the last QPU finished. */
-  readonly cycles: number;
-  readonly seconds: number;
-}
+export type { RunResult };
 
 /** A program ready to run: its words in GPU memory and its translation. */
 export interface LoadedProgram extends Translation {
@@ -107,8 +107,13 @@ export class Machine {
   private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
   /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2, cold at the start of each run. */
   private readonly caches = new TmuCaches(MAX_QPUS / 2);
+  /** The run in progress: its random interleaving (undefined: time order); whether it wants aligned addresses. */
+  private turns: Interleaving | undefined;
+  aligned = false;
   /** Strict runs: the DMA stores that may still be writing memory (rule dma-store-race). */
   readonly races: StoreRaces;
+  /** Strict runs: the words DMA stores have written in this run (rule gather-after-store). */
+  readonly stored: StoredWords;
 
   constructor(
     readonly memory: GpuMemory = new GpuMemory(),
@@ -116,6 +121,7 @@ export class Machine {
   ) {
     checkTiming(timing);
     this.races = new StoreRaces(memory.maxBytes);
+    this.stored = new StoredWords(memory.maxBytes);
   }
 
   /** The QPUs of the last run, with their registers as the run left them (until the next run). */
@@ -157,7 +163,12 @@ export class Machine {
     this.caches.clear();
     this.races.reset();
     program.calls.fill(0);
+    const seed = interleaveSeed(opts.interleave);
+    if (typeof seed === 'object') throw new RangeError(seed.error);
+    this.turns = seed === undefined ? undefined : new Interleaving(seed);
     const strict = opts.strict ?? true;
+    this.stored.reset(strict);
+    this.aligned = opts.aligned ?? false;
     const budget = new RunBudget(opts.maxSteps, EMULATOR_STEPS, 'emulator', EMULATOR_PROGRESS_EVERY, !!opts.onProgress, opts.raiseWith ?? RAISE_WITH_EITHER);
     this.qpus = [];
     let failed = false;
@@ -173,10 +184,10 @@ export class Machine {
         opts.init?.(q);
       }
       for (;;) {
-        const q = this.next();
+        const q = this.turns ? this.nextTurn(this.turns) : this.next();
         if (!q) {
           if (this.qpus.every((x) => x.state === 'done')) break;
-          throw this.deadlock();
+          throw deadlockError(this.qpus);
         }
         this.runQpu(q, strict, budget, opts);
       }
@@ -195,15 +206,7 @@ export class Machine {
       }
       if (opts.onProgress) this.reportProgress(budget, opts.onProgress, true, failed);
     }
-    const qpus = this.qpus.map((x) => x.stats);
-    const total = newStats();
-    for (const s of qpus) {
-      for (const k of ['instructions', 'nops', 'tmuRequests', 'tmuFromL2', 'tmuFromMemory', 'tmuLoads', 'dmaLoadBytes', 'dmaStoreBytes', 'sfuOps', 'uniforms', 'hostInterrupts'] as const)
-        total[k] += s[k];
-      for (const c of STALL_CAUSES) total.stalls[c] += s.stalls[c];
-      total.cycles = Math.max(total.cycles, s.cycles);
-    }
-    return { qpus, total, cycles: total.cycles, seconds: total.cycles / this.timing.clockHz };
+    return runResult(this.qpus.map((x) => x.stats), this.timing.clockHz);
   }
 
   /**
@@ -232,6 +235,14 @@ export class Machine {
     this.syncHorizon = otherTime;
     this.syncTie = otherId;
     this.horizon = otherTime + SLACK;
+    return q;
+  }
+
+  /** A running QPU drawn at random, whose turn ends at its first shared-unit step past a random number of cycles (never its first step). */
+  private nextTurn(turns: Interleaving): Qpu | undefined {
+    const q = drawRunning(this.qpus, turns);
+    if (q) this.horizon = this.syncHorizon = q.time + turns.turnCycles();
+    this.syncTie = MAX_QPUS;
     return q;
   }
 
@@ -351,12 +362,6 @@ export class Machine {
     return `${counted(instructions, 'instruction')}${each}, ${count(cycles)} cycles (${duration(cycles / this.timing.clockHz)} on a Pi)`;
   }
 
-  private deadlock(): EmulatorError {
-    const blocked = this.qpus.filter((x) => x.state === 'blocked').map((x) => ({ qpu: x.id, pc: x.pc, waitingFor: x.waitingFor }));
-    const waits = blocked.map((b) => `QPU ${b.qpu} at pc ${b.pc} waits for ${b.waitingFor}`);
-    return new EmulatorError('deadlock', `deadlock: every QPU still running waits on another. ${waits.join('; ')}`, undefined, undefined, blocked);
-  }
-
   // ---- shared units
 
   /**
@@ -453,7 +458,7 @@ export class Machine {
       if (x.state !== 'blocked' || x.waitingOn !== what) continue;
       x.state = 'running';
       x.waitingOn = -1;
-      this.limitBy(x);
+      if (!this.turns) this.limitBy(x); // a random interleaving's turn ends as it was drawn
     }
   }
 

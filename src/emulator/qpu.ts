@@ -8,6 +8,8 @@ import { LINE_SHIFT } from './caches.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
 import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
+import { FIRST_LINE, gatherAfterStore } from './stored.ts';
+import { newStats, type QpuStats, type StallCause } from './report.ts';
 
 /** A TMU gather whose lanes span more bytes than this is checked for store races lane by lane. */
 const RACE_SPAN = 1 << 16;
@@ -42,45 +44,7 @@ export const FLAG_C = FLAG_N + 16;
 export const WSCR = FLAG_C + 16;
 export const SLOT_WORDS = WSCR + 16;
 
-export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
-export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex'];
-
-export interface QpuStats {
-  instructions: number;
-  /** Instructions that do nothing: both ALUs nop, no signal, no write. */
-  nops: number;
-  /** Cycles from start to program end. */
-  cycles: number;
-  stalls: Record<StallCause, number>;
-  tmuRequests: number;
-  /** TMU requests whose slowest line came from the L2 cache, and from memory (the rest hit the TMU's cache). */
-  tmuFromL2: number;
-  tmuFromMemory: number;
-  tmuLoads: number;
-  dmaLoadBytes: number;
-  dmaStoreBytes: number;
-  sfuOps: number;
-  uniforms: number;
-  hostInterrupts: number;
-}
-
-export function newStats(): QpuStats {
-  return {
-    instructions: 0,
-    nops: 0,
-    cycles: 0,
-    stalls: { tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0 },
-    tmuRequests: 0,
-    tmuFromL2: 0,
-    tmuFromMemory: 0,
-    tmuLoads: 0,
-    dmaLoadBytes: 0,
-    dmaStoreBytes: 0,
-    sfuOps: 0,
-    uniforms: 0,
-    hostInterrupts: 0,
-  };
-}
+export { newStats, type QpuStats, STALL_CAUSES, type StallCause } from './report.ts';
 
 /**
  * Results a QPU can have outstanding on one TMU: the guide's request FIFO holds 8 direct lookups
@@ -100,6 +64,15 @@ class TmuFifo {
 export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', message: string, rule?: string): EmulatorError {
   // A broken rule is tagged with its name, as the validator's and strict mode's findings are.
   return new EmulatorError(kind, kind === 'rule' && rule ? `[${rule}] ${message}` : message, undefined, rule);
+}
+
+/**
+ * An access at an address that is not a multiple of 4, in a run that faults there (aligned):
+ * the interpreter's words for it. A DMA transfer's is lane 0's, as a kernel's load or store
+ * starts at lane 0's address.
+ */
+function misaligned(what: 'read' | 'write', lane: number, address: number): string {
+  return `a ${what} of lane ${lane} at ${hex(address)} is not a multiple of 4`;
 }
 
 /** A queued VPM read setup: its block, the vectors it still delivers, and when its first is ready. */
@@ -281,11 +254,13 @@ export class Qpu {
     let nLines = 0;
     let lo = 0xffffffff;
     let hi = 0;
+    let low = 0; // the lanes' low two bits, or'ed
     for (let l = 0; l < 16; l++) {
       if (!(mask & (1 << l))) continue;
       const addr = R[src + l]! >>> 0;
       if (addr < lo) lo = addr;
       if (addr > hi) hi = addr;
+      low |= addr;
       const line = addr >>> LINE_SHIFT;
       if (nLines === 0 || lines[nLines - 1] !== line) {
         let k = 0;
@@ -296,18 +271,31 @@ export class Qpu {
     // Strict runs, while a DMA store may be unfinished: a lane reading what another QPU's store
     // is still writing is rule dma-store-race (one page-table read a lane finds the candidates).
     const racing = this.dmaWords !== null && this.m.races.until > this.time;
-    if (mask === 0xffff && mem.spans(lo, hi) && (!racing || (hi - lo < RACE_SPAN && this.m.races.clear(this.id, this.time, (lo & ~3) >>> 0, ((hi & ~3) >>> 0) + 4)))) {
-      // Every lane inside one readable allocation that no other QPU's store is still writing: no check per lane.
+    // Strict runs, once a DMA store has written memory: a lane reading a word it wrote is rule
+    // gather-after-store (stored.ts: a mask per line, so the request's lines tell).
+    let stale = false;
+    if (this.m.stored.any) {
+      const marks = this.m.stored.lines;
+      for (let i = 0; i < nLines; i++) if (marks[lines[i]! - FIRST_LINE] !== 0) stale = true;
+    }
+    if (mask === 0xffff && !stale && ((low & 3) === 0 || !this.m.aligned) && mem.spans(lo, hi) && (!racing || (hi - lo < RACE_SPAN && this.m.races.clear(this.id, this.time, (lo & ~3) >>> 0, ((hi & ~3) >>> 0) + 4)))) {
+      // Every lane inside one readable allocation that no store has written or is still writing: no check per lane.
       const words = mem.words;
       for (let l = 0; l < 16; l++) data[base + l] = words[(R[src + l]! - BUS_BASE_I32) >>> 2]!;
-    } else this.tmuGatherChecked(t, src, mask, data, base, racing);
+    } else this.tmuGatherChecked(t, src, mask, data, base, racing, stale);
     fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time, lines, nLines);
     fifo.count++;
     this.stats.tmuRequests++;
   }
 
-  /** A TMU gather lane by lane, each lane's address checked (and raced against DMA stores when `racing`). */
-  private tmuGatherChecked(t: number, src: number, mask: number, data: Int32Array, base: number, racing: boolean): void {
+  /**
+   * A TMU gather lane by lane, each lane's address checked: raced against other QPUs' unfinished
+   * DMA stores when `racing`, against the words stored in this run when `stale`; a run that wants
+   * aligned addresses faults at one not a multiple of 4.
+   */
+  private tmuGatherChecked(t: number, src: number, mask: number, data: Int32Array, base: number, racing: boolean, stale: boolean): void {
+    const aligned = this.m.aligned;
+    const stored = this.m.stored;
     const mem = this.m.memory;
     const storeEnds = this.m.races.pageEnd;
     for (let l = 0; l < 16; l++) {
@@ -316,8 +304,10 @@ export class Qpu {
         continue;
       }
       const addr = this.R[src + l]! >>> 0;
+      if (aligned && addr & 3) throw ioError('fault', misaligned('read', l, addr));
       if (racing && storeEnds[((addr - BUS_BASE) >>> 0) >>> 12]! > this.time)
         this.m.races.check(this, (addr & ~3) >>> 0, ((addr & ~3) >>> 0) + 4, `TMU${t} lookup, lane ${l},`);
+      if (stale && stored.has(addr)) throw ioError('rule', gatherAfterStore(l, addr), 'gather-after-store');
       const i = mem.index(addr);
       if (i < 0) throw ioError('fault', `TMU${t} lookup, lane ${l}, address ${hex(addr)}: ${mem.describe(addr)}`);
       data[base + l] = mem.words[i]!;
@@ -439,6 +429,7 @@ export class Qpu {
 
   dmaLoad(addr: number): void {
     if (!this.vdr) throw ioError('rule', 'a DMA load (vr_addr write) before any DMA load setup', 'dma-no-setup');
+    if (addr & 3 && this.m.aligned) throw ioError('fault', misaligned('read', 0, addr >>> 0));
     this.stall(this.dmaLoadDone, 'dma');
     this.dmaLoadDone = this.m.dma.load(this, this.vdr, this.vdrPitch, addr >>> 0, this.dmaWords?.load);
     this.stats.dmaLoadBytes += this.m.dma.bytes;
@@ -446,6 +437,7 @@ export class Qpu {
 
   dmaStore(addr: number): void {
     if (!this.vdw) throw ioError('rule', 'a DMA store (vw_addr write) before any DMA store setup', 'dma-no-setup');
+    if (addr & 3 && this.m.aligned) throw ioError('fault', misaligned('write', 0, addr >>> 0));
     this.stall(this.dmaStoreDone, 'dma');
     this.dmaStoreDone = this.m.dma.store(this, this.vdw, this.vdwStride, addr >>> 0, this.dmaWords?.store);
     this.stats.dmaStoreBytes += this.m.dma.bytes;

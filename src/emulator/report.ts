@@ -1,8 +1,70 @@
-// The cycle model's figures as text: per QPU and in total, with the estimated time on a Pi.
+// A run's figures: what each QPU reports (its instructions, cycles and stalls by cause, its use
+// of the TMU, DMA, the SFU, uniforms and host interrupts), and the cycle model's figures as
+// text: per QPU and in total, with the estimated time on a Pi.
 
-import type { RunResult } from './machine.ts';
-import { type QpuStats, STALL_CAUSES } from './qpu.ts';
 import { CYCLES_PER_INSTR, type Timing } from './timing.ts';
+
+export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
+export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex'];
+
+export interface QpuStats {
+  instructions: number;
+  /** Instructions that do nothing: both ALUs nop, no signal, no write. */
+  nops: number;
+  /** Cycles from start to program end. */
+  cycles: number;
+  stalls: Record<StallCause, number>;
+  tmuRequests: number;
+  /** TMU requests whose slowest line came from the L2 cache, and from memory (the rest hit the TMU's cache). */
+  tmuFromL2: number;
+  tmuFromMemory: number;
+  tmuLoads: number;
+  dmaLoadBytes: number;
+  dmaStoreBytes: number;
+  sfuOps: number;
+  uniforms: number;
+  hostInterrupts: number;
+}
+
+export function newStats(): QpuStats {
+  return {
+    instructions: 0,
+    nops: 0,
+    cycles: 0,
+    stalls: { tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0 },
+    tmuRequests: 0,
+    tmuFromL2: 0,
+    tmuFromMemory: 0,
+    tmuLoads: 0,
+    dmaLoadBytes: 0,
+    dmaStoreBytes: 0,
+    sfuOps: 0,
+    uniforms: 0,
+    hostInterrupts: 0,
+  };
+}
+
+
+export interface RunResult {
+  /** One entry per QPU. */
+  readonly qpus: readonly QpuStats[];
+  readonly total: QpuStats;
+  /** The run's length: the cycle the last QPU finished. */
+  readonly cycles: number;
+  readonly seconds: number;
+}
+
+/** A run's result from each QPU's figures: their sums, and the longest QPU's cycles, at `clockHz`. */
+export function runResult(qpus: readonly QpuStats[], clockHz: number): RunResult {
+  const total = newStats();
+  for (const s of qpus) {
+    for (const k of ['instructions', 'nops', 'tmuRequests', 'tmuFromL2', 'tmuFromMemory', 'tmuLoads', 'dmaLoadBytes', 'dmaStoreBytes', 'sfuOps', 'uniforms', 'hostInterrupts'] as const)
+      total[k] += s[k];
+    for (const c of STALL_CAUSES) total.stalls[c] += s.stalls[c];
+    total.cycles = Math.max(total.cycles, s.cycles);
+  }
+  return { qpus, total, cycles: total.cycles, seconds: total.cycles / clockHz };
+}
 
 export function formatSeconds(s: number): string {
   if (s >= 1) return `${s.toFixed(3)} s`;

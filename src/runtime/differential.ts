@@ -1,7 +1,9 @@
 // Differential testing: a generated program (src/source/generate.ts) runs on the reference
 // interpreter and, compiled, on the emulator; their output arrays must be identical bit for bit
-// and the inputs untouched. On a mismatch, shrink() cuts the program down, statement by
-// statement and expression by expression, to a smaller one that still disagrees.
+// and the inputs untouched. Some programs run with the QPUs in random interleavings on both
+// targets (interleaveFor): the generator's programs are race-free, so they must agree whatever
+// the order. On a mismatch, shrink() cuts the program down, statement by statement and
+// expression by expression, to a smaller one that still disagrees.
 
 import { compile, type OptLevel } from '../compiler/compile.ts';
 import { type Allocation, GpuMemory } from '../emulator/memory.ts';
@@ -16,6 +18,17 @@ export type Outcome =
   | { readonly kind: 'invalid'; readonly error: string }
   | { readonly kind: 'mismatch'; readonly detail: string };
 
+/** By default one program in this many runs in random interleavings (fuzz --interleave). */
+export const INTERLEAVE_EVERY = 5;
+
+/**
+ * The interleaving seed program `seed` runs with, when it runs in random interleavings: one
+ * program in `every` (0: none), both targets drawing their orders from the program's seed.
+ */
+export function interleaveFor(seed: number, every = INTERLEAVE_EVERY): number | undefined {
+  return every > 0 && seed % every === 0 ? seed >>> 0 : undefined;
+}
+
 /** The arrays a generated program is given, as both targets take them. */
 function regions(a: Record<'inI' | 'inF' | 'outI' | 'outF', Allocation>): ArrayArg[] {
   return [a.inI, a.inF, a.outI, a.outF].map((x) => ({ name: x.name, address: x.address, bytes: x.bytes }));
@@ -29,7 +42,8 @@ export class DifferentialRunner {
   private target = new EmulatorTarget(this.memory);
   private runs = 0;
 
-  run(p: GeneratedProgram, ast: KernelAst = p.ast): Outcome {
+  /** `interleave`: a seed; both targets run the QPUs in random interleavings drawn from it. */
+  run(p: GeneratedProgram, ast: KernelAst = p.ast, interleave?: number): Outcome {
     if (++this.runs % 40 === 0) {
       this.memory = new GpuMemory();
       this.target = new EmulatorTarget(this.memory);
@@ -52,6 +66,7 @@ export class DifferentialRunner {
         memory: mem,
         arrays: regions(a),
         maxSteps: 2_000_000,
+        interleave,
       });
     } catch (e) {
       return { kind: 'invalid', error: String((e as Error).message ?? e) };
@@ -59,7 +74,7 @@ export class DifferentialRunner {
     const b = arrays();
     try {
       const c = compile(ast, { qpus: p.qpus, opt: this.opt, verify: true });
-      this.target.run(c, b.args, regions(b), { maxSteps: 50_000_000 });
+      this.target.run(c, b.args, regions(b), { maxSteps: 50_000_000, interleave });
     } catch (e) {
       return { kind: 'mismatch', detail: `the emulator run failed: ${(e as Error).message ?? e}` };
     }

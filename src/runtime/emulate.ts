@@ -22,6 +22,8 @@ export interface EmulateOptions {
   readonly onProgress?: RunOptions['onProgress'];
   /** How the budget's messages say to allow more (Machine.run's raiseWith). */
   readonly raiseWith?: string;
+  /** A seed: the QPUs run in a random interleaving drawn from it (Machine.run's interleave). */
+  readonly interleave?: number;
 }
 
 /** An array a kernel is given: the parameter's name, and where the array is. */
@@ -98,8 +100,9 @@ export class EmulatorTarget {
     if (c.scratchBytes) grants.push({ name: 'scratch', address: this.scratch!.address, bytes: this.scratch!.bytes, access: READ_WRITE, internal: true });
     this.memory.restrict(grants, `kernel ${c.kernel}`);
     try {
-      const { maxSteps, strict = true, onProgress, raiseWith } = opts;
-      return this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith });
+      const { maxSteps, strict = true, onProgress, raiseWith, interleave } = opts;
+      // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
+      return this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, aligned: strict });
     } finally {
       this.memory.unrestrict();
     }

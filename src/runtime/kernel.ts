@@ -17,6 +17,7 @@ import { interpret, type ArrayRegion } from '../source/interpreter.ts';
 import { messagePrinter, printKernel } from '../source/print.ts';
 import { counted, RAISE_WITH_OPTION } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
+import { GATHER_AFTER_STORE_HINT } from '../emulator/stored.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { allocationOf, gpuMemory, pin, wasFreed } from './shared-array.ts';
 import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/compile.ts';
@@ -133,7 +134,8 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
   const estimateOf = (values: readonly number[], snap: Snapshot | undefined, r: Run, level: OptLevel): { now: Estimate; later: Estimate } => {
     const now = (): RunResult => {
       if (!snap) throw new Error(`kernel ${name}: this run on the ${r.target} has no cycle-model figures (report.run and what comes from it): it ran with { estimate: false }`);
-      const budget: Run = { ...r, onProgress: undefined, maxSteps: r.target === 'interpreter' ? undefined : r.maxSteps };
+      // In time order: the cycle model's figures are those of the machine's own order, not of a random interleaving.
+      const budget: Run = { ...r, onProgress: undefined, interleave: undefined, maxSteps: r.target === 'interpreter' ? undefined : r.maxSteps };
       return snap.replay(gpuMemory, values, (v, regions) => emulatorRun(ast, codeFor(r.qpus, level), v, regions, budget));
     };
     // Read from a report, after the run: a run of its own.
@@ -288,7 +290,7 @@ function exclusive<T>(name: string, go: () => T): T {
 function runInterpreter(ast: KernelAst, values: number[], arrays: ArrayRegion[], r: Run): readonly number[] {
   const onProgress = r.onProgress;
   const progress = onProgress && ((steps: number, done: boolean) => onProgress({ target: 'interpreter', steps, maxSteps: r.budget, done }));
-  return interpret(ast, { qpus: r.qpus, args: values, memory: gpuMemory, arrays, maxSteps: r.maxSteps, onProgress: progress }).steps;
+  return interpret(ast, { qpus: r.qpus, args: values, memory: gpuMemory, arrays, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave }).steps;
 }
 
 /** A run of the compiled code on the emulator. */
@@ -300,7 +302,7 @@ function emulatorRun(ast: KernelAst, c: Compiled, values: number[], arrays: Arra
     onProgress &&
     ((steps: number, cycles: number, done: boolean) => onProgress({ target: 'emulator', steps, maxSteps: r.budget, cycles, seconds: cycles / hz, done }));
   try {
-    return emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION });
+    return emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave });
   } catch (e) {
     throw e instanceof EmulatorError ? inKernel(ast, c, e) : e;
   }
@@ -332,13 +334,18 @@ function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError 
     return s ? `in ${s.loc ? s.loc + ' ' : ''}\`${printer.brief(s.shows ?? s)}\`` : '';
   };
   if (e.kind === 'deadlock' && e.blocked) {
-    const waits = e.blocked.map((b) =>
+    const waits = e.blocked.map((b) => ({
+      qpu: b.qpu,
       // Semaphore 15 is the compiler's end-of-kernel barrier (docs/compiler.md), not the user's.
-      / 15 to be above 0/.test(b.waitingFor) && !c.statements[b.pc]
+      text: / 15 to be above 0/.test(b.waitingFor) && !c.statements[b.pc]
         ? `QPU ${b.qpu} has finished the kernel and waits for every other QPU to finish it`
         : `QPU ${b.qpu} ${statement(b.pc) || `at pc ${b.pc}`} waits for ${b.waitingFor}`,
-    );
-    return new EmulatorError('deadlock', `kernel ${ast.name}: deadlock: every QPU still running waits on another: ${waits.join('; ')}`, undefined, undefined, e.blocked);
+    }));
+    // Every QPU in order, as the interpreter lists them: those that ended too.
+    for (const q of e.finished ?? []) waits.push({ qpu: q, text: `QPU ${q} has finished the kernel` });
+    waits.sort((a, b) => a.qpu - b.qpu);
+    const text = waits.map((w) => w.text).join('; ');
+    return new EmulatorError('deadlock', `kernel ${ast.name}: deadlock: every QPU still running waits on another: ${text}`, undefined, undefined, e.blocked, e.finished);
   }
   const stmt = e.where ? statement(e.where.pc, e.kind === 'fault' || MEMORY_RULES.test(e.rule ?? '')) : '';
   const out = new EmulatorError(e.kind, `kernel ${ast.name}${stmt ? ' ' + stmt : ''}: ${e.message}${KERNEL_HINTS[e.rule ?? ''] ?? ''}`, undefined, e.rule);
@@ -355,6 +362,7 @@ const MEMORY_RULES = /^(dma|tmu|vpm)-|race/;
  * QPU the same elements to work on.
  */
 const KERNEL_HINTS: Readonly<Record<string, string>> = {
+  'gather-after-store': GATHER_AFTER_STORE_HINT,
   'dma-store-race': `; in a kernel this means two QPUs store to, or one loads from, the same memory in one run: give each QPU its own part of the arrays (me(), numQPUs()), or run the kernel on one QPU`,
 };
 

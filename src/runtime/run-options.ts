@@ -15,6 +15,7 @@ import type { HostArgs } from './kernel.ts';
 import { MAX_TIMEOUT_MS } from '../pi/target.ts';
 import { knownRun, type RunReport } from './report.ts';
 import { defaultTarget } from './default-target.ts';
+import { interleaveSeed } from '../emulator/interleave.ts';
 
 export type { RunReport } from './report.ts';
 
@@ -45,6 +46,11 @@ export interface KernelRunOptions extends RunOptions {
   readonly estimate?: boolean;
   /** The pi target: how long to wait for the QPUs, in ms (default 900; above, the V3D registers are used: pi/direct.ts). */
   readonly timeoutMs?: number;
+  /**
+   * Emulator and interpreter: a seed (0 to 2^32 - 1); the QPUs run in a random interleaving drawn
+   * from it instead of the target's fixed order, to show races (emulator/interleave.ts).
+   */
+  readonly interleave?: number;
 }
 
 /** How far a run has got, for onProgress. */
@@ -89,9 +95,10 @@ export interface Run {
   /** Undefined: when the report's run is first read; true: first; false: never. */
   readonly estimate: boolean | undefined;
   readonly timeoutMs: number | undefined;
+  readonly interleave: number | undefined;
 }
 
-const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs'];
+const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs', 'interleave'];
 const TARGETS: readonly RunTarget[] = ['emulator', 'interpreter', 'pi'];
 
 /**
@@ -121,6 +128,9 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
   if (x.estimate !== undefined && typeof x.estimate !== 'boolean') fail(TypeError, `estimate must be true or false, not ${describeHost(x.estimate)}`);
   if (x.timeoutMs !== undefined && !(typeof x.timeoutMs === 'number' && Number.isInteger(x.timeoutMs) && x.timeoutMs >= 1 && x.timeoutMs <= MAX_TIMEOUT_MS))
     fail(RangeError, `timeoutMs must be 1 to ${MAX_TIMEOUT_MS}, not ${describeHost(x.timeoutMs)}`);
+  const seed = interleaveSeed(x.interleave);
+  if (typeof seed === 'object') fail(RangeError, `${seed.error}, not ${describeHost(x.interleave)}`);
+  if (seed !== undefined && target === 'pi') fail(TypeError, `interleave is for the emulator and the interpreter: a Pi's QPUs interleave as they run`);
   const budget = stepBudget(x.maxSteps, target === 'interpreter' ? INTERPRETER_STEPS : EMULATOR_STEPS, `kernel ${name}`);
   return {
     target,
@@ -131,6 +141,7 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
     onProgress: x.onProgress as Run['onProgress'],
     estimate: x.estimate as boolean | undefined,
     timeoutMs: x.timeoutMs as number | undefined,
+    interleave: seed as number | undefined,
   };
 }
 

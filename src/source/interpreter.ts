@@ -4,10 +4,11 @@
 // against. docs/language.md states each rule.
 //
 // QPUs run one at a time in turn (0, 1, ..., wrapping round), each until it ends or must wait on
-// a semaphore or the mutex, so runs are deterministic. Memory is the GPU memory the kernel's
-// arrays live in; reads and writes outside those arrays are errors. Messages name variables as
-// the user's source does (print.ts messagePrinter); a caller's onProgress hears how far a long run
-// has got (budget.ts).
+// a semaphore or the mutex, so runs are deterministic; or, given a seed (`interleave`), in a
+// random interleaving drawn from it, switching at random statements (turns.ts). Memory is the
+// GPU memory the kernel's arrays live in; reads and writes outside those arrays are errors.
+// Messages name variables as the user's source does (print.ts messagePrinter); a caller's
+// onProgress hears how far a long run has got (budget.ts).
 
 import * as arith from '../vc4/arith.ts';
 import { MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
@@ -16,6 +17,9 @@ import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_ST
 import { hex, WRITE } from '../emulator/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
+import { Interleaving } from '../emulator/interleave.ts';
+import { GATHER_AFTER_STORE_HINT, gatherAfterStore } from '../emulator/stored.ts';
+import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 
 const L = 16;
 
@@ -39,6 +43,11 @@ export interface InterpretOptions {
    * and once at the end (done), also when the run stops at an error; not again after it throws.
    */
   readonly onProgress?: (statements: number, done: boolean) => void;
+  /**
+   * A seed: run the QPUs in a random interleaving drawn from it, switching at random statement
+   * boundaries (emulator/interleave.ts), instead of in turn. The same seed runs the same way.
+   */
+  readonly interleave?: number;
 }
 
 export interface InterpretResult {
@@ -57,14 +66,10 @@ export class InterpreterError extends Error {
   }
 }
 
-/** Why a QPU cannot go on: it waits for another QPU. */
-interface Wait {
-  readonly what: string;
-}
 
 type Run = Generator<Wait, 'break' | undefined, void>;
 
-class QpuState {
+class QpuState implements Turn {
   readonly env: Int32Array;
   readonly fifo: Int32Array[] = [];
   steps = 0;
@@ -72,6 +77,8 @@ class QpuState {
   at: Stmt | undefined;
   done = false;
   waiting: Wait | undefined;
+  /** Random interleavings: it waits, and no QPU has gone on since it last tried. */
+  stuck = false;
   constructor(
     readonly id: number,
     nvars: number,
@@ -95,6 +102,8 @@ class Interpreter {
   /** Statements left, the host-time limit of a run given no maxSteps, progress reports (budget.ts). */
   private readonly budget: RunBudget;
   private readonly printer: Printer;
+  /** Random interleavings: the schedule (undefined: the QPUs run in turn). */
+  private readonly turns: Interleaving | undefined;
 
   constructor(
     private readonly k: KernelAst,
@@ -102,6 +111,7 @@ class Interpreter {
   ) {
     this.budget = new RunBudget(opts.maxSteps, INTERPRETER_STEPS, `kernel ${k.name}`, INTERPRETER_PROGRESS_EVERY, !!opts.onProgress, RAISE_WITH_OPTION);
     this.printer = messagePrinter(k);
+    this.turns = opts.interleave === undefined ? undefined : new Interleaving(opts.interleave);
   }
 
   run(): InterpretResult {
@@ -126,29 +136,9 @@ class Interpreter {
       args.forEach((a, i) => q.env.fill(a | 0, i * L, i * L + L));
       return this.block(q, this.k.body, ALWAYS);
     });
-    // Round robin: each QPU runs until it ends or waits; stop when all end, or none can go on.
-    for (;;) {
-      let progressed = false;
-      let live = 0;
-      for (const q of states) {
-        if (q.done) continue;
-        live++;
-        const before = q.steps;
-        const r = this.resume(runs[q.id]!);
-        if (r.done) {
-          q.done = true;
-          progressed = true;
-        } else {
-          q.waiting = r.value;
-          if (q.steps !== before) progressed = true;
-        }
-      }
-      if (live === 0) break;
-      if (!progressed) {
-        const waits = states.filter((q) => !q.done).map((q) => `QPU ${q.id} waits for ${q.waiting!.what} (${this.where(q)})`);
-        throw new InterpreterError(`kernel ${this.k.name}: deadlock: every QPU still running waits on another. ${waits.join('; ')}`);
-      }
-    }
+    const resume = (q: Turn) => this.resume(runs[q.id]!);
+    if (this.turns) interleaved(states, resume, this.turns, () => this.deadlock());
+    else inTurn(states, resume, () => this.deadlock());
     return { steps: states.map((q) => q.steps) };
   }
 
@@ -172,6 +162,17 @@ class Interpreter {
     const s = q.at;
     if (!s) return 'at the start';
     return `${s.loc ? s.loc + ', ' : ''}\`${this.printer.brief(s)}\``;
+  }
+
+  /** Every QPU, in order: those that finished, and where each other waits and for what. */
+  private deadlock(): InterpreterError {
+    const each = this.states.map((q) => {
+      if (q.done) return `QPU ${q.id} has finished the kernel`;
+      const s = q.at;
+      const at = s ? ` in ${s.loc ? s.loc + ' ' : ''}\`${this.printer.brief(s)}\`` : '';
+      return `QPU ${q.id}${at} waits for ${q.waiting!.what}`;
+    });
+    return new InterpreterError(`kernel ${this.k.name}: deadlock: every QPU still running waits on another: ${each.join('; ')}`);
   }
 
   private fail(q: QpuState, message: string, rule?: string): never {
@@ -222,6 +223,7 @@ class Interpreter {
 
   private *stmt(q: QpuState, s: Stmt, mask: Uint8Array): Run {
     this.step(q, s);
+    if (this.turns?.switchNow()) yield TURN_ENDS;
     switch (s.k) {
       case 'assign':
         this.assign(q, s.v, this.eval(q, s.e), mask);
@@ -318,8 +320,7 @@ class Interpreter {
   private read(q: QpuState, address: number, lane: number, gather = false): number {
     const addr = address >>> 0;
     if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a read', addr, lane);
-    if (gather && this.stored.has(addr))
-      this.fail(q, `a gather of lane ${lane} at ${hex(addr)}, which this run has already stored to: on a Pi it may return the old value from the texture unit's cache; load it with a blocking load instead (docs/language.md, "Memory")`);
+    if (gather && this.stored.has(addr)) this.fail(q, gatherAfterStore(lane, addr) + GATHER_AFTER_STORE_HINT, 'gather-after-store');
     return this.opts.memory.words[this.opts.memory.index(addr)]!;
   }
 

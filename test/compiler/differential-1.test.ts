@@ -1,11 +1,14 @@
 // Differential testing, part 1 of 2: random programs (src/source/generate.ts) on the
-// interpreter and compiled on the emulator agree bit for bit. Together the parts run 2,000 seeds;
+// interpreter and compiled on the emulator agree bit for bit, every fifth with the QPUs in
+// random interleavings on both targets. Together the parts run 2,000 seeds;
 // `npm run fuzz -- --count N --seed S` runs more.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../src/source/generate.ts';
 import { printKernel } from '../../src/source/print.ts';
 import { differential } from '../helpers/differential.ts';
+import { DifferentialRunner, interleaveFor } from '../../src/runtime/differential.ts';
+import type { BoolExpr, Stmt } from '../../src/source/ast.ts';
 
 test('random programs with seeds 1-1000: the emulator agrees with the interpreter', () => {
   differential(1, 1000);
@@ -17,4 +20,21 @@ test('the generator makes cross-QPU hand-offs: a store, a semaphore up, then ano
   assert.ok(handoffs.length >= 5, `${handoffs.length} hand-offs in 200 programs`);
   assert.ok(handoffs.every((t) => /outQ \+ (512|528|544|560|576)\)/.test(t)), 'each stores to its hand-off slot');
   assert.ok(handoffs.every((t) => /\*\(outI \+ \d+\)/.test(t)), 'and QPU 0 loads it');
+});
+
+test('every fifth seed runs its QPUs in random interleavings on both targets, and a race shows there', () => {
+  const interleaved = Array.from({ length: 200 }, (_, i) => i + 1).filter((s) => interleaveFor(s) !== undefined && generate(s).qpus > 1);
+  assert.ok(interleaved.length >= 15, `${interleaved.length} interleaved programs on several QPUs in 200`);
+  // A racy barrier put in front of a generated program on 2 QPUs (QPU 1 may take back its own
+  // arrival): the interpreter's round robin always deadlocks (the program is invalid); random
+  // interleavings, passed to both targets, sometimes run it through, and sometimes stop only one.
+  const p = generate(3, { qpus: [2] });
+  const me0: BoolExpr = { k: 'cmp', op: 'eq', ty: 'int', a: { k: 'special', ty: 'int', what: 'me' }, b: { k: 'lit', ty: 'int', bits: 0 } };
+  const sema = (down: boolean): Stmt => ({ k: 'sema', down, n: 14 });
+  const racy: Stmt = { k: 'if', c: { k: 'any', b: me0 }, then: [sema(true), sema(false)], else: [sema(false), sema(true)] };
+  const ast = { ...p.ast, body: [racy, ...p.ast.body] };
+  const runner = new DifferentialRunner();
+  assert.equal(runner.run(p, ast).kind, 'invalid');
+  const kinds = new Set(Array.from({ length: 64 }, (_, seed) => runner.run(p, ast, seed).kind));
+  assert.ok(kinds.has('agree') && kinds.has('invalid') && kinds.has('mismatch'), [...kinds].join(' '));
 });

@@ -102,6 +102,16 @@ test('a deadlock says who waits on what', () => {
   assert.match(m.message, /QPU 1 at pc 0 waits for the mutex, held by QPU 0/);
 });
 
+test('a deadlock lists every QPU in order, those that finished too', () => {
+  // QPU 0 (uniform 0) ends at once; QPUs 1 and 2 (uniform 1) wait on semaphore 3 forever.
+  const src = `mov.setf -, unif\nbrr.allz -, done\nnop\nnop\nnop\nsema down, 3\ndone: nop.tend\nnop\nnop\n`;
+  const e = fails(src, { qpus: 3, uniforms: (q) => [q === 0 ? 0 : 1] });
+  assert.equal(e.kind, 'deadlock');
+  assert.match(e.message, /waits on another\. QPU 0 finished; QPU 1 at pc 5 waits for semaphore 3 to be above 0 \(it is 0\); QPU 2 at pc 5 waits for semaphore 3/);
+  assert.deepEqual(e.finished, [0]);
+  assert.deepEqual(e.blocked?.map((b) => b.qpu), [1, 2]);
+});
+
 test('the step budget stops an endless loop', () => {
   const e = fails(`top: brr -, top\nnop\nnop\nnop${END}`, { maxSteps: 10000 });
   assert.equal(e.kind, 'budget');

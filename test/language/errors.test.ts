@@ -109,7 +109,7 @@ test('at run time: memory outside the arrays names the QPU, lane and address; de
   const stuck = kernel([], function stuck() {
     semaDec(3);
   });
-  assert.throws(() => stuck.setNumQPUs(2).interpretSync([]), /kernel stuck: deadlock: .*QPU 0 waits for semaphore 3 to be above 0 \(it is 0\)/);
+  assert.throws(() => stuck.setNumQPUs(2).interpretSync([]), /kernel stuck: deadlock: .*QPU 0 in .*errors\.test\.ts:\d+:\d+ `semaDec\(3\)` waits for semaphore 3 to be above 0 \(it is 0\)/);
   const forever = kernel([Int], function forever(n) {
     While(n.ge(0), () => n.set(n.add(1).and(7)));
   });

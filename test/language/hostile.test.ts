@@ -130,13 +130,19 @@ test("a deadlock names each waiting QPU's statement, and the end-of-kernel barri
     If(me().eq(1), () => semaDec(0));
     p.add(me().mul(16)).store(me());
   }).setNumQPUs(2);
-  assert.throws(() => stuck.interpretSync([out]), /deadlock.*QPU 1 waits for semaphore 0 to be above 0 .*`semaDec\(0\)`/);
+  assert.throws(() => stuck.interpretSync([out]), /deadlock.*QPU 1 in .*hostile\.test\.ts:\d+:\d+ `semaDec\(0\)` waits for semaphore 0 to be above 0 \(it is 0\)$/);
   assert.throws(
     () => stuck.emulateSync([out]),
     (e: unknown) =>
       e instanceof EmulatorError && e.kind === 'deadlock' && !/semaphore 15|pc \d/.test(e.message) &&
       /^kernel stuck: deadlock: every QPU still running waits on another: QPU 0 has finished the kernel and waits for every other QPU to finish it; QPU 1 in .*hostile\.test\.ts:\d+:\d+ `semaDec\(0\)` waits for semaphore 0 to be above 0 \(it is 0\)$/.test(e.message),
   );
+  // On 3 QPUs, QPU 2 finishes too: both targets list every QPU, in order.
+  const three = SharedArray.int32(48);
+  const finished = 'QPU 2 has finished the kernel$';
+  const waits = 'QPU 1 in .*hostile\\.test\\.ts:\\d+:\\d+ `semaDec\\(0\\)` waits for semaphore 0 to be above 0 \\(it is 0\\); ';
+  assert.throws(() => stuck.interpretSync([three], { qpus: 3 }), new RegExp(`: deadlock: every QPU still running waits on another: QPU 0 has finished the kernel; ${waits}${finished}`));
+  assert.throws(() => stuck.emulateSync([three], { qpus: 3 }), new RegExp(`: deadlock: every QPU still running waits on another: QPU 0 has finished the kernel and waits for every other QPU to finish it; ${waits}${finished}`));
   const hog = kernel([Ptr(Int)], function hog(p) {
     mutexLock();
     p.add(me().mul(16)).store(me());
