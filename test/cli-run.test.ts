@@ -156,3 +156,24 @@ console.log(\`\${report.run.total.instructions} instructions: \${(report.run.sec
     assert.match(r.out, /^0 1 4 9 16 .* 225\n\d+ instructions: \d+\.\d{3} us on a Pi\n$/, target);
   }
 });
+
+test('--interleave SEED runs every kernel of the program in that random interleaving: a race shows for some seeds', () => {
+  const racy = program(`import { If, Int, kernel, me, Ptr, SharedArray } from 'qpu-ts';
+const race = kernel([Ptr(Int), Ptr(Int)], function race(p, q) {
+  If(me().eq(0), () => p.store(Int(7))).Else(() => q.store(p.load()));
+}).setNumQPUs(2);
+const p = SharedArray.int32(16), q = SharedArray.int32(16);
+await race(p, q);
+console.log(q[0]);
+`);
+  const seen = new Set<string>();
+  for (let seed = 1; seed <= 12 && seen.size < 2; seed++) {
+    const r = runProcess(racy, '--target', 'interpreter', '--interleave', String(seed));
+    assert.equal(r.code, 0, r.err);
+    seen.add(r.out.trim());
+  }
+  assert.deepEqual([...seen].sort(), ['0', '7'], 'the load sees the store under some seeds and not under others');
+  const bad = runProcess(racy, '--interleave', 'x');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--interleave/);
+});

@@ -2,6 +2,7 @@
 // options applied to its kernel runs (runtime/oversight.ts), a progress bar for long runs on a
 // terminal, and each run's figures on request.
 
+import { MAX_SEED } from '../emulator/interleave.ts';
 import { DEFAULT_SECONDS, EMULATOR_STEPS, INTERPRETER_STEPS } from '../emulator/budget.ts';
 import { MAX_QPUS } from '../emulator/machine.ts';
 import { resolve } from 'node:path';
@@ -18,7 +19,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run a TypeScript program that uses kernels',
   help: `usage: qpu run PROGRAM.ts [--kernel NAME] [--qpus N] [--target T] [--max-steps N]
-                         [--no-strict] [--stats] [-- ARGS ...]
+                         [--no-strict] [--interleave SEED] [--stats] [-- ARGS ...]
 
 Runs PROGRAM.ts, a TypeScript program that uses kernels (an ES module: .mts, or .ts in a package
 with "type": "module"), as \`node PROGRAM.ts ARGS\` would (process.argv holds PROGRAM.ts and
@@ -40,6 +41,9 @@ options:
                       (interpreter) of all QPUs together; without it, ${EMULATOR_STEPS.toLocaleString('en-US')}
                       instructions or ${INTERPRETER_STEPS.toLocaleString('en-US')} statements, and ${DEFAULT_SECONDS} s of running
       --no-strict     emulator: do not stop at broken hardware rules
+      --interleave SEED
+                      emulator and interpreter: run the QPUs in a random interleaving
+                      drawn from SEED (0 to ${MAX_SEED}), so that a race shows
       --stats         after each run, print on standard error the kernel, target, QPUs,
                       steps, cycles and estimated Pi time (emulator), the time measured on
                       the QPUs (pi), and the time it took here
@@ -61,6 +65,7 @@ examples:
       target: { type: 'string' },
       'max-steps': { type: 'string' },
       'no-strict': { type: 'boolean' },
+      interleave: { type: 'string' },
       stats: { type: 'boolean' },
     });
     const [path, ...programArgs] = positionals;
@@ -72,6 +77,7 @@ examples:
       qpus: values.qpus === undefined ? undefined : parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus'),
       maxSteps: values['max-steps'] === undefined ? undefined : parseCount(values['max-steps'], EMULATOR_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps'),
       strict: values['no-strict'] ? false : undefined,
+      interleave: values.interleave === undefined ? undefined : parseCount(values.interleave, 0, 0, MAX_SEED, '--interleave'),
       // On a Pi, --stats puts the cycle model's estimate beside the measured time.
       estimate: values.stats ? true : undefined,
     };

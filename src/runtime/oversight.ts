@@ -12,6 +12,8 @@ export interface OverseenOptions {
   readonly strict?: boolean;
   /** The pi target: also the cycle model's estimate of each run. */
   readonly estimate?: boolean;
+  /** The emulator and the interpreter: QPUs in a random interleaving drawn from this seed. */
+  readonly interleave?: number;
 }
 
 /** What kernel.ts tells the observer of a run. */
