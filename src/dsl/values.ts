@@ -11,7 +11,7 @@
 // not which operator, so the message names the operators of that kind. `if (x.lt(y))`, `!c` and
 // `a && b` convert nothing and cannot be caught (docs/language.md).
 
-import type { BinOp, BoolExpr, CmpOp, Expr, Ty, UnOp, VarRef } from '../source/ast.ts';
+import { type BinOp, type BoolExpr, type CmpOp, type Expr, readsMemory, type Ty, type UnOp, type VarRef } from '../source/ast.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { builder, callerPlace, checkOwner, current, describeHost, DslError as DslErrorClass, type DslError, type KernelBuilder } from './builder.ts';
 import { declaredName, explicitName } from './names.ts';
@@ -359,25 +359,8 @@ function assign(v: VarRef, owner: KernelBuilder, x: Vec | number, ty: 'int' | 'f
     checkOwner(x.owner, what);
     e = x.node;
   } else e = exprOf(x, ty, what);
-  if (b.whereDepth > 0 && containsLoad(e)) throw b.error('a load (*p) inside Where: load into a variable before the Where');
+  if (b.whereDepth > 0 && readsMemory(e)) throw b.error('a load (*p) inside Where: load into a variable before the Where');
   b.emit({ k: 'assign', v, e }, loc);
-}
-
-export function containsLoad(e: Expr): boolean {
-  switch (e.k) {
-    case 'load':
-      return true;
-    case 'bin':
-      return containsLoad(e.a) || containsLoad(e.b);
-    case 'un':
-      return containsLoad(e.a);
-    case 'rotate':
-      return containsLoad(e.a) || containsLoad(e.n);
-    case 'ptradd':
-      return containsLoad(e.p) || containsLoad(e.n);
-    default:
-      return false;
-  }
 }
 
 export class IntVar extends IntExpr {
