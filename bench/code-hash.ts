@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { compile, OPT_LEVELS } from '../src/compiler/compile.ts';
+import { compile, OPT_LEVELS } from '../src/compiler/driver.ts';
 import { GpuMemory } from '../src/emulator/memory.ts';
 import { EmulatorTarget } from '../src/runtime/emulate.ts';
 import { generate } from '../src/source/generate.ts';

@@ -5,7 +5,7 @@
 // for half a second in all), best and median.
 // Run: npm run bench:emu [-- --json out.json] [-- --only NAME]     (REPS=7 by default)
 import { readFileSync, writeFileSync } from 'node:fs';
-import { compile } from '../src/compiler/compile.ts';
+import { compile } from '../src/compiler/driver.ts';
 import { launch, parseUniforms } from '../src/emulator/launch.ts';
 import { Machine } from '../src/emulator/machine.ts';
 import { type Allocation, GpuMemory } from '../src/emulator/memory.ts';

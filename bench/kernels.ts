@@ -5,7 +5,7 @@
 // Run: npm run bench            (a table)
 //      npm run bench -- --json out.json   (also one record per kernel and QPU count)
 import { writeFileSync } from 'node:fs';
-import { compile } from '../src/compiler/compile.ts';
+import { compile } from '../src/compiler/driver.ts';
 import { formatSeconds } from '../src/emulator/report.ts';
 import { emulatorTarget } from '../src/runtime/kernel.ts';
 import { machineArgs, QPULIB, type SeedCase, SEED_CASES, strictFor } from './seeds.ts';

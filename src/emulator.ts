@@ -3,7 +3,7 @@
 // Machine, give each QPU a uniform stream in its GPU memory, run, read the cycle model's figures.
 
 export { Machine, MAX_QPUS } from './emulator/machine.ts';
-export type { LoadedProgram, RunOptions, RunResult } from './emulator/machine.ts';
+export type { LoadedProgram, MachineRunOptions, RunResult } from './emulator/machine.ts';
 export { BUS_BASE, GpuMemory, GpuMemoryFull, GpuMemoryLost, MemoryFault } from './emulator/memory.ts';
 export type { Allocation } from './emulator/memory.ts';
 export { EmulatorError } from './emulator/errors.ts';

@@ -11,7 +11,7 @@ import { formatF32, formatWords } from '../src/cli/dump.ts';
 import { floatBits } from '../src/vc4/tables.ts';
 import { describeUniforms } from '../src/cli/layout.ts';
 import type { KernelAst } from '../src/source/ast.ts';
-import type { Compiled } from '../src/compiler/compile.ts';
+import type { Compiled } from '../src/compiler/driver.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const hello = join(root, 'examples/asm/hello.qasm');

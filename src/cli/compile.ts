@@ -1,7 +1,7 @@
 // `qpu compile`: a kernel written in the language, from a TypeScript module, to machine code,
 // with any stage of the compiler printed (docs/compiler.md).
 
-import { compile, CompileError, type OptLevel, type Pass, PASS_LEVEL, type Stage, STAGES } from '../compiler/compile.ts';
+import { compile, CompileError, type OptLevel, type Pass, PASS_LEVEL, type Stage, STAGES } from '../compiler/driver.ts';
 import { printKernel } from '../source/print.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 import { programToBytes } from '../vc4/codec.ts';

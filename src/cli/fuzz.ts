@@ -10,7 +10,7 @@ import { generate, type GeneratorOptions } from '../source/generate.ts';
 import { printKernel } from '../source/print.ts';
 import { CliError, parseCount } from './io.ts';
 import { type ProgressBar, progressBar } from '../runtime/progress.ts';
-import type { OptLevel } from '../compiler/compile.ts';
+import type { OptLevel } from '../compiler/driver.ts';
 import { setSimd, type SimdMode } from '../emulator/program.ts';
 
 interface FuzzArgs {

@@ -2,7 +2,7 @@
 // order (docs/compiler.md, "The calling convention"), and a `qpu emu` command line that runs it
 // as written, with a buffer of one vector for each array and zeros for numbers.
 
-import type { Compiled } from '../compiler/compile.ts';
+import type { Compiled } from '../compiler/driver.ts';
 import type { KernelAst } from '../source/ast.ts';
 import { oneLineEscaped, showChar } from '../vc4/asm/text.ts';
 

@@ -3,7 +3,7 @@
 // instruction has at most one small immediate, every I/O register is read only by a `mov` of its
 // own, control flow is labels and branches each followed by its 3 delay-slot nops, and the kernel
 // begins by reading its uniforms and ends with the end-of-kernel barrier (docs/compiler.md).
-// Hardware hazards between instructions are left to hazards.ts.
+// Hardware hazards between instructions are left to space.ts (nops) and assert-rules.ts (the check).
 //
 // The memory model (docs/compiler.md): gather/receive go through TMU 0; blocking loads are a DMA
 // load into this QPU's load row of the VPM and a read of that row (DMA reads memory itself, so a
@@ -28,7 +28,7 @@ export interface Lowered {
   readonly names: ReadonlyMap<number, string>;
 }
 
-/** Optimizations made while lowering (compile.ts switches them with the -O level). */
+/** Optimizations made while lowering (driver.ts switches them with the -O level). */
 export interface LowerOptions {
   /** Loops test their condition at the bottom, once more before the first iteration (pass `invert`). */
   readonly invertLoops?: boolean;
@@ -405,7 +405,7 @@ class Lowering {
         else if (e.op === 'toInt') this.alu('ftoi', dst, a, a, c);
         else if (e.op === 'toFloat') this.alu('itof', dst, a, a, c);
         else {
-          // The SFU's result reaches r4 two instructions later (hazards.ts spaces them).
+          // The SFU's result reaches r4 two instructions later (space.ts spaces them).
           this.mov(p(SFU[e.op]!), a);
           this.mov(dst, p('r4'), cond);
         }
@@ -444,7 +444,7 @@ class Lowering {
       }
       case 'load': {
         // A DMA load of the 16 words at lane 0's address into this QPU's load row, then a read of
-        // the row, which arrives three instructions after its setup (hazards.ts spaces them).
+        // the row, which arrives three instructions after its setup (space.ts spaces them).
         const ptr = this.expr(e.ptr);
         // A non-blocking store may still be writing memory: the DMA engines do not order a load
         // after it, so wait for it first (a store already waited for costs one instruction).

@@ -67,7 +67,7 @@ function statement(i: IrInstr): Statement {
 
 /**
  * The machine instruction for an allocated IR instruction. A branch is aimed at instruction 0
- * for now: its target is placed once the program's order is known (schedule.ts, hazards.ts).
+ * for now: its target is placed once the program's order is known (schedule.ts, space.ts).
  */
 export function machineInstr(i: IrInstr, kernel: string): Instr {
   try {

@@ -1,7 +1,7 @@
 // Instruction scheduling (issue 11's back end, from -O1): reorders the machine instructions of
 // each straight-line run so that a value is not read right after it is written to a regfile,
 // nor r4 right after an SFU write, when other work can go between; the nops the hardware rules
-// would need there (hazards.ts) are then not needed. At -O2 it also pairs an add-ALU and a
+// would need there (space.ts) are then not needed. At -O2 it also pairs an add-ALU and a
 // mul-ALU operation in one word (pair.ts), and moves the last instructions before a branch
 // into its delay slots in place of nops.
 // Needs: allocated machine instructions, one per line (emit.ts). Guarantees: the same

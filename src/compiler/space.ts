@@ -8,7 +8,7 @@
 // one-instruction rules, every branch aimed at its label.
 // Guarantees: the same program with nops added, such that no spacing rule (below, Guide p. 37)
 // is broken along any path of the control flow the validator follows (src/vc4/flow.ts); or an
-// internal CompileError. hazards.ts then asserts, with the validator, that nothing is broken.
+// internal CompileError. assert-rules.ts then asserts, with the validator, that nothing is broken.
 //
 // A nop for a rule broken only on the path falling through goes before the labels on the
 // instruction (a loop's back edge does not pay for its entry); one for a rule broken on a path

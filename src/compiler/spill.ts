@@ -9,7 +9,7 @@
 // load rows (lower.ts); the rest are shared out, each QPU owning floor((64 - 2 * qpus) / qpus)
 // of them, one row per spilled register. A store is a VPM write setup for the row and a write to
 // `vpm`; a reload a VPM read setup for one row and, three instructions later (Guide p. 56,
-// hazards.ts spaces them), a read of `vpm`. Each QPU touches only its own rows, so no locking is
+// space.ts spaces them), a read of `vpm`. Each QPU touches only its own rows, so no locking is
 // needed.
 //
 // Further spilled registers go to scratch memory the runtime provides (a uniform after the QPU

@@ -16,7 +16,7 @@
 import { SIG_BRANCH } from '../vc4/fields.ts';
 import { RULES, sequenceViolations, type Violation } from '../vc4/rules.ts';
 import { PROGRAM_END_SIGNALS } from '../vc4/tables.ts';
-import { BLOCKED, HELPERS, type InstrCode, instrCode, joinCode, SYNC_R4, type TranslateOptions } from './compile.ts';
+import { BLOCKED, HELPERS, type InstrCode, instrCode, joinCode, SYNC_R4, type TranslateOptions } from './translate.ts';
 import type { Step } from './program.ts';
 import type { Qpu } from './qpu.ts';
 import { rotation, supported, worthAlone } from './wasm/lanes.ts';

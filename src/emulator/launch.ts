@@ -5,7 +5,7 @@
 import { parseNumber } from '../vc4/asm/numbers.ts';
 import { shown } from '../vc4/asm/text.ts';
 import type { Allocation } from './memory.ts';
-import type { LoadedProgram, Machine, RunOptions, RunResult } from './machine.ts';
+import type { LoadedProgram, Machine, MachineRunOptions, RunResult } from './machine.ts';
 
 /** One uniform: a 32-bit value, a buffer's bus address, or the QPU's number / the QPU count. */
 export type UniformItem = { value: number } | { buffer: string } | { special: 'qpu' | 'qpus' };
@@ -44,7 +44,7 @@ export interface Launch {
 }
 
 /** Writes each QPU's uniform stream into GPU memory and runs the program. */
-export function launch(m: Machine, l: Launch, opts: RunOptions = {}): RunResult {
+export function launch(m: Machine, l: Launch, opts: MachineRunOptions = {}): RunResult {
   if (l.uniforms.length > 1 && l.uniforms.length !== l.qpus)
     throw new LaunchError(`${l.uniforms.length} uniform lists for ${l.qpus} QPUs: give one list for all, or one per QPU`);
   const addrs: number[] = [];

@@ -43,7 +43,7 @@ const LOOPS_PER_CALL = CLOCK_EVERY / MAX_BLOCK;
 /** What a blocked QPU waits for: semaphores 0-15, or the mutex. */
 const MUTEX = 16;
 
-export interface RunOptions {
+export interface MachineRunOptions {
   /** Stop at the first broken hardware rule (default true). */
   readonly strict?: boolean;
   /** Instructions all QPUs may execute in total before the run stops (default 200 million). */
@@ -142,7 +142,7 @@ export class Machine {
    * Runs `program` on one QPU per entry of `uniforms` (the bus address of each QPU's uniform
    * stream), all starting at the first instruction, until every one has ended.
    */
-  run(program: LoadedProgram, uniforms: readonly number[], opts: RunOptions = {}): RunResult {
+  run(program: LoadedProgram, uniforms: readonly number[], opts: MachineRunOptions = {}): RunResult {
     const n = uniforms.length;
     if (n < 1 || n > MAX_QPUS) throw new RangeError(`a run uses 1 to ${MAX_QPUS} QPUs, not ${n}`);
     this.memory.assertIntact();
@@ -247,7 +247,7 @@ export class Machine {
   }
 
   /** Runs one QPU until it ends, blocks, or reaches a shared instruction beyond its horizon. */
-  private runQpu(q: Qpu, strict: boolean, budget: RunBudget, opts: RunOptions): void {
+  private runQpu(q: Qpu, strict: boolean, budget: RunBudget, opts: MachineRunOptions): void {
     const p = this.program!;
     const trace = opts.trace;
     const blocks = strict ? p.blocks.strict : p.blocks.loose;
@@ -343,14 +343,14 @@ export class Machine {
   }
 
   /** Every CLOCK_EVERY steps: the time limit, and progress (out of runQpu's loop, which stays small). */
-  private readClock(q: Qpu, budget: RunBudget, opts: RunOptions): void {
+  private readClock(q: Qpu, budget: RunBudget, opts: MachineRunOptions): void {
     budget.clock = 0;
     if (budget.timeUp()) throw this.locate(q, q.pc, new EmulatorError('budget', budget.timeSpent(this.progress())));
     if (opts.onProgress) this.reportProgress(budget, opts.onProgress, false);
   }
 
   /** Reports progress when the run has passed the next report's count (or at the end; `failed`: the run threw). */
-  private reportProgress(budget: RunBudget, onProgress: NonNullable<RunOptions['onProgress']>, done: boolean, failed = false): void {
+  private reportProgress(budget: RunBudget, onProgress: NonNullable<MachineRunOptions['onProgress']>, done: boolean, failed = false): void {
     const { instructions, cycles } = this.reached();
     budget.progress(instructions, done, () => onProgress(instructions, cycles, done), failed);
   }

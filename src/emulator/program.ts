@@ -14,7 +14,7 @@ import { type Effects, effectsOf } from '../vc4/effects.ts';
 import type { AluInstr, Instr } from '../vc4/instr.ts';
 import { instrViolations, sequenceViolations, type Violation } from '../vc4/rules.ts';
 import { blockEnd, type BlockFn, compileBlock, compileUnit } from './blocks.ts';
-import type { TranslateOptions } from './compile.ts';
+import type { TranslateOptions } from './translate.ts';
 import { EmulatorError } from './errors.ts';
 
 export interface Step {

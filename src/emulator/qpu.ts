@@ -1,5 +1,5 @@
 // One QPU: its registers, flags, program counter, clock, FIFOs, and what its register-mapped
-// I/O does. Compiled instructions (compile.ts) call the methods here for everything beyond
+// I/O does. Translated instructions (translate.ts) call the methods here for everything beyond
 // lane arithmetic. Facts are from Broadcom's reference guide (pages cited) unless noted.
 
 import { sfu } from '../vc4/arith.ts';

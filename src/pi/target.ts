@@ -7,7 +7,7 @@
 // Guarantees: the code and uniforms of a run are freed after it, also when it fails; a run
 // that does not finish within the timeout is an error, not a hang.
 
-import type { Compiled } from '../compiler/compile.ts';
+import type { Compiled } from '../compiler/driver.ts';
 import type { Allocation } from '../emulator/memory.ts';
 import { runDirect } from './direct.ts';
 import { attempt } from './memory.ts';

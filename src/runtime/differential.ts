@@ -5,7 +5,7 @@
 // the order. On a mismatch, shrink() cuts the program down, statement by statement and
 // expression by expression, to a smaller one that still disagrees.
 
-import { compile, type OptLevel } from '../compiler/compile.ts';
+import { compile, type OptLevel } from '../compiler/driver.ts';
 import { type Allocation, GpuMemory } from '../emulator/memory.ts';
 import type { BoolExpr, Expr, KernelAst, Stmt } from '../source/ast.ts';
 import type { GeneratedProgram } from '../source/generate.ts';

@@ -8,8 +8,8 @@
 // again), so making kernels in a loop does not use it up either. The arrays are named by the
 // kernel's parameters in faults.
 
-import type { Compiled } from '../compiler/compile.ts';
-import { type LoadedProgram, Machine, type RunOptions, type RunResult } from '../emulator/machine.ts';
+import type { Compiled } from '../compiler/driver.ts';
+import { type LoadedProgram, Machine, type MachineRunOptions, type RunResult } from '../emulator/machine.ts';
 import { type Allocation, footprint, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../emulator/memory.ts';
 import { PI_TIMING, type Timing } from '../emulator/timing.ts';
 
@@ -19,7 +19,7 @@ export interface EmulateOptions {
   /** Stop at the first broken hardware rule (default true). */
   readonly strict?: boolean;
   /** Hears how far a long run has got (instructions, the cycle model's clock): Machine.run's onProgress. */
-  readonly onProgress?: RunOptions['onProgress'];
+  readonly onProgress?: MachineRunOptions['onProgress'];
   /** How the budget's messages say to allow more (Machine.run's raiseWith). */
   readonly raiseWith?: string;
   /** A seed: the QPUs run in a random interleaving drawn from it (Machine.run's interleave). */

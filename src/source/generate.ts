@@ -175,7 +175,7 @@ class Generator {
   /**
    * A loop over the inputs a vector at a time, before any store, that stores into this QPU's
    * last output slots and may load what it stores: the shape the compiler pipelines
-   * (compiler/pipeline.ts), and shapes near it that it must leave alone.
+   * (compiler/pipeline-loads.ts), and shapes near it that it must leave alone.
    */
   private streamLoop(): Stmt[] {
     const i = this.newVar('int');

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QPU_PROCESS, runQpu } from '../helpers/cli.ts';
 import { gcd } from '../../examples/gcd.ts';
-import { compile } from '../../src/compiler/compile.ts';
+import { compile } from '../../src/compiler/driver.ts';
 import { disassemble } from '../../src/vc4/asm/disasm.ts';
 import { bytesToProgram } from '../../src/vc4/codec.ts';
 

@@ -5,7 +5,7 @@
 // more.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile } from '../../src/compiler/compile.ts';
+import { compile } from '../../src/compiler/driver.ts';
 import { generate } from '../../src/source/generate.ts';
 import { differential } from '../helpers/differential.ts';
 

@@ -11,7 +11,7 @@ import { hoistConstants } from '../../src/compiler/hoist.ts';
 import { reduceStrength } from '../../src/compiler/strength.ts';
 import { foldConstants } from '../../src/compiler/fold.ts';
 import { verifyIr } from '../../src/compiler/verify.ts';
-import { compile, CompileError } from '../../src/compiler/compile.ts';
+import { compile, CompileError } from '../../src/compiler/driver.ts';
 import { any, Break, Float, For, If, index, Int, kernel, Ptr, SharedArray, Where, While } from '../../src/index.ts';
 import { emulatorTarget, hostArguments } from '../../src/runtime/kernel.ts';
 import { interference, liveness } from '../../src/compiler/liveness.ts';

@@ -6,7 +6,7 @@ import { disassembleInstr } from '../../src/vc4/asm/disasm.ts';
 import { schedule, scheduleLines } from '../../src/compiler/schedule.ts';
 import { pairInstrs } from '../../src/compiler/pair.ts';
 import { instrsOf } from '../../src/compiler/emit.ts';
-import { compile, PASS_LEVEL } from '../../src/compiler/compile.ts';
+import { compile, PASS_LEVEL } from '../../src/compiler/driver.ts';
 import { gcd } from '../../examples/gcd.ts';
 import { step } from '../../examples/heat.ts';
 import { sha256 } from '../../examples/sha256.ts';

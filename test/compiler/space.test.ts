@@ -1,4 +1,4 @@
-// Spacing (src/compiler/space.ts) and the final assertion (hazards.ts): nops for latencies on
+// Spacing (src/compiler/space.ts) and the final assertion (assert-rules.ts): nops for latencies on
 // every path, in the place each path needs them, and a hard stop on anything else.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -6,8 +6,8 @@ import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { disassembleInstr } from '../../src/vc4/asm/disasm.ts';
 import type { AsmLine } from '../../src/compiler/emit.ts';
 import { spaceForRules } from '../../src/compiler/space.ts';
-import { assertRules } from '../../src/compiler/hazards.ts';
-import { CompileError } from '../../src/compiler/compile.ts';
+import { assertRules } from '../../src/compiler/assert-rules.ts';
+import { CompileError } from '../../src/compiler/driver.ts';
 
 /** Assembly as compiler lines: labels as their own lines, branches aimed at theirs. */
 function lines(src: string): AsmLine[] {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { DifferentialRunner, interleaveFor, shrink } from '../../src/runtime/differential.ts';
 import { generate, type GeneratorOptions } from '../../src/source/generate.ts';
-import type { OptLevel } from '../../src/compiler/compile.ts';
+import type { OptLevel } from '../../src/compiler/driver.ts';
 import { printKernel } from '../../src/source/print.ts';
 
 /** Seeds [first, first + count) agree, compiled at optimization level `opt` (default 2). */

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { assemble, type AsmSyntax } from '../../src/vc4/asm/assembler.ts';
-import { type RunOptions, type RunResult, Machine } from '../../src/emulator/machine.ts';
+import { type MachineRunOptions, type RunResult, Machine } from '../../src/emulator/machine.ts';
 import { GpuMemory } from '../../src/emulator/memory.ts';
 import type { Qpu } from '../../src/emulator/qpu.ts';
 import type { Allocation } from '../../src/emulator/memory.ts';
@@ -19,7 +19,7 @@ export interface EmuRun {
   buffers: Map<string, Allocation>;
 }
 
-export interface EmuOptions extends RunOptions {
+export interface EmuOptions extends MachineRunOptions {
   /** The assembly's dialect (qpu-ts by default). */
   syntax?: AsmSyntax;
   qpus?: number;

@@ -4,7 +4,7 @@
 // array the kernel was given, after the run.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { compile } from '../../src/compiler/compile.ts';
+import { compile } from '../../src/compiler/driver.ts';
 import { launch, parseUniforms } from '../../src/emulator/launch.ts';
 import { Machine, type RunResult } from '../../src/emulator/machine.ts';
 import { GpuMemory } from '../../src/emulator/memory.ts';

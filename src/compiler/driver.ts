@@ -1,5 +1,5 @@
 // The compiler's pipeline: a kernel AST to VideoCore IV machine code for a given number of QPUs.
-//   pipeline.ts  AST -> AST: a counted loop's blocking loads become gathers one iteration ahead
+//   pipeline-loads.ts  AST -> AST: a counted loop's blocking loads become gathers one iteration ahead
 //   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags); frame.ts
 //                its prologue and end, lower-words.ts the words and operations it uses
 //   dead.ts      values no path reads
@@ -15,7 +15,7 @@
 //   emit.ts      machine instructions (machine.ts), operands moved to r0 where two need one regfile
 //   schedule.ts  each straight run reordered so that latencies are covered by other work
 //   space.ts     nops where a latency is still uncovered, on any path
-//   hazards.ts   the final assertion: the validator finds nothing
+//   assert-rules.ts  the final assertion: the validator finds nothing
 //   codec        64-bit words (src/vc4/codec.ts)
 // Every stage's output can be printed (`dump`), so a miscompiled kernel can be cut down.
 
@@ -25,7 +25,7 @@ import { ProgramSizeError } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { type AsmLine, asmText, emit } from './emit.ts';
 import { CompileError } from './errors.ts';
-import { assertRules } from './hazards.ts';
+import { assertRules } from './assert-rules.ts';
 import { spaceForRules } from './space.ts';
 import { scheduleLines } from './schedule.ts';
 import { printIr, irText, type IrInstr } from './ir.ts';
@@ -37,7 +37,7 @@ import { directWrites } from './direct.ts';
 import { reduceStrength } from './strength.ts';
 import { hoistConstants } from './hoist.ts';
 import { lower } from './lower.ts';
-import { pipelineLoads } from './pipeline.ts';
+import { pipelineLoads } from './pipeline-loads.ts';
 import { checkKernel } from '../source/check.ts';
 import { printKernel } from '../source/print.ts';
 import { accumulatorValues, allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';

@@ -1,4 +1,4 @@
-// The load pipelining pass (compiler/pipeline.ts): which loops it transforms, that the result is
+// The load pipelining pass (compiler/pipeline-loads.ts): which loops it transforms, that the result is
 // the interpreter's in every case, including arrays that overlap, and that it never reads a word
 // the kernel as written does not read.
 import { test } from 'node:test';
