@@ -8,7 +8,8 @@
 import { EMULATOR_STEPS } from '../emulator/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError, type UniformItem } from '../emulator/launch.ts';
-import { Machine, MAX_QPUS, type RunResult } from '../emulator/machine.ts';
+import { Machine, type RunResult } from '../emulator/machine.ts';
+import { MAX_QPUS } from '../vc4/chip.ts';
 import { type Allocation, GpuMemory } from '../emulator/memory.ts';
 import { formatStats } from '../emulator/report.ts';
 import { piSession } from '../pi/session.ts';

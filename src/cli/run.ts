@@ -4,7 +4,7 @@
 
 import { MAX_SEED } from '../emulator/interleave.ts';
 import { DEFAULT_SECONDS, EMULATOR_STEPS, INTERPRETER_STEPS } from '../emulator/budget.ts';
-import { MAX_QPUS } from '../emulator/machine.ts';
+import { MAX_QPUS } from '../vc4/chip.ts';
 import { resolve } from 'node:path';
 import { type OverseenOptions, type OverseenRun, oversee, type RunObserver, runsOverseen } from '../runtime/oversight.ts';
 import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';

@@ -23,7 +23,9 @@ import { CompileError } from './errors.ts';
 import { type AluCode, int, type IrInstr, p, type PRegName, type Src, v, type VReg } from './ir.ts';
 import { DMA_LOAD_ROW, DMA_STORE_ROW, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
 
-export const VPM_ROWS = 64;
+import { VPM_ROWS } from '../vc4/chip.ts';
+
+export { VPM_ROWS };
 
 export interface SpillState {
   /** The next free virtual register number. */

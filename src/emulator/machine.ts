@@ -7,6 +7,7 @@
 // fault, a deadlock, or the step budget. A caller's onProgress hears how far a long run has got,
 // where the run reads the clock (budget.ts).
 
+import { MAX_QPUS, SEMAPHORES } from '../vc4/chip.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { encodeProgram } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
@@ -27,7 +28,7 @@ import { type RunResult, runResult } from './report.ts';
 import { checkTiming, PI_TIMING, type Timing } from './timing.ts';
 import { VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
 
-export const MAX_QPUS = 12;
+export { MAX_QPUS } from '../vc4/chip.ts';
 
 /**
  * How far (in cycles) a QPU may run past the earliest other running QPU before it yields at an
@@ -40,8 +41,8 @@ export const SLACK = 32;
 /** Iterations a block that loops to itself runs in one call at most: 64 of at most MAX_BLOCK instructions, CLOCK_EVERY. */
 const LOOPS_PER_CALL = CLOCK_EVERY / MAX_BLOCK;
 
-/** What a blocked QPU waits for: semaphores 0-15, or the mutex. */
-const MUTEX = 16;
+/** What a blocked QPU waits for: semaphores 0-15, or the mutex (the number after them). */
+const MUTEX = SEMAPHORES;
 
 export interface MachineRunOptions {
   /** Stop at the first broken hardware rule (default true). */

@@ -4,8 +4,9 @@
 // for the 16-bit VDW stride. Choices where the guide is unclear are in docs/emulator.md.
 
 /** 64 rows of 16 32-bit words: the 4 KiB general-purpose programs share (Guide p. 53). */
-export const VPM_ROWS = 64;
-export const VPM_WORDS = VPM_ROWS * 16;
+import { VPM_ROWS, VPM_WORDS } from '../vc4/chip.ts';
+
+export { VPM_ROWS, VPM_WORDS };
 
 /**
  * Instructions from a VPM read setup to its first vector: "the first read must be at least three

@@ -14,6 +14,7 @@
 //   execute status 0x80000000 = timeout:     raspberrypi/userland hello_fft/gpu_fft_base.c
 //   enable status 0x80000000 = already on:   doe300/VC4CL src/hal/Mailbox.cpp (enableQPU)
 
+import { MAX_QPUS } from '../vc4/chip.ts';
 import type { PiDevice } from './device.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -113,8 +114,6 @@ export const MEM_FLAG = {
 const WORD = { size: 0, code: 1, tag: 2, bufferBytes: 3, indicator: 4, values: 5 } as const;
 const BYTES_PER_WORD = 4;
 const U32_MAX = 0xffffffff;
-/** The QPUs of a VideoCore IV: 3 slices of 4 (doe300/VC4CL src/hal/V3D.cpp; py-videocore). */
-const QPU_COUNT = 12;
 
 // ---------------------------------------------------------------------------------------------
 // The error
@@ -314,8 +313,8 @@ export class Mailbox {
    * the run (raspberrypi/firmware issue #747); timeoutMs is the firmware's wait.
    */
   executeQpu(qpus: number, controlBusAddress: number, noflush: boolean | 0 | 1, timeoutMs: number): void {
-    if (!Number.isInteger(qpus) || qpus < 1 || qpus > QPU_COUNT) {
-      throw new RangeError(`${TAG.executeQpu.what}: the number of QPUs must be from 1 to ${QPU_COUNT}, not ${qpus}`);
+    if (!Number.isInteger(qpus) || qpus < 1 || qpus > MAX_QPUS) {
+      throw new RangeError(`${TAG.executeQpu.what}: the number of QPUs must be from 1 to ${MAX_QPUS}, not ${qpus}`);
     }
     const [status] = this.call('executeQpu', [qpus, controlBusAddress, noflush ? SWITCH.on : SWITCH.off, timeoutMs]);
     if (status === EXECUTE_STATUS.ok) return;

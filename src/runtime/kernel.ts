@@ -21,7 +21,7 @@ import { GATHER_AFTER_STORE_HINT } from '../emulator/stored.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { allocationOf, gpuMemory, pin, wasFreed } from './shared-array.ts';
 import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/driver.ts';
-import { MAX_QPUS } from '../emulator/machine.ts';
+import { MAX_QPUS } from '../vc4/chip.ts';
 import { EmulatorTarget } from './emulate.ts';
 import { type HostArray, staged } from './staging.ts';
 import { emulatorReport, type Estimate, interpreterReport, piReport } from './report.ts';

@@ -7,7 +7,7 @@
 
 import { describeHost } from '../dsl/builder.ts';
 import { EMULATOR_STEPS, INTERPRETER_STEPS, stepBudget } from '../emulator/budget.ts';
-import { MAX_QPUS } from '../emulator/machine.ts';
+import { MAX_QPUS } from '../vc4/chip.ts';
 import { suggest } from '../vc4/asm/names.ts';
 import { noteRun, type OverseenRun, overseen } from './oversight.ts';
 import type { ParamType } from '../dsl/types.ts';
