@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compile, OPT_LEVELS } from '../src/compiler/driver.ts';
-import { GpuMemory } from '../src/emulator/memory.ts';
+import { GpuMemory } from '../src/common/memory.ts';
 import { EmulatorTarget } from '../src/runtime/emulate.ts';
 import { generate } from '../src/source/generate.ts';
 import { assemble } from '../src/vc4/asm/assembler.ts';

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { compile } from '../src/compiler/driver.ts';
 import { launch, parseUniforms } from '../src/emulator/launch.ts';
 import { Machine } from '../src/emulator/machine.ts';
-import { type Allocation, GpuMemory } from '../src/emulator/memory.ts';
+import { type Allocation, GpuMemory } from '../src/common/memory.ts';
 import { formatSeconds } from '../src/emulator/report.ts';
 import { emulatorTarget } from '../src/runtime/kernel.ts';
 import { assemble } from '../src/vc4/asm/assembler.ts';

@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Machine, type RunResult } from '../src/emulator/machine.ts';
-import { type Allocation, GpuMemory } from '../src/emulator/memory.ts';
+import { type Allocation, GpuMemory } from '../src/common/memory.ts';
 import { STALL_CAUSES } from '../src/emulator/qpu.ts';
 import { PI_TIMING } from '../src/emulator/timing.ts';
 import { assemble } from '../src/vc4/asm/assembler.ts';

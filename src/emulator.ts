@@ -4,8 +4,8 @@
 
 export { Machine, MAX_QPUS } from './emulator/machine.ts';
 export type { LoadedProgram, MachineRunOptions, RunResult } from './emulator/machine.ts';
-export { BUS_BASE, GpuMemory, GpuMemoryFull, GpuMemoryLost, MemoryFault } from './emulator/memory.ts';
-export type { Allocation } from './emulator/memory.ts';
+export { BUS_BASE, GpuMemory, GpuMemoryFull, GpuMemoryLost, MemoryFault } from './common/memory.ts';
+export type { Allocation } from './common/memory.ts';
 export { EmulatorError } from './emulator/errors.ts';
 export type { BlockedQpu, EmulatorErrorKind, ErrorLocation } from './emulator/errors.ts';
 export { CYCLES_PER_INSTR, PI_TIMING } from './emulator/timing.ts';

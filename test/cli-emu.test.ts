@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runQpu } from './helpers/cli.ts';
-import { GpuMemory } from '../src/emulator/memory.ts';
+import { GpuMemory } from '../src/common/memory.ts';
 
 const hello = new URL('../examples/asm/hello.qasm', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'qpu-emu-'));

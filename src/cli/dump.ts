@@ -4,7 +4,7 @@
 // reader between pieces: memory stays bounded whatever the buffer's size (up to all of GPU
 // memory, 64 Mi words: about 740 MB of text).
 
-import { hex } from '../emulator/memory.ts';
+import { hex } from '../common/memory.ts';
 import { bitsToFloat } from '../vc4/tables.ts';
 import type { Io } from './io.ts';
 

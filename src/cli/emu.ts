@@ -3,13 +3,13 @@
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
 import { PI_TIMING } from '../emulator/timing.ts';
-import { DEFAULT_SECONDS, EMULATOR_STEPS } from '../emulator/budget.ts';
+import { DEFAULT_SECONDS, EMULATOR_STEPS } from '../common/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError } from '../emulator/launch.ts';
 import { Machine } from '../emulator/machine.ts';
 import { MAX_QPUS } from '../vc4/chip.ts';
-import { MAX_SEED } from '../emulator/interleave.ts';
-import { type Allocation, footprint, GpuMemory, MemoryFault, PAGE } from '../emulator/memory.ts';
+import { MAX_SEED } from '../common/interleave.ts';
+import { type Allocation, footprint, GpuMemory, MemoryFault, PAGE } from '../common/memory.ts';
 import { listing } from '../emulator/blocks.ts';
 import { forgetTranslations } from '../emulator/program.ts';
 import { formatStats } from '../emulator/report.ts';

@@ -4,7 +4,7 @@
 // is read or allocated, with errors that name the option.
 
 import { AsmError, assemble } from '../vc4/asm/assembler.ts';
-import type { Allocation, GpuMemory } from '../emulator/memory.ts';
+import type { Allocation, GpuMemory } from '../common/memory.ts';
 import { LaunchError, parseUniforms, type UniformItem } from '../emulator/launch.ts';
 import { CliError, EXIT, type Io, isAssembly, parseCount, readInput, syntaxOf } from './io.ts';
 import { bufferFileWords, readBufferFile } from './buffer-file.ts';

@@ -5,12 +5,12 @@
 // should not or hang the GPU until a reboot, so it does not reach the QPUs (--no-check skips
 // this). --stats prints the time measured on the QPUs beside the cycle model's estimate.
 
-import { EMULATOR_STEPS } from '../emulator/budget.ts';
+import { EMULATOR_STEPS } from '../common/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError, type UniformItem } from '../emulator/launch.ts';
 import { Machine, type RunResult } from '../emulator/machine.ts';
 import { MAX_QPUS } from '../vc4/chip.ts';
-import { type Allocation, GpuMemory } from '../emulator/memory.ts';
+import { type Allocation, GpuMemory } from '../common/memory.ts';
 import { formatStats } from '../emulator/report.ts';
 import { piSession } from '../pi/session.ts';
 import { DEFAULT_TIMEOUT_MS, MAILBOX_LIMIT_MS, MAX_TIMEOUT_MS, runOnPi } from '../pi/target.ts';

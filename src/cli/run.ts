@@ -2,8 +2,8 @@
 // options applied to its kernel runs (runtime/oversight.ts), a progress bar for long runs on a
 // terminal, and each run's figures on request.
 
-import { MAX_SEED } from '../emulator/interleave.ts';
-import { DEFAULT_SECONDS, EMULATOR_STEPS, INTERPRETER_STEPS } from '../emulator/budget.ts';
+import { MAX_SEED } from '../common/interleave.ts';
+import { DEFAULT_SECONDS, EMULATOR_STEPS, INTERPRETER_STEPS } from '../common/budget.ts';
 import { MAX_QPUS } from '../vc4/chip.ts';
 import { resolve } from 'node:path';
 import { type OverseenOptions, type OverseenRun, oversee, type RunObserver, runsOverseen } from '../runtime/oversight.ts';

@@ -6,7 +6,7 @@
 // Needs: the machine's memory, VPM, timing and store-race list. Guarantees: every word moved as
 // the setup says (vpm.ts), or a MemoryFault naming the first address outside the allocations.
 
-import { BUS_BASE, type GpuMemory, WRITE } from './memory.ts';
+import { BUS_BASE, type GpuMemory, WRITE } from '../common/memory.ts';
 import type { Qpu } from './qpu.ts';
 import { addRange, type Clocks, type StoreRaces } from './store-race.ts';
 import type { StoredWords } from './stored.ts';

@@ -4,7 +4,7 @@
 
 import { parseNumber } from '../vc4/asm/numbers.ts';
 import { shown } from '../vc4/asm/text.ts';
-import type { Allocation } from './memory.ts';
+import type { Allocation } from '../common/memory.ts';
 import type { LoadedProgram, Machine, MachineRunOptions, RunResult } from './machine.ts';
 
 /** One uniform: a 32-bit value, a buffer's bus address, or the QPU's number / the QPU count. */

@@ -2,10 +2,10 @@
 // semaphores and a mutex, advancing together in time. Each QPU has its own clock; instructions
 // that touch what other QPUs can see run in time order, so contention (one DMA at a time, the
 // mutex, a slice's TMU) shows in the cycle counts, and results do not depend on how the host
-// interleaves the QPUs (or, given a seed, in a random interleaving: interleave.ts). A run ends
+// interleaves the QPUs (or, given a seed, in a random interleaving: common/interleave.ts). A run ends
 // when every QPU has ended its program, or with an EmulatorError: a broken rule (strict mode), a
 // fault, a deadlock, or the step budget. A caller's onProgress hears how far a long run has got,
-// where the run reads the clock (budget.ts).
+// where the run reads the clock (common/budget.ts).
 
 import { MAX_QPUS, SEMAPHORES } from '../vc4/chip.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
@@ -14,15 +14,15 @@ import type { Instr } from '../vc4/instr.ts';
 import { MUTEX_MISUSE, RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
 import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { HOT_CALLS, type Translation, translation } from './program.ts';
-import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, RAISE_WITH_EITHER, RunBudget } from './budget.ts';
+import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, RAISE_WITH_EITHER, RunBudget } from '../common/budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
 import { deadlockError, EmulatorError } from './errors.ts';
-import { drawRunning, Interleaving, interleaveSeed } from './interleave.ts';
+import { drawRunning, Interleaving, interleaveSeed } from '../common/interleave.ts';
 import { StoreRaces } from './store-race.ts';
 import { StoredWords } from './stored.ts';
 import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
-import { type Allocation, GpuMemory, hex, MemoryFault, READ } from './memory.ts';
+import { type Allocation, GpuMemory, hex, MemoryFault, READ } from '../common/memory.ts';
 import { ioError, Qpu, TMU_SLOTS } from './qpu.ts';
 import { type RunResult, runResult } from './report.ts';
 import { checkTiming, PI_TIMING, type Timing } from './timing.ts';
@@ -61,7 +61,7 @@ export interface MachineRunOptions {
   readonly onProgress?: (instructions: number, cycles: number, done: boolean) => void;
   /** How the budget's messages say to allow more (default "maxSteps (or --max-steps)"). */
   readonly raiseWith?: string;
-  /** A seed: the QPUs in a random interleaving drawn from it, not in time order (interleave.ts); the same costs. */
+  /** A seed: the QPUs in a random interleaving drawn from it, not in time order (common/interleave.ts); the same costs. */
   readonly interleave?: number;
   /** A TMU lane or DMA transfer at an address not a multiple of 4 faults (kernels' strict runs); by default, as on a chip, the low two bits are ignored (Guide p. 41). */
   readonly aligned?: boolean;

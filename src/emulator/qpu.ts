@@ -7,7 +7,7 @@ import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { LINE_SHIFT } from './caches.ts';
 import { EmulatorError } from './errors.ts';
 import type { Machine } from './machine.ts';
-import { BUS_BASE, hex, UNIFORMS } from './memory.ts';
+import { BUS_BASE, hex, UNIFORMS } from '../common/memory.ts';
 import { FIRST_LINE, gatherAfterStore } from './stored.ts';
 import { newStats, type QpuStats, type StallCause } from './report.ts';
 

@@ -4,7 +4,7 @@
 // the rows of the stores that may still be writing, cheaply enough to ask at every TMU lane.
 
 import { ioError, type Qpu } from './qpu.ts';
-import { BUS_BASE, hex, PAGE } from './memory.ts';
+import { BUS_BASE, hex, PAGE } from '../common/memory.ts';
 
 /** The 4 KiB page of GPU memory a bus address is in (past the table for addresses outside it). */
 export function pageOf(address: number): number {

@@ -14,22 +14,14 @@
 // which it has worked out anyway, so neither calls anything (dma.ts, qpu.ts): a lookup checks
 // its lanes one by one only when a line it reads holds a stored word.
 
-import { BUS_BASE, hex } from './memory.ts';
+import { BUS_BASE } from '../common/memory.ts';
 import { LINE_SHIFT } from './caches.ts';
 
 /** The line number (address >>> LINE_SHIFT) of GPU memory's first line: lines are counted from it. */
 export const FIRST_LINE = BUS_BASE >>> LINE_SHIFT;
 
-/**
- * The rule's message, the same on both targets: the interpreter adds what to do instead in the
- * language's terms, and so does the emulator for a compiled kernel (runtime/kernel.ts).
- */
-export function gatherAfterStore(lane: number, address: number): string {
-  return `a gather of lane ${lane} at ${hex(address)}, which this run has already stored to: on a Pi it may return the old value from the texture unit's cache`;
-}
 
-/** What a kernel does instead, in the language's terms (the interpreter's message, and a compiled kernel's). */
-export const GATHER_AFTER_STORE_HINT = '; load it with a blocking load instead (docs/language.md, "Memory")';
+export { GATHER_AFTER_STORE_HINT, gatherAfterStore } from '../vc4/rules.ts';
 
 export class StoredWords {
   /** Per line of GPU memory (counted from FIRST_LINE), a bit for each of its 16 words stored in this run. */

@@ -8,7 +8,7 @@
 // page-aligned, zeroed, mapped uncached at the bus address the firmware locked it at (which is
 // what the QPUs are given: the alias bits matter, py-videocore #5), and below the peripherals.
 
-import type { Allocation } from '../emulator/memory.ts';
+import type { Allocation } from '../common/memory.ts';
 import type { Mapping, PiDevice } from './device.ts';
 import { type Mailbox, MEM_FLAG } from './mailbox.ts';
 

@@ -8,7 +8,7 @@
 // that does not finish within the timeout is an error, not a hang.
 
 import type { Compiled } from '../compiler/driver.ts';
-import type { Allocation } from '../emulator/memory.ts';
+import type { Allocation } from '../common/memory.ts';
 import { runDirect } from './direct.ts';
 import { attempt } from './memory.ts';
 import type { PiSession } from './session.ts';

@@ -6,7 +6,7 @@
 // expression by expression, to a smaller one that still disagrees.
 
 import { compile, type OptLevel } from '../compiler/driver.ts';
-import { type Allocation, GpuMemory } from '../emulator/memory.ts';
+import { type Allocation, GpuMemory } from '../common/memory.ts';
 import type { BoolExpr, Expr, KernelAst, Stmt } from '../source/ast.ts';
 import type { GeneratedProgram } from '../source/generate.ts';
 import { interpret } from '../source/interpreter.ts';

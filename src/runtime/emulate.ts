@@ -10,7 +10,7 @@
 
 import type { Compiled } from '../compiler/driver.ts';
 import { type LoadedProgram, Machine, type MachineRunOptions, type RunResult } from '../emulator/machine.ts';
-import { type Allocation, footprint, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../emulator/memory.ts';
+import { type Allocation, footprint, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../common/memory.ts';
 import { PI_TIMING, type Timing } from '../emulator/timing.ts';
 
 export interface EmulateOptions {

@@ -6,7 +6,7 @@
 // Needs: the kernel's name and QPU count. Guarantees: a Run whose every field is valid.
 
 import { describeHost } from '../dsl/builder.ts';
-import { EMULATOR_STEPS, INTERPRETER_STEPS, stepBudget } from '../emulator/budget.ts';
+import { EMULATOR_STEPS, INTERPRETER_STEPS, stepBudget } from '../common/budget.ts';
 import { MAX_QPUS } from '../vc4/chip.ts';
 import { suggest } from '../vc4/asm/names.ts';
 import { noteRun, type OverseenRun, overseen } from './oversight.ts';
@@ -15,7 +15,7 @@ import type { HostArgs } from './kernel.ts';
 import { MAX_TIMEOUT_MS } from '../pi/target.ts';
 import { knownRun, type RunReport } from './report.ts';
 import { defaultTarget } from './default-target.ts';
-import { interleaveSeed } from '../emulator/interleave.ts';
+import { interleaveSeed } from '../common/interleave.ts';
 
 export type { RunReport } from './report.ts';
 
@@ -48,7 +48,7 @@ export interface KernelRunOptions extends RunOptions {
   readonly timeoutMs?: number;
   /**
    * Emulator and interpreter: a seed (0 to 2^32 - 1); the QPUs run in a random interleaving drawn
-   * from it instead of the target's fixed order, to show races (emulator/interleave.ts).
+   * from it instead of the target's fixed order, to show races (common/interleave.ts).
    */
   readonly interleave?: number;
 }
@@ -86,7 +86,7 @@ export type TargetRunOptions = Omit<KernelRunOptions, 'target'>;
 export interface Run {
   readonly target: RunTarget;
   readonly qpus: number;
-  /** As given: undefined gives the target's default budget and its time limit (budget.ts). */
+  /** As given: undefined gives the target's default budget and its time limit (common/budget.ts). */
   readonly maxSteps: number | undefined;
   /** The budget in force: maxSteps, or the target's default. */
   readonly budget: number;

@@ -12,7 +12,7 @@
 // Pi it then reads zeros; in the emulator it may show a newer array's elements).
 
 import { describeHost, userEntries } from '../dsl/builder.ts';
-import { type Allocation, GpuMemory } from '../emulator/memory.ts';
+import { type Allocation, GpuMemory } from '../common/memory.ts';
 import { piSession } from '../pi/session.ts';
 import { defaultTarget } from './default-target.ts';
 import { bufferOf, guarded, type View, VIEW_TYPES, type ViewType } from './guarded.ts';

@@ -6,7 +6,7 @@
 // `into` holding the words the arrays held at snapshot() time, frees them after, and never
 // touches the arrays themselves.
 
-import type { Allocation } from '../emulator/memory.ts';
+import type { Allocation } from '../common/memory.ts';
 import type { ArrayRegion } from '../source/interpreter.ts';
 import type { ArrayMemory } from './shared-array.ts';
 import { copyWords, type HostArray } from './staging.ts';

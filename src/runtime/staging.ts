@@ -9,7 +9,7 @@
 // error from freeing a copy never hides the run's own; a memory lost before or during the run
 // (its buffer detached from outside: GpuMemoryLost) is the run's error, not what it computed.
 
-import type { Allocation } from '../emulator/memory.ts';
+import type { Allocation } from '../common/memory.ts';
 import type { ArrayRegion } from '../source/interpreter.ts';
 import type { ArrayMemory } from './shared-array.ts';
 

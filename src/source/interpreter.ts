@@ -8,17 +8,16 @@
 // random interleaving drawn from it, switching at random statements (turns.ts). Memory is the
 // GPU memory the kernel's arrays live in; reads and writes outside those arrays are errors.
 // Messages name variables as the user's source does (print.ts messagePrinter); a caller's
-// onProgress hears how far a long run has got (budget.ts).
+// onProgress hears how far a long run has got (common/budget.ts).
 
 import * as arith from '../vc4/arith.ts';
-import { MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
-import type { GpuMemory } from '../emulator/memory.ts';
-import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS, RAISE_WITH_OPTION, RunBudget } from '../emulator/budget.ts';
-import { hex, WRITE } from '../emulator/memory.ts';
+import { GATHER_AFTER_STORE_HINT, gatherAfterStore, MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import type { GpuMemory } from '../common/memory.ts';
+import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS, RAISE_WITH_OPTION, RunBudget } from '../common/budget.ts';
+import { hex, WRITE } from '../common/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
-import { Interleaving } from '../emulator/interleave.ts';
-import { GATHER_AFTER_STORE_HINT, gatherAfterStore } from '../emulator/stored.ts';
+import { Interleaving } from '../common/interleave.ts';
 import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 
 const L = 16;
@@ -45,7 +44,7 @@ export interface InterpretOptions {
   readonly onProgress?: (statements: number, done: boolean) => void;
   /**
    * A seed: run the QPUs in a random interleaving drawn from it, switching at random statement
-   * boundaries (emulator/interleave.ts), instead of in turn. The same seed runs the same way.
+   * boundaries (common/interleave.ts), instead of in turn. The same seed runs the same way.
    */
   readonly interleave?: number;
 }
@@ -99,7 +98,7 @@ class Interpreter {
   private readonly stored = new Set<number>();
   private mutexHolder = -1;
   private states: QpuState[] = [];
-  /** Statements left, the host-time limit of a run given no maxSteps, progress reports (budget.ts). */
+  /** Statements left, the host-time limit of a run given no maxSteps, progress reports (common/budget.ts). */
   private readonly budget: RunBudget;
   private readonly printer: Printer;
   /** Random interleavings: the schedule (undefined: the QPUs run in turn). */

@@ -2,10 +2,10 @@
 // when the QPU must wait for another (a semaphore, the mutex) or, in a random interleaving, when
 // its turn ends. In turn (the default): QPU 0, 1, ..., wrapping round, each until it ends or
 // waits, so every run is the same. Interleaved: a QPU drawn at random from those that can go on
-// (emulator/interleave.ts), until its turn ends at a random statement, it waits or it ends. In
+// (common/interleave.ts), until its turn ends at a random statement, it waits or it ends. In
 // both, a run where every QPU still running waits and none can go on is a deadlock.
 
-import type { Interleaving } from '../emulator/interleave.ts';
+import type { Interleaving } from '../common/interleave.ts';
 
 /** Why a QPU cannot go on: it waits for another QPU. */
 export interface Wait {

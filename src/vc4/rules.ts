@@ -281,3 +281,14 @@ export function sequenceViolations(cur: Effects, prev: readonly (Effects | undef
     out.push(v('tlb-z-then-ms-flags', 'reads the multisample mask within two instructions of a TLB Z write'));
   return out;
 }
+
+/**
+ * The rule's message, the same on both targets: the interpreter adds what to do instead in the
+ * language's terms, and so does the emulator for a compiled kernel (runtime/kernel.ts).
+ */
+export function gatherAfterStore(lane: number, address: number): string {
+  return `a gather of lane ${lane} at 0x${(address >>> 0).toString(16).padStart(8, '0')}, which this run has already stored to: on a Pi it may return the old value from the texture unit's cache`;
+}
+
+/** What a kernel does instead, in the language's terms (the interpreter's message, and a compiled kernel's). */
+export const GATHER_AFTER_STORE_HINT = '; load it with a blocking load instead (docs/language.md, "Memory")';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { Machine } from '../../src/emulator/machine.ts';
-import { GpuMemory } from '../../src/emulator/memory.ts';
+import { GpuMemory } from '../../src/common/memory.ts';
 import { ACC, type Qpu } from '../../src/emulator/qpu.ts';
 import { encodeProgram } from '../../src/vc4/codec.ts';
 import { type AluInstr, branchInstr, type Instr, ldiInstr, nopInstr } from '../../src/vc4/instr.ts';

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Machine } from '../../src/emulator/machine.ts';
-import { GpuMemory } from '../../src/emulator/memory.ts';
+import { GpuMemory } from '../../src/common/memory.ts';
 import { CODE_BUDGET, translation } from '../../src/emulator/program.ts';
 import { encodeHiLo, encodeProgram, MAX_PROGRAM_INSTRUCTIONS } from '../../src/vc4/codec.ts';
 import { nopInstr } from '../../src/vc4/instr.ts';

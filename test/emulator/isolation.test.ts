@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { gather, index, Int, kernel, Ptr, receive, SharedArray } from '../../src/index.ts';
 import { EmulatorError } from '../../src/emulator/errors.ts';
-import { BUS_BASE, GpuMemory, READ, READ_WRITE, WRITE } from '../../src/emulator/memory.ts';
+import { BUS_BASE, GpuMemory, READ, READ_WRITE, WRITE } from '../../src/common/memory.ts';
 import { gpuMemory } from '../../src/runtime/shared-array.ts';
 import { END, runAsm } from '../helpers/emu.ts';
 

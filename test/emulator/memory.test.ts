@@ -1,4 +1,4 @@
-// GPU memory (src/emulator/memory.ts, pages.ts): freed memory is handed out again, neighbours
+// GPU memory (src/common/memory.ts, pages.ts): freed memory is handed out again, neighbours
 // merged, so that allocating and freeing forever keeps GPU memory use flat; every allocation is
 // page-aligned, zeroed and followed by an unmapped guard page; freed pages fault until they are
 // handed out again, and faults there say the memory was freed. A buffer detached or shrunk
@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Machine } from '../../src/emulator/machine.ts';
-import { BUS_BASE, footprint, GpuMemory, GpuMemoryFull, GpuMemoryLost, MemoryFault, PAGE, type Allocation } from '../../src/emulator/memory.ts';
+import { BUS_BASE, footprint, GpuMemory, GpuMemoryFull, GpuMemoryLost, MemoryFault, PAGE, type Allocation } from '../../src/common/memory.ts';
 import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { END } from '../helpers/emu.ts';
-import { PageRuns } from '../../src/emulator/pages.ts';
+import { PageRuns } from '../../src/common/pages.ts';
 import { Fuzz } from '../helpers/hostile.ts';
 
 const FRAME = 640 * 480 * 4;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { Machine } from '../../src/emulator/machine.ts';
-import { GpuMemory } from '../../src/emulator/memory.ts';
+import { GpuMemory } from '../../src/common/memory.ts';
 import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { END } from '../helpers/emu.ts';
 

@@ -9,7 +9,7 @@
 // which stops the worker), {fail} on a raw error or a wrong result, {done: what it did} at the end.
 import { parentPort, workerData } from 'node:worker_threads';
 import { For, Int, index, kernel, Ptr, SharedArray } from '../../src/index.ts';
-import { GpuMemoryLost } from '../../src/emulator/memory.ts';
+import { GpuMemoryLost } from '../../src/common/memory.ts';
 import { Fuzz } from './hostile.ts';
 
 const { seed, sequences } = workerData as { seed: number; sequences: number };

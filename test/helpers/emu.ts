@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { assemble, type AsmSyntax } from '../../src/vc4/asm/assembler.ts';
 import { type MachineRunOptions, type RunResult, Machine } from '../../src/emulator/machine.ts';
-import { GpuMemory } from '../../src/emulator/memory.ts';
+import { GpuMemory } from '../../src/common/memory.ts';
 import type { Qpu } from '../../src/emulator/qpu.ts';
-import type { Allocation } from '../../src/emulator/memory.ts';
+import type { Allocation } from '../../src/common/memory.ts';
 
 export interface EmuRun {
   result: RunResult;

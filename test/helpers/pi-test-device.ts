@@ -6,7 +6,7 @@
 // it asked for, in what order, and that it gave everything back.
 
 import type { Board, Mapping, PiDevice } from '../../src/pi/device.ts';
-import { BUS_BASE, type Allocation, GpuMemory } from '../../src/emulator/memory.ts';
+import { BUS_BASE, type Allocation, GpuMemory } from '../../src/common/memory.ts';
 import { Machine, type RunResult } from '../../src/emulator/machine.ts';
 import { V3D_OFFSET, V3D_REG } from '../../src/pi/direct.ts';
 

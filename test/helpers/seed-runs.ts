@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { compile } from '../../src/compiler/driver.ts';
 import { launch, parseUniforms } from '../../src/emulator/launch.ts';
 import { Machine, type RunResult } from '../../src/emulator/machine.ts';
-import { GpuMemory } from '../../src/emulator/memory.ts';
+import { GpuMemory } from '../../src/common/memory.ts';
 import { emulatorTarget } from '../../src/runtime/kernel.ts';
 import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { machineArgs, SEED_CASES, strictFor } from '../../bench/seeds.ts';

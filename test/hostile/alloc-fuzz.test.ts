@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { index, Int, kernel, Ptr, SharedArray } from '../../src/index.ts';
-import { footprint } from '../../src/emulator/memory.ts';
+import { footprint } from '../../src/common/memory.ts';
 import { gpuMemory } from '../../src/runtime/shared-array.ts';
 import { type Fuzz, fuzzLoop } from '../helpers/hostile.ts';
 

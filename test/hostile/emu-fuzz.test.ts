@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { Machine } from '../../src/emulator/machine.ts';
-import { GpuMemory } from '../../src/emulator/memory.ts';
+import { GpuMemory } from '../../src/common/memory.ts';
 import { AsmError, assemble } from '../../src/vc4/asm/assembler.ts';
 import { encodeProgram } from '../../src/vc4/codec.ts';
 import { exampleLines, type Fuzz, fuzzLoop, mutate } from '../helpers/hostile.ts';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import * as Q from '../../src/index.ts';
 import { DslError, frameLocation } from '../../src/dsl/builder.ts';
 import { EmulatorError } from '../../src/emulator/errors.ts';
-import { DEFAULT_SECONDS, EMULATOR_STEPS, INTERPRETER_STEPS } from '../../src/emulator/budget.ts';
+import { DEFAULT_SECONDS, EMULATOR_STEPS, INTERPRETER_STEPS } from '../../src/common/budget.ts';
 
 const { Float, If, Int, kernel, me, mutexLock, Ptr, semaDec, SharedArray, While } = Q;
 // The language as plain JavaScript sees it: no types to stop a wrong argument.

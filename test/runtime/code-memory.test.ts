@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { index, Int, kernel, Ptr, SharedArray } from '../../src/index.ts';
-import { GpuMemory, PAGE } from '../../src/emulator/memory.ts';
+import { GpuMemory, PAGE } from '../../src/common/memory.ts';
 import { CODE_SHARE, EmulatorTarget } from '../../src/runtime/emulate.ts';
 import { emulatorTarget } from '../../src/runtime/kernel.ts';
 import { gpuMemory } from '../../src/runtime/shared-array.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { any, Float, For, Int, kernel, me, Ptr, SharedArray, While, type KernelRunOptions, type Progress } from '../../src/index.ts';
 import { EmulatorError } from '../../src/emulator/errors.ts';
 import { InterpreterError } from '../../src/source/interpreter.ts';
-import { EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS } from '../../src/emulator/budget.ts';
+import { EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS } from '../../src/common/budget.ts';
 
 /** Each QPU counts to n and stores the count in its own 16 elements of out. */
 const count = kernel([Int, Ptr(Int)], function count(n, out) {
