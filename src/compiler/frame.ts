@@ -5,6 +5,7 @@
 // setups; the epilogue waits for the last store, then QPU 0 waits for every other QPU on
 // semaphore 15 and interrupts the host, and every QPU ends.
 
+import { SEMAPHORE_MAX } from '../vc4/chip.ts';
 import type { IrInstr, Reg, Src, VReg } from './ir.ts';
 import { int, p } from './ir.ts';
 import { DMA_LOAD_ROW, DMA_STORE_ROW, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
@@ -67,6 +68,9 @@ export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[],
   return { qpu, nqpus, vpmSetup, dmaSetup, loadDma, loadRead };
 }
 
+/** The semaphore of the end-of-kernel barrier: the last of the chip's, left out of the language's (docs/compiler.md). */
+export const BARRIER_SEMAPHORE = SEMAPHORE_MAX;
+
 /** The end-of-kernel barrier: QPU 0 waits for the others, then interrupts the host. */
 export function epilogue(l: FrameEmitter, qpu: VReg, nqpus: VReg): void {
   l.waitForStores(); // the last store has left
@@ -81,14 +85,14 @@ export function epilogue(l: FrameEmitter, qpu: VReg, nqpus: VReg): void {
   l.emit({ op: 'label', name: loop });
   l.alu('or', p('nop'), n, n, { setf: true });
   l.branch('allz', after);
-  l.emit({ op: 'sema', down: true, n: 15 });
+  l.emit({ op: 'sema', down: true, n: BARRIER_SEMAPHORE });
   l.alu('sub', n, n, int(1));
   l.branch('always', loop);
   l.emit({ op: 'label', name: after });
   l.mov(p('host_int'), int(1));
   l.branch('always', done);
   l.emit({ op: 'label', name: others });
-  l.emit({ op: 'sema', down: false, n: 15 });
+  l.emit({ op: 'sema', down: false, n: BARRIER_SEMAPHORE });
   l.emit({ op: 'label', name: done });
   l.emit({ op: 'end' });
 }

@@ -2,6 +2,8 @@
 // disassembly, and for memory faults the lane and address. None of them is ever a crash of the
 // host process or a hang: a run either finishes or ends with one of these.
 
+import { SEMAPHORES } from '../vc4/chip.ts';
+
 export type EmulatorErrorKind =
   | 'rule' // a hardware rule broken (strict mode)
   | 'fault' // memory access outside the allocations, or a branch outside the program
@@ -24,6 +26,8 @@ export interface BlockedQpu {
   readonly pc: number;
   /** "semaphore 3 to be above 0 (it is 0)", "the mutex, held by QPU 0". */
   readonly waitingFor: string;
+  /** The semaphore it waits on (0-15), or undefined when it waits for the mutex. */
+  readonly semaphore?: number;
 }
 
 export class EmulatorError extends Error {
@@ -49,11 +53,15 @@ interface QpuAt {
   readonly pc: number;
   readonly state: string;
   readonly waitingFor: string;
+  /** A semaphore's number (0-15), or SEMAPHORES for the mutex. */
+  readonly waitingOn: number;
 }
 
 /** A deadlock: every QPU in order, those that have ended and where each other waits and for what. */
 export function deadlockError(qpus: readonly QpuAt[]): EmulatorError {
-  const blocked = qpus.filter((x) => x.state === 'blocked').map((x) => ({ qpu: x.id, pc: x.pc, waitingFor: x.waitingFor }));
+  const blocked = qpus
+    .filter((x) => x.state === 'blocked')
+    .map((x) => ({ qpu: x.id, pc: x.pc, waitingFor: x.waitingFor, ...(x.waitingOn < SEMAPHORES ? { semaphore: x.waitingOn } : {}) }));
   const finished = qpus.filter((x) => x.state === 'done').map((x) => x.id);
   const each = qpus.map((x) => (x.state === 'done' ? `QPU ${x.id} finished` : `QPU ${x.id} at pc ${x.pc} waits for ${x.waitingFor}`));
   return new EmulatorError('deadlock', `deadlock: every QPU still running waits on another. ${each.join('; ')}`, undefined, undefined, blocked, finished);

@@ -6,6 +6,7 @@
 // strict mode and a progress callback. The compiler runs once per QPU count and its code is
 // cached. Errors name the kernel, the statement and the user's own variable names.
 
+import { BARRIER_SEMAPHORE } from '../compiler/frame.ts';
 import { blockDeferredMessage, callerPlace, deferredKind, deferredResult, describeHost, DslError, KernelBuilder, userStack, withBuilder } from '../dsl/builder.ts';
 import { sourceParameterNames } from '../dsl/names.ts';
 import { checkSignature } from '../dsl/signature.ts';
@@ -336,8 +337,8 @@ function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError 
   if (e.kind === 'deadlock' && e.blocked) {
     const waits = e.blocked.map((b) => ({
       qpu: b.qpu,
-      // Semaphore 15 is the compiler's end-of-kernel barrier (docs/compiler.md), not the user's.
-      text: / 15 to be above 0/.test(b.waitingFor) && !c.statements[b.pc]
+      // The compiler's end-of-kernel barrier (docs/compiler.md), not the user's.
+      text: b.semaphore === BARRIER_SEMAPHORE && !c.statements[b.pc]
         ? `QPU ${b.qpu} has finished the kernel and waits for every other QPU to finish it`
         : `QPU ${b.qpu} ${statement(b.pc) || `at pc ${b.pc}`} waits for ${b.waitingFor}`,
     }));
