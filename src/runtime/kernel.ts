@@ -10,7 +10,7 @@
 import { blockDeferredMessage, callerPlace, deferredKind, deferredResult, describeHost, DslError, KernelBuilder, userStack, withBuilder } from '../dsl/builder.ts';
 import { sourceParameterNames } from '../dsl/names.ts';
 import { checkSignature } from '../dsl/signature.ts';
-import type { ParamType, ParamValue } from '../dsl/types.ts';
+import type { ParamType } from '../dsl/types.ts';
 import { IntVar, FloatVar, PtrVar } from '../dsl/values.ts';
 import type { KernelAst, VarInfo } from '../source/ast.ts';
 import { checkKernel } from '../source/check.ts';
@@ -35,22 +35,9 @@ import {
 
 export type { KernelRun, KernelRunOptions, Progress, RunOptions, RunReport, RunTarget, TargetRunOptions } from './run-options.ts';
 export { emulatorTarget } from './targets.ts';
+export type { HostArg, HostArgs, ParamValues } from './types.ts';
+import type { HostArgs, ParamValues } from './types.ts';
 export { hostArguments } from './host-args.ts';
-import type { FloatType, IntType, PtrType } from '../dsl/types.ts';
-
-/** What the host passes for each parameter type. */
-export type HostArg<T extends ParamType> = T extends IntType
-  ? number
-  : T extends FloatType
-    ? number
-    : T extends PtrType<'int'>
-      ? Int32Array
-      : T extends PtrType<'float'>
-        ? Float32Array
-        : never;
-
-export type HostArgs<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? HostArg<P[K]> : never };
-export type ParamValues<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? ParamValue<P[K]> : never };
 
 export interface Kernel<P extends readonly ParamType[]> {
   /** Runs the kernel: on the emulator unless the options (an optional last argument) say otherwise. */
