@@ -8,7 +8,7 @@
 // delay slots.
 
 import { lookupSource } from '../vc4/asm/names.ts';
-import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES } from '../vc4/fields.ts';
+import { branchOffset } from '../vc4/flow.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { type IrInstr, irText, p, type Src } from './ir.ts';
@@ -151,7 +151,7 @@ export function aimBranches(lines: readonly AsmLine[]): AsmLine[] {
     if (l.target === undefined || l.instr.kind !== 'branch') return l;
     const target = at.get(l.target);
     if (target === undefined) throw new Error(`internal: branch to unknown label ${l.target}`);
-    return { ...l, instr: { ...l.instr, imm: (target - (k + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES } };
+    return { ...l, instr: { ...l.instr, imm: branchOffset(k, target) } };
   });
 }
 

@@ -13,7 +13,7 @@
 // and branch offsets count bytes.
 
 import { encodeProgram, MAX_PROGRAM_INSTRUCTIONS, programSizeProblem } from '../codec.ts';
-import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../fields.ts';
+import { branchOffset } from '../flow.ts';
 import type { AluInstr, BranchInstr, Instr, LoadImmInstr } from '../instr.ts';
 import { nopInstr, semaInstr } from '../instr.ts';
 import {
@@ -27,6 +27,7 @@ import {
   SIG_LOAD_TMU0,
   SIG_NONE,
   SIG_PROG_END,
+  SIG_SMALL_IMM,
 } from '../tables.ts';
 import type { AsmOptions, AsmProgram, AsmDiagnostic } from './assembler.ts';
 import { AsmError, MAX_ERRORS, sourceLines } from './assembler.ts';
@@ -316,7 +317,7 @@ function buildBranch(c: Cursor, op: Token, ctx: Context): BranchInstr {
         `the series' assembler gives bra the relative offset of a label, which an absolute branch would take as an address: use brr ${shown(target.text)}, or bra with ZERO and a register`,
         target.col,
       );
-    imm = (at - (ctx.pc + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES;
+    imm = branchOffset(ctx.pc, at);
   }
   let reg = 0;
   let raddrA = 0;
