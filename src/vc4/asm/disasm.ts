@@ -47,6 +47,11 @@ export interface DisasmOptions {
   readonly numeric?: boolean;
   /** Prefix each line with the instruction's index and word. */
   readonly addresses?: boolean;
+  /**
+   * Print a relative branch aimed at this label (which `labels` must place), after its links or
+   * `-` for none: the compiler's spelling, `brr.anynz -, loop`.
+   */
+  readonly branchLabel?: string;
 }
 
 /** How explicitly to spell an instruction; tried from the most readable to the most explicit. */
@@ -90,7 +95,7 @@ export function disassembleInstr(
     const { bits, rest } = splitIgnored(ins);
     const ignored = bits[0] || bits[1] ? `; ignored ${formatWord(bits[0], bits[1])}` : '';
     for (const v of variants(opts.numeric ?? false)) {
-      const spelled = format(rest, v, pc, labels);
+      const spelled = format(rest, v, pc, labels, opts.branchLabel);
       if (spelled === undefined) continue;
       const text = spelled + ignored;
       try {
@@ -131,7 +136,7 @@ export function disassemble(program: Uint32Array | readonly Instr[], opts: Disas
   return lines.join('\n') + '\n';
 }
 
-function format(ins: Instr, v: Variant, pc: number, labels: ReadonlyMap<string, number>): string | undefined {
+function format(ins: Instr, v: Variant, pc: number, labels: ReadonlyMap<string, number>, branchLabel?: string): string | undefined {
   switch (ins.kind) {
     case 'alu':
       return formatAlu(ins, v);
@@ -140,7 +145,7 @@ function format(ins: Instr, v: Variant, pc: number, labels: ReadonlyMap<string, 
     case 'sema':
       return formatSema(ins, v);
     case 'branch':
-      return formatBranch(ins, v, pc, labels);
+      return formatBranch(ins, v, pc, labels, branchLabel);
   }
 }
 
@@ -155,7 +160,8 @@ function floatText(bits: number): string {
   return Number.isInteger(f) ? f.toFixed(1) : String(f);
 }
 
-function immText(code: number): string {
+/** A small immediate as the assembly spells it: `3`, `-16`, `1.0`, `0.5`. */
+export function smallImmText(code: number): string {
   if (isFloatSmallImm(code)) return floatText(smallImmValue(code));
   return String(smallImmValue(code) | 0);
 }
@@ -174,7 +180,7 @@ function source(i: AluInstr, mux: number, isMul: boolean, numeric: boolean): str
   let t: string;
   if (mux < MUX_A) t = `r${mux}` + (mux === MUX_R4 && i.pm && i.unpack ? `.${UNPACK_MODES[i.unpack]}` : '');
   else if (mux === MUX_A) t = sourceName('a', i.raddrA, numeric) + (!i.pm && i.unpack ? `.${UNPACK_MODES[i.unpack]}` : '');
-  else t = i.sig === SIG_SMALL_IMM ? immText(i.raddrB) : sourceName('b', i.raddrB, numeric);
+  else t = i.sig === SIG_SMALL_IMM ? smallImmText(i.raddrB) : sourceName('b', i.raddrB, numeric);
   if (isMul && hasRotation(i)) t += ` >> ${smallImmRotation(i.raddrB)}`;
   return t;
 }
@@ -221,7 +227,7 @@ function formatAlu(i: AluInstr, v: Variant): string {
   if (i.pm && i.unpack !== NO_UNPACK && !shown.includes(MUX_R4)) parts.push(`read r4${unpack}`);
   const smallImm = i.sig === SIG_SMALL_IMM;
   if (!smallImm && i.raddrB !== R_NOP && !shown.includes(MUX_B)) parts.push(`read ${sourceName('b', i.raddrB, v.numeric)}`);
-  if (smallImm && !hasRotation(i) && !shown.includes(MUX_B)) parts.push(`read ${immText(i.raddrB)}`);
+  if (smallImm && !hasRotation(i) && !shown.includes(MUX_B)) parts.push(`read ${smallImmText(i.raddrB)}`);
   return parts.join('; ');
 }
 
@@ -270,7 +276,7 @@ function formatSema(i: SemaInstr, v: Variant): string | undefined {
 
 // ---- branches
 
-function formatBranch(i: BranchInstr, v: Variant, pc: number, labels: ReadonlyMap<string, number>): string {
+function formatBranch(i: BranchInstr, v: Variant, pc: number, labels: ReadonlyMap<string, number>, label?: string): string {
   const cond = i.cond === BRANCH_ALWAYS ? '' : `.${BRANCH_CONDITIONS[i.cond]}`;
   const setf = !i.reg && i.raddrA === BRANCH_SETS_FLAGS ? '.setf' : '';
   const w = { ws: i.ws, pm: 0, pack: 0 };
@@ -284,7 +290,10 @@ function formatBranch(i: BranchInstr, v: Variant, pc: number, labels: ReadonlyMa
   }
   let target: string;
   const t = branchTarget(pc, i.imm);
-  if (i.rel && labels.get(`L${t}`) === t) target = `L${t}`;
+  if (i.rel && label !== undefined) {
+    target = label;
+    if (!links.length) links.push('-');
+  } else if (i.rel && labels.get(`L${t}`) === t) target = `L${t}`;
   else target = i.imm >= -65536 && i.imm < 65536 ? String(i.imm) : `0x${(i.imm >>> 0).toString(16)}`;
   const reg = i.reg ? `, ra${i.raddrA}` : '';
   return `${i.rel ? 'brr' : 'bra'}${cond}${setf}${v.ws ? '.ws' : ''} ${[...links, target].join(', ')}${reg}`;
