@@ -11,12 +11,8 @@ import { decodeVdwSetup, decodeVpmSetup, DMA_MODE_32, type VdrSetup, type VdwSet
 export { VPM_ROWS, VPM_WORDS };
 export { decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, VpmFormatError } from '../vc4/vpm-setup.ts';
 
-/**
- * Instructions from a VPM read setup to its first vector: "the first read must be at least three
- * instructions after the read setup" (Guide p. 56). vc4asm's addendum found that an earlier read
- * waits rather than returning garbage, so the emulator stalls it until then.
- */
-export const VPM_READ_SETUP_INSTRS = 3;
+/** Instructions from a VPM read setup to its first vector (chip.ts VPM_READ_LATENCY). */
+export { VPM_READ_LATENCY as VPM_READ_SETUP_INSTRS } from '../vc4/chip.ts';
 
 /**
  * A set of VPM words, emptied in constant time: a word is in the set when its stamp is the

@@ -74,7 +74,7 @@ type NamesOf<T> = {
 }[keyof T];
 
 /** Addresses 0-31 are the regfile's own locations; 32-63 are accumulators, I/O and special values. */
-const REGFILE_LOCATIONS = 32;
+export const REGFILE_LOCATIONS = 32;
 const ADDRESSES = 64;
 
 function build(file: RegFile, entries: Readonly<Record<number, Entry>>): RegInfo[] {
