@@ -9,7 +9,7 @@
 // did, or undefined when they cannot share one.
 
 import type { AluInstr, Instr } from '../vc4/instr.ts';
-import { ADD_MOV, ADD_NOP, COND_NEVER, MUL_MOV, MUL_NOP, MUX_A, MUX_B, SIG_NONE, SIG_SMALL_IMM, SIGNAL_INFO } from '../vc4/tables.ts';
+import { ADD_MOV, ADD_NOP, COND_NEVER, MUL_MOV, MUL_NOP, MUX_A, MUX_B, NO_PACK, NO_UNPACK, SIG_NONE, SIG_SMALL_IMM, SIGNAL_INFO } from '../vc4/tables.ts';
 import { R_NOP, W_NOP, writeInfo } from '../vc4/registers.ts';
 import { hasRotation } from '../vc4/canonical.ts';
 
@@ -34,7 +34,7 @@ const PAIRABLE_SIGNALS: ReadonlySet<number> = new Set([SIG_NONE, SIG_SMALL_IMM, 
 
 /** A plain ALU instruction: no pack or unpack, no signal but a small immediate or a TMU load. */
 function plain(i: Instr): i is AluInstr {
-  return i.kind === 'alu' && i.pack === 0 && i.unpack === 0 && i.pm === 0 && PAIRABLE_SIGNALS.has(i.sig);
+  return i.kind === 'alu' && i.pack === NO_PACK && i.unpack === NO_UNPACK && i.pm === 0 && PAIRABLE_SIGNALS.has(i.sig);
 }
 
 /**

@@ -75,11 +75,12 @@ type NamesOf<T> = {
 
 /** Addresses 0-31 are the regfile's own locations; 32-63 are accumulators, I/O and special values. */
 export const REGFILE_LOCATIONS = 32;
-const ADDRESSES = 64;
+/** Addresses of each file, 0-63 (6-bit address fields). */
+export const REGISTER_ADDRESSES = 64;
 
 function build(file: RegFile, entries: Readonly<Record<number, Entry>>): RegInfo[] {
   const t: RegInfo[] = [];
-  for (let addr = 0; addr < ADDRESSES; addr++) {
+  for (let addr = 0; addr < REGISTER_ADDRESSES; addr++) {
     if (addr < REGFILE_LOCATIONS) {
       t.push({ name: `r${file}${addr}`, unit: 'regfile', both: false });
       continue;
@@ -162,11 +163,11 @@ export function writeInfo(file: RegFile, addr: number): RegInfo {
 
 /** The address a register name has when read (in regfile A, or in B for B's own names). */
 function readAddress(name: ReadName): number {
-  return [...READ_A, ...READ_B].findIndex((r) => r.name === name) % ADDRESSES;
+  return [...READ_A, ...READ_B].findIndex((r) => r.name === name) % REGISTER_ADDRESSES;
 }
 /** The address a register name has when written. */
 function writeAddress(name: WriteName): number {
-  return [...WRITE_A, ...WRITE_B].findIndex((r) => r.name === name) % ADDRESSES;
+  return [...WRITE_A, ...WRITE_B].findIndex((r) => r.name === name) % REGISTER_ADDRESSES;
 }
 
 // Addresses named in rules, the compiler and the emulator, from the tables above.

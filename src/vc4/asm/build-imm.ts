@@ -20,6 +20,7 @@ import {
   LANES,
   LDI_MODE_SIGNED,
   LDI_MODE_UNSIGNED,
+  NO_PACK,
   perElementImmediate,
 } from '../tables.ts';
 import type { BuildContext } from './build.ts';
@@ -102,7 +103,7 @@ function writeFields(dests: Dest[], w: WriteSuffixes, condOf: (d: Dest | undefin
     throw new BuildError('.pm selects the mul colour pack, but this instruction packs into regfile A', w.pmFlag.col);
   return {
     pm: w.pmFlag ? 1 : (pack?.pm ?? 0),
-    pack: pack?.mode ?? 0,
+    pack: pack?.mode ?? NO_PACK,
     condAdd: condOf(add),
     condMul: condOf(mul),
     sf: w.setf ? 1 : 0,
