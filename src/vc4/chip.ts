@@ -1,7 +1,8 @@
-// The chip's own numbers: how many of each unit a VideoCore IV has and how large its memories
-// are, each with where the reference guide says so. Every file that needs one of these imports it
-// from here; none writes the number itself. (Encodings, registers and signals are in tables.ts
-// and fields.ts; hardware rules in rules.ts.)
+// The chip's own numbers: how many of each unit a VideoCore IV has, how large its memories are
+// and how many instructions its latencies last, each with where the reference guide says so.
+// Every file that needs one of these imports it from here; none writes the number itself.
+// (Encodings are in fields.ts and vpm-setup.ts, opcodes, conditions and signals in tables.ts,
+// registers in registers.ts, branch delay slots in flow.ts; hardware rules in rules.ts.)
 
 /** Lanes (SIMD elements) of a QPU: "a 16-way 32-bit SIMD processor" (Guide p. 16). */
 export { LANES } from './tables.ts';
