@@ -12,11 +12,11 @@ import { type Effects, effectsOf } from './effects.ts';
 import { BRANCH_PC_OFFSET, BRANCH_SETS_FLAGS, INSTRUCTION_BYTES } from './fields.ts';
 import { branchTarget, type Code, codeOf, controlFlow, END_DELAY_SLOTS, type Flow, isWholeInstructions, type Program } from './flow.ts';
 import type { Instr } from './instr.ts';
-import { writeInfo, addWriteFile, mulWriteFile } from './registers.ts';
+import { addWriteFile, mulWriteFile, writeInfo } from './registers.ts';
 import { instrViolations, RULES, type RuleName, sequenceViolations, type Severity, TMU_FIFO_DEPTH, type Violation } from './rules.ts';
 
 export interface Finding {
-  /** Instruction index (the byte offset is 8 times this). */
+  /** Instruction index (the byte offset is INSTRUCTION_BYTES times this). */
   readonly index: number;
   readonly rule: RuleName;
   readonly severity: Severity;
