@@ -16,9 +16,12 @@ interface SetupField {
 }
 const f = (lo: number, width: number): SetupField => ({ lo, width });
 
-function get(v: number, fd: SetupField): number {
-  return (v >>> fd.lo) & ((1 << fd.width) - 1);
-}
+/**
+ * A field's shift and mask as plain numbers, for the decoders: the emulator decodes a setup at
+ * every write of one, and numbers it can fold into the code beat lookups in field objects.
+ */
+const shiftOf = (fd: SetupField) => fd.lo;
+const maskOf = (fd: SetupField) => (1 << fd.width) - 1;
 
 /** `x` in field `fd`, as an unsigned word to be ored with the others; throws when it does not fit. */
 function put(fd: SetupField, x: number, what: string): number {
@@ -28,7 +31,6 @@ function put(fd: SetupField, x: number, what: string): number {
 
 /** A count from 1 to 2^width, where the largest is written as 0. */
 const countField = (n: number, fd: SetupField) => n % 2 ** fd.width;
-const countOf = (v: number, fd: SetupField) => get(v, fd) || 2 ** fd.width;
 
 /** A setup word (an unsigned 32-bit value) that the guide does not define, or the emulator does not run. */
 export class VpmFormatError extends Error {}
@@ -49,9 +51,9 @@ const VPM = {
 } as const;
 const VPM_ID = 0;
 
-/** Element sizes by SIZE code; code 3 is reserved. */
-const SIZES = [8, 16, 32] as const;
-export type ElementSize = (typeof SIZES)[number];
+/** Element sizes by SIZE code; code 3 is reserved (0 here). */
+const SIZES = [8, 16, 32, 0] as const;
+export type ElementSize = Exclude<(typeof SIZES)[number], 0>;
 
 /** A VPM generic block read or write setup. */
 export interface VpmSetup {
@@ -74,7 +76,7 @@ function encodeVpm(s: VpmSetup, read: boolean): number {
       put(VPM.stride, countField(s.stride, VPM.stride), 'stride') |
       put(VPM.horizontal, s.horizontal ? 1 : 0, 'horizontal') |
       put(VPM.laned, s.laned ? 1 : 0, 'laned') |
-      put(VPM.size, SIZES.indexOf(s.size), 'size') |
+      put(VPM.size, (SIZES as readonly number[]).indexOf(s.size), 'size') |
       put(VPM.addr, s.addr, 'address')) >>>
     0
   );
@@ -89,17 +91,23 @@ export function encodeVpmWriteSetup(s: Omit<VpmSetup, 'count'>): number {
   return encodeVpm({ ...s, count: 0 }, false);
 }
 
+const [VPM_NUM_SHIFT, VPM_NUM_MASK] = [shiftOf(VPM.num), maskOf(VPM.num)];
+const [VPM_STRIDE_SHIFT, VPM_STRIDE_MASK] = [shiftOf(VPM.stride), maskOf(VPM.stride)];
+const [VPM_HORIZONTAL_SHIFT, VPM_LANED_SHIFT] = [shiftOf(VPM.horizontal), shiftOf(VPM.laned)];
+const [VPM_SIZE_SHIFT, VPM_SIZE_MASK] = [shiftOf(VPM.size), maskOf(VPM.size)];
+const [VPM_ADDR_SHIFT, VPM_ADDR_MASK] = [shiftOf(VPM.addr), maskOf(VPM.addr)];
+
 /** A VPM read (`read`) or write setup word; throws VpmFormatError for the reserved size. */
 export function decodeVpmSetup(v: number, read: boolean): VpmSetup {
-  const size = SIZES[get(v, VPM.size)];
-  if (size === undefined) throw new VpmFormatError(`VPM setup ${hex(v)} has the reserved size 3`);
+  const size = SIZES[(v >>> VPM_SIZE_SHIFT) & VPM_SIZE_MASK]!;
+  if (size === 0) throw new VpmFormatError(`VPM setup ${hex(v)} has the reserved size 3`);
   return {
     size,
-    horizontal: get(v, VPM.horizontal) === 1,
-    laned: get(v, VPM.laned) === 1,
-    stride: countOf(v, VPM.stride),
-    count: read ? countOf(v, VPM.num) : 0,
-    addr: get(v, VPM.addr),
+    horizontal: ((v >>> VPM_HORIZONTAL_SHIFT) & 1) === 1,
+    laned: ((v >>> VPM_LANED_SHIFT) & 1) === 1,
+    stride: ((v >>> VPM_STRIDE_SHIFT) & VPM_STRIDE_MASK) || VPM_STRIDE_MASK + 1,
+    count: read ? ((v >>> VPM_NUM_SHIFT) & VPM_NUM_MASK) || VPM_NUM_MASK + 1 : 0,
+    addr: (v >>> VPM_ADDR_SHIFT) & VPM_ADDR_MASK,
   };
 }
 
@@ -148,13 +156,19 @@ export function encodeVdwSetup(s: VdwSetup): number {
   );
 }
 
+const [VDW_UNITS_SHIFT, VDW_UNITS_MASK] = [shiftOf(VDW.units), maskOf(VDW.units)];
+const [VDW_DEPTH_SHIFT, VDW_DEPTH_MASK] = [shiftOf(VDW.depth), maskOf(VDW.depth)];
+const VDW_HORIZONTAL_SHIFT = shiftOf(VDW.horizontal);
+const [VDW_BASE_SHIFT, VDW_BASE_MASK] = [shiftOf(VDW.vpmBase), maskOf(VDW.vpmBase)];
+const [VDW_MODE_SHIFT, VDW_MODE_MASK] = [shiftOf(VDW.modew), maskOf(VDW.modew)];
+
 export function decodeVdwSetup(v: number): VdwSetup {
   return {
-    units: countOf(v, VDW.units),
-    depth: countOf(v, VDW.depth),
-    horizontal: get(v, VDW.horizontal) === 1,
-    vpmBase: get(v, VDW.vpmBase),
-    modew: get(v, VDW.modew),
+    units: ((v >>> VDW_UNITS_SHIFT) & VDW_UNITS_MASK) || VDW_UNITS_MASK + 1,
+    depth: ((v >>> VDW_DEPTH_SHIFT) & VDW_DEPTH_MASK) || VDW_DEPTH_MASK + 1,
+    horizontal: ((v >>> VDW_HORIZONTAL_SHIFT) & 1) === 1,
+    vpmBase: (v >>> VDW_BASE_SHIFT) & VDW_BASE_MASK,
+    modew: (v >>> VDW_MODE_SHIFT) & VDW_MODE_MASK,
   };
 }
 
@@ -162,8 +176,9 @@ export function decodeVdwSetup(v: number): VdwSetup {
 export function encodeVdwStride(bytes: number): number {
   return (put(VDW_STRIDE.id, VDW_STRIDE_ID, 'ID') | put(VDW_STRIDE.stride, bytes, 'stride')) >>> 0;
 }
+const [STRIDE_SHIFT, STRIDE_MASK] = [shiftOf(VDW_STRIDE.stride), maskOf(VDW_STRIDE.stride)];
 export function decodeVdwStride(v: number): number {
-  return get(v, VDW_STRIDE.stride);
+  return (v >>> STRIDE_SHIFT) & STRIDE_MASK;
 }
 
 // ---- DMA load (VDR) setup and extended pitch (Tables 36 and 37)
@@ -216,16 +231,25 @@ export function encodeVdrSetup(s: VdrSetup): number {
   );
 }
 
+const [VDR_MODE_SHIFT, VDR_MODE_MASK] = [shiftOf(VDR.modew), maskOf(VDR.modew)];
+const [VDR_MPITCH_SHIFT, VDR_MPITCH_MASK] = [shiftOf(VDR.mpitch), maskOf(VDR.mpitch)];
+const [VDR_LENGTH_SHIFT, VDR_LENGTH_MASK] = [shiftOf(VDR.rowLength), maskOf(VDR.rowLength)];
+const [VDR_ROWS_SHIFT, VDR_ROWS_MASK] = [shiftOf(VDR.rows), maskOf(VDR.rows)];
+const [VDR_VPITCH_SHIFT, VDR_VPITCH_MASK] = [shiftOf(VDR.vpitch), maskOf(VDR.vpitch)];
+const VDR_VERTICAL_SHIFT = shiftOf(VDR.vertical);
+const [VDR_Y_SHIFT, VDR_Y_MASK] = [shiftOf(VDR.y), maskOf(VDR.y)];
+const [VDR_X_SHIFT, VDR_X_MASK] = [shiftOf(VDR.x), maskOf(VDR.x)];
+
 export function decodeVdrSetup(v: number): VdrSetup {
   return {
-    modew: get(v, VDR.modew),
-    mpitch: get(v, VDR.mpitch),
-    rowLength: countOf(v, VDR.rowLength),
-    rows: countOf(v, VDR.rows),
-    vpitch: countOf(v, VDR.vpitch),
-    vertical: get(v, VDR.vertical) === 1,
-    y: get(v, VDR.y),
-    x: get(v, VDR.x),
+    modew: (v >>> VDR_MODE_SHIFT) & VDR_MODE_MASK,
+    mpitch: (v >>> VDR_MPITCH_SHIFT) & VDR_MPITCH_MASK,
+    rowLength: ((v >>> VDR_LENGTH_SHIFT) & VDR_LENGTH_MASK) || VDR_LENGTH_MASK + 1,
+    rows: ((v >>> VDR_ROWS_SHIFT) & VDR_ROWS_MASK) || VDR_ROWS_MASK + 1,
+    vpitch: ((v >>> VDR_VPITCH_SHIFT) & VDR_VPITCH_MASK) || VDR_VPITCH_MASK + 1,
+    vertical: ((v >>> VDR_VERTICAL_SHIFT) & 1) === 1,
+    y: (v >>> VDR_Y_SHIFT) & VDR_Y_MASK,
+    x: (v >>> VDR_X_SHIFT) & VDR_X_MASK,
   };
 }
 
@@ -233,23 +257,29 @@ export function decodeVdrSetup(v: number): VdrSetup {
 export function encodeVdrPitch(bytes: number): number {
   return (put(VDR_PITCH.id, VDR_PITCH_ID, 'ID') | put(VDR_PITCH.pitch, bytes, 'pitch')) >>> 0;
 }
+const [PITCH_SHIFT, PITCH_MASK] = [shiftOf(VDR_PITCH.pitch), maskOf(VDR_PITCH.pitch)];
 export function decodeVdrPitch(v: number): number {
-  return get(v, VDR_PITCH.pitch);
+  return (v >>> PITCH_SHIFT) & PITCH_MASK;
 }
 
 // ---- Which format a setup word is in
 
+// The IDs are the top bits: shifting them down leaves nothing above them.
+const PITCH_ID_SHIFT = shiftOf(VDR_PITCH.id);
+const VDR_ID_SHIFT = shiftOf(VDR.id);
+const [ID_SHIFT, ID_MASK] = [shiftOf(VPM.id), maskOf(VPM.id)];
+
 /** What a word written to vr_setup sets up: a VPM read, a DMA load, the load's pitch, or nothing defined. */
 export function readSetupKind(v: number): 'vpm' | 'dma' | 'pitch' | undefined {
-  if (get(v, VDR_PITCH.id) === VDR_PITCH_ID) return 'pitch';
-  if (get(v, VDR.id) === VDR_ID) return 'dma';
-  if (get(v, VPM.id) === VPM_ID) return 'vpm';
+  if (v >>> PITCH_ID_SHIFT === VDR_PITCH_ID) return 'pitch';
+  if (v >>> VDR_ID_SHIFT === VDR_ID) return 'dma';
+  if (((v >>> ID_SHIFT) & ID_MASK) === VPM_ID) return 'vpm';
   return undefined;
 }
 
 /** What a word written to vw_setup sets up: a VPM write, a DMA store, the store's stride, or (ID 1) nothing the emulator runs. */
 export function writeSetupKind(v: number): 'vpm' | 'dma' | 'stride' | undefined {
-  const id = get(v, VPM.id);
+  const id = (v >>> ID_SHIFT) & ID_MASK;
   return id === VPM_ID ? 'vpm' : id === VDW_ID ? 'dma' : id === VDW_STRIDE_ID ? 'stride' : undefined;
 }
 
