@@ -188,14 +188,17 @@ function computeEffects(i: Instr): Effects {
   } else {
     recordWrite(d, addWriteFile(i.ws), i.waddrAdd, i.condAdd);
     recordWrite(d, mulWriteFile(i.ws), i.waddrMul, i.condMul);
-    doubleWrites(d, i);
+    irregularWrites(d, i);
   }
   if (i.kind === 'sema') d.peripherals.push('semaphore');
   if (i.kind === 'alu') aluReads(d, i);
   return summary(d, i);
 }
 
-/** One ALU's write of `addr` in `file` under condition `cond` (a write with condition never writes no register, but still reaches a unit). */
+/**
+ * One ALU's write of `addr` in `file` under condition `cond`. With condition never it writes no
+ * register, but it still reaches its unit (the hardware's I/O takes the write as a whole).
+ */
 function recordWrite(d: Draft, file: RegFile, addr: number, cond: number): void {
   const info = writeInfo(file, addr);
   if (info.unit === 'nop') return;
@@ -228,7 +231,7 @@ function recordRead(d: Draft, file: RegFile, addr: number): RegInfo {
  * register, and an ALU writing with opcode nop. The writes are recorded all the same: the
  * hardware makes them (vc4asm's addendum).
  */
-function doubleWrites(d: Draft, i: Exclude<Instr, { kind: 'branch' }>): void {
+function irregularWrites(d: Draft, i: Exclude<Instr, { kind: 'branch' }>): void {
   const a = i.waddrAdd;
   const add = writeInfo(addWriteFile(i.ws), a);
   const mul = writeInfo(mulWriteFile(i.ws), i.waddrMul);
