@@ -197,7 +197,7 @@ function computeEffects(i: Instr): Effects {
 
 /**
  * One ALU's write of `addr` in `file` under condition `cond`. With condition never it writes no
- * register, but it still reaches its unit (the hardware's I/O takes the write as a whole).
+ * register; the access to a unit counts all the same, for the rules about units.
  */
 function recordWrite(d: Draft, file: RegFile, addr: number, cond: number): void {
   const info = writeInfo(file, addr);
