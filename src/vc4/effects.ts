@@ -13,9 +13,10 @@ import {
   R_VPM,
   R_VPM_BUSY,
   R_VPM_WAIT,
+  readAccess,
+  type RegAccess,
   type RegFile,
   type RegInfo,
-  readInfo,
   THREAD_END_RESERVED_ADDR,
   type Unit,
   W_DMA_ADDR,
@@ -25,8 +26,11 @@ import {
   W_UNIF_ADDR,
   W_VPM,
   W_VPM_SETUP,
+  writeAccess,
   writeInfo,
 } from './registers.ts';
+
+export type { RegAccess } from './registers.ts';
 import {
   ADD_NOP,
   COND_ALWAYS,
@@ -41,13 +45,6 @@ import {
   SIGNAL_INFO,
   smallImmRotation,
 } from './tables.ts';
-
-/** A register address read or written, in its file, with its row of the register table. */
-export interface RegAccess {
-  readonly file: RegFile;
-  readonly addr: number;
-  readonly info: RegInfo;
-}
 
 export interface Effects {
   readonly kind: Instr['kind'];
@@ -131,50 +128,48 @@ export function effectsOf(i: Instr): Effects {
   return e;
 }
 
-/** The facts of one instruction as they are gathered, write by write and read by read. */
-interface Draft {
-  readonly readsA: number[];
-  readonly readsB: number[];
-  readonly writesA: number[];
-  readonly writesB: number[];
-  readonly raddrs: number[];
-  readonly readRegs: RegAccess[];
-  readonly waddrs: RegAccess[];
-  readonly accWrites: number[];
-  readonly peripherals: string[];
-  readonly tmuRequests: [number, number];
-  readonly tmuLoads: [number, number];
-  muxes: number[];
-  readsR4: boolean;
-  sfuWrites: number;
-  readsUniform: boolean;
-  rotation: number | 'r5';
-  rotationMuxes: number[];
-  signal: number;
-  doubleWrite?: string;
-  conditionalFifoWrite?: string;
-  nopOpcodeWrite?: string;
-}
+/** Effects as they are gathered, write by write and read by read (then returned as they are). */
+type Draft = { -readonly [K in keyof Effects]: Effects[K] extends readonly (infer T)[] ? T[] : Effects[K] } & {
+  tmuRequests: [number, number];
+  tmuLoads: [number, number];
+};
 
 function computeEffects(i: Instr): Effects {
+  // Every field in one literal, so that all effects share one shape.
   const d: Draft = {
+    kind: i.kind,
     readsA: [],
     readsB: [],
     writesA: [],
     writesB: [],
     raddrs: [],
-    readRegs: [],
     waddrs: [],
+    readRegs: [],
+    muxes: [],
     accWrites: [],
-    peripherals: [],
+    readsR4: false,
+    writesR4: false,
+    sfuWrites: 0,
     tmuRequests: [0, 0],
     tmuLoads: [0, 0],
-    muxes: [],
-    readsR4: false,
-    sfuWrites: 0,
+    peripherals: [],
     readsUniform: false,
+    writesUnifAddr: false,
+    readsVarying: false,
+    vpmRead: false,
+    vpmWrite: false,
+    vprSetup: false,
+    vpmAny: false,
+    writesTmuNoswap: false,
+    writesTlbZ: false,
+    readsMsFlags: false,
     rotation: 0,
     rotationMuxes: [],
+    programEnd: false,
+    isBranch: i.kind === 'branch',
+    doubleWrite: undefined,
+    nopOpcodeWrite: undefined,
+    conditionalFifoWrite: undefined,
     signal: SIG_NONE,
   };
   // Writes: the add ALU to waddrAdd, the mul ALU to waddrMul, files chosen by ws.
@@ -192,7 +187,8 @@ function computeEffects(i: Instr): Effects {
   }
   if (i.kind === 'sema') d.peripherals.push('semaphore');
   if (i.kind === 'alu') aluReads(d, i);
-  return summary(d, i);
+  derived(d, i);
+  return d;
 }
 
 /**
@@ -200,9 +196,10 @@ function computeEffects(i: Instr): Effects {
  * register; the access to a unit counts all the same, for the rules about units.
  */
 function recordWrite(d: Draft, file: RegFile, addr: number, cond: number): void {
-  const info = writeInfo(file, addr);
+  const access = writeAccess(file, addr);
+  const info = access.info;
   if (info.unit === 'nop') return;
-  d.waddrs.push({ file, addr, info });
+  d.waddrs.push(access);
   if (cond !== COND_ALWAYS && info.fifo) d.conditionalFifoWrite = info.name;
   if (info.unit === 'regfile') {
     if (cond !== COND_NEVER) (file === 'a' ? d.writesA : d.writesB).push(addr);
@@ -220,10 +217,10 @@ function recordWrite(d: Draft, file: RegFile, addr: number, cond: number): void 
 
 /** The raw read of `addr` in `file`. */
 function recordRead(d: Draft, file: RegFile, addr: number): RegInfo {
-  const info = readInfo(file, addr);
+  const access = readAccess(file, addr);
   d.raddrs.push(addr);
-  d.readRegs.push({ file, addr, info });
-  return info;
+  d.readRegs.push(access);
+  return access.info;
 }
 
 /**
@@ -270,49 +267,31 @@ function aluReads(d: Draft, i: AluInstr): void {
   }
 }
 
-/** The facts gathered, and those that follow from them. */
-function summary(d: Draft, i: Instr): Effects {
-  const rd = (addr: number) => d.raddrs.includes(addr);
-  const wr = (file: RegFile | 'any', addr: number) => d.waddrs.some((w) => w.addr === addr && (file === 'any' || w.file === file));
-  const vpmRead = rd(R_VPM);
-  const vpmWrite = wr('any', W_VPM);
+/** Whether the instruction reads `addr` of either file. */
+const readsAddr = (d: Draft, addr: number) => d.raddrs.includes(addr);
+/** Whether it writes `addr` of `file`, or of either file. */
+const writesAddr = (d: Draft, file: RegFile | 'any', addr: number) => d.waddrs.some((w) => w.addr === addr && (file === 'any' || w.file === file));
+
+/** The facts that follow from those gathered. */
+function derived(d: Draft, i: Instr): void {
   const sig = SIGNAL_INFO[d.signal]!;
-  return {
-    kind: i.kind,
-    readsA: d.readsA,
-    readsB: d.readsB,
-    writesA: d.writesA,
-    writesB: d.writesB,
-    raddrs: d.raddrs,
-    waddrs: d.waddrs,
-    readRegs: d.readRegs,
-    muxes: d.muxes,
-    accWrites: d.accWrites,
-    readsR4: d.readsR4,
-    writesR4: d.sfuWrites > 0 || d.tmuLoads[0] + d.tmuLoads[1] > 0 || sig.tlbLoad === true,
-    sfuWrites: d.sfuWrites,
-    tmuRequests: d.tmuRequests,
-    tmuLoads: d.tmuLoads,
-    peripherals: d.peripherals,
-    readsUniform: d.readsUniform,
-    writesUnifAddr: wr('any', W_UNIF_ADDR),
-    readsVarying: rd(R_VARY),
-    vpmRead,
-    vpmWrite,
-    vprSetup: wr('a', W_VPM_SETUP),
-    vpmAny: vpmRead || vpmWrite || rd(R_VPM_BUSY) || rd(R_VPM_WAIT) || wr('any', W_VPM_SETUP) || wr('any', W_DMA_ADDR),
-    writesTmuNoswap: wr('any', W_TMU_NOSWAP),
-    writesTlbZ: wr('any', W_TLB_Z),
-    readsMsFlags: i.kind === 'alu' && i.raddrA === R_MS_FLAGS,
-    rotation: d.rotation,
-    rotationMuxes: d.rotationMuxes,
-    programEnd: i.kind === 'alu' && sig.endsProgram === true,
-    isBranch: i.kind === 'branch',
-    doubleWrite: d.doubleWrite,
-    nopOpcodeWrite: d.nopOpcodeWrite,
-    conditionalFifoWrite: d.conditionalFifoWrite,
-    signal: d.signal,
-  };
+  d.writesR4 = d.sfuWrites > 0 || d.tmuLoads[0] + d.tmuLoads[1] > 0 || sig.tlbLoad === true;
+  d.writesUnifAddr = writesAddr(d, 'any', W_UNIF_ADDR);
+  d.readsVarying = readsAddr(d, R_VARY);
+  d.vpmRead = readsAddr(d, R_VPM);
+  d.vpmWrite = writesAddr(d, 'any', W_VPM);
+  d.vprSetup = writesAddr(d, 'a', W_VPM_SETUP);
+  d.vpmAny =
+    d.vpmRead ||
+    d.vpmWrite ||
+    readsAddr(d, R_VPM_BUSY) ||
+    readsAddr(d, R_VPM_WAIT) ||
+    writesAddr(d, 'any', W_VPM_SETUP) ||
+    writesAddr(d, 'any', W_DMA_ADDR);
+  d.writesTmuNoswap = writesAddr(d, 'any', W_TMU_NOSWAP);
+  d.writesTlbZ = writesAddr(d, 'any', W_TLB_Z);
+  d.readsMsFlags = i.kind === 'alu' && i.raddrA === R_MS_FLAGS;
+  d.programEnd = i.kind === 'alu' && sig.endsProgram === true;
 }
 
 /** Touches regfile address 14 of either file (forbidden around program end, p. 21). */

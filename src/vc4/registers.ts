@@ -161,6 +161,23 @@ export function writeInfo(file: RegFile, addr: number): RegInfo {
   return (file === 'a' ? WRITE_A : WRITE_B)[addr]!;
 }
 
+/** An address of a file with its row: a read or write an instruction makes (effects.ts). */
+export interface RegAccess {
+  readonly file: RegFile;
+  readonly addr: number;
+  readonly info: RegInfo;
+}
+/** One access object per file and address, made once: instructions' effects share them. */
+const accesses = (file: RegFile, table: readonly RegInfo[]): readonly RegAccess[] => table.map((info, addr) => ({ file, addr, info }));
+const READS_OF = { a: accesses('a', READ_A), b: accesses('b', READ_B) } as const;
+const WRITES_OF = { a: accesses('a', WRITE_A), b: accesses('b', WRITE_B) } as const;
+export function readAccess(file: RegFile, addr: number): RegAccess {
+  return READS_OF[file][addr]!;
+}
+export function writeAccess(file: RegFile, addr: number): RegAccess {
+  return WRITES_OF[file][addr]!;
+}
+
 /** The address a register name has when read (in regfile A, or in B for B's own names). */
 function readAddress(name: ReadName): number {
   return [...READ_A, ...READ_B].findIndex((r) => r.name === name) % REGISTER_ADDRESSES;
