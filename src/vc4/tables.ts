@@ -186,6 +186,7 @@ export const SIGNAL_INFO: readonly SignalInfo[] = SIGNAL_LIST.map((s, code) => (
 /** The signals' names by code. */
 export const SIGNALS: readonly SignalName[] = SIGNAL_LIST.map((s) => s.name);
 const signalCode = (name: SignalName) => SIGNALS.indexOf(name);
+export const SIG_BREAKPOINT = signalCode('bkpt');
 export const SIG_NONE = signalCode('none');
 export const SIG_PROG_END = signalCode('tend');
 export const SIG_LOAD_TMU0 = signalCode('ldtmu0');
