@@ -1,7 +1,7 @@
 // The compiler's pipeline: a kernel AST to VideoCore IV machine code for a given number of QPUs.
 //   pipeline-loads.ts  AST -> AST: a counted loop's blocking loads become gathers one iteration ahead
 //   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags); frame.ts
-//                its prologue and end, lower-words.ts the words and operations it uses
+//                its prologue and end, lower-words.ts the words it uses, source/ops.ts the operators
 //   dead.ts      values no path reads
 //   fold.ts      operations on constants computed now, with the chip's arithmetic
 //   cse.ts       operations computed once

@@ -1,10 +1,8 @@
 // What lowering builds its instructions from: the VPM and DMA setup words that move one row,
-// the QPU operation for each of the language's operators, and the condition codes (Guide pp.
-// 57-59). Needs: nothing. Guarantees: values from the Guide's tables.
+// and the condition codes (Guide pp. 57-59); the language's operators are in source/ops.ts.
+// Needs: nothing. Guarantees: values from the Guide's tables.
 
-import { type AddOpName, BRANCH_CONDITIONS, type BranchCondition, type MulOpName } from '../vc4/tables.ts';
-import type { PRegName } from './ir.ts';
-import type { BinOp, UnOp } from '../source/ast.ts';
+import { BRANCH_CONDITIONS, type BranchCondition } from '../vc4/tables.ts';
 
 // The setups that move one row of 16 words, for VPM row 0; adding the row (shifted to its field)
 // makes them for another row (the fields below it are 0, so adding cannot carry into them).
@@ -17,23 +15,6 @@ export const DMA_STORE_ROW = 0x80904000;
 /** DMA load setup: 32-bit, 1 row of 16 words, horizontal, to VPM row 0; the row goes in bits 4-10 (Guide p. 59, Table 36). */
 export const DMA_LOAD_ROW = 0x80011000;
 
-
-export const INT_OPS: Record<BinOp, AddOpName | MulOpName> = {
-  add: 'add',
-  sub: 'sub',
-  mul: 'mul24',
-  min: 'min',
-  max: 'max',
-  shl: 'shl',
-  shr: 'asr',
-  ushr: 'shr',
-  ror: 'ror',
-  and: 'and',
-  or: 'or',
-  xor: 'xor',
-};
-export const FLOAT_OPS: Partial<Record<BinOp, AddOpName | MulOpName>> = { add: 'fadd', sub: 'fsub', mul: 'fmul', min: 'fmin', max: 'fmax' };
-export const SFU: Partial<Record<UnOp, PRegName>> = { recip: 'sfu_recip', recipsqrt: 'sfu_recipsqrt', exp2: 'sfu_exp2', log2: 'sfu_log2' };
 
 /** The per-lane condition code that holds where a condition is true, after its flags are set. */
 export type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';

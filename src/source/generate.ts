@@ -13,6 +13,7 @@
 // computed can be compared.
 
 import type { BinOp, BoolExpr, CmpOp, Cond, Expr, KernelAst, Stmt, Ty, UnOp, VarInfo, VarRef } from './ast.ts';
+import { type ArithType, BINARY, binaryImpl, COMPARISONS, names, UNARY } from './ops.ts';
 
 /** Output vectors each QPU may store to anywhere (a power of two), and vectors for hand-offs. */
 const STORE_SLOTS = 32;
@@ -60,10 +61,19 @@ export interface GeneratedProgram {
   readonly prologue: number;
 }
 
-const INT_BIN: BinOp[] = ['add', 'sub', 'mul', 'min', 'max', 'shl', 'shr', 'ushr', 'ror', 'and', 'or', 'xor'];
-const FLOAT_BIN: BinOp[] = ['add', 'sub', 'mul', 'min', 'max'];
-const SFU: UnOp[] = ['recip', 'recipsqrt', 'exp2', 'log2'];
-const CMP: CmpOp[] = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
+// The operators the generator uses (their rows in ops.ts say whether), in the tables' order:
+// binary ones by operand type, unary ones by result type and operand type.
+const BIN: Record<ArithType, BinOp[]> = {
+  int: names(BINARY).filter((op) => BINARY[op].generate && binaryImpl(op, 'int') !== undefined),
+  float: names(BINARY).filter((op) => BINARY[op].generate && binaryImpl(op, 'float') !== undefined),
+};
+const unaries = (to: ArithType, from: ArithType): UnOp[] =>
+  names(UNARY).filter((op) => UNARY[op].generate && UNARY[op].to === to && UNARY[op].from === from);
+const UN: Record<ArithType, Record<ArithType, UnOp[]>> = {
+  int: { int: unaries('int', 'int'), float: unaries('int', 'float') },
+  float: { int: unaries('float', 'int'), float: unaries('float', 'float') },
+};
+const CMP: CmpOp[] = names(COMPARISONS).filter((op) => COMPARISONS[op].generate);
 /** Float patterns that find edge cases: zeros, denormals, infinities, NaNs, extremes. */
 const SPECIAL_FLOATS = [
   0, 0x80000000, 0x3f800000, 0xbf800000, 0x00000001, 0x807fffff, 0x00800000, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000,
@@ -246,12 +256,14 @@ class Generator {
       return lit('int', this.intLit());
     }
     const c = this.int(12);
-    if (c <= 5) return { k: 'bin', op: this.pick(INT_BIN), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: this.intExpr(depth - 1, inWhere) };
-    if (c === 6) return { k: 'un', op: 'not', ty: 'int', a: this.intExpr(depth - 1, inWhere) };
-    if (c === 7) return { k: 'un', op: 'toInt', ty: 'int', a: this.floatExpr(depth - 1, inWhere) };
+    if (c <= 5) return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: this.intExpr(depth - 1, inWhere) };
+    if (c === 6 || c === 7) {
+      const u = this.unary('int', c === 6 ? 'int' : 'float', depth, inWhere);
+      if (u) return u;
+    }
     if (c === 8) return this.rotate('int', depth, inWhere);
     if (c === 9 && !inWhere) return { k: 'load', ty: 'int', ptr: this.loadPtr('int') };
-    return { k: 'bin', op: this.pick(INT_BIN), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: lit('int', this.intLit()) };
+    return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: lit('int', this.intLit()) };
   }
 
   private floatExpr(depth: number, inWhere: boolean): Expr {
@@ -264,12 +276,24 @@ class Generator {
       return lit('float', this.floatLit());
     }
     const c = this.int(11);
-    if (c <= 5) return { k: 'bin', op: this.pick(FLOAT_BIN), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: this.floatExpr(depth - 1, inWhere) };
-    if (c === 6) return { k: 'un', op: 'toFloat', ty: 'float', a: this.intExpr(depth - 1, inWhere) };
-    if (c === 7) return { k: 'un', op: this.pick(SFU), ty: 'float', a: this.floatExpr(depth - 1, inWhere) };
+    if (c <= 5) return { k: 'bin', op: this.pick(BIN.float), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: this.floatExpr(depth - 1, inWhere) };
+    if (c === 6 || c === 7) {
+      const u = this.unary('float', c === 6 ? 'int' : 'float', depth, inWhere);
+      if (u) return u;
+    }
     if (c === 8) return this.rotate('float', depth, inWhere);
     if (c === 9 && !inWhere) return { k: 'load', ty: 'float', ptr: this.loadPtr('float') };
-    return { k: 'bin', op: this.pick(FLOAT_BIN), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: lit('float', this.floatLit()) };
+    return { k: 'bin', op: this.pick(BIN.float), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: lit('float', this.floatLit()) };
+  }
+
+  /** A unary operator from `from` to `to` on a random operand, or undefined when the generator uses none. */
+  private unary(to: ArithType, from: ArithType, depth: number, inWhere: boolean): Expr | undefined {
+    const ops = UN[to][from];
+    if (!ops.length) return undefined;
+    // One operator is taken without a draw, so that each seed makes the program it made when the
+    // generator named these operators itself.
+    const op = ops.length === 1 ? ops[0]! : this.pick(ops);
+    return { k: 'un', op, ty: to, a: this.expr(from, depth - 1, inWhere) };
   }
 
   private expr(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
