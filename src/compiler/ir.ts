@@ -6,13 +6,16 @@
 // language with %n for virtual registers, so each pass's output reads like assembly.
 
 import type { Stmt } from '../source/ast.ts';
+import { ADD_FNS, MUL_FNS } from '../vc4/arith.ts';
 import type { ReadName, WriteName } from '../vc4/registers.ts';
 import {
+  ADD_OP_BY_NAME,
   type AddOpName,
   type BranchCondition,
   bitsToFloat,
   type Condition,
   floatBits,
+  MUL_OP_BY_NAME,
   type MulOpName,
   smallImmForFloat,
   smallImmForInt,
@@ -168,6 +171,15 @@ export function readKind(s: Src): 'fixed' | 'register' | 'effect' {
 }
 const FIXED_READS: ReadonlySet<PRegName> = new Set<PRegName>(['elem_num', 'qpu_num']);
 const ACCUMULATORS: ReadonlySet<PRegName> = new Set<Accumulator>(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
+
+/** What ALU operation `code` computes on 32-bit patterns, as the chip does (vc4/arith.ts), or undefined for nop. */
+export function aluFunction(code: AluCode): ((a: number, b: number) => number) | undefined {
+  if (code === 'mov') return (a) => a;
+  const add = ADD_OP_BY_NAME.get(code);
+  if (add) return ADD_FNS[add.code];
+  const mul = MUL_OP_BY_NAME.get(code);
+  return mul ? MUL_FNS[mul.code] : undefined;
+}
 
 /** The virtual registers an instruction reads. */
 export function uses(i: IrInstr): VReg[] {
