@@ -18,6 +18,7 @@ import { arithType, binaryImpl, type CmpLowering, comparisonRow, type OpEmitter,
 import { epilogue, prologue } from './frame.ts';
 import { type AluCode, def, int, type IrInstr, irText, p, type Reg, smallImm, type Src, uses, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
+import { LANES } from '../vc4/chip.ts';
 
 export interface Lowered {
   readonly code: IrInstr[];
@@ -416,7 +417,7 @@ class Lowering implements OpEmitter {
         // Only r0-r3 rotate across all 16 lanes (Guide p. 20): emit.ts copies an input held
         // anywhere else to r0 first (the allocator keeps short-lived values in accumulators).
         const a = this.materialize(this.expr(e.a));
-        const n = e.n.k === 'lit' ? e.n.bits & 15 : undefined;
+        const n = e.n.k === 'lit' ? e.n.bits & (LANES - 1) : undefined;
         if (n === 0) {
           this.mov(dst, a, cond);
           return;
