@@ -14,7 +14,7 @@
 import { type BoolExpr, childBlocks, type Cond, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
 import { CompileError } from './errors.ts';
 import { branchCond, OPPOSITE, type TrueCode } from './lower-words.ts';
-import { arithType, binaryImpl, type CmpLowering, comparisonRow, type OpEmitter, type OpLowering, unaryRow } from '../source/ops.ts';
+import { arithType, binaryImpl, type CmpLowering, comparisonRow, type OpEmitter, unaryRow } from '../source/ops.ts';
 import { epilogue, prologue } from './frame.ts';
 import { type AluCode, def, int, type IrInstr, irText, p, type Reg, smallImm, type Src, uses, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
@@ -361,12 +361,6 @@ class Lowering implements OpEmitter {
 
   // ---- expressions
 
-  /** Operator lowering `how` (ops.ts) on operands a and b into dst; with `cond`, dst is written where it holds. */
-  private operator(how: OpLowering, dst: Reg, a: Src, b: Src, cond: TrueCode | undefined): void {
-    if (typeof how === 'string') this.alu(how, dst, a, b, cond ? { cond } : {});
-    else how(this, dst, a, b, cond);
-  }
-
   /** The value of e: a register, or a small immediate. */
   private expr(e: Expr): Src {
     if (e.k === 'lit') {
@@ -401,16 +395,21 @@ class Lowering implements OpEmitter {
         this.mov(dst, e.what === 'index' ? p('elem_num') : e.what === 'me' ? this.qpu : this.nqpus, cond);
         return;
       case 'bin': {
+        // Its row of ops.ts: one ALU operation, or a function that emits several.
         const how = binaryImpl(e.op, e.ty)?.lower;
         if (!how) throw new CompileError(`kernel ${this.k.name}: the QPU has no ${e.ty} operation '${e.op}'`);
-        this.operator(how, dst, this.expr(e.a), this.expr(e.b), cond);
+        const a = this.expr(e.a);
+        const b = this.expr(e.b);
+        if (typeof how === 'string') this.alu(how, dst, a, b, c);
+        else how(this, dst, a, b, cond);
         return;
       }
       case 'un': {
         const how = unaryRow(e.op)?.lower;
         if (!how) throw new CompileError(`kernel ${this.k.name}: the QPU has no operation '${e.op}'`);
         const a = this.expr(e.a);
-        this.operator(how, dst, a, a, cond);
+        if (typeof how === 'string') this.alu(how, dst, a, a, c);
+        else how(this, dst, a, a, cond);
         return;
       }
       case 'rotate': {

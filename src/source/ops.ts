@@ -192,23 +192,27 @@ export type BinOp = keyof typeof BINARY;
 export type UnOp = keyof typeof UNARY;
 export type CmpOp = keyof typeof COMPARISONS;
 
-/** A table's row by name, only the table's own (never an Object property such as `constructor`). */
-function rowOf<T extends object>(table: T, name: string): T[keyof T] | undefined {
-  return Object.hasOwn(table, name) ? table[name as keyof T] : undefined;
-}
+// The lookups read copies of the tables without a prototype: a hand-made AST may name an
+// operator `constructor`, which every object inherits.
+const byName = <T>(entries: [string, T][]): Readonly<Record<string, T | undefined>> => Object.assign(Object.create(null), Object.fromEntries(entries));
+const BINARY_ROWS = byName<BinaryRow>(Object.entries(BINARY));
+const INT_IMPLS = byName(Object.entries(BINARY_ROWS).flatMap(([op, row]) => (row?.int ? [[op, row.int]] : [])));
+const FLOAT_IMPLS = byName(Object.entries(BINARY_ROWS).flatMap(([op, row]) => (row?.float ? [[op, row.float]] : [])));
+const UNARY_ROWS = byName<UnaryRow>(Object.entries(UNARY));
+const COMPARISON_ROWS = byName<ComparisonRow>(Object.entries(COMPARISONS));
 
 export function binaryRow(op: BinOp): BinaryRow | undefined {
-  return rowOf(BINARY, op);
+  return BINARY_ROWS[op];
 }
 /** Binary operator `op` on operands of type `ty`, or undefined when that type has no such operator. */
 export function binaryImpl(op: BinOp, ty: Ty): BinaryImpl | undefined {
-  return binaryRow(op)?.[arithType(ty)];
+  return (ty === 'float' ? FLOAT_IMPLS : INT_IMPLS)[op]; // a pointer computes as an int
 }
 export function unaryRow(op: UnOp): UnaryRow | undefined {
-  return rowOf(UNARY, op);
+  return UNARY_ROWS[op];
 }
 export function comparisonRow(op: CmpOp): ComparisonRow | undefined {
-  return rowOf(COMPARISONS, op);
+  return COMPARISON_ROWS[op];
 }
 
 /** The rows' names, in the table's order. */
