@@ -91,7 +91,7 @@ export interface ComparisonRow {
   readonly generate: boolean;
 }
 
-// ---- binary operators (docs/language.md, "Operators")
+// ---- binary operators (docs/language.md, "Types and values", "What each operation computes")
 
 export const BINARY = {
   add: { infix: '+', int: { fn: arith.add, lower: 'add' }, float: { fn: arith.fadd, lower: 'fadd' }, generate: true },
@@ -194,7 +194,8 @@ export type CmpOp = keyof typeof COMPARISONS;
 
 // The lookups read copies of the tables without a prototype: a hand-made AST may name an
 // operator `constructor`, which every object inherits.
-const byName = <T>(entries: [string, T][]): Readonly<Record<string, T | undefined>> => Object.assign(Object.create(null), Object.fromEntries(entries));
+const byName = <T>(entries: [string, T][]): Readonly<Record<string, T | undefined>> =>
+  Object.assign(Object.create(null), Object.fromEntries(entries));
 const BINARY_ROWS = byName<BinaryRow>(Object.entries(BINARY));
 const INT_IMPLS = byName(Object.entries(BINARY_ROWS).flatMap(([op, row]) => (row?.int ? [[op, row.int]] : [])));
 const FLOAT_IMPLS = byName(Object.entries(BINARY_ROWS).flatMap(([op, row]) => (row?.float ? [[op, row.float]] : [])));
