@@ -6,7 +6,7 @@
 // pass", says what else a new pass needs. The files, in order:
 //   pipeline-loads.ts  AST -> AST: a counted loop's blocking loads become gathers one iteration ahead
 //   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags); frame.ts
-//                its prologue and end, lower-words.ts the words and operations it uses
+//                its prologue and end, lower-words.ts the words it uses, source/ops.ts the operators
 //   dead.ts, fold.ts, cse.ts, direct.ts, hoist.ts, strength.ts  the IR passes (rows below)
 //   cfg.ts       basic blocks, edges and loops, for the passes that follow control flow
 //   liveness.ts  live sets and interference

@@ -1,12 +1,10 @@
 // What lowering builds its instructions from: the VPM and DMA setup words that move one row,
-// the QPU operation for each of the language's operators, and the condition codes (Guide pp.
-// 57-59). Needs: nothing. Guarantees: values from the Guide's tables.
+// and the condition codes (Guide pp. 57-59); the language's operators are in source/ops.ts.
+// Needs: nothing. Guarantees: values from the Guide's tables.
 
-import { type AddOpName, BRANCH_CONDITIONS, type BranchCondition, type MulOpName } from '../vc4/tables.ts';
+import { BRANCH_CONDITIONS, type BranchCondition } from '../vc4/tables.ts';
 import { LANES } from '../vc4/chip.ts';
 import { DMA_MODE_32, encodeVdrSetup, encodeVdwSetup, encodeVpmReadSetup, encodeVpmWriteSetup } from '../vc4/vpm-setup.ts';
-import type { PRegName } from './ir.ts';
-import type { BinOp, UnOp } from '../source/ast.ts';
 
 // The setups that move one row of 16 words, for VPM row 0; adding the row shifted to its field
 // (the *_ROW_SHIFTs) makes them for another row (the fields below it are 0, so adding cannot
@@ -22,23 +20,6 @@ export const DMA_LOAD_ROW = encodeVdrSetup({ modew: DMA_MODE_32, mpitch: 0, rowL
 /** Where the row goes in each: bit 0 of the VPM setups, bit 7 of the DMA store's and bit 4 of the DMA load's. */
 export { VDR_SETUP_ROW_SHIFT as DMA_LOAD_ROW_SHIFT, VDW_SETUP_ROW_SHIFT as DMA_STORE_ROW_SHIFT, VPM_SETUP_ROW_SHIFT as VPM_ROW_SHIFT } from '../vc4/vpm-setup.ts';
 
-
-export const INT_OPS: Record<BinOp, AddOpName | MulOpName> = {
-  add: 'add',
-  sub: 'sub',
-  mul: 'mul24',
-  min: 'min',
-  max: 'max',
-  shl: 'shl',
-  shr: 'asr',
-  ushr: 'shr',
-  ror: 'ror',
-  and: 'and',
-  or: 'or',
-  xor: 'xor',
-};
-export const FLOAT_OPS: Partial<Record<BinOp, AddOpName | MulOpName>> = { add: 'fadd', sub: 'fsub', mul: 'fmul', min: 'fmin', max: 'fmax' };
-export const SFU: Partial<Record<UnOp, PRegName>> = { recip: 'sfu_recip', recipsqrt: 'sfu_recipsqrt', exp2: 'sfu_exp2', log2: 'sfu_log2' };
 
 /** The per-lane condition code that holds where a condition is true, after its flags are set. */
 export type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';
