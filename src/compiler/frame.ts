@@ -5,7 +5,7 @@
 // setups; the epilogue waits for the last store, then QPU 0 waits for every other QPU on
 // semaphore 15 and interrupts the host, and every QPU ends.
 
-import { SEMAPHORE_MAX } from '../vc4/chip.ts';
+import { BARRIER_SEMAPHORE } from '../source/ast.ts';
 import type { IrInstr, Reg, Src, VReg } from './ir.ts';
 import { int, p } from './ir.ts';
 import { DMA_LOAD_ROW, DMA_LOAD_ROW_SHIFT, DMA_STORE_ROW, DMA_STORE_ROW_SHIFT, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
@@ -67,9 +67,6 @@ export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[],
   l.alu('or', loadRead, readRow, row);
   return { qpu, nqpus, vpmSetup, dmaSetup, loadDma, loadRead };
 }
-
-/** The semaphore of the end-of-kernel barrier: the last of the chip's, left out of the language's (docs/compiler.md). */
-export const BARRIER_SEMAPHORE = SEMAPHORE_MAX;
 
 /** The end-of-kernel barrier: QPU 0 waits for the others, then interrupts the host. */
 export function epilogue(l: FrameEmitter, qpu: VReg, nqpus: VReg): void {

@@ -7,51 +7,21 @@
 
 import type { Stmt } from '../source/ast.ts';
 import { ADD_FNS, MUL_FNS } from '../vc4/arith.ts';
-import type { ReadName, WriteName } from '../vc4/registers.ts';
 import {
   ADD_OP_BY_NAME,
-  type AddOpName,
   type BranchCondition,
   bitsToFloat,
-  type Condition,
   floatBits,
   MUL_OP_BY_NAME,
-  type MulOpName,
   smallImmForFloat,
   smallImmForInt,
   smallImmValue,
 } from '../vc4/tables.ts';
+import type { Accumulator, AluCode, Imm, PReg, PRegName, Reg, Src, VReg, WriteCond } from './operands.ts';
 
-/** An ALU operation: the add or mul ALU's (Tables 12 and 13), or `mov` (`or x, x` / `v8min x, x`). */
-export type AluCode = AddOpName | MulOpName | 'mov';
-/** A per-lane write condition (Table 2), `always` aside: an instruction without one always writes. */
-export type WriteCond = Exclude<Condition, 'always'>;
-export type Accumulator = 'r0' | 'r1' | 'r2' | 'r3' | 'r4' | 'r5';
-/** A location of regfile A or B, as the allocator places values (ra0-ra31, rb0-rb31). */
-export type RegfileName = `ra${number}` | `rb${number}`;
-/**
- * A physical register an IR instruction names: an accumulator, one of the I/O table's
- * (Table 14), or after allocation a regfile location.
- */
-export type PRegName = Accumulator | ReadName | WriteName | RegfileName;
+/** The operands (operands.ts), for the passes. */
+export type { Accumulator, AluCode, Imm, PReg, PRegName, Reg, RegfileName, Src, VReg, WriteCond } from './operands.ts';
 
-/** A virtual register: one 16-lane value the allocator will place in regfile A or B. */
-export interface VReg {
-  readonly k: 'v';
-  readonly id: number;
-}
-/** A register by its assembly name: an accumulator (r0-r5) or an I/O register. */
-export interface PReg {
-  readonly k: 'p';
-  readonly name: PRegName;
-}
-export type Reg = VReg | PReg;
-/** A small immediate by its code in Table 5 (0-15, -16..-1, the floats 1-128 and 1/256-1/2). */
-export interface Imm {
-  readonly k: 'imm';
-  readonly code: number;
-}
-export type Src = Reg | Imm;
 
 export type IrOp =
   | {

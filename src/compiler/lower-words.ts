@@ -21,8 +21,8 @@ export const DMA_LOAD_ROW = encodeVdrSetup({ modew: DMA_MODE_32, mpitch: 0, rowL
 export { VDR_SETUP_ROW_SHIFT as DMA_LOAD_ROW_SHIFT, VDW_SETUP_ROW_SHIFT as DMA_STORE_ROW_SHIFT, VPM_SETUP_ROW_SHIFT as VPM_ROW_SHIFT } from '../vc4/vpm-setup.ts';
 
 
-/** The per-lane condition code that holds where a condition is true, after its flags are set. */
-export type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';
+export type { TrueCode } from './operands.ts';
+import type { TrueCode } from './operands.ts';
 export const OPPOSITE: Record<TrueCode, TrueCode> = { zs: 'zc', zc: 'zs', ns: 'nc', nc: 'ns', cs: 'cc', cc: 'cs' };
 
 /** The branch condition "any/all lanes have flag `flag` set (or, with `clear`, clear)" (Table 15). */

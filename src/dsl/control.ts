@@ -3,7 +3,7 @@
 // semaphores and the mutex. Each records a statement in the kernel being built.
 
 import type { Cond, Expr, Stmt } from '../source/ast.ts';
-import { BARRIER_SEMAPHORE } from '../compiler/frame.ts';
+import { BARRIER_SEMAPHORE } from '../source/ast.ts';
 import { LANES, SEMAPHORES } from '../vc4/chip.ts';
 import { builder, checkOwner, describeHost, type KernelBuilder } from './builder.ts';
 import {
@@ -201,7 +201,7 @@ export const log2 = (x: FloatExpr) => floatOf(x, 'log2').log2();
 
 // ---- synchronisation between QPUs
 
-/** The language's last semaphore: the chip's last is the end-of-kernel barrier's (compiler/frame.ts). */
+/** The language's last semaphore: the chip's last is the end-of-kernel barrier's (BARRIER_SEMAPHORE, source/ast.ts). */
 const LAST_SEMAPHORE = BARRIER_SEMAPHORE - 1;
 
 function semaphoreNumber(b: KernelBuilder, n: number, what: string): number {
@@ -212,7 +212,7 @@ function semaphoreNumber(b: KernelBuilder, n: number, what: string): number {
   return n;
 }
 
-/** Increments semaphore n (0-14; 15 is the end-of-kernel barrier's); waits while it is at 15. */
+/** Increments semaphore n (0-14; 15 is the end-of-kernel barrier's, source/ast.ts); waits while it is at 15. */
 export function semaInc(n: number): void {
   const b = builder('semaInc');
   notInWhere(b, 'semaInc');

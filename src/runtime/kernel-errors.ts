@@ -2,7 +2,7 @@
 // statement the failing instruction was compiled from (file:line:col and the statement as the
 // user wrote it), the user's variable names, and what a broken rule means in a kernel.
 
-import { BARRIER_SEMAPHORE } from '../compiler/frame.ts';
+import { BARRIER_SEMAPHORE } from '../source/ast.ts';
 import type { Compiled } from '../compiler/driver.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { accessesMemory, type KernelAst } from '../source/ast.ts';

@@ -2,14 +2,11 @@
 // builds it, the reference interpreter (interpreter.ts) defines what it means, and the compiler
 // (src/compiler) translates it. print.ts writes it as readable text.
 
-import type { BinOp, CmpOp, UnOp } from './ops.ts';
+import { SEMAPHORES } from '../vc4/chip.ts';
+import type { BinOp, CmpOp, Ty, UnOp } from './ops.ts';
 
-/** A value's type: a 16-lane vector of int32 or float32, or of addresses of such values. */
-export type Ty = 'int' | 'float' | 'int*' | 'float*';
-
-/** The element type a pointer type points to. */
-export const elemOf = (t: Ty): 'int' | 'float' => (t === 'int*' ? 'int' : 'float');
-export const isPtr = (t: Ty): t is 'int*' | 'float*' => t.endsWith('*');
+/** The value types (ops.ts, beside the operators that compute on them). */
+export { elemOf, isPtr, type Ty } from './ops.ts';
 
 /** The operators: the names of the rows of ops.ts's tables, which say what each means and how it compiles. */
 export type { BinOp, CmpOp, UnOp };
@@ -70,6 +67,12 @@ export type Stmt = Located &
     | { readonly k: 'sema'; readonly down: boolean; readonly n: number }
     | { readonly k: 'mutex'; readonly lock: boolean }
   );
+
+/**
+ * The semaphore of the end-of-kernel barrier: the chip's last, which the language keeps for itself
+ * (a kernel's sema statements use the others; docs/compiler.md says how the barrier works).
+ */
+export const BARRIER_SEMAPHORE = SEMAPHORES - 1;
 
 export interface VarInfo {
   readonly id: number;

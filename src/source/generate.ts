@@ -14,7 +14,7 @@
 
 import type { BinOp, BoolExpr, CmpOp, Cond, Expr, KernelAst, Stmt, Ty, UnOp, VarInfo, VarRef } from './ast.ts';
 import { type ArithType, BINARY, binaryImpl, COMPARISONS, names, UNARY } from './ops.ts';
-import { BARRIER_SEMAPHORE } from '../compiler/frame.ts';
+import { BARRIER_SEMAPHORE } from '../source/ast.ts';
 import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
 
 /** Output vectors each QPU may store to anywhere (a power of two), and vectors for hand-offs. */

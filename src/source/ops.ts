@@ -1,8 +1,8 @@
 // The language's operators, one row each: what an operator means, lane by lane on 32-bit
 // patterns (the chip's own arithmetic, src/vc4/arith.ts), how it becomes QPU instructions, how it
 // prints and whether the random program generator uses it, side by side so that meaning and
-// code generation cannot drift apart (as TypeGPU's createDualImpl keeps them). ast.ts takes its
-// operator types from the rows' names; the reference interpreter (interpreter.ts), lowering
+// code generation cannot drift apart (as TypeGPU's createDualImpl keeps them). ast.ts takes the
+// value types from here and the operator types from the rows' names; the reference interpreter (interpreter.ts), lowering
 // (compiler/lower.ts), the printer (print.ts) and the generator (generate.ts) read the rows.
 // docs/contributing.md, "Adding an operator", says what else a new operator needs (the method
 // users call, a test).
@@ -14,9 +14,14 @@
 import * as arith from '../vc4/arith.ts';
 import { W_SFU_RECIP, WRITE_A, type WriteName } from '../vc4/registers.ts';
 import type { AddOpName, MulOpName } from '../vc4/tables.ts';
-import type { TrueCode } from '../compiler/lower-words.ts';
-import type { AluCode, Imm, PReg, PRegName, Reg, Src, VReg, WriteCond } from '../compiler/ir.ts';
-import type { Ty } from './ast.ts';
+import type { AluCode, Imm, PReg, PRegName, Reg, Src, TrueCode, VReg, WriteCond } from '../compiler/operands.ts';
+
+/** A value's type: a 16-lane vector of int32 or float32, or of addresses of such values. */
+export type Ty = 'int' | 'float' | 'int*' | 'float*';
+
+/** The element type a pointer type points to. */
+export const elemOf = (t: Ty): 'int' | 'float' => (t === 'int*' ? 'int' : 'float');
+export const isPtr = (t: Ty): t is 'int*' | 'float*' => t.endsWith('*');
 
 /** The two types operators compute on: 16 lanes of int32 or of float32 patterns. */
 export type ArithType = 'int' | 'float';

@@ -1,0 +1,42 @@
+// The IR's operands, by themselves: virtual and physical registers, small immediates, the ALU
+// codes and the write conditions, each typed from the chip's tables (src/vc4). They import nothing
+// but those tables, so that the language's operator table (source/ops.ts), which says how each
+// operator lowers, can name them without importing the IR, which names the language's statements.
+// ir.ts re-exports them; the compiler's passes import them from there.
+
+import type { ReadName, WriteName } from '../vc4/registers.ts';
+import type { AddOpName, Condition, MulOpName } from '../vc4/tables.ts';
+
+/** An ALU operation: the add or mul ALU's (Tables 12 and 13), or `mov` (`or x, x` / `v8min x, x`). */
+export type AluCode = AddOpName | MulOpName | 'mov';
+/** A per-lane write condition (Table 2), `always` aside: an instruction without one always writes. */
+export type WriteCond = Exclude<Condition, 'always'>;
+export type Accumulator = 'r0' | 'r1' | 'r2' | 'r3' | 'r4' | 'r5';
+/** A location of regfile A or B, as the allocator places values (ra0-ra31, rb0-rb31). */
+export type RegfileName = `ra${number}` | `rb${number}`;
+/**
+ * A physical register an IR instruction names: an accumulator, one of the I/O table's
+ * (Table 14), or after allocation a regfile location.
+ */
+export type PRegName = Accumulator | ReadName | WriteName | RegfileName;
+
+/** A virtual register: one 16-lane value the allocator will place in regfile A or B. */
+export interface VReg {
+  readonly k: 'v';
+  readonly id: number;
+}
+/** A register by its assembly name: an accumulator (r0-r5) or an I/O register. */
+export interface PReg {
+  readonly k: 'p';
+  readonly name: PRegName;
+}
+export type Reg = VReg | PReg;
+/** A small immediate by its code in Table 5 (0-15, -16..-1, the floats 1-128 and 1/256-1/2). */
+export interface Imm {
+  readonly k: 'imm';
+  readonly code: number;
+}
+export type Src = Reg | Imm;
+
+/** The per-lane condition code that holds where a condition is true, after its flags are set. */
+export type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';
