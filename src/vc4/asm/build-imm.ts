@@ -23,7 +23,6 @@ import {
   NO_PACK,
   perElementImmediate,
 } from '../tables.ts';
-import type { BuildContext } from './build.ts';
 import { isRegisterName, lookupSource, suggest } from './names.ts';
 import { BuildError, conditionCode, type Dest, destReq, fits, noDestCond, resolveDest } from './operands.ts';
 import type { IgnoredBits, Operand, Suffix } from './parse.ts';
@@ -142,6 +141,14 @@ function placeTwoDests(
 }
 
 // ---------------------------------------------------------------- branches
+
+/** Where an instruction is built: what a branch's target needs (build.ts's buildStatement takes it too). */
+export interface BuildContext {
+  /** Instruction index of each label. */
+  readonly labels: ReadonlyMap<string, number>;
+  /** Index of the instruction being built. */
+  readonly pc: number;
+}
 
 export function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[], col: number, ctx: BuildContext): BranchInstr {
   let cond = BRANCH_ALWAYS;

@@ -29,19 +29,14 @@ import {
   smallImmValue,
 } from '../tables.ts';
 import type { Operand, OpPart, Part, Statement, Suffix } from './parse.ts';
-import { buildBranch, buildLdi, buildSema, withIgnored } from './build-imm.ts';
+import { buildBranch, type BuildContext, buildLdi, buildSema, withIgnored } from './build-imm.ts';
 import { shown } from './text.ts';
 import { suggest } from './names.ts';
 import { BuildError, chooseWs, conditionCode, noDestCond, type Dest, placeEither, ReadPorts, resolveDest, resolveSource, type Source } from './operands.ts';
 
 export { BuildError } from './operands.ts';
 
-export interface BuildContext {
-  /** Instruction index of each label. */
-  readonly labels: ReadonlyMap<string, number>;
-  /** Index of the instruction being built. */
-  readonly pc: number;
-}
+export type { BuildContext } from './build-imm.ts';
 
 /** The signal number of a signal name or alias (not the format-selecting 13-15). */
 export function signalNumber(name: string): number | undefined {

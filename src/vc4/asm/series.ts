@@ -33,8 +33,8 @@ import {
   SIG_PROG_END,
   SIG_SMALL_IMM,
 } from '../tables.ts';
-import type { AsmOptions, AsmProgram, AsmDiagnostic } from './assembler.ts';
-import { AsmError, MAX_ERRORS, sourceLines } from './assembler.ts';
+import type { AsmOptions, AsmProgram, AsmDiagnostic } from './program.ts';
+import { AsmError, MAX_ERRORS, sourceLines } from './program.ts';
 import { shown } from './text.ts';
 
 /** The series' assembler reads lines into a 128-byte buffer: a longer line ends its input. */
