@@ -19,6 +19,7 @@ import { epilogue, prologue } from './frame.ts';
 import { type AluCode, def, int, type IrInstr, irText, p, type Reg, smallImm, type Src, uses, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
 import { LANES } from '../vc4/chip.ts';
+import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 
 export interface Lowered {
   readonly code: IrInstr[];
@@ -122,7 +123,7 @@ class Lowering implements OpEmitter {
   }
   branch(cond: BranchCondition, label: string): void {
     this.emit({ op: 'branch', cond, label });
-    for (let i = 0; i < 3; i++) this.emit({ op: 'nop' }); // the delay slots
+    for (let i = 0; i < BRANCH_DELAY_SLOTS; i++) this.emit({ op: 'nop' }); // the delay slots
   }
 
   private materialize(x: Src): VReg {

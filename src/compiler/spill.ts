@@ -21,9 +21,9 @@
 
 import { CompileError } from './errors.ts';
 import { type AluCode, int, type IrInstr, p, type PRegName, type Src, v, type VReg } from './ir.ts';
-import { DMA_LOAD_ROW, DMA_STORE_ROW, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
+import { DMA_LOAD_ROW, DMA_LOAD_ROW_SHIFT, DMA_STORE_ROW, DMA_STORE_ROW_SHIFT, VPM_READ_ROW, VPM_ROW_SHIFT, VPM_WRITE_ROW } from './lower-words.ts';
 
-import { VPM_ROWS } from '../vc4/chip.ts';
+import { VECTOR_BYTES, VPM_ROWS } from '../vc4/chip.ts';
 
 export { VPM_ROWS };
 
@@ -47,7 +47,7 @@ export function spillRowsPerQpu(qpus: number): number {
 }
 
 /** Bytes of scratch memory the code needs, for all QPUs together. */
-export const scratchBytes = (st: SpillState, qpus: number) => st.memory.size * qpus * 64;
+export const scratchBytes = (st: SpillState, qpus: number) => st.memory.size * qpus * VECTOR_BYTES;
 
 const writes = (i: IrInstr, name: string) => (i.op === 'alu' || i.op === 'ldi') && i.dst.k === 'p' && i.dst.name === name;
 const readsVpm = (i: IrInstr) => i.op === 'alu' && ((i.a.k === 'p' && i.a.name === 'vpm') || (i.b.k === 'p' && i.b.name === 'vpm'));
@@ -213,10 +213,10 @@ class Rewriter extends SpillWriter {
       this.out.push({ op: 'alu', code: 'add', dst: p('vr_setup'), a: this.st.setups!.r, b: this.vpmRow(slot) });
     } else {
       const m = this.st.memory.get(id)!;
-      this.mov('vr_setup', this.loadRowSetup(DMA_LOAD_ROW, 4));
+      this.mov('vr_setup', this.loadRowSetup(DMA_LOAD_ROW, DMA_LOAD_ROW_SHIFT));
       this.mov('vr_addr', this.memoryAddress(m));
       this.out.push({ op: 'read', src: p('vr_wait') });
-      this.mov('vr_setup', this.loadRowSetup(VPM_READ_ROW, 0));
+      this.mov('vr_setup', this.loadRowSetup(VPM_READ_ROW, VPM_ROW_SHIFT));
     }
     this.out.push({ op: 'alu', code: 'mov', dst: t, a: p('vpm'), b: p('vpm') });
   }
@@ -231,9 +231,9 @@ class Rewriter extends SpillWriter {
     }
     const m = this.st.memory.get(id)!;
     this.out.push({ op: 'read', src: p('vw_wait') }); // a store of the kernel's may still be leaving
-    this.mov('vw_setup', this.loadRowSetup(VPM_WRITE_ROW, 0));
+    this.mov('vw_setup', this.loadRowSetup(VPM_WRITE_ROW, VPM_ROW_SHIFT));
     this.mov('vpm', t);
-    this.mov('vw_setup', this.loadRowSetup(DMA_STORE_ROW, 7));
+    this.mov('vw_setup', this.loadRowSetup(DMA_STORE_ROW, DMA_STORE_ROW_SHIFT));
     this.mov('vw_addr', this.memoryAddress(m));
     this.out.push({ op: 'read', src: p('vw_wait') });
   }
@@ -247,7 +247,7 @@ class Rewriter extends SpillWriter {
 
   /** The address of this QPU's scratch slot. */
   private memoryAddress(slot: number): Src {
-    return slot === 0 ? this.st.scratch! : this.alu('add', this.st.scratch!, this.ldi(slot * this.ctx.qpus * 64));
+    return slot === 0 ? this.st.scratch! : this.alu('add', this.st.scratch!, this.ldi(slot * this.ctx.qpus * VECTOR_BYTES));
   }
 
   /** The load row, N + qpu, in a setup whose row field starts at bit `shift`. */

@@ -11,6 +11,7 @@ import type { BoolExpr, Expr, KernelAst, Stmt } from '../source/ast.ts';
 import type { GeneratedProgram } from '../source/generate.ts';
 import { interpret } from '../source/interpreter.ts';
 import { type ArrayArg, EmulatorTarget } from './emulate.ts';
+import { VECTOR_BYTES } from '../vc4/chip.ts';
 
 export type Outcome =
   | { readonly kind: 'agree' }
@@ -52,8 +53,8 @@ export class DifferentialRunner {
     const arrays = () => {
       const inI = mem.alloc(p.inI.length * 4, 'inI');
       const inF = mem.alloc(p.inF.length * 4, 'inF');
-      const outI = mem.alloc(p.qpus * p.slots * 64, 'outI');
-      const outF = mem.alloc(p.qpus * p.slots * 64, 'outF');
+      const outI = mem.alloc(p.qpus * p.slots * VECTOR_BYTES, 'outI');
+      const outF = mem.alloc(p.qpus * p.slots * VECTOR_BYTES, 'outF');
       mem.view(inI, Int32Array).set(p.inI);
       mem.view(inF, Int32Array).set(p.inF);
       return { inI, inF, outI, outF, args: [inI.address, inF.address, outI.address, outF.address, p.n, p.xBits].map((x) => x | 0) };

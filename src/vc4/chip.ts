@@ -6,6 +6,10 @@
 
 /** Lanes (SIMD elements) of a QPU: "a 16-way 32-bit SIMD processor" (Guide p. 16). */
 export { LANES } from './tables.ts';
+import { LANES } from './tables.ts';
+
+/** Bytes of a 16-lane vector of 32-bit words: a VPM row, a DMA row of the compiler's, a lane-wise load. */
+export const VECTOR_BYTES = LANES * 4;
 
 /** QPUs of a VideoCore IV: 3 slices of 4 (Guide p. 13, Figure 1; QPU_NUM is 0-11). */
 export const MAX_QPUS = 12;
