@@ -17,12 +17,13 @@ import { SIG_BRANCH } from '../vc4/fields.ts';
 import { RULES, sequenceViolations, type Violation } from '../vc4/rules.ts';
 import { PROGRAM_END_SIGNALS } from '../vc4/tables.ts';
 import { BLOCKED, HELPERS, type InstrCode, instrCode, joinCode, SYNC_R4, type TranslateOptions } from './translate.ts';
-import type { Step } from './program.ts';
+import type { Step } from './step.ts';
 import type { Qpu } from './qpu.ts';
 import { rotation, supported, worthAlone } from './wasm/lanes.ts';
 import { listings } from './wasm/encoder.ts';
 import { LaneModule } from './wasm/module.ts';
 import { CYCLES_PER_INSTR } from './timing.ts';
+import { ruleError } from './errors.ts';
 
 export const CONTINUE = 0;
 export const YIELD = 1;
@@ -40,12 +41,12 @@ export interface Steps {
 
 export const MAX_BLOCK = 64;
 
-const HELPER_NAMES = Object.keys(HELPERS);
-const HELPER_VALUES = HELPER_NAMES.map((n) => HELPERS[n]);
+const HELPER_NAMES = [...Object.keys(HELPERS), 'ruleError'];
+const HELPER_VALUES = [...Object.values(HELPERS), ruleError];
 
 /** The JavaScript of a block's function, given its body. */
 function source(name: string, body: string): string {
-  return `return function ${name}(q) {\nconst R = q.R, F = q.F, Z = q.Z, N = q.N, C = q.C;\nlet at = q.pc;\ntry {\n${body}\n} catch (e) { q.pc = at; throw q.m.locate(q, at, e); }\n}`;
+  return `return function ${name}(q) {\nconst R = q.R, F = q.F, Z = q.Z, N = q.N, C = q.C;\nlet at = q.pc;\ntry {\n${body}\n} catch (e) { q.pc = at; throw e; }\n}`;
 }
 
 /** The block's function; `W` holds its SIMD functions (wasm/module.ts). */
@@ -149,7 +150,7 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
   for (const g of groups) {
     const len = g.codes.length;
     lines.push(`// ${g.first}${len > 1 ? `-${g.first + len - 1}` : ''}`, `at = ${g.first};`);
-    if (g.bad) lines.push(`q.m.ruleBroken(q, ${g.first}, ${JSON.stringify(g.bad)});`);
+    if (g.bad) lines.push(`throw ruleError(${JSON.stringify(g.bad)});`);
     if (len === 1) {
       const k = g.first;
       const c = g.codes[0]!;

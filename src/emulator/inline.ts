@@ -5,7 +5,7 @@
 
 import { toF } from '../vc4/arith.ts';
 import { ADD_OP_BY_NAME, MUL_OP_BY_NAME } from '../vc4/tables.ts';
-import { FSCR } from './qpu.ts';
+import { FSCR } from './layout.ts';
 
 /** An ALU input: its 32-bit pattern as an expression, and its float value (zero and denormals read as +0). */
 export interface Val {

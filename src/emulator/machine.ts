@@ -16,14 +16,14 @@ import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { HOT_CALLS, type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, RAISE_WITH_EITHER, RunBudget } from '../common/budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
-import { deadlockError, EmulatorError } from './errors.ts';
+import { deadlockError, EmulatorError, ioError, ruleError } from './errors.ts';
 import { drawRunning, Interleaving, interleaveSeed } from '../common/interleave.ts';
 import { StoreRaces } from './store-race.ts';
 import { StoredWords } from './stored.ts';
 import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ } from '../common/memory.ts';
-import { ioError, Qpu, TMU_SLOTS } from './qpu.ts';
+import { Qpu, type QpuHost, TMU_SLOTS } from './qpu.ts';
 import { type RunResult, runResult } from './report.ts';
 import { checkTiming, PI_TIMING, type Timing } from './timing.ts';
 import { VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
@@ -74,7 +74,7 @@ export interface LoadedProgram extends Translation {
   readonly code: Allocation;
 }
 
-export class Machine {
+export class Machine implements QpuHost {
   readonly vpm = new Int32Array(VPM_WORDS);
   /** Each semaphore's count. */
   readonly semaphores = new Uint8Array(16);
@@ -280,7 +280,12 @@ export class Machine {
       // A block that loops to itself runs at most this many times a call, within the budget and
       // often enough back here to read the clock (CLOCK_EVERY).
       q.loops = Math.min(LOOPS_PER_CALL, Math.floor(budget.left / MAX_BLOCK));
-      const status = fn(q);
+      let status: number;
+      try {
+        status = fn(q);
+      } catch (e) {
+        throw this.locate(q, q.pc, e); // a block leaves pc at the instruction that failed
+      }
       budget.left -= q.count - before;
       if (budget.watch && (budget.clock += q.count - before + 1) >= CLOCK_EVERY) this.readClock(q, budget, opts);
       if (status === CONTINUE) continue;
@@ -318,12 +323,12 @@ export class Machine {
   }
 
   /** Strict mode: stops the run at a broken rule. */
-  ruleBroken(q: Qpu, pc: number, v: Violation): never {
-    throw this.locate(q, pc, new EmulatorError('rule', `[${v.rule}] ${v.message}`, undefined, v.rule));
+  private ruleBroken(q: Qpu, pc: number, v: Violation): never {
+    throw this.locate(q, pc, ruleError(v));
   }
 
   /** Adds the QPU, pc and instruction to an error raised while executing. */
-  locate(q: Qpu, pc: number, e: unknown): EmulatorError {
+  private locate(q: Qpu, pc: number, e: unknown): EmulatorError {
     const instr = this.program!.instr(pc);
     const where = { qpu: q.id, pc, instruction: instr ? disassembleInstr(instr) : '(outside the program)' };
     if (e instanceof EmulatorError) return e.where ? e : new EmulatorError(e.kind, e.message, where, e.rule);
@@ -481,22 +486,12 @@ export class Machine {
   }
 
   /** The instruction index of an absolute branch target, or a fault. */
-  branchIndex(q: Qpu, addr: number): number {
+  branchIndex(addr: number): number {
     const off = addr - this.codeBase;
     const n = this.program!.length;
     if (off % 8 !== 0 || off < 0 || off / 8 >= n)
       throw new EmulatorError('fault', `branch to ${hex(addr)}, which is not an instruction of the program (${hex(this.codeBase)}, ${n} instructions)`);
-    void q;
     return off / 8;
-  }
-
-  all(flags: Int32Array, v: number): boolean {
-    for (let l = 0; l < 16; l++) if (flags[l] !== v) return false;
-    return true;
-  }
-  any(flags: Int32Array, v: number): boolean {
-    for (let l = 0; l < 16; l++) if (flags[l] === v) return true;
-    return false;
   }
 }
 

@@ -12,23 +12,11 @@
 import { checkProgramSize, decodeHiLo, fieldOf, fieldValue, kindOf, ProgramSizeError } from '../vc4/codec.ts';
 import { type Effects, effectsOf } from '../vc4/effects.ts';
 import type { AluInstr, Instr } from '../vc4/instr.ts';
-import { instrViolations, sequenceViolations, type Violation } from '../vc4/rules.ts';
+import type { Violation } from '../vc4/rules.ts';
 import { blockEnd, type BlockFn, compileBlock, compileUnit } from './blocks.ts';
 import type { TranslateOptions } from './translate.ts';
 import { EmulatorError } from './errors.ts';
-
-export interface Step {
-  readonly instr: Instr;
-  readonly effects: Effects;
-  /** Touches state other QPUs see: runs only when no other QPU is more than SLACK earlier. */
-  readonly shared: boolean;
-  /** A semaphore or mutex access: runs only when this QPU is the earliest. */
-  readonly sync: boolean;
-  readonly nop: boolean;
-  /** Rules broken by the instruction alone, and along the fall-through from the two before it. */
-  readonly alone: Violation[];
-  readonly fallThrough: Violation[];
-}
+import { makeStep, type Step } from './step.ts';
 
 export interface Translation {
   /** Instructions in the program. */
@@ -241,18 +229,6 @@ function decodeAt(words: Uint32Array, pc: number): { instr: Instr; effects: Effe
   return { instr, effects: effectsOf(instr) };
 }
 
-function makeStep({ instr, effects: e }: { instr: Instr; effects: Effects }, before: (Effects | undefined)[]): Step {
-  return {
-    instr,
-    effects: e,
-    shared: isShared(instr, e),
-    sync: instr.kind === 'sema' || e.raddrs.includes(51) || e.waddrs.some((w) => w.addr === 51),
-    nop: isNop(instr),
-    alone: instrViolations(e),
-    fallThrough: sequenceViolations(e, before),
-  };
-}
-
 /** A read-only array view of `length` items, each made by `at` when it is read. */
 function lazyList<T>(length: number, at: (i: number) => T): readonly T[] {
   return new Proxy([] as T[], {
@@ -263,17 +239,6 @@ function lazyList<T>(length: number, at: (i: number) => T): readonly T[] {
     },
     has: (target, key) => (typeof key === 'string' && /^(0|[1-9]\d*)$/.test(key) ? Number(key) < length : Reflect.has(target, key)),
   });
-}
-
-/** Instructions whose effects other QPUs can see or that depend on shared units. */
-function isShared(i: Instr, e: Effects): boolean {
-  if (i.kind === 'sema') return true;
-  if (e.vpmAny || e.peripherals.length > 0 || e.tmuLoads[0] + e.tmuLoads[1] > 0) return true;
-  return e.waddrs.some((w) => w.addr === 38 || w.addr === 51) || e.raddrs.includes(51);
-}
-
-function isNop(i: Instr): boolean {
-  return i.kind === 'alu' && i.opAdd === 0 && i.opMul === 0 && (i.sig === 1 || i.sig === 13) && i.raddrA === 39 && (i.sig === 13 || i.raddrB === 39);
 }
 
 const F_RADDR_A = fieldOf('alu', 'raddrA');

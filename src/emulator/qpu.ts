@@ -1,48 +1,29 @@
 // One QPU: its registers, flags, program counter, clock, FIFOs, and what its register-mapped
 // I/O does. Translated instructions (translate.ts) call the methods here for everything beyond
 // lane arithmetic. Facts are from Broadcom's reference guide (pages cited) unless noted.
+// Needs: a host (the machine, machine.ts) for what the QPUs share: memory, the VPM, the DMA
+// engines, the TMUs' schedule, semaphores and the mutex. Guarantees: each I/O method does what
+// the register's write or read does, or throws an EmulatorError without a location (the run
+// loop adds QPU, pc and instruction).
 
 import { sfu } from '../vc4/arith.ts';
-import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import { TMU_FIFO_DEPTH } from '../vc4/chip.ts';
+import { BUS_BASE, type GpuMemory, hex, UNIFORMS } from '../common/memory.ts';
 import { LINE_SHIFT } from './caches.ts';
-import { EmulatorError } from './errors.ts';
-import type { Machine } from './machine.ts';
-import { BUS_BASE, hex, UNIFORMS } from '../common/memory.ts';
-import { FIRST_LINE, gatherAfterStore } from './stored.ts';
+import type { DmaEngines } from './dma.ts';
+import { ioError } from './errors.ts';
+import { FLAG_C, FLAG_N, FLAG_Z, R_WORDS, R4, R5, SLOT_WORDS } from './layout.ts';
 import { newStats, type QpuStats, type StallCause } from './report.ts';
+import type { StoreRaces } from './store-race.ts';
+import { FIRST_LINE, gatherAfterStore, type StoredWords } from './stored.ts';
+import { CYCLES_PER_INSTR } from './timing.ts';
+import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
 
 /** A TMU gather whose lanes span more bytes than this is checked for store races lane by lane. */
 const RACE_SPAN = 1 << 16;
 
 /** BUS_BASE as an int32, for word indices: (address - BUS_BASE_I32) >>> 2. */
 const BUS_BASE_I32 = BUS_BASE | 0;
-import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
-import { CYCLES_PER_INSTR } from './timing.ts';
-
-// Layout of the register array R (16 lanes a register).
-export const REG_A = 0;
-export const REG_B = 512;
-export const ACC = 1024; // r0-r5 at ACC + 16 * n
-/** Scratch vectors the compiled code uses: the A and B inputs, the two ALU results, a temp. */
-export const SA = 1120;
-export const SB = 1136;
-export const SADD = 1152;
-export const SMUL = 1168;
-export const STMP = 1184; // 32 words: the mul inputs, for flags of a rotated result
-export const SROT = 1216;
-/** One word where generated code stores a float to read its rounded pattern back. */
-export const FSCR = 1232;
-export const R_WORDS = 1236;
-/**
- * A QPU's whole state the translated code touches is one array of SLOT_WORDS words (its slot in
- * the register memory the WebAssembly code shares, wasm/slots.ts): the registers (R_WORDS), the
- * flags as 0/1 words (16 each), and scratch words for the SIMD code's calls back into arith.
- */
-export const FLAG_Z = R_WORDS;
-export const FLAG_N = FLAG_Z + 16;
-export const FLAG_C = FLAG_N + 16;
-export const WSCR = FLAG_C + 16;
-export const SLOT_WORDS = WSCR + 16;
 
 export { newStats, type QpuStats, STALL_CAUSES, type StallCause } from './report.ts';
 
@@ -60,12 +41,6 @@ class TmuFifo {
   count = 0;
 }
 
-/** An I/O error without a location; the run loop adds QPU, pc and the instruction. */
-export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', message: string, rule?: string): EmulatorError {
-  // A broken rule is tagged with its name, as the validator's and strict mode's findings are.
-  return new EmulatorError(kind, kind === 'rule' && rule ? `[${rule}] ${message}` : message, undefined, rule);
-}
-
 /**
  * An access at an address that is not a multiple of 4, in a run that faults there (aligned):
  * the interpreter's words for it. A DMA transfer's is lane 0's, as a kernel's load or store
@@ -73,6 +48,38 @@ export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', mes
  */
 function misaligned(what: 'read' | 'write', lane: number, address: number): string {
   return `a ${what} of lane ${lane} at ${hex(address)} is not a multiple of 4`;
+}
+
+/**
+ * What a QPU, and the code translated for it, use of the machine it runs on (machine.ts): the
+ * units the QPUs share, and the order in which the QPUs reach them.
+ */
+export interface QpuHost {
+  readonly memory: GpuMemory;
+  readonly vpm: Int32Array;
+  readonly dma: DmaEngines;
+  /** Strict runs: the DMA stores that may still be writing memory (rule dma-store-race). */
+  readonly races: StoreRaces;
+  /** Strict runs: the words DMA stores have written in this run (rule gather-after-store). */
+  readonly stored: StoredWords;
+  /** Whether a TMU lane or DMA transfer at an address not a multiple of 4 faults. */
+  readonly aligned: boolean;
+  /** The bus address of the program's first instruction. */
+  readonly codeBase: number;
+  /** The clock up to which the running QPU may take a shared-unit step. */
+  readonly horizon: number;
+  /** Whether the running QPU must let another go first before a semaphore or mutex step. */
+  syncLate(q: Qpu): boolean;
+  /** The cycle at which a request from `q` at `time` to TMU `t` for cache lines `lines[0..nLines)` has its data. */
+  tmuSchedule(q: Qpu, t: number, time: number, lines: Int32Array, nLines: number): number;
+  /** A semaphore instruction; false when the QPU must wait. */
+  semaphore(q: Qpu, n: number, down: boolean): boolean;
+  /** Reading the mutex; false when the QPU must wait. */
+  mutexAcquire(q: Qpu): boolean;
+  /** Writing the mutex. */
+  mutexRelease(q: Qpu): void;
+  /** The instruction index of an absolute branch target, or a fault. */
+  branchIndex(addr: number): number;
 }
 
 /** A queued VPM read setup: its block, the vectors it still delivers, and when its first is ready. */
@@ -149,7 +156,7 @@ export class Qpu {
 
   constructor(
     readonly id: number,
-    readonly m: Machine,
+    readonly m: QpuHost,
   ) {
     this.moveTo(this.home, 0, false);
   }
@@ -230,7 +237,7 @@ export class Qpu {
    */
   syncR4(ahead = 0): void {
     if (this.sfuResult && this.count + ahead >= this.sfuDueAt) {
-      this.R.set(this.sfuResult, ACC + 64);
+      this.R.set(this.sfuResult, R4);
       this.sfuResult = undefined;
     }
   }
@@ -323,7 +330,7 @@ export class Qpu {
     this.syncR4();
     const R = this.R;
     const data = fifo.data;
-    for (let l = 0, from = 16 * slot; l < 16; l++) R[ACC + 64 + l] = data[from + l]!;
+    for (let l = 0, from = 16 * slot; l < 16; l++) R[R4 + l] = data[from + l]!;
     fifo.head = (slot + 1) % TMU_SLOTS;
     fifo.count--;
     this.stats.tmuLoads++;
@@ -462,7 +469,7 @@ export class Qpu {
       const from = perQuad ? q * 4 : 0;
       if (!(mask & (1 << from))) continue;
       const v = R[src + from]!;
-      for (let j = 0; j < 4; j++) R[ACC + 80 + q * 4 + j] = v;
+      for (let j = 0; j < 4; j++) R[R5 + q * 4 + j] = v;
     }
   }
 

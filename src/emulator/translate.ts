@@ -32,10 +32,22 @@ import {
   type Val,
 } from './inline.ts';
 import { packA, packMul, unpackA, unpackR4 } from './pack.ts';
-import { ACC, ioError, REG_A, REG_B, SA, SADD, SB, SMUL, SROT, STMP } from './qpu.ts';
+import { ioError } from './errors.ts';
+import { ACC, REG_A, REG_B, SA, SADD, SB, SMUL, SROT, STMP } from './layout.ts';
+
+/** Whether every lane of `flags` is `v` (a branch condition's all-). */
+function allLanes(flags: Int32Array, v: number): boolean {
+  for (let l = 0; l < 16; l++) if (flags[l] !== v) return false;
+  return true;
+}
+/** Whether any lane of `flags` is `v` (a branch condition's any-). */
+function anyLane(flags: Int32Array, v: number): boolean {
+  for (let l = 0; l < 16; l++) if (flags[l] === v) return true;
+  return false;
+}
 
 /** The helper functions generated code calls, by name. */
-export const HELPERS: Readonly<Record<string, unknown>> = { ...arith, packA, packMul, unpackA, unpackR4, ioError, ACC };
+export const HELPERS: Readonly<Record<string, unknown>> = { ...arith, packA, packMul, unpackA, unpackR4, ioError, allLanes, anyLane, ACC };
 
 /** Generated code writes this where an instruction must wait for another QPU, before any effect. */
 export const BLOCKED = '@BLOCKED@';
@@ -422,7 +434,7 @@ const BRANCH_EXPR = (cond: number): string => {
   const flag = ['Z', 'N', 'C'][cond >> 2];
   const all = (cond & 2) === 0;
   const set = (cond & 1) === 0;
-  return `${all ? 'q.m.all' : 'q.m.any'}(${flag}, ${set ? 1 : 0})`;
+  return `${all ? 'allLanes' : 'anyLane'}(${flag}, ${set ? 1 : 0})`;
 };
 
 function genBranch(i: BranchInstr, pc: number, c: InstrCode): void {
@@ -435,7 +447,7 @@ function genBranch(i: BranchInstr, pc: number, c: InstrCode): void {
     .join(' + ');
   // The target is computed before the link is written: with the link and the target in one
   // register (bra ra0, ZERO, ra0) the jump uses the register's old value.
-  c.pre.push(`if (${taken}) {`, `const link${pc} = ${link};`, `const t${pc} = q.m.branchIndex(q, (${target}) >>> 0);`);
+  c.pre.push(`if (${taken}) {`, `const link${pc} = ${link};`, `const t${pc} = q.m.branchIndex((${target}) >>> 0);`);
   c.loop.push(`const v = link${pc};`);
   const before = c.loop.length;
   genWrite(c, 'v', addWriteFile(i.ws), i.waddrAdd, 'true', { pm: 0, mode: 0, isMul: false, isFloat: false }, SADD, `a${pc}`);

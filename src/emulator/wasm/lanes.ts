@@ -13,7 +13,7 @@ import { addWriteFile, mulWriteFile, R_ELEM_NUM, R_NOP, type RegFile, W_ACC0, W_
 import { SIG_SMALL_IMM as SMALL_IMM } from '../../vc4/fields.ts';
 import { ADD_OPS, COND_ALWAYS, COND_NEVER, LDI_MODE_32, LDI_MODE_SIGNED, LDI_MODE_UNSIGNED, MUL_OPS, MUX_A, MUX_B, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, SMALL_IMM_ROTATE_R5, smallImmValue } from '../../vc4/tables.ts';
 import { ADD_IDENTITY, MUL_IDENTITY } from '../inline.ts';
-import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, SADD, SMUL, WSCR } from '../qpu.ts';
+import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, SADD, SMUL, wordName, WSCR } from '../layout.ts';
 import { type FunctionBuilder, type ImportedFunction, type SimdOp } from './encoder.ts';
 import { emitFaddSub, emitFmul, emitFtoi, emitItof } from './float.ts';
 
@@ -130,13 +130,6 @@ export function emitLanes(f: FunctionBuilder, instrs: readonly Instr[], first: n
     from = k + 1;
   });
   stretch(instrs.length);
-}
-
-/** A readable name for register-memory word `w` (the first lane of a vector). */
-function wordName(w: number): string {
-  if (w >= FLAG_Z) return ['Z', 'N', 'C'][(w - FLAG_Z) >> 4]!;
-  if (w >= ACC) return `r${(w - ACC) >> 4}`;
-  return w >= REG_B ? `rb${(w - REG_B) >> 4}` : `ra${(w - REG_A) >> 4}`;
 }
 
 /**
