@@ -13,6 +13,8 @@
 // A "unit" is a block of one instruction that handles pending branches and program ends in
 // general; the machine uses units for tracing, near the step budget, and inside delay slots.
 
+import { LANES } from '../vc4/chip.ts';
+import { fieldOf, fieldValue } from '../vc4/codec.ts';
 import { SIG_BRANCH } from '../vc4/fields.ts';
 import { RULES, sequenceViolations, type Violation } from '../vc4/rules.ts';
 import { PROGRAM_END_SIGNALS } from '../vc4/tables.ts';
@@ -67,6 +69,8 @@ const mustYield = (s: Step) => (s.sync ? 'q.m.syncLate(q)' : 'q.time > q.m.horiz
 const PROMOTE =
   'if (q.branchCountdown2 > 0) { q.branchTarget = q.branchTarget2; q.branchCountdown = q.branchCountdown2 - 1; q.branchCountdown2 = 0; } else q.branchCountdown = 0;';
 
+const F_SIG = fieldOf('alu', 'sig');
+
 const isEnd = (s: Step) => s.instr.kind === 'alu' && PROGRAM_END_SIGNALS.has(s.instr.sig);
 
 /**
@@ -77,7 +81,7 @@ const isEnd = (s: Step) => s.instr.kind === 'alu' && PROGRAM_END_SIGNALS.has(s.i
  */
 export function blockEnd(words: Uint32Array, start: number): number {
   const n = words.length >>> 1;
-  const sig = (pc: number) => words[2 * pc + 1]! >>> 28;
+  const sig = (pc: number) => fieldValue(words[2 * pc + 1]!, words[2 * pc]!, F_SIG);
   const isBranch = (pc: number) => sig(pc) === SIG_BRANCH;
   let k = start;
   for (;;) {
@@ -169,7 +173,7 @@ export function compileBlock(p: Steps, start: number, strict: boolean, opts: Tra
         if (kind) lines.push(lanes.add(range(g.first + j, n).map((k) => step(k).instr), g.first + j));
         else {
           const bodies = g.codes.slice(j, j + n).filter((c) => c.loop.length).map((c) => `{\n${c.loop.join('\n')}\n}`);
-          if (bodies.length) lines.push('for (let l = 0; l < 16; l++) {', ...promoteRegisters(bodies), '}');
+          if (bodies.length) lines.push(`for (let l = 0; l < ${LANES}; l++) {`, ...promoteRegisters(bodies), '}');
         }
         j += n;
       }

@@ -4,7 +4,7 @@
 // through the Float32Array view F over the registers; rare cases (NaN inputs) call arith.
 
 import { toF } from '../vc4/arith.ts';
-import { ADD_OP_BY_NAME, MUL_OP_BY_NAME } from '../vc4/tables.ts';
+import type { AddOpName, MulOpName } from '../vc4/tables.ts';
 import { FSCR } from './layout.ts';
 
 /** An ALU input: its 32-bit pattern as an expression, and its float value (zero and denormals read as +0). */
@@ -73,136 +73,136 @@ export function intOfFloat(out: string): string {
   return `const ${out} = sl${out} ? rb${out} : (F[${FSCR}] = fr${out}, R[${FSCR}]);`;
 }
 
-/** The ops whose result is a float kept as a double (fr/sl/rb locals): fadd, fsub, itof; fmul. */
-export const ADD_FLOAT_OUT: ReadonlySet<number> = new Set([1, 2, 8]);
-export const MUL_FLOAT_OUT: ReadonlySet<number> = new Set([1]);
+/** The ops whose result is a float kept as a double (fr/sl/rb locals). */
+export const ADD_FLOAT_OUT: ReadonlySet<AddOpName> = new Set(['fadd', 'fsub', 'itof']);
+export const MUL_FLOAT_OUT: ReadonlySet<MulOpName> = new Set(['fmul']);
 
-const codes = (m: ReadonlyMap<string, { code: number }>, names: string[]) => new Set(names.map((n) => m.get(n)!.code));
 /**
  * Opcodes that return their input when both inputs are the same value: `or x, x` and `v8min x, x`
  * are how moves are written, and they become a plain copy. (fmin and fmax return an operand
  * unchanged, without flushing; fminabs and fmaxabs clear the sign and are not here.)
  */
-export const ADD_IDENTITY: ReadonlySet<number> = codes(ADD_OP_BY_NAME, ['fmin', 'fmax', 'min', 'max', 'and', 'or']);
-export const MUL_IDENTITY: ReadonlySet<number> = codes(MUL_OP_BY_NAME, ['v8min', 'v8max']);
+export const ADD_IDENTITY: ReadonlySet<AddOpName> = new Set(['fmin', 'fmax', 'min', 'max', 'and', 'or']);
+export const MUL_IDENTITY: ReadonlySet<MulOpName> = new Set(['v8min', 'v8max']);
 
 /**
- * Statements computing add-ALU opcode `op` of inputs `a` and `b` (locals `aa`/`ab` hold their
+ * Statements computing add-ALU operation `op` of inputs `a` and `b` (locals `aa`/`ab` hold their
  * patterns, `fa`/`fb` their float values when the op reads floats) into `out`.
  */
-export function addOpCode(op: number, out: string, [ia, ib]: string[] = ['aa', 'ab']): string[] {
+export function addOpCode(op: AddOpName, out: string, [ia, ib]: string[] = ['aa', 'ab']): string[] {
   const c = (expr: string) => [`const ${out} = ${expr};`];
   switch (op) {
-    case 1:
-    case 2: {
-      const b = op === 1 ? 'fb' : '-fb';
+    case 'fadd':
+    case 'fsub': {
+      const b = op === 'fadd' ? 'fb' : '-fb';
       const lo = `const t = fr${out} - fa, lo = (fa - (fr${out} - t)) + (${b} - t);`;
-      return [`let fr${out} = fa + ${b};`, toZero(out, `${op === 1 ? 'fadd' : 'fsub'}(${ia}, ${ib})`, lo)];
+      return [`let fr${out} = fa + ${b};`, toZero(out, `${op}(${ia}, ${ib})`, lo)];
     }
-    case 3:
+    case 'fmin':
       return c('(aa < 0 ? -(aa & 0x7fffffff) : aa) > (ab < 0 ? -(ab & 0x7fffffff) : ab) ? ab : aa');
-    case 4:
+    case 'fmax':
       return c('(aa < 0 ? -(aa & 0x7fffffff) : aa) > (ab < 0 ? -(ab & 0x7fffffff) : ab) ? aa : ab');
-    case 5:
+    case 'fminabs':
       return c('(aa & 0x7fffffff) > (ab & 0x7fffffff) ? ab & 0x7fffffff : aa & 0x7fffffff');
-    case 6:
+    case 'fmaxabs':
       return c('(aa & 0x7fffffff) > (ab & 0x7fffffff) ? aa & 0x7fffffff : ab & 0x7fffffff');
-    case 7:
+    case 'ftoi':
       return c('fa > -2147483649 && fa < 2147483648 ? fa | 0 : 0');
-    case 8:
+    case 'itof':
       return [`let fr${out} = aa;`, toZero(out, 'itof(aa)')];
-    case 12:
+    case 'add':
       return c('(aa + ab) | 0');
-    case 13:
+    case 'sub':
       return c('(aa - ab) | 0');
-    case 14:
+    case 'shr':
       return c('(aa >>> (ab & 31)) | 0');
-    case 15:
+    case 'asr':
       return c('aa >> (ab & 31)');
-    case 16:
+    case 'ror':
       return c('((aa >>> (ab & 31)) | (aa << (32 - (ab & 31)))) | 0');
-    case 17:
+    case 'shl':
       return c('aa << (ab & 31)');
-    case 18:
+    case 'min':
       return c('aa < ab ? aa : ab');
-    case 19:
+    case 'max':
       return c('aa > ab ? aa : ab');
-    case 20:
+    case 'and':
       return c('aa & ab');
-    case 21:
+    case 'or':
       return c('aa | ab');
-    case 22:
+    case 'xor':
       return c('aa ^ ab');
-    case 23:
+    case 'not':
       return c('~aa');
-    case 24:
+    case 'clz':
       return c('Math.clz32(aa)');
-    case 30:
+    case 'v8adds':
       return c('v8adds(aa, ab)');
-    case 31:
+    case 'v8subs':
       return c('v8subs(aa, ab)');
-    default:
-      throw new Error(`no add opcode ${op}`);
+    case 'nop':
+      throw new Error('no code for the add ALU\'s nop');
   }
 }
 
 /** The same for the mul ALU, with inputs `ma`/`mb` (`fma`/`fmb`). */
-export function mulOpCode(op: number, out: string, [ia, ib]: string[] = ['ma', 'mb']): string[] {
+export function mulOpCode(op: MulOpName, out: string, [ia, ib]: string[] = ['ma', 'mb']): string[] {
   const c = (expr: string) => [`const ${out} = ${expr};`];
   switch (op) {
-    case 1:
+    case 'fmul':
       return [`let fr${out} = fma * fmb;`, toZero(out, `fmul(${ia}, ${ib})`)];
-    case 2:
+    case 'mul24':
       return c('Math.imul(ma & 0xffffff, mb & 0xffffff)');
-    case 3:
+    case 'v8muld':
       return c('v8muld(ma, mb)');
-    case 4:
+    case 'v8min':
       return c('v8min(ma, mb)');
-    case 5:
+    case 'v8max':
       return c('v8max(ma, mb)');
-    case 6:
+    case 'v8adds':
       return c('v8adds(ma, mb)');
-    case 7:
+    case 'v8subs':
       return c('v8subs(ma, mb)');
-    default:
-      throw new Error(`no mul opcode ${op}`);
+    case 'nop':
+      throw new Error('no code for the mul ALU\'s nop');
   }
 }
 
 /** Which inputs an opcode reads as floats and which as patterns. */
-export const ADD_READS_FLOAT: ReadonlySet<number> = new Set([1, 2, 7]);
-export const MUL_READS_FLOAT: ReadonlySet<number> = new Set([1]);
+export const ADD_READS_FLOAT: ReadonlySet<AddOpName> = new Set(['fadd', 'fsub', 'ftoi']);
+export const MUL_READS_FLOAT: ReadonlySet<MulOpName> = new Set(['fmul']);
 
-/** The carry flag of an add opcode as an expression (arith.addCarry inline). */
-export function addCarryExpr(op: number, r: string): string {
+/** The carry flag of an add operation as an expression (arith.addCarry inline). */
+export function addCarryExpr(op: AddOpName, r: string): string {
   switch (op) {
-    case 1:
-    case 2:
-    case 8:
+    case 'fadd':
+    case 'fsub':
+    case 'itof':
       return `(${r} > 0 ? 1 : 0)`;
-    case 3:
-    case 4:
+    case 'fmin':
+    case 'fmax':
       return '((aa < 0 ? -(aa & 0x7fffffff) : aa) > (ab < 0 ? -(ab & 0x7fffffff) : ab) ? 1 : 0)';
-    case 5:
-    case 6:
+    case 'fminabs':
+    case 'fmaxabs':
       return '((aa & 0x7fffffff) > (ab & 0x7fffffff) ? 1 : 0)';
-    case 12:
+    case 'add':
       return '((aa >>> 0) + (ab >>> 0) > 0xffffffff ? 1 : 0)';
-    case 13:
+    case 'sub':
       return '((aa >>> 0) < (ab >>> 0) ? 1 : 0)';
-    case 14:
-    case 15:
+    case 'shr':
+    case 'asr':
       return '((ab & 31) ? (aa >>> ((ab & 31) - 1)) & 1 : 0)';
-    case 17:
+    case 'shl':
       return '((ab & 31) ? (aa >>> (32 - (ab & 31))) & 1 : 0)';
-    case 18:
-    case 19:
+    case 'min':
+    case 'max':
       return '(aa > ab ? 1 : 0)';
     default:
       return '0';
   }
 }
 
-export function mulCarryExpr(op: number): string {
-  return op === 2 ? '((ma & 0xffffff) * (mb & 0xffffff) > 0xffffff ? 1 : 0)' : '0';
+/** The carry flag of a mul operation as an expression (arith.mulCarry inline). */
+export function mulCarryExpr(op: MulOpName): string {
+  return op === 'mul24' ? '((ma & 0xffffff) * (mb & 0xffffff) > 0xffffff ? 1 : 0)' : '0';
 }

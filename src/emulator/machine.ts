@@ -7,7 +7,8 @@
 // fault, a deadlock, or the step budget. A caller's onProgress hears how far a long run has got,
 // where the run reads the clock (common/budget.ts).
 
-import { MAX_QPUS, SEMAPHORES } from '../vc4/chip.ts';
+import { MAX_QPUS, QPUS_PER_SLICE, SEMAPHORE_MAX, SEMAPHORES, TMUS_PER_SLICE } from '../vc4/chip.ts';
+import { INSTRUCTION_BYTES } from '../vc4/fields.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { encodeProgram } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
@@ -77,7 +78,7 @@ export interface LoadedProgram extends Translation {
 export class Machine implements QpuHost {
   readonly vpm = new Int32Array(VPM_WORDS);
   /** Each semaphore's count. */
-  readonly semaphores = new Uint8Array(16);
+  readonly semaphores = new Uint8Array(SEMAPHORES);
   mutexHolder = -1;
   codeBase = 0;
   /**
@@ -107,7 +108,7 @@ export class Machine implements QpuHost {
   readonly dma: DmaEngines = new DmaEngines(this);
   private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
   /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2, cold at the start of each run. */
-  private readonly caches = new TmuCaches(MAX_QPUS / 2);
+  private readonly caches = new TmuCaches((MAX_QPUS / QPUS_PER_SLICE) * TMUS_PER_SLICE);
   /** The run in progress: its random interleaving (undefined: time order); whether it wants aligned addresses. */
   private turns: Interleaving | undefined;
   aligned = false;
@@ -134,7 +135,7 @@ export class Machine implements QpuHost {
   load(program: Uint32Array | readonly Instr[], name = 'code'): LoadedProgram {
     const words = program instanceof Uint32Array ? program : encodeProgram(program);
     const t = translation(words);
-    const code = this.memory.alloc(t.length * 8, name, READ);
+    const code = this.memory.alloc(t.length * INSTRUCTION_BYTES, name, READ);
     this.memory.words.set(new Int32Array(words.buffer, words.byteOffset, words.length), this.memory.index(code.address));
     return { code, ...t };
   }
@@ -153,9 +154,9 @@ export class Machine implements QpuHost {
     // last user left: a program must not read VPM it did not write; docs/emulator.md).
     this.vpm.fill(0);
     this.semaphores.fill(0);
-    for (let n = 0; n < 16; n++) {
+    for (let n = 0; n < SEMAPHORES; n++) {
       this.semaCounts[n] = [];
-      this.semaRoom[n] = new Array<number>(15).fill(0);
+      this.semaRoom[n] = new Array<number>(SEMAPHORE_MAX).fill(0);
     }
     this.mutexHolder = -1;
     this.mutexFreeAt = 0;
@@ -377,8 +378,8 @@ export class Machine implements QpuHost {
    * unless tmu_noswap is set (Guide pp. 39-40, p. 23).
    */
   tmuSchedule(q: Qpu, t: number, time: number, lines: Int32Array, nLines: number): number {
-    const swap = !q.noSwap && q.id % 4 >= 2 ? 1 : 0;
-    const unit = Math.floor(q.id / 4) * 2 + (t ^ swap);
+    const swap = !q.noSwap && q.id % QPUS_PER_SLICE >= QPUS_PER_SLICE / 2 ? 1 : 0;
+    const unit = Math.floor(q.id / QPUS_PER_SLICE) * TMUS_PER_SLICE + (t ^ swap);
     // The request's lines: those its TMU's cache misses are fetched one after another, from L2
     // or from memory; the request's data is ready when the slowest has arrived.
     const T = this.timing;
@@ -418,7 +419,7 @@ export class Machine implements QpuHost {
   semaphore(q: Qpu, n: number, down: boolean): boolean {
     const from = down ? this.semaCounts[n]! : this.semaRoom[n]!;
     if (from.length === 0) {
-      q.waitingFor = `semaphore ${n} to ${down ? 'be above 0' : 'be below 15'} (it is ${this.semaphores[n]})`;
+      q.waitingFor = `semaphore ${n} to ${down ? 'be above 0' : `be below ${SEMAPHORE_MAX}`} (it is ${this.semaphores[n]})`;
       q.waitingOn = n;
       return false;
     }
@@ -489,9 +490,9 @@ export class Machine implements QpuHost {
   branchIndex(addr: number): number {
     const off = addr - this.codeBase;
     const n = this.program!.length;
-    if (off % 8 !== 0 || off < 0 || off / 8 >= n)
+    if (off % INSTRUCTION_BYTES !== 0 || off < 0 || off / INSTRUCTION_BYTES >= n)
       throw new EmulatorError('fault', `branch to ${hex(addr)}, which is not an instruction of the program (${hex(this.codeBase)}, ${n} instructions)`);
-    return off / 8;
+    return off / INSTRUCTION_BYTES;
   }
 }
 

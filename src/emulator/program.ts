@@ -12,7 +12,10 @@
 import { checkProgramSize, decodeHiLo, fieldOf, fieldValue, kindOf, ProgramSizeError } from '../vc4/codec.ts';
 import { type Effects, effectsOf } from '../vc4/effects.ts';
 import type { AluInstr, Instr } from '../vc4/instr.ts';
+import { SIG_SMALL_IMM } from '../vc4/fields.ts';
+import { R_NOP } from '../vc4/registers.ts';
 import type { Violation } from '../vc4/rules.ts';
+import { MUX_A, MUX_B } from '../vc4/tables.ts';
 import { blockEnd, type BlockFn, compileBlock, compileUnit } from './blocks.ts';
 import type { TranslateOptions } from './translate.ts';
 import { EmulatorError } from './errors.ts';
@@ -252,7 +255,7 @@ function anyReadsNopRegister(words: Uint32Array, length: number): boolean {
     const hi = words[2 * pc + 1]!;
     const lo = words[2 * pc]!;
     if (kindOf(hi) !== 'alu' || (fieldValue(hi, lo, F_OP_ADD) === 0 && fieldValue(hi, lo, F_OP_MUL) === 0)) continue;
-    if (fieldValue(hi, lo, F_RADDR_A) !== 39 && fieldValue(hi, lo, F_RADDR_B) !== 39) continue;
+    if (fieldValue(hi, lo, F_RADDR_A) !== R_NOP && fieldValue(hi, lo, F_RADDR_B) !== R_NOP) continue;
     if (readsNopRegister(decodeHiLo(hi, lo) as AluInstr)) return true;
   }
   return false;
@@ -260,5 +263,5 @@ function anyReadsNopRegister(words: Uint32Array, length: number): boolean {
 
 function readsNopRegister(i: AluInstr): boolean {
   const muxes = [...(i.opAdd ? [i.addA, i.addB] : []), ...(i.opMul ? [i.mulA, i.mulB] : [])];
-  return (muxes.includes(6) && i.raddrA === 39) || (muxes.includes(7) && i.sig !== 13 && i.raddrB === 39);
+  return (muxes.includes(MUX_A) && i.raddrA === R_NOP) || (muxes.includes(MUX_B) && i.sig !== SIG_SMALL_IMM && i.raddrB === R_NOP);
 }

@@ -7,7 +7,7 @@
 // loop adds QPU, pc and instruction).
 
 import { sfu } from '../vc4/arith.ts';
-import { TMU_FIFO_DEPTH } from '../vc4/chip.ts';
+import { LANES, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
 import { BUS_BASE, type GpuMemory, hex, UNIFORMS } from '../common/memory.ts';
 import { LINE_SHIFT } from './caches.ts';
 import type { DmaEngines } from './dma.ts';
@@ -18,6 +18,9 @@ import type { StoreRaces } from './store-race.ts';
 import { FIRST_LINE, gatherAfterStore, type StoredWords } from './stored.ts';
 import { CYCLES_PER_INSTR } from './timing.ts';
 import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
+
+/** The SFU's result is in r4 for the third instruction after the write (Guide p. 23). */
+const SFU_INSTRUCTIONS = 3;
 
 /** A TMU gather whose lanes span more bytes than this is checked for store races lane by lane. */
 const RACE_SPAN = 1 << 16;
@@ -35,7 +38,7 @@ export const TMU_SLOTS = 8;
 
 /** One TMU's requests in flight for one QPU: a ring of TMU_SLOTS 16-lane results. */
 class TmuFifo {
-  readonly data = new Int32Array(16 * TMU_SLOTS);
+  readonly data = new Int32Array(LANES * TMU_SLOTS);
   readonly readyAt = new Float64Array(TMU_SLOTS);
   head = 0;
   count = 0;
@@ -130,7 +133,7 @@ export class Qpu {
   unifAddr = 0;
   noSwap = false;
   private readonly tmu = [new TmuFifo(), new TmuFifo()];
-  private readonly tmuLines = new Int32Array(16);
+  private readonly tmuLines = new Int32Array(LANES);
   /** Strict runs stop at the rules' TMU depth; other runs at the hardware's. */
   tmuLimit = TMU_FIFO_DEPTH;
   private sfuResult: Int32Array | undefined;
@@ -175,9 +178,9 @@ export class Qpu {
     if (copy) words.set(new Int32Array(this.R.buffer, this.R.byteOffset, SLOT_WORDS));
     this.R = words.subarray(0, R_WORDS);
     this.F = new Float32Array(buffer, byteOffset, R_WORDS);
-    this.Z = words.subarray(FLAG_Z, FLAG_Z + 16);
-    this.N = words.subarray(FLAG_N, FLAG_N + 16);
-    this.C = words.subarray(FLAG_C, FLAG_C + 16);
+    this.Z = words.subarray(FLAG_Z, FLAG_Z + LANES);
+    this.N = words.subarray(FLAG_N, FLAG_N + LANES);
+    this.C = words.subarray(FLAG_C, FLAG_C + LANES);
   }
 
   reset(pc: number, uniforms: number): void {
@@ -221,13 +224,13 @@ export class Qpu {
   // ---- SFU (Guide p. 23): the result is in r4 for the third instruction after the write.
 
   sfu(fn: number, src: number, mask: number): void {
-    const out = new Int32Array(16);
+    const out = new Int32Array(LANES);
     const R = this.R;
     void mask; // the SFU computes every lane, as the FIFOs do for conditional writes (addendum)
-    for (let l = 0; l < 16; l++) out[l] = sfu(fn, R[src + l]!);
+    for (let l = 0; l < LANES; l++) out[l] = sfu(fn, R[src + l]!);
     this.syncR4();
     this.sfuResult = out;
-    this.sfuDueAt = this.count + 3;
+    this.sfuDueAt = this.count + SFU_INSTRUCTIONS;
     this.stats.sfuOps++;
   }
 
@@ -254,7 +257,7 @@ export class Qpu {
     const mem = this.m.memory;
     const R = this.R;
     const data = fifo.data;
-    const base = 16 * slot;
+    const base = LANES * slot;
     // The distinct cache lines the lanes touch, for the cycle model (most requests touch one),
     // and the lowest and highest address.
     const lines = this.tmuLines;
@@ -262,7 +265,7 @@ export class Qpu {
     let lo = 0xffffffff;
     let hi = 0;
     let low = 0; // the lanes' low two bits, or'ed
-    for (let l = 0; l < 16; l++) {
+    for (let l = 0; l < LANES; l++) {
       if (!(mask & (1 << l))) continue;
       const addr = R[src + l]! >>> 0;
       if (addr < lo) lo = addr;
@@ -288,7 +291,7 @@ export class Qpu {
     if (mask === 0xffff && !stale && ((low & 3) === 0 || !this.m.aligned) && mem.spans(lo, hi) && (!racing || (hi - lo < RACE_SPAN && this.m.races.clear(this.id, this.time, (lo & ~3) >>> 0, ((hi & ~3) >>> 0) + 4)))) {
       // Every lane inside one readable allocation that no store has written or is still writing: no check per lane.
       const words = mem.words;
-      for (let l = 0; l < 16; l++) data[base + l] = words[(R[src + l]! - BUS_BASE_I32) >>> 2]!;
+      for (let l = 0; l < LANES; l++) data[base + l] = words[(R[src + l]! - BUS_BASE_I32) >>> 2]!;
     } else this.tmuGatherChecked(t, src, mask, data, base, racing, stale);
     fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time, lines, nLines);
     fifo.count++;
@@ -305,7 +308,7 @@ export class Qpu {
     const stored = this.m.stored;
     const mem = this.m.memory;
     const storeEnds = this.m.races.pageEnd;
-    for (let l = 0; l < 16; l++) {
+    for (let l = 0; l < LANES; l++) {
       if (!(mask & (1 << l))) {
         data[base + l] = 0;
         continue;
@@ -330,7 +333,7 @@ export class Qpu {
     this.syncR4();
     const R = this.R;
     const data = fifo.data;
-    for (let l = 0, from = 16 * slot; l < 16; l++) R[R4 + l] = data[from + l]!;
+    for (let l = 0, from = LANES * slot; l < LANES; l++) R[R4 + l] = data[from + l]!;
     fifo.head = (slot + 1) % TMU_SLOTS;
     fifo.count--;
     this.stats.tmuLoads++;
@@ -364,11 +367,11 @@ export class Qpu {
     if (b.size === 32) {
       const first = first32(b);
       const step = step32(b);
-      for (let e = 0; e < 16; e++) R[dst + e] = vpm[first + e * step]!;
+      for (let e = 0; e < LANES; e++) R[dst + e] = vpm[first + e * step]!;
     } else {
       // 8- and 16-bit elements read zero-extended (VC4C's emulator; unpack converts further).
       const mask = b.size === 16 ? 0xffff : 0xff;
-      for (let e = 0; e < 16; e++) {
+      for (let e = 0; e < LANES; e++) {
         const f = blockField(b, e);
         R[dst + e] = (vpm[f.word]! >>> f.shift) & mask;
       }
@@ -396,11 +399,11 @@ export class Qpu {
       const first = first32(b);
       const step = step32(b);
       const R = this.R;
-      for (let e = 0; e < 16; e++) vpm[first + e * step] = R[src + e]!;
+      for (let e = 0; e < LANES; e++) vpm[first + e * step] = R[src + e]!;
     } else {
       // An 8- or 16-bit write stores the low bits of each element and keeps the rest of the word.
       const mask = b.size === 16 ? 0xffff : 0xff;
-      for (let e = 0; e < 16; e++) {
+      for (let e = 0; e < LANES; e++) {
         const f = blockField(b, e);
         vpm[f.word] = (vpm[f.word]! & ~(mask << f.shift)) | ((this.R[src + e]! & mask) << f.shift);
       }
@@ -410,7 +413,7 @@ export class Qpu {
 
   /** Strict runs: a VPM access to words this QPU's DMA transfer still uses is a rule error. */
   private dmaRace(b: VpmBlock, busy: VpmWordSet, done: number, what: string, wait: string): void {
-    for (let e = 0; e < 16; e++)
+    for (let e = 0; e < LANES; e++)
       if (busy.has(blockField(b, e).word))
         throw ioError('rule', `a VPM ${what} (it ends at cycle ${done}, now ${this.time}): read ${wait} first`, 'vpm-dma-race');
   }

@@ -11,8 +11,37 @@
 
 import * as arith from '../vc4/arith.ts';
 import type { AluInstr, BranchInstr, Instr, LoadImmInstr, SemaInstr } from '../vc4/instr.ts';
-import { addWriteFile, mulWriteFile, type RegFile, writeInfo } from '../vc4/registers.ts';
-import { ADD_OPS, MUL_OPS, perElementValues, smallImmValue } from '../vc4/tables.ts';
+import { LANES } from '../vc4/chip.ts';
+import { SIG_SMALL_IMM } from '../vc4/fields.ts';
+import { addWriteFile, mulWriteFile, R_MUTEX, R_UNIF, readInfo, type RegFile, tmuOfWrite, W_ACC0, W_NOP, W_SFU_RECIP, W_TMU0_S, W_TMU1_S, writeInfo } from '../vc4/registers.ts';
+import {
+  ADD_OPS,
+  type AddOpName,
+  BRANCH_ALWAYS,
+  BRANCH_CONDITIONS,
+  COND_ALWAYS,
+  COND_NEVER,
+  CONDITIONS,
+  type Condition,
+  LDI_MODE_32,
+  LDI_MODE_SIGNED,
+  LDI_MODE_UNSIGNED,
+  MUL_OPS,
+  type MulOpName,
+  MUX_A,
+  MUX_B,
+  MUX_R4,
+  PACK_MUL_MODES,
+  perElementValues,
+  SIG_LOAD_TMU0,
+  SIG_LOAD_TMU1,
+  SIG_PROG_END,
+  SIGNALS,
+  SMALL_IMM_ROTATE_R5,
+  smallImmRotation,
+  smallImmValue,
+  TLB_LOAD_SIGNALS,
+} from '../vc4/tables.ts';
 import {
   ADD_FLOAT_OUT,
   ADD_IDENTITY,
@@ -33,16 +62,16 @@ import {
 } from './inline.ts';
 import { packA, packMul, unpackA, unpackR4 } from './pack.ts';
 import { ioError } from './errors.ts';
-import { ACC, REG_A, REG_B, SA, SADD, SB, SMUL, SROT, STMP } from './layout.ts';
+import { ACC, R4, R5, REG_A, REG_B, SA, SADD, SB, SMUL, SROT, STMP } from './layout.ts';
 
 /** Whether every lane of `flags` is `v` (a branch condition's all-). */
 function allLanes(flags: Int32Array, v: number): boolean {
-  for (let l = 0; l < 16; l++) if (flags[l] !== v) return false;
+  for (let l = 0; l < LANES; l++) if (flags[l] !== v) return false;
   return true;
 }
 /** Whether any lane of `flags` is `v` (a branch condition's any-). */
 function anyLane(flags: Int32Array, v: number): boolean {
-  for (let l = 0; l < 16; l++) if (flags[l] === v) return true;
+  for (let l = 0; l < LANES; l++) if (flags[l] === v) return true;
   return false;
 }
 
@@ -100,7 +129,7 @@ export function instrCode(ins: Instr, pc: number, opts: TranslateOptions): Instr
 
 /** An instruction's code as one piece, for running it on its own. */
 export function joinCode(c: InstrCode): string {
-  return [...c.pre, c.loop.length ? `for (let l = 0; l < ${c.lanes ?? 16}; l++) {\n${c.loop.join('\n')}\n}` : '', ...c.post].join('\n');
+  return [...c.pre, c.loop.length ? `for (let l = 0; l < ${c.lanes ?? LANES}; l++) {\n${c.loop.join('\n')}\n}` : '', ...c.post].join('\n');
 }
 
 class Unsupported extends Error {
@@ -118,12 +147,15 @@ class Unsupported extends Error {
  */
 const ELEMENT_0 = new Set(['unif_addr', 'vr_setup', 'vw_setup', 'vr_addr', 'vw_addr', 'tmu_noswap', 'host_int', 'mutex']);
 
-/** Whether an ALU's write needs only lane 0 computed: it writes nothing, or an ELEMENT_0 register. */
-function element0Write(op: number, file: RegFile, addr: number): boolean {
-  return op === 0 || addr === 39 || ELEMENT_0.has(writeInfo(file, addr).name);
+/** Whether an ALU's write (`writes`: its opcode is not nop) needs only lane 0 computed: it writes nothing, or an ELEMENT_0 register. */
+function element0Write(writes: boolean, file: RegFile, addr: number): boolean {
+  return !writes || addr === W_NOP || ELEMENT_0.has(writeInfo(file, addr).name);
 }
 
-const COND_EXPR = ['false', 'true', 'Z[l]', '!Z[l]', 'N[l]', '!N[l]', 'C[l]', '!C[l]'];
+/** Each write condition (Table 2) as an expression of lane `l`'s flags, by code. */
+const COND_EXPR: readonly string[] = CONDITIONS.map(
+  (c) => (({ never: 'false', always: 'true', zs: 'Z[l]', zc: '!Z[l]', ns: 'N[l]', nc: '!N[l]', cs: 'C[l]', cc: '!C[l]' }) satisfies Record<Condition, string>)[c],
+);
 
 /** Where reading address `addr` of `file` gets its value, for lane `l`. */
 function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, opts: TranslateOptions): Val {
@@ -134,40 +166,41 @@ function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, opts: Tr
     if (opts.lastReads) c.loop.push(`if (l >= 12) ${last}[l - 12] = ${int};`);
   };
   let v: Val;
-  if (addr < 32) v = regVal(`${base + 16 * addr}+l`);
-  else
-    switch (addr) {
-      case 32:
-        c.pre.push(`const u${file}${pc} = q.readUniform(), fu${file}${pc} = toF(u${file}${pc});`);
-        v = { int: `u${file}${pc}`, float: `fu${file}${pc}` };
-        break;
-      case 35:
-        throw new Unsupported('unsupported', 'reads varyings, which only fragment shaders have');
-      case 39:
-        // Lanes 12-15 of an earlier read: an instruction using it is not fused with those before.
-        return { ...exprVal(`${last}[l & 3]`), crossLane: true };
-      case 41:
-      case 42:
-        throw new Unsupported('unsupported', `reads ${file === 'a' ? 'ra' : 'rb'}${addr}, a fragment-shader register`);
-      case 48:
-        c.io = true;
-        c.pre.push(`q.vpmRead(${S});`);
-        v = regVal(`${S}+l`);
-        break;
-      case 49:
-        c.io = true;
-        c.pre.push(`const busy${file}${pc} = q.dmaBusy(${file === 'b'});`);
-        v = exprVal(`busy${file}${pc}`);
-        break;
-      case 50:
-        c.io = true;
-        c.pre.push(`q.dmaWait(${file === 'b'});`);
-        v = constVal(0);
-        break;
-      default:
-        // The mutex and unmapped addresses read as the element number (A) or QPU number (B) (p. 24).
-        v = exprVal(file === 'a' ? 'l' : 'q.id');
-    }
+  switch (readInfo(file, addr).unit) {
+    case 'regfile':
+      v = regVal(`${base + LANES * addr}+l`);
+      break;
+    case 'uniform':
+      c.pre.push(`const u${file}${pc} = q.readUniform(), fu${file}${pc} = toF(u${file}${pc});`);
+      v = { int: `u${file}${pc}`, float: `fu${file}${pc}` };
+      break;
+    case 'varying':
+      throw new Unsupported('unsupported', 'reads varyings, which only fragment shaders have');
+    case 'nop':
+      // Lanes 12-15 of an earlier read: an instruction using it is not fused with those before.
+      return { ...exprVal(`${last}[l & 3]`), crossLane: true };
+    case 'fragment':
+      throw new Unsupported('unsupported', `reads ${file === 'a' ? 'ra' : 'rb'}${addr}, a fragment-shader register`);
+    case 'vpm':
+      c.io = true;
+      c.pre.push(`q.vpmRead(${S});`);
+      v = regVal(`${S}+l`);
+      break;
+    case 'dma_busy':
+      c.io = true;
+      c.pre.push(`const busy${file}${pc} = q.dmaBusy(${file === 'b'});`);
+      v = exprVal(`busy${file}${pc}`);
+      break;
+    case 'dma_wait':
+      c.io = true;
+      c.pre.push(`q.dmaWait(${file === 'b'});`);
+      v = constVal(0);
+      break;
+    default:
+      // The mutex (its effect is the instruction's: genAlu), elem_num, qpu_num and unmapped
+      // addresses read as the element number (A) or QPU number (B) (p. 24).
+      v = exprVal(file === 'a' ? 'l' : 'q.id');
+  }
   remember(v.int);
   return v;
 }
@@ -195,10 +228,14 @@ function genWrite(
   /** A float result kept as a double (fr/sl/rb locals), and the set of those made into ints. */
   floatOut?: { defined: Set<string> },
 ): void {
-  if (addr === 39 || cond === 'false') return;
+  const unit = writeInfo(file, addr).unit;
+  if (unit === 'nop' || cond === 'false') return;
   const guard = (stmt: string) => c.loop.push(cond === 'true' ? stmt : `if (${cond}) ${stmt}`);
-  const target = addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : addr <= 35 ? ACC + 16 * (addr - 32) : -1;
-  const plain = !(pack.pm === 1 && pack.isMul && pack.mode) && !(pack.pm === 0 && pack.mode && file === 'a' && addr < 32);
+  const target = unit === 'regfile' ? (file === 'a' ? REG_A : REG_B) + LANES * addr : unit === 'acc' ? ACC + LANES * (addr - W_ACC0) : -1;
+  // Regfile A's pack applies to what the add ALU, or with pm the mul ALU, writes to regfile A; the mul pack to what the mul ALU writes anywhere.
+  const packA = pack.pm === 0 && pack.mode && file === 'a' && unit === 'regfile';
+  const packsMul = pack.pm === 1 && pack.isMul && pack.mode;
+  const plain = !packsMul && !packA;
   if (target >= 0 && plain && floatOut) {
     guard(`{ if (sl${v}) R[${target}+${l}] = rb${v}; else F[${target}+${l}] = fr${v}; }`);
     return;
@@ -206,8 +243,8 @@ function genWrite(
   if (floatOut) needInt(c, v, floatOut.defined);
   if (target >= 0) {
     let value = v;
-    if (pack.pm === 1 && pack.isMul && pack.mode) value = `packMul(${pack.mode}, R[${target}+${l}], ${v})`;
-    else if (pack.pm === 0 && pack.mode && file === 'a' && addr < 32)
+    if (packsMul) value = `packMul(${pack.mode}, R[${target}+${l}], ${v})`;
+    else if (packA)
       value = `packA(${pack.mode}, R[${target}+${l}], ${v}, ${pack.isFloat}${pack.overflow ?? ''})`;
     guard(`R[${target}+${l}] = ${value};`);
     return;
@@ -224,31 +261,46 @@ function genWrite(
 /** The call that performs an I/O write (Guide Table 14). */
 function ioWrite(file: RegFile, addr: number, src: number, mask: string): string {
   const isB = file === 'b';
-  if (addr === 36) return `q.setNoSwap(${src}, ${mask});`;
-  if (addr === 37) return `q.writeR5(${src}, ${mask}, ${!isB});`;
-  if (addr === 38) return `q.hostInterrupt(${src}, ${mask});`;
-  if (addr === 40) return `if (${mask} & 1) q.setUniformAddress(R[${src}]);`;
-  if (addr >= 41 && addr <= 47) throw new Unsupported('unsupported', `writes ${writeInfo(file, addr).name}, a tile-buffer or fragment register`);
-  if (addr === 48) return `q.vpmWrite(${src});`;
-  if (addr === 49) return isB ? `q.writeSetup(R[${src}]);` : `q.readSetup(R[${src}]);`;
-  if (addr === 50) return isB ? `q.dmaStore(R[${src}]);` : `q.dmaLoad(R[${src}]);`;
-  if (addr === 51) return `q.m.mutexRelease(q);`;
-  if (addr >= 52 && addr <= 55) return `q.sfu(${addr - 52}, ${src}, ${mask});`;
-  if (addr === 56 || addr === 60) return `q.tmuRequest(${addr === 60 ? 1 : 0}, ${src}, ${mask});`;
-  throw new Unsupported(
-    'unsupported',
-    `writes ${writeInfo(file, addr).name}: texture lookups are not supported, only general-memory lookups through tmu0_s/tmu1_s`,
-  );
+  const { name, unit } = writeInfo(file, addr);
+  switch (unit) {
+    case 'tmu_noswap':
+      return `q.setNoSwap(${src}, ${mask});`;
+    case 'r5':
+      return `q.writeR5(${src}, ${mask}, ${!isB});`;
+    case 'host_int':
+      return `q.hostInterrupt(${src}, ${mask});`;
+    case 'unif_addr':
+      return `if (${mask} & 1) q.setUniformAddress(R[${src}]);`;
+    case 'fragment':
+    case 'tlb':
+      throw new Unsupported('unsupported', `writes ${name}, a tile-buffer or fragment register`);
+    case 'vpm':
+      return `q.vpmWrite(${src});`;
+    case 'vpm_setup':
+      return isB ? `q.writeSetup(R[${src}]);` : `q.readSetup(R[${src}]);`;
+    case 'dma_addr':
+      return isB ? `q.dmaStore(R[${src}]);` : `q.dmaLoad(R[${src}]);`;
+    case 'mutex':
+      return `q.m.mutexRelease(q);`;
+    case 'sfu':
+      return `q.sfu(${addr - W_SFU_RECIP}, ${src}, ${mask});`; // Table 14's order is arith.sfu's
+    case 'tmu':
+      if (addr === W_TMU0_S || addr === W_TMU1_S) return `q.tmuRequest(${tmuOfWrite(addr)}, ${src}, ${mask});`;
+  }
+  throw new Unsupported('unsupported', `writes ${name}: texture lookups are not supported, only general-memory lookups through tmu0_s/tmu1_s`);
 }
 
+const SIG_BREAKPOINT = SIGNALS.indexOf('bkpt');
+/** Signals only fragment shaders use: thread switches, the scoreboard, tile-buffer loads (Table 4). */
+const FRAGMENT_SIGNALS: ReadonlySet<number> = new Set([...(['thrsw', 'lthrsw', 'sbwait', 'sbdone'] as const).map((s) => SIGNALS.indexOf(s)), ...TLB_LOAD_SIGNALS]);
+
 function signalCode(sig: number, c: InstrCode): void {
-  if (sig === 0) throw new Unsupported('unsupported', 'a software breakpoint (bkpt signal)');
-  if ([2, 4, 5, 6, 7, 8, 9, 12].includes(sig))
-    throw new Unsupported('unsupported', 'a thread-switch, scoreboard or tile-buffer signal, which only fragment shaders use');
+  if (sig === SIG_BREAKPOINT) throw new Unsupported('unsupported', 'a software breakpoint (bkpt signal)');
+  if (FRAGMENT_SIGNALS.has(sig)) throw new Unsupported('unsupported', 'a thread-switch, scoreboard or tile-buffer signal, which only fragment shaders use');
   // Two delay slots run after a program end, then the QPU is idle (Guide p. 21): a program end
   // in them (a broken rule, end-in-end-delay-slot) does not restart them.
-  if (sig === 3) c.post.push('if (!(q.endCountdown > 0)) q.endCountdown = 3;');
-  if (sig === 10 || sig === 11) c.post.push(`q.tmuLoad(${sig - 10});`);
+  if (sig === SIG_PROG_END) c.post.push('if (!(q.endCountdown > 0)) q.endCountdown = 3;');
+  if (sig === SIG_LOAD_TMU0 || sig === SIG_LOAD_TMU1) c.post.push(`q.tmuLoad(${sig - SIG_LOAD_TMU0});`);
 }
 
 /** Flag updates from result `r` (Z: all bits zero; N: bit 31); `carry` is the C expression. */
@@ -274,23 +326,25 @@ function needInt(c: InstrCode, out: string, defined: Set<string>): void {
 }
 
 function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): void {
-  const add = ADD_OPS[i.opAdd];
-  if (!add) throw new Unsupported('unsupported', `add opcode ${i.opAdd} is reserved`);
-  const mul = MUL_OPS[i.opMul]!;
+  const addInfo = ADD_OPS[i.opAdd];
+  if (!addInfo) throw new Unsupported('unsupported', `add opcode ${i.opAdd} is reserved`);
+  const mulInfo = MUL_OPS[i.opMul]!;
+  const add = addInfo.name as AddOpName;
+  const mul = mulInfo.name as MulOpName;
   // An ALU with opcode nop still writes when its write address and condition say so: the mul
   // ALU its last result of elements 12-15 (vc4asm's addendum, "Secret access to previous MUL
   // ALU result"), the add ALU something undocumented. Not modelled, so never silently dropped.
-  if (i.opAdd === 0 && i.waddrAdd !== 39 && i.condAdd !== 0)
+  if (add === 'nop' && i.waddrAdd !== W_NOP && i.condAdd !== COND_NEVER)
     throw new Unsupported('unsupported', `the add ALU's opcode is nop but it writes address ${i.waddrAdd}: what that writes is not documented`);
-  if (i.opMul === 0 && i.waddrMul !== 39 && i.condMul !== 0)
+  if (mul === 'nop' && i.waddrMul !== W_NOP && i.condMul !== COND_NEVER)
     throw new Unsupported(
       'unsupported',
       `the mul ALU's opcode is nop but it writes address ${i.waddrMul}: that writes its last result of elements 12-15 (vc4asm's addendum), which the emulator does not model`,
     );
-  const smallImm = i.sig === 13;
-  if (i.raddrA === 51 || (!smallImm && i.raddrB === 51)) c.pre.push(`if (!q.m.mutexAcquire(q)) ${BLOCKED}`);
+  const smallImm = i.sig === SIG_SMALL_IMM;
+  if (i.raddrA === R_MUTEX || (!smallImm && i.raddrB === R_MUTEX)) c.pre.push(`if (!q.m.mutexAcquire(q)) ${BLOCKED}`);
   if (!smallImm) signalCode(i.sig, c);
-  if (i.pm === 1 && i.pack !== 0 && (i.pack < 3 || i.pack > 7)) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
+  if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
 
   // The two register-file reads happen whether or not an ALU uses them (uniforms pop, ...).
   const aVal = genRead('a', i.raddrA, pc, c, opts);
@@ -298,77 +352,76 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   if (smallImm) {
     bVal = constVal(smallImmValue(i.raddrB));
     if (opts.lastReads) c.loop.push(`if (l >= 12) q.lastB[l - 12] = ${bVal.int};`);
-  } else if (i.raddrA === 32 && i.raddrB === 32) {
+  } else if (i.raddrA === R_UNIF && i.raddrB === R_UNIF) {
     bVal = aVal; // both ports reading uniforms take one uniform (Mesa's and the kernel's validators)
     if (opts.lastReads) c.loop.push(`if (l >= 12) q.lastB[l - 12] = ${aVal.int};`);
   } else bVal = genRead('b', i.raddrB, pc, c, opts);
 
-  const usesR4 = (i.opAdd !== 0 && (i.addA === 4 || i.addB === 4)) || (i.opMul !== 0 && (i.mulA === 4 || i.mulB === 4));
+  const usesR4 = (add !== 'nop' && (i.addA === MUX_R4 || i.addB === MUX_R4)) || (mul !== 'nop' && (i.mulA === MUX_R4 || i.mulB === MUX_R4));
   if (usesR4) c.pre.push(SYNC_R4);
   // Unpacking regfile A converts to float if any ALU that reads A does a float operation (Table 6).
-  const readsA = (op: { input: string }, a: number, b: number) => op.input === 'float' && (a === 6 || b === 6);
-  const aFloat = readsA(add, i.addA, i.addB) || readsA(mul, i.mulA, i.mulB);
+  const readsA = (op: { input: string }, a: number, b: number) => op.input === 'float' && (a === MUX_A || b === MUX_A);
+  const aFloat = readsA(addInfo, i.addA, i.addB) || readsA(mulInfo, i.mulA, i.mulB);
   const mux = (m: number): Val => {
-    if ((m === 6 && aVal.crossLane) || (m === 7 && bVal.crossLane)) c.crossLane = true;
-    if (m === 6) return i.pm === 0 && i.unpack ? exprVal(`unpackA(${i.unpack}, ${aVal.int}, ${aFloat})`) : aVal;
-    if (m === 7) return bVal;
-    if (m === 4 && i.pm === 1 && i.unpack) return exprVal(`unpackR4(${i.unpack}, R[${ACC + 64}+l])`);
-    return regVal(`${ACC + 16 * m}+l`);
+    if ((m === MUX_A && aVal.crossLane) || (m === MUX_B && bVal.crossLane)) c.crossLane = true;
+    if (m === MUX_A) return i.pm === 0 && i.unpack ? exprVal(`unpackA(${i.unpack}, ${aVal.int}, ${aFloat})`) : aVal;
+    if (m === MUX_B) return bVal;
+    if (m === MUX_R4 && i.pm === 1 && i.unpack) return exprVal(`unpackR4(${i.unpack}, R[${R4}+l])`);
+    return regVal(`${ACC + LANES * m}+l`); // r0-r5
   };
-  const rotates = smallImm && i.raddrB >= 48 && i.opMul !== 0;
-  const flagsFrom = !i.sf ? 'none' : i.opAdd !== 0 ? 'add' : i.opMul !== 0 ? 'mul' : 'none';
-  const ca = i.condAdd <= 1 ? COND_EXPR[i.condAdd]! : 'ca';
-  const cm = i.condMul <= 1 ? COND_EXPR[i.condMul]! : 'cm';
+  const rotates = smallImm && i.raddrB >= SMALL_IMM_ROTATE_R5 && mul !== 'nop';
+  const flagsFrom = !i.sf ? 'none' : add !== 'nop' ? 'add' : mul !== 'nop' ? 'mul' : 'none';
+  const ca = i.condAdd <= COND_ALWAYS ? COND_EXPR[i.condAdd]! : 'ca';
+  const cm = i.condMul <= COND_ALWAYS ? COND_EXPR[i.condMul]! : 'cm';
   // Conditions use the flags from before this instruction.
-  if (ca === 'ca' && i.opAdd !== 0) c.loop.push(`const ca = ${COND_EXPR[i.condAdd]};`);
-  if (cm === 'cm' && i.opMul !== 0) c.loop.push(`const cm = ${COND_EXPR[i.condMul]};`);
+  if (ca === 'ca' && add !== 'nop') c.loop.push(`const ca = ${COND_EXPR[i.condAdd]};`);
+  if (cm === 'cm' && mul !== 'nop') c.loop.push(`const cm = ${COND_EXPR[i.condMul]};`);
   const ints = new Set<string>();
-  const rotatesMul = smallImm && i.raddrB >= 48 && i.opMul !== 0;
-  const addF = ADD_FLOAT_OUT.has(i.opAdd) ? { defined: ints } : undefined;
-  const mulF = MUL_FLOAT_OUT.has(i.opMul) ? { defined: ints } : undefined;
-  if (i.opAdd !== 0) {
+  const addF = ADD_FLOAT_OUT.has(add) ? { defined: ints } : undefined;
+  const mulF = MUL_FLOAT_OUT.has(mul) ? { defined: ints } : undefined;
+  if (add !== 'nop') {
     // fadd and fsub need their inputs' patterns only on the slow path: read them there.
     const [x, y] = [mux(i.addA), mux(i.addB)];
-    const lazy = (i.opAdd === 1 || i.opAdd === 2) && !(i.pm === 0 && i.pack);
-    loadInputs(c, ['aa', 'ab', 'fa', 'fb'], x, y, ADD_READS_FLOAT.has(i.opAdd), !lazy);
-    if (x.int === y.int && ADD_IDENTITY.has(i.opAdd)) c.loop.push('const ra = aa;');
-    else c.loop.push(...addOpCode(i.opAdd, 'ra', lazy ? [x.int, y.int] : undefined));
+    const lazy = (add === 'fadd' || add === 'fsub') && !(i.pm === 0 && i.pack);
+    loadInputs(c, ['aa', 'ab', 'fa', 'fb'], x, y, ADD_READS_FLOAT.has(add), !lazy);
+    if (x.int === y.int && ADD_IDENTITY.has(add)) c.loop.push('const ra = aa;');
+    else c.loop.push(...addOpCode(add, 'ra', lazy ? [x.int, y.int] : undefined));
   }
-  if (i.opMul !== 0) {
+  if (mul !== 'nop') {
     const [x, y] = [mux(i.mulA), mux(i.mulB)];
-    const lazy = i.opMul === 1 && !(i.sf && i.opAdd === 0) && !rotatesMul;
-    loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], x, y, MUL_READS_FLOAT.has(i.opMul), !lazy);
-    if (x.int === y.int && MUL_IDENTITY.has(i.opMul)) c.loop.push('const rm = ma;');
-    else c.loop.push(...mulOpCode(i.opMul, 'rm', lazy ? [x.int, y.int] : undefined));
+    const lazy = mul === 'fmul' && !(i.sf && add === 'nop') && !rotates;
+    loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], x, y, MUL_READS_FLOAT.has(mul), !lazy);
+    if (x.int === y.int && MUL_IDENTITY.has(mul)) c.loop.push('const rm = ma;');
+    else c.loop.push(...mulOpCode(mul, 'rm', lazy ? [x.int, y.int] : undefined));
   }
   // Writes come after every input of the lane has been read.
-  if (i.opAdd !== 0) {
-    const overflow = i.opAdd === 12 || i.opAdd === 13 ? `, addOverflow(${i.opAdd}, aa, ab) ? 1 : 0, ${addCarryExpr(i.opAdd, 'ra')}` : undefined;
+  if (add !== 'nop') {
+    const overflow = add === 'add' || add === 'sub' ? `, addOverflow(${i.opAdd}, aa, ab) ? 1 : 0, ${addCarryExpr(add, 'ra')}` : undefined;
     const pack = { pm: i.pm, mode: i.pack, isMul: false, isFloat: arith.ADD_FLOAT_RESULT.has(i.opAdd), overflow };
     genWrite(c, 'ra', addWriteFile(i.ws), i.waddrAdd, ca, pack, SADD, `a${pc}`, 'l', addF);
     if (flagsFrom === 'add') {
       if (addF) needInt(c, 'ra', ints);
-      c.loop.push(...flagCode('ra', ca, addCarryExpr(i.opAdd, 'ra')));
+      c.loop.push(...flagCode('ra', ca, addCarryExpr(add, 'ra')));
     }
   }
-  if (i.opMul !== 0) {
+  if (mul !== 'nop') {
     if (rotates) {
       c.pre.push(`let cmask${pc} = 0;`);
       if (mulF) needInt(c, 'rm', ints);
       c.loop.push(`R[${SMUL}+l] = rm; if (${cm}) cmask${pc} |= 1 << l;`);
-      if (flagsFrom === 'mul') c.loop.push(`R[${STMP}+l] = ma; R[${STMP + 16}+l] = mb;`);
+      if (flagsFrom === 'mul') c.loop.push(`R[${STMP}+l] = ma; R[${STMP + LANES}+l] = mb;`);
       rotateCode(i, pc, c, flagsFrom === 'mul');
     } else {
-      genWrite(c, 'rm', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: i.opMul === 1 }, SMUL, `m${pc}`, 'l', mulF);
+      genWrite(c, 'rm', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: mul === 'fmul' }, SMUL, `m${pc}`, 'l', mulF);
       if (flagsFrom === 'mul') {
         if (mulF) needInt(c, 'rm', ints);
-        c.loop.push(...flagCode('rm', cm, mulCarryExpr(i.opMul)));
+        c.loop.push(...flagCode('rm', cm, mulCarryExpr(mul)));
       }
     }
   }
   c.fusable = !c.crossLane && !c.io && c.post.length === 0 && !c.pre.some((s) => s.includes(BLOCKED));
   // Flags and remembered reads (the nop register) need every lane; a rotation reads them all.
-  if (!i.sf && !opts.lastReads && !rotates && element0Write(i.opAdd, addWriteFile(i.ws), i.waddrAdd) && element0Write(i.opMul, mulWriteFile(i.ws), i.waddrMul))
+  if (!i.sf && !opts.lastReads && !rotates && element0Write(add !== 'nop', addWriteFile(i.ws), i.waddrAdd) && element0Write(mul !== 'nop', mulWriteFile(i.ws), i.waddrMul))
     c.lanes = 1;
 }
 
@@ -378,20 +431,20 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
  * addendum). Conditions are those of the destination lane, evaluated before this instruction.
  */
 function rotateCode(i: AluInstr, pc: number, c: InstrCode, flagsFromMul: boolean): void {
-  const full = i.mulA <= 3 && i.mulB <= 3;
-  const rot = i.raddrB === 48 ? `(R[${ACC + 80}] & 15)` : String(i.raddrB - 48);
+  const full = i.mulA < MUX_R4 && i.mulB < MUX_R4; // both inputs r0-r3
+  const rot = i.raddrB === SMALL_IMM_ROTATE_R5 ? `(R[${R5}] & 15)` : String(smallImmRotation(i.raddrB));
   const inner: InstrCode = { pre: [], loop: [], post: [], fusable: false };
-  const pack = { pm: i.pm, mode: i.pack, isMul: true, isFloat: i.opMul === 1 };
+  const pack = { pm: i.pm, mode: i.pack, isMul: true, isFloat: MUL_OPS[i.opMul]!.name === 'fmul' };
   genWrite(inner, 'rd', mulWriteFile(i.ws), i.waddrMul, 'cd', pack, SROT, `r${pc}`, 'd');
   if (flagsFromMul)
-    inner.loop.push(...flagCode('rd', 'cd', `mulCarry(${i.opMul}, R[${STMP}+s], R[${STMP + 16}+s])`, 'd'));
+    inner.loop.push(...flagCode('rd', 'cd', `mulCarry(${i.opMul}, R[${STMP}+s], R[${STMP + LANES}+s])`, 'd'));
   // r5 is read when the instruction starts, before this instruction's own writes (its add ALU
   // may write r5, which happens after the lane loop): the Guide's rule that r5 must not be
   // written by the previous instruction (p. 37) means the amount is latched at issue.
   c.pre.push(...inner.pre, `const rot${pc} = ${rot};`);
   c.rotationPost = c.post.length;
   c.post.push(
-    'for (let d = 0; d < 16; d++) {',
+    `for (let d = 0; d < ${LANES}; d++) {`,
     `const s = ${full ? `(d - rot${pc}) & 15` : `(d & 12) | ((d - rot${pc}) & 3)`};`,
     `const rd = R[${SMUL}+s], cd = (cmask${pc} >>> d) & 1;`,
     ...inner.loop,
@@ -401,19 +454,19 @@ function rotateCode(i: AluInstr, pc: number, c: InstrCode, flagsFromMul: boolean
 }
 
 function ldiValues(i: LoadImmInstr): number[] {
-  if (i.mode === 0) return new Array<number>(16).fill(i.imm | 0);
-  if (i.mode === 1 || i.mode === 3) return perElementValues(i.imm, i.mode === 1);
+  if (i.mode === LDI_MODE_32) return new Array<number>(LANES).fill(i.imm | 0);
+  if (i.mode === LDI_MODE_SIGNED || i.mode === LDI_MODE_UNSIGNED) return perElementValues(i.imm, i.mode === LDI_MODE_SIGNED);
   throw new Unsupported('unsupported', `load-immediate mode ${i.mode} is not defined`);
 }
 
 /** Load immediate and semaphore: both ALUs output the value (Guide p. 33). */
 function genImm(i: LoadImmInstr | SemaInstr, pc: number, values: number[], c: InstrCode): void {
-  if (i.pm === 1 && i.pack !== 0 && (i.pack < 3 || i.pack > 7)) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
+  if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
   const same = values.every((v) => v === values[0]);
   if (!same) c.pre.push(`const V${pc} = [${values.join(', ')}];`);
   c.loop.push(`const v = ${same ? values[0] : `V${pc}[l]`};`);
-  const ca = i.condAdd <= 1 ? COND_EXPR[i.condAdd]! : 'ca';
-  const cm = i.condMul <= 1 ? COND_EXPR[i.condMul]! : 'cm';
+  const ca = i.condAdd <= COND_ALWAYS ? COND_EXPR[i.condAdd]! : 'ca';
+  const cm = i.condMul <= COND_ALWAYS ? COND_EXPR[i.condMul]! : 'cm';
   if (ca === 'ca') c.loop.push(`const ca = ${COND_EXPR[i.condAdd]};`);
   if (cm === 'cm') c.loop.push(`const cm = ${COND_EXPR[i.condMul]};`);
   const before = c.loop.length;
@@ -422,27 +475,31 @@ function genImm(i: LoadImmInstr | SemaInstr, pc: number, values: number[], c: In
   if (i.sf) c.loop.push(...flagCode('v', ca, '0'));
   if (c.loop.length === before) c.loop.length = 0;
   c.fusable = i.kind === 'ldi' && c.post.length === 0;
-  if (!i.sf && element0Write(1, addWriteFile(i.ws), i.waddrAdd) && element0Write(1, mulWriteFile(i.ws), i.waddrMul)) c.lanes = 1;
+  if (!i.sf && element0Write(true, addWriteFile(i.ws), i.waddrAdd) && element0Write(true, mulWriteFile(i.ws), i.waddrMul)) c.lanes = 1;
 }
 
 function genSema(i: SemaInstr, pc: number, c: InstrCode): void {
   c.pre.push(`if (!q.m.semaphore(q, ${i.sema}, ${i.down === 1})) ${BLOCKED}`);
-  genImm(i, pc, new Array<number>(16).fill(((i.rest << 5) | (i.down << 4) | i.sema) | 0), c);
+  // The whole low word reaches the ALU outputs (fields.ts SEMA_LAYOUT): rest, down, sema.
+  genImm(i, pc, new Array<number>(LANES).fill(((i.rest << 5) | (i.down << 4) | i.sema) | 0), c);
 }
 
-const BRANCH_EXPR = (cond: number): string => {
-  const flag = ['Z', 'N', 'C'][cond >> 2];
-  const all = (cond & 2) === 0;
-  const set = (cond & 1) === 0;
-  return `${all ? 'allLanes' : 'anyLane'}(${flag}, ${set ? 1 : 0})`;
-};
+/**
+ * A branch condition (Table 11) as an expression of the flags. Its name says it: all or any
+ * lanes, an `n` when the flag must be clear, the flag (`allz`: every Z set; `anync`: some C clear).
+ */
+function branchExpr(cond: number): string {
+  const name = BRANCH_CONDITIONS[cond]!;
+  const clear = name.length === 'allnz'.length;
+  return `${name.startsWith('all') ? 'allLanes' : 'anyLane'}(${name.slice(-1).toUpperCase()}, ${clear ? 0 : 1})`;
+}
 
 function genBranch(i: BranchInstr, pc: number, c: InstrCode): void {
-  if (i.cond >= 12 && i.cond <= 14) throw new Unsupported('unsupported', `branch condition ${i.cond} is reserved`);
-  const taken = i.cond === 15 ? 'true' : BRANCH_EXPR(i.cond);
+  if (BRANCH_CONDITIONS[i.cond] === undefined) throw new Unsupported('unsupported', `branch condition ${i.cond} is reserved`);
+  const taken = i.cond === BRANCH_ALWAYS ? 'true' : branchExpr(i.cond);
   const link = `((q.m.codeBase + ${(pc + 4) * 8}) | 0)`;
   // The target: the immediate, plus PC + 4 when relative, plus element 15 of regfile A (addendum).
-  const target = [`${i.imm}`, i.rel ? `q.m.codeBase + ${(pc + 4) * 8}` : '', i.reg ? `R[${REG_A + 16 * i.raddrA + 15}]` : '']
+  const target = [`${i.imm}`, i.rel ? `q.m.codeBase + ${(pc + 4) * 8}` : '', i.reg ? `R[${REG_A + LANES * i.raddrA + 15}]` : '']
     .filter(Boolean)
     .join(' + ');
   // The target is computed before the link is written: with the link and the target in one

@@ -11,7 +11,7 @@ import * as arith from '../../vc4/arith.ts';
 import type { AluInstr, Instr, LoadImmInstr } from '../../vc4/instr.ts';
 import { addWriteFile, mulWriteFile, R_ELEM_NUM, R_NOP, type RegFile, W_ACC0, W_ACC5, W_DMA_ADDR, W_HOST_INT, W_MUTEX, W_NOP, W_SFU_LOG, W_SFU_RECIP, W_TMU_NOSWAP, W_TMU0_S, W_TMU1_S, W_UNIF_ADDR, W_VPM, W_VPM_SETUP } from '../../vc4/registers.ts';
 import { SIG_SMALL_IMM as SMALL_IMM } from '../../vc4/fields.ts';
-import { ADD_OPS, COND_ALWAYS, COND_NEVER, LDI_MODE_32, LDI_MODE_SIGNED, LDI_MODE_UNSIGNED, MUL_OPS, MUX_A, MUX_B, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, SMALL_IMM_ROTATE_R5, smallImmValue } from '../../vc4/tables.ts';
+import { ADD_OPS, type AddOpName, COND_ALWAYS, COND_NEVER, LDI_MODE_32, LDI_MODE_SIGNED, LDI_MODE_UNSIGNED, MUL_OPS, type MulOpName, MUX_A, MUX_B, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, SMALL_IMM_ROTATE_R5, smallImmValue } from '../../vc4/tables.ts';
 import { ADD_IDENTITY, MUL_IDENTITY } from '../inline.ts';
 import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, SADD, SMUL, wordName, WSCR } from '../layout.ts';
 import { type FunctionBuilder, type ImportedFunction, type SimdOp } from './encoder.ts';
@@ -362,11 +362,11 @@ class Emitter {
 
   private addResult(i: AluInstr, x: number, y: number, out: number, imm: number, flags: boolean): number | undefined {
     const f = this.f;
-    const op = name(ADD_OPS[i.opAdd]);
+    const op = name(ADD_OPS[i.opAdd]) as AddOpName;
     const carry = this.tmp(11, 'carry');
     const bit = () => f.v128i32(splat(1)).simd('v128.and');
     this.cleanTemps.delete(out);
-    if (x === y && ADD_IDENTITY.has(i.opAdd)) {
+    if (x === y && ADD_IDENTITY.has(op)) {
       if (this.clean(x)) this.cleanTemps.add(out);
       f.get(x).set(out);
       return undefined; // and, or: C is 0; min, max, fmin, fmax: a > a is false
@@ -449,9 +449,9 @@ class Emitter {
 
   private mulOp(i: AluInstr, x: number, y: number, out: number): void {
     const f = this.f;
-    const op = name(MUL_OPS[i.opMul]);
+    const op = name(MUL_OPS[i.opMul]) as MulOpName;
     this.cleanTemps.delete(out);
-    if (x === y && MUL_IDENTITY.has(i.opMul)) {
+    if (x === y && MUL_IDENTITY.has(op)) {
       if (this.clean(x)) this.cleanTemps.add(out);
       return void f.get(x).set(out);
     }
