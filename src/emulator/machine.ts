@@ -7,8 +7,9 @@
 // fault, a deadlock, or the step budget. A caller's onProgress hears how far a long run has got,
 // where the run reads the clock (common/budget.ts).
 
-import { MAX_QPUS, QPUS_PER_SLICE, SEMAPHORE_MAX, SEMAPHORES, TMUS_PER_SLICE } from '../vc4/chip.ts';
-import { INSTRUCTION_BYTES } from '../vc4/fields.ts';
+import * as chip from '../vc4/chip.ts';
+import { MAX_QPUS, SEMAPHORE_MAX, SEMAPHORES } from '../vc4/chip.ts';
+import * as fields from '../vc4/fields.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { encodeProgram } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
@@ -38,6 +39,12 @@ export { MAX_QPUS } from '../vc4/chip.ts';
  * on it. Semaphore and mutex operations are ordered exactly (no slack). A few instructions' worth.
  */
 export const SLACK = 32;
+
+// Numbers of the chip that TMU requests and taken branches use, as constants of this module: V8
+// folds these into the code, but loads (and checks) an imported binding at every use.
+const QPUS_PER_SLICE = chip.QPUS_PER_SLICE;
+const TMUS_PER_SLICE = chip.TMUS_PER_SLICE;
+const INSTRUCTION_BYTES = fields.INSTRUCTION_BYTES;
 
 /** Iterations a block that loops to itself runs in one call at most: 64 of at most MAX_BLOCK instructions, CLOCK_EVERY. */
 const LOOPS_PER_CALL = CLOCK_EVERY / MAX_BLOCK;

@@ -7,17 +7,25 @@
 // loop adds QPU, pc and instruction).
 
 import { sfu } from '../vc4/arith.ts';
-import { LANES, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
+import * as chip from '../vc4/chip.ts';
 import { BUS_BASE, type GpuMemory, hex, UNIFORMS } from '../common/memory.ts';
 import { LINE_SHIFT } from './caches.ts';
 import type { DmaEngines } from './dma.ts';
 import { ioError } from './errors.ts';
-import { FLAG_C, FLAG_N, FLAG_Z, R_WORDS, R4, R5, SLOT_WORDS } from './layout.ts';
+import * as layout from './layout.ts';
+import { FLAG_C, FLAG_N, FLAG_Z, R_WORDS, SLOT_WORDS } from './layout.ts';
 import { newStats, type QpuStats, type StallCause } from './report.ts';
 import type { StoreRaces } from './store-race.ts';
 import { FIRST_LINE, gatherAfterStore, type StoredWords } from './stored.ts';
 import { CYCLES_PER_INSTR } from './timing.ts';
 import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
+
+// The numbers the I/O paths use in their loops, as constants of this module: V8 folds these into
+// the code, but loads (and checks) an imported binding at every use.
+const LANES = chip.LANES;
+const TMU_FIFO_DEPTH = chip.TMU_FIFO_DEPTH;
+const R4 = layout.R4;
+const R5 = layout.R5;
 
 /** The SFU's result is in r4 for the third instruction after the write (Guide p. 23). */
 const SFU_INSTRUCTIONS = 3;

@@ -64,14 +64,14 @@ import { packA, packMul, unpackA, unpackR4 } from './pack.ts';
 import { ioError } from './errors.ts';
 import { ACC, R4, R5, REG_A, REG_B, SA, SADD, SB, SMUL, SROT, STMP } from './layout.ts';
 
-/** Whether every lane of `flags` is `v` (a branch condition's all-). */
+/** Whether every lane of `flags` (LANES of them) is `v` (a branch condition's all-). */
 function allLanes(flags: Int32Array, v: number): boolean {
-  for (let l = 0; l < LANES; l++) if (flags[l] !== v) return false;
+  for (let l = 0; l < flags.length; l++) if (flags[l] !== v) return false;
   return true;
 }
 /** Whether any lane of `flags` is `v` (a branch condition's any-). */
 function anyLane(flags: Int32Array, v: number): boolean {
-  for (let l = 0; l < LANES; l++) if (flags[l] === v) return true;
+  for (let l = 0; l < flags.length; l++) if (flags[l] === v) return true;
   return false;
 }
 
