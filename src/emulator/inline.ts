@@ -5,37 +5,40 @@
 
 import { toF } from '../vc4/arith.ts';
 import type { AddOpName, MulOpName } from '../vc4/tables.ts';
+import { type Code, F, js, R, set, type Ref } from './code.ts';
 import { FSCR } from './layout.ts';
 
 /** An ALU input: its 32-bit pattern as an expression, and its float value (zero and denormals read as +0). */
 export interface Val {
-  readonly int: string;
-  readonly float: string;
-  /** For a register word: its index, so the float can come straight from the F view. */
-  readonly findex?: string;
+  readonly int: Code;
+  readonly float: Code;
+  /** For a register word: the word in the F view, so the float can come straight from there. */
+  readonly fref?: Ref;
+  /** A statement before the lane loop that `float` needs (a uniform's float, computed once). */
+  readonly floatDef?: Code;
   /** The value comes from other lanes (the nop register). */
   readonly crossLane?: boolean;
 }
 
-/** A register word R[index]. */
-export function regVal(index: string): Val {
-  return { int: `R[${index}]`, float: `flushF(F[${index}])`, findex: index };
+/** Lane l of register vector `word` (layout.ts). */
+export function regVal(word: number): Val {
+  return { int: [R(word, 'l')], float: js`flushF(${F(word, 'l')})`, fref: F(word, 'l') };
 }
 
-/** Statements loading float input `name` from F[index], zero and denormals as +0. */
-export function loadFloat(name: string, index: string): string {
-  return `let ${name} = F[${index}]; if (${name} < ${MIN_NORMAL} && ${name} > -${MIN_NORMAL}) ${name} = 0;`;
+/** Statements loading float input `name` from `ref` (the F view), zero and denormals as +0. */
+export function loadFloat(name: string, ref: Ref): Code {
+  return js`let ${name} = ${ref}; if (${name} < ${MIN_NORMAL} && ${name} > -${MIN_NORMAL}) ${name} = 0;`;
 }
 
 /** A constant pattern. */
 export function constVal(bits: number): Val {
   const f = toF(bits | 0);
-  return { int: String(bits | 0), float: Number.isNaN(f) ? 'NaN' : String(f) };
+  return { int: [String(bits | 0)], float: [Number.isNaN(f) ? 'NaN' : String(f)] };
 }
 
 /** Any other pattern: the float through toF (for rare inputs: unpacked values, lane numbers). */
-export function exprVal(int: string): Val {
-  return { int, float: `toF(${int})` };
+export function exprVal(int: Code): Val {
+  return { int, float: js`toF(${int})` };
 }
 
 /** The smallest normal single; magnitudes below it read (and are written) as +0. */
@@ -44,7 +47,7 @@ const MIN_NORMAL = '1.1754943508222875e-38';
 const OVERFLOW = '3.402823669209385e38';
 
 /**
- * Rounds the double `fr${out}` (an exact sum or product, or a sum whose tiny remainder `lo` the
+ * Rounds the double `${out}_f` (an exact sum or product, or a sum whose tiny remainder `lo` the
  * statements in `lo` compute) toward zero to a single, as arith.roundToZero does: Math.fround
  * rounds to nearest; when that went away from zero, the single one unit nearer zero is
  * fround(f - f * 2^-24) (f * 2^-24 lies strictly between a half and a whole unit, or is exactly
@@ -52,28 +55,23 @@ const OVERFLOW = '3.402823669209385e38';
  * zero, a result is below 2^-126 exactly when the exact value is, and the rounded one can be
  * wrong there (an exact product in [2^-126 - 2^-150, 2^-126) rounds to nearest up to 2^-126, and
  * the step back toward zero is a tie in the denormal spacing that rounds up again). For sums the
- * double `fr` is exact whenever it is that small (float sums that cancel are exact). NaN,
- * infinities and 2^128 and beyond take `slow` (the arith function), whose pattern goes to
- * `rb${out}`.
+ * double is exact whenever it is that small (float sums that cancel are exact). NaN, infinities
+ * and 2^128 and beyond take `slow` (the arith function), whose pattern goes to `${out}_bits`
+ * (and `${out}_slow` is set).
  */
-function toZero(out: string, slow: string, lo?: string): string {
-  const fr = `fr${out}`;
-  return (
-    `let sl${out} = false, rb${out} = 0; ` +
-    `if (${fr} < ${OVERFLOW} && ${fr} > -${OVERFLOW}) { let f = Math.fround(${fr}); ` +
-    `if (f !== ${fr}) { if (f > 0 ? f > ${fr} : f < ${fr}) f = f === Infinity ? 3.4028234663852886e38 : f === -Infinity ? -3.4028234663852886e38 : Math.fround(f - f * 5.960464477539063e-8); } ` +
-    (lo ? `else if (f !== 0) { ${lo} if (lo !== 0 && (f > 0) === (lo < 0)) f = Math.fround(f - f * 5.960464477539063e-8); } ` : '') +
-    `${fr} = ${fr} < ${MIN_NORMAL} && ${fr} > -${MIN_NORMAL} ? 0 : f; } ` +
-    `else { rb${out} = ${slow}; sl${out} = true; }`
-  );
+function toZero(out: string, slow: Code, lo?: string): Code {
+  const fr = `${out}_f`;
+  return js`let ${out}_slow = false, ${out}_bits = 0; if (${fr} < ${OVERFLOW} && ${fr} > -${OVERFLOW}) { let f = Math.fround(${fr}); if (f !== ${fr}) { if (f > 0 ? f > ${fr} : f < ${fr}) f = f === Infinity ? 3.4028234663852886e38 : f === -Infinity ? -3.4028234663852886e38 : Math.fround(f - f * 5.960464477539063e-8); } ${
+    lo ? `else if (f !== 0) { ${lo} if (lo !== 0 && (f > 0) === (lo < 0)) f = Math.fround(f - f * 5.960464477539063e-8); } ` : ''
+  }${fr} = ${fr} < ${MIN_NORMAL} && ${fr} > -${MIN_NORMAL} ? 0 : f; } else { ${out}_bits = ${slow}; ${out}_slow = true; }`;
 }
 
 /** Defines `out` as the pattern of a float result (from the F view, or the slow path's). */
-export function intOfFloat(out: string): string {
-  return `const ${out} = sl${out} ? rb${out} : (F[${FSCR}] = fr${out}, R[${FSCR}]);`;
+export function intOfFloat(out: string): Code {
+  return js`const ${out} = ${out}_slow ? ${out}_bits : (${set(F(FSCR))} = ${out}_f, ${R(FSCR)});`;
 }
 
-/** The ops whose result is a float kept as a double (fr/sl/rb locals). */
+/** The ops whose result is a float kept as a double (the _f, _slow and _bits locals). */
 export const ADD_FLOAT_OUT: ReadonlySet<AddOpName> = new Set(['fadd', 'fsub', 'itof']);
 export const MUL_FLOAT_OUT: ReadonlySet<MulOpName> = new Set(['fmul']);
 
@@ -89,14 +87,14 @@ export const MUL_IDENTITY: ReadonlySet<MulOpName> = new Set(['v8min', 'v8max']);
  * Statements computing add-ALU operation `op` of inputs `a` and `b` (locals `aa`/`ab` hold their
  * patterns, `fa`/`fb` their float values when the op reads floats) into `out`.
  */
-export function addOpCode(op: AddOpName, out: string, [ia, ib]: string[] = ['aa', 'ab']): string[] {
-  const c = (expr: string) => [`const ${out} = ${expr};`];
+export function addOpCode(op: AddOpName, out: string, [ia, ib]: readonly Code[] = [['aa'], ['ab']]): Code[] {
+  const c = (expr: string) => [js`const ${out} = ${expr};`];
   switch (op) {
     case 'fadd':
     case 'fsub': {
       const b = op === 'fadd' ? 'fb' : '-fb';
-      const lo = `const t = fr${out} - fa, lo = (fa - (fr${out} - t)) + (${b} - t);`;
-      return [`let fr${out} = fa + ${b};`, toZero(out, `${op}(${ia}, ${ib})`, lo)];
+      const lo = `const t = ${out}_f - fa, lo = (fa - (${out}_f - t)) + (${b} - t);`;
+      return [js`let ${out}_f = fa + ${b};`, toZero(out, js`${op}(${ia}, ${ib})`, lo)];
     }
     case 'fmin':
       return c('(aa < 0 ? -(aa & 0x7fffffff) : aa) > (ab < 0 ? -(ab & 0x7fffffff) : ab) ? ab : aa');
@@ -109,7 +107,7 @@ export function addOpCode(op: AddOpName, out: string, [ia, ib]: string[] = ['aa'
     case 'ftoi':
       return c('fa > -2147483649 && fa < 2147483648 ? fa | 0 : 0');
     case 'itof':
-      return [`let fr${out} = aa;`, toZero(out, 'itof(aa)')];
+      return [js`let ${out}_f = aa;`, toZero(out, js`itof(aa)`)];
     case 'add':
       return c('(aa + ab) | 0');
     case 'sub':
@@ -146,11 +144,11 @@ export function addOpCode(op: AddOpName, out: string, [ia, ib]: string[] = ['aa'
 }
 
 /** The same for the mul ALU, with inputs `ma`/`mb` (`fma`/`fmb`). */
-export function mulOpCode(op: MulOpName, out: string, [ia, ib]: string[] = ['ma', 'mb']): string[] {
-  const c = (expr: string) => [`const ${out} = ${expr};`];
+export function mulOpCode(op: MulOpName, out: string, [ia, ib]: readonly Code[] = [['ma'], ['mb']]): Code[] {
+  const c = (expr: string) => [js`const ${out} = ${expr};`];
   switch (op) {
     case 'fmul':
-      return [`let fr${out} = fma * fmb;`, toZero(out, `fmul(${ia}, ${ib})`)];
+      return [js`let ${out}_f = fma * fmb;`, toZero(out, js`fmul(${ia}, ${ib})`)];
     case 'mul24':
       return c('Math.imul(ma & 0xffffff, mb & 0xffffff)');
     case 'v8muld':

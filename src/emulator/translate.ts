@@ -1,12 +1,13 @@
 // Translates a decoded instruction into JavaScript that executes it on a QPU: the lane loop
 // specialised to the instruction's opcodes, muxes, conditions and destinations, with the
 // register-mapped I/O calls resolved at translation time. blocks.ts puts these pieces together
-// into functions. Needs: a decoded instruction. Guarantees: code that either stops at BLOCKED,
-// before any effect, when the instruction must wait for another QPU (semaphore, mutex), or
-// performs the whole instruction; words the emulator cannot run become a statement that throws a
-// clear error.
+// into functions. Needs: a decoded instruction. Guarantees: code (code.ts) that either stops at
+// its wait, before any effect, when the instruction must wait for another QPU (semaphore,
+// mutex), or performs the whole instruction; words the emulator cannot run become a statement
+// that throws a clear error.
 //
-// Every local the code declares ends in the instruction's index, so that blocks.ts can run the
+// The locals an instruction's code declares before its lane loop end in the instruction's
+// index, and each instruction's loop body is a block of its own, so that blocks.ts can run the
 // lane loops of several instructions as one loop.
 
 import * as arith from '../vc4/arith.ts';
@@ -61,6 +62,7 @@ import {
   type Val,
 } from './inline.ts';
 import { packA, packMul, unpackA, unpackR4 } from './pack.ts';
+import { at, C, type Code, F, isWait, js, N, print, R, set, type Stmt, Z } from './code.ts';
 import { ioError } from './errors.ts';
 import { ACC, R4, R5, REG_A, REG_B, SA, SADD, SB, SMUL, SROT, STMP } from './layout.ts';
 
@@ -76,18 +78,15 @@ function anyLane(flags: Int32Array, v: number): boolean {
 }
 
 /** The helper functions generated code calls, by name. */
-export const HELPERS: Readonly<Record<string, unknown>> = { ...arith, packA, packMul, unpackA, unpackR4, ioError, allLanes, anyLane, ACC };
-
-/** Generated code writes this where an instruction must wait for another QPU, before any effect. */
-export const BLOCKED = '@BLOCKED@';
-/** Written where r4 is about to be read: blocks.ts replaces it with the SFU-result check. */
-export const SYNC_R4 = '@SYNC_R4@';
+export const HELPERS: Readonly<Record<string, unknown>> = { ...arith, packA, packMul, unpackA, unpackR4, ioError, allLanes, anyLane };
 
 /** One instruction's code: before the lane loop, the loop's body (lane `l`), and after it. */
 export interface InstrCode {
-  readonly pre: string[];
-  readonly loop: string[];
-  readonly post: string[];
+  readonly pre: Stmt[];
+  readonly loop: Code[];
+  readonly post: Code[];
+  /** The instruction does anything only when this holds: a conditional branch's condition. */
+  taken?: Code;
   /** Only lane arithmetic: its loop can run fused with its neighbours' (no I/O, signals, cross-lane writes). */
   fusable: boolean;
   /** Reads values other lanes produce. */
@@ -122,14 +121,9 @@ export function instrCode(ins: Instr, pc: number, opts: TranslateOptions): Instr
     else genBranch(ins, pc, c);
   } catch (e) {
     if (!(e instanceof Unsupported)) throw e;
-    return { pre: [`throw ioError(${JSON.stringify(e.kind)}, ${JSON.stringify(e.message)});`], loop: [], post: [], fusable: false };
+    return { pre: [js`throw ioError(${JSON.stringify(e.kind)}, ${JSON.stringify(e.message)});`], loop: [], post: [], fusable: false };
   }
   return c;
-}
-
-/** An instruction's code as one piece, for running it on its own. */
-export function joinCode(c: InstrCode): string {
-  return [...c.pre, c.loop.length ? `for (let l = 0; l < ${c.lanes ?? LANES}; l++) {\n${c.loop.join('\n')}\n}` : '', ...c.post].join('\n');
 }
 
 class Unsupported extends Error {
@@ -153,53 +147,71 @@ function element0Write(writes: boolean, file: RegFile, addr: number): boolean {
 }
 
 /** Each write condition (Table 2) as an expression of lane `l`'s flags, by code. */
-const COND_EXPR: readonly string[] = CONDITIONS.map(
-  (c) => (({ never: 'false', always: 'true', zs: 'Z[l]', zc: '!Z[l]', ns: 'N[l]', nc: '!N[l]', cs: 'C[l]', cc: '!C[l]' }) satisfies Record<Condition, string>)[c],
+const COND_EXPR: readonly Code[] = CONDITIONS.map(
+  (c) =>
+    (
+      ({
+        never: ['false'],
+        always: ['true'],
+        zs: js`${Z}[l]`,
+        zc: js`!${Z}[l]`,
+        ns: js`${N}[l]`,
+        nc: js`!${N}[l]`,
+        cs: js`${C}[l]`,
+        cc: js`!${C}[l]`,
+      }) satisfies Record<Condition, Code>
+    )[c],
 );
+
+/** A write condition as the lane loop tests it: `true` or `false` when it tests no flag, else the local `name`, which `condDef` defines. */
+const condLocal = (cond: number, name: string): string => (cond === COND_NEVER ? 'false' : cond === COND_ALWAYS ? 'true' : name);
+const condDef = (cond: number, name: string): Code => js`const ${name} = ${COND_EXPR[cond]!};`;
 
 /** Where reading address `addr` of `file` gets its value, for lane `l`. */
 function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, opts: TranslateOptions): Val {
   const last = file === 'a' ? 'q.lastA' : 'q.lastB';
   const base = file === 'a' ? REG_A : REG_B;
   const S = file === 'a' ? SA : SB;
-  const remember = (int: string) => {
-    if (opts.lastReads) c.loop.push(`if (l >= 12) ${last}[l - 12] = ${int};`);
+  const remember = (int: Code) => {
+    if (opts.lastReads) c.loop.push(js`if (l >= 12) ${last}[l - 12] = ${int};`);
   };
   let v: Val;
   switch (readInfo(file, addr).unit) {
     case 'regfile':
-      v = regVal(`${base + LANES * addr}+l`);
+      v = regVal(base + LANES * addr);
       break;
-    case 'uniform':
-      c.pre.push(`const u${file}${pc} = q.readUniform(), fu${file}${pc} = toF(u${file}${pc});`);
-      v = { int: `u${file}${pc}`, float: `fu${file}${pc}` };
+    case 'uniform': {
+      const u = `u${file}${pc}`;
+      c.pre.push(js`const ${u} = q.readUniform();`);
+      v = { int: [u], float: [`f${u}`], floatDef: js`const f${u} = toF(${u});` };
       break;
+    }
     case 'varying':
       throw new Unsupported('unsupported', 'reads varyings, which only fragment shaders have');
     case 'nop':
       // Lanes 12-15 of an earlier read: an instruction using it is not fused with those before.
-      return { ...exprVal(`${last}[l & 3]`), crossLane: true };
+      return { ...exprVal(js`${last}[l & 3]`), crossLane: true };
     case 'fragment':
       throw new Unsupported('unsupported', `reads ${file === 'a' ? 'ra' : 'rb'}${addr}, a fragment-shader register`);
     case 'vpm':
       c.io = true;
-      c.pre.push(`q.vpmRead(${S});`);
-      v = regVal(`${S}+l`);
+      c.pre.push(js`q.vpmRead(${at(S)});`);
+      v = regVal(S);
       break;
     case 'dma_busy':
       c.io = true;
-      c.pre.push(`const busy${file}${pc} = q.dmaBusy(${file === 'b'});`);
-      v = exprVal(`busy${file}${pc}`);
+      c.pre.push(js`const busy${file}${pc} = q.dmaBusy(${file === 'b'});`);
+      v = exprVal([`busy${file}${pc}`]);
       break;
     case 'dma_wait':
       c.io = true;
-      c.pre.push(`q.dmaWait(${file === 'b'});`);
+      c.pre.push(js`q.dmaWait(${file === 'b'});`);
       v = constVal(0);
       break;
     default:
       // The mutex (its effect is the instruction's: genAlu), elem_num, qpu_num and unmapped
       // addresses read as the element number (A) or QPU number (B) (p. 24).
-      v = exprVal(file === 'a' ? 'l' : 'q.id');
+      v = exprVal([file === 'a' ? 'l' : 'q.id']);
   }
   remember(v.int);
   return v;
@@ -211,10 +223,10 @@ interface PackInfo {
   isMul: boolean;
   isFloat: boolean;
   /** For add and sub: expressions of the signed overflow and the carry, which the packs use. */
-  overflow?: string;
+  overflow?: Code;
 }
 
-/** Code that writes `v` (a local of the lane loop) to `addr` of `file`, under condition `cond`. */
+/** Code that writes `v` (a local of the lane loop) to `addr` of `file`, under condition `cond` (a local, `true` or `false`). */
 function genWrite(
   c: InstrCode,
   v: string,
@@ -225,67 +237,76 @@ function genWrite(
   scratch: number,
   tag: string,
   l = 'l',
-  /** A float result kept as a double (fr/sl/rb locals), and the set of those made into ints. */
+  /** A float result kept as a double (the _f, _slow and _bits locals), and the set of those made into ints. */
   floatOut?: { defined: Set<string> },
 ): void {
   const unit = writeInfo(file, addr).unit;
   if (unit === 'nop' || cond === 'false') return;
-  const guard = (stmt: string) => c.loop.push(cond === 'true' ? stmt : `if (${cond}) ${stmt}`);
+  const guard = (stmt: Code) => c.loop.push(cond === 'true' ? stmt : js`if (${cond}) ${stmt}`);
   const target = unit === 'regfile' ? (file === 'a' ? REG_A : REG_B) + LANES * addr : unit === 'acc' ? ACC + LANES * (addr - W_ACC0) : -1;
   // Regfile A's pack applies to what the add ALU, or with pm the mul ALU, writes to regfile A; the mul pack to what the mul ALU writes anywhere.
   const packA = pack.pm === 0 && pack.mode && file === 'a' && unit === 'regfile';
   const packsMul = pack.pm === 1 && pack.isMul && pack.mode;
   const plain = !packsMul && !packA;
   if (target >= 0 && plain && floatOut) {
-    guard(`{ if (sl${v}) R[${target}+${l}] = rb${v}; else F[${target}+${l}] = fr${v}; }`);
+    guard(js`{ if (${v}_slow) ${set(R(target, l))} = ${v}_bits; else ${set(F(target, l))} = ${v}_f; }`);
     return;
   }
   if (floatOut) needInt(c, v, floatOut.defined);
   if (target >= 0) {
-    let value = v;
-    if (packsMul) value = `packMul(${pack.mode}, R[${target}+${l}], ${v})`;
-    else if (packA)
-      value = `packA(${pack.mode}, R[${target}+${l}], ${v}, ${pack.isFloat}${pack.overflow ?? ''})`;
-    guard(`R[${target}+${l}] = ${value};`);
+    let value: Code = [v];
+    if (packsMul) value = js`packMul(${pack.mode}, ${R(target, l)}, ${v})`;
+    else if (packA) value = js`packA(${pack.mode}, ${R(target, l)}, ${v}, ${pack.isFloat}${pack.overflow ?? []})`;
+    guard(js`${set(R(target, l))} = ${value};`);
     return;
   }
-  // I/O: collect the vector and the lanes that write, then act once after the loop.
+  // I/O: collect the vector (and, where the register's effect depends on them, the lanes that
+  // write), then act once after the loop.
   const m = `m${tag}`;
-  c.pre.push(`let ${m} = 0;`);
-  if (l === 'l') (c.ioMasks ??= []).push(m);
-  c.loop.push(`R[${scratch}+${l}] = ${v};`);
-  c.loop.push(cond === 'true' ? `${m} |= 1 << ${l};` : `if (${cond}) ${m} |= 1 << ${l};`);
-  c.post.push(ioWrite(file, addr, scratch, m));
+  const io = ioWrite(file, addr, scratch, m);
+  if (io.mask) {
+    c.pre.push(js`let ${m} = 0;`);
+    if (l === 'l') (c.ioMasks ??= []).push(m);
+  }
+  c.loop.push(js`${set(R(scratch, l))} = ${v};`);
+  if (io.mask) c.loop.push(cond === 'true' ? js`${m} |= 1 << ${l};` : js`if (${cond}) ${m} |= 1 << ${l};`);
+  c.post.push(io.code);
 }
 
-/** The call that performs an I/O write (Guide Table 14). */
-function ioWrite(file: RegFile, addr: number, src: number, mask: string): string {
+/**
+ * The call that performs an I/O write (Guide Table 14), and whether it reads `mask`, the lanes
+ * that wrote: the SFU, TMU requests, r5 and the element-0 registers whose effect depends on the
+ * lane's condition. The VPM, the setups, the DMA addresses and the mutex act whatever it is.
+ */
+function ioWrite(file: RegFile, addr: number, src: number, mask: string): { code: Code; mask: boolean } {
   const isB = file === 'b';
   const { name, unit } = writeInfo(file, addr);
+  const masked = (code: Code) => ({ code, mask: true });
+  const whole = (code: Code) => ({ code, mask: false });
   switch (unit) {
     case 'tmu_noswap':
-      return `q.setNoSwap(${src}, ${mask});`;
+      return masked(js`q.setNoSwap(${at(src)}, ${mask});`);
     case 'r5':
-      return `q.writeR5(${src}, ${mask}, ${!isB});`;
+      return masked(js`q.writeR5(${at(src)}, ${mask}, ${!isB});`);
     case 'host_int':
-      return `q.hostInterrupt(${src}, ${mask});`;
+      return masked(js`q.hostInterrupt(${at(src)}, ${mask});`);
     case 'unif_addr':
-      return `if (${mask} & 1) q.setUniformAddress(R[${src}]);`;
+      return masked(js`if (${mask} & 1) q.setUniformAddress(${R(src)});`);
     case 'fragment':
     case 'tlb':
       throw new Unsupported('unsupported', `writes ${name}, a tile-buffer or fragment register`);
     case 'vpm':
-      return `q.vpmWrite(${src});`;
+      return whole(js`q.vpmWrite(${at(src)});`);
     case 'vpm_setup':
-      return isB ? `q.writeSetup(R[${src}]);` : `q.readSetup(R[${src}]);`;
+      return whole(isB ? js`q.writeSetup(${R(src)});` : js`q.readSetup(${R(src)});`);
     case 'dma_addr':
-      return isB ? `q.dmaStore(R[${src}]);` : `q.dmaLoad(R[${src}]);`;
+      return whole(isB ? js`q.dmaStore(${R(src)});` : js`q.dmaLoad(${R(src)});`);
     case 'mutex':
-      return `q.m.mutexRelease(q);`;
+      return whole(js`q.m.mutexRelease(q);`);
     case 'sfu':
-      return `q.sfu(${addr - W_SFU_RECIP}, ${src}, ${mask});`; // Table 14's order is arith.sfu's
+      return masked(js`q.sfu(${addr - W_SFU_RECIP}, ${at(src)}, ${mask});`); // Table 14's order is arith.sfu's
     case 'tmu':
-      if (addr === W_TMU0_S || addr === W_TMU1_S) return `q.tmuRequest(${tmuOfWrite(addr)}, ${src}, ${mask});`;
+      if (addr === W_TMU0_S || addr === W_TMU1_S) return masked(js`q.tmuRequest(${tmuOfWrite(addr)}, ${at(src)}, ${mask});`);
   }
   throw new Unsupported('unsupported', `writes ${name}: texture lookups are not supported, only general-memory lookups through tmu0_s/tmu1_s`);
 }
@@ -299,24 +320,31 @@ function signalCode(sig: number, c: InstrCode): void {
   if (FRAGMENT_SIGNALS.has(sig)) throw new Unsupported('unsupported', 'a thread-switch, scoreboard or tile-buffer signal, which only fragment shaders use');
   // Two delay slots run after a program end, then the QPU is idle (Guide p. 21): a program end
   // in them (a broken rule, end-in-end-delay-slot) does not restart them.
-  if (sig === SIG_PROG_END) c.post.push('if (!(q.endCountdown > 0)) q.endCountdown = 3;');
-  if (sig === SIG_LOAD_TMU0 || sig === SIG_LOAD_TMU1) c.post.push(`q.tmuLoad(${sig - SIG_LOAD_TMU0});`);
+  if (sig === SIG_PROG_END) c.post.push(js`if (!(q.endCountdown > 0)) q.endCountdown = 3;`);
+  if (sig === SIG_LOAD_TMU0 || sig === SIG_LOAD_TMU1) c.post.push(js`q.tmuLoad(${sig - SIG_LOAD_TMU0});`);
 }
 
 /** Flag updates from result `r` (Z: all bits zero; N: bit 31); `carry` is the C expression. */
-function flagCode(r: string, cond: string, carry: string, l = 'l'): string[] {
-  const set = `{ Z[${l}] = ${r} === 0 ? 1 : 0; N[${l}] = ${r} >>> 31; C[${l}] = ${carry}; }`;
-  return [cond === 'true' ? set : `if (${cond}) ${set}`];
+function flagCode(r: string, cond: string, carry: Code | string, l = 'l'): Code {
+  const update = js`{ ${Z}[${l}] = ${r} === 0 ? 1 : 0; ${N}[${l}] = ${r} >>> 31; ${C}[${l}] = ${carry}; }`;
+  return cond === 'true' ? update : js`if (${cond}) ${update}`;
 }
 
 /** Loads two inputs into locals `x`, `y` and, for float ops, their floats `fx`, `fy`. */
 function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, float: boolean, ints = true): void {
-  const same = a.int === b.int;
-  if (ints) c.loop.push(`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
+  const same = sameCode(a.int, b.int);
+  if (ints) c.loop.push(js`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
   if (!float) return;
-  const load = (name: string, v: Val) => (v.findex ? loadFloat(name, v.findex) : `const ${name} = ${v.float};`);
-  c.loop.push(load(fx!, a), same ? `const ${fy} = ${fx};` : load(fy!, b));
+  const load = (name: string, v: Val) => {
+    if (v.fref) return loadFloat(name, v.fref);
+    if (v.floatDef && !c.pre.includes(v.floatDef)) c.pre.push(v.floatDef);
+    return js`const ${name} = ${v.float};`;
+  };
+  c.loop.push(load(fx!, a), same ? js`const ${fy} = ${fx};` : load(fy!, b));
 }
+
+/** Whether two pieces of code are the same expression. */
+const sameCode = (a: Code, b: Code) => print(a) === print(b);
 
 /** Makes sure the int pattern of a float result `out` is defined (once) before it is used. */
 function needInt(c: InstrCode, out: string, defined: Set<string>): void {
@@ -342,7 +370,7 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
       `the mul ALU's opcode is nop but it writes address ${i.waddrMul}: that writes its last result of elements 12-15 (vc4asm's addendum), which the emulator does not model`,
     );
   const smallImm = i.sig === SIG_SMALL_IMM;
-  if (i.raddrA === R_MUTEX || (!smallImm && i.raddrB === R_MUTEX)) c.pre.push(`if (!q.m.mutexAcquire(q)) ${BLOCKED}`);
+  if (i.raddrA === R_MUTEX || (!smallImm && i.raddrB === R_MUTEX)) c.pre.push({ until: js`q.m.mutexAcquire(q)` });
   if (!smallImm) signalCode(i.sig, c);
   if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
 
@@ -351,75 +379,90 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   let bVal: Val;
   if (smallImm) {
     bVal = constVal(smallImmValue(i.raddrB));
-    if (opts.lastReads) c.loop.push(`if (l >= 12) q.lastB[l - 12] = ${bVal.int};`);
+    if (opts.lastReads) c.loop.push(js`if (l >= 12) q.lastB[l - 12] = ${bVal.int};`);
   } else if (i.raddrA === R_UNIF && i.raddrB === R_UNIF) {
     bVal = aVal; // both ports reading uniforms take one uniform (Mesa's and the kernel's validators)
-    if (opts.lastReads) c.loop.push(`if (l >= 12) q.lastB[l - 12] = ${aVal.int};`);
+    if (opts.lastReads) c.loop.push(js`if (l >= 12) q.lastB[l - 12] = ${aVal.int};`);
   } else bVal = genRead('b', i.raddrB, pc, c, opts);
 
   const usesR4 = (add !== 'nop' && (i.addA === MUX_R4 || i.addB === MUX_R4)) || (mul !== 'nop' && (i.mulA === MUX_R4 || i.mulB === MUX_R4));
-  if (usesR4) c.pre.push(SYNC_R4);
+  if (usesR4) c.pre.push({ syncR4: true });
   // Unpacking regfile A converts to float if any ALU that reads A does a float operation (Table 6).
   const readsA = (op: { input: string }, a: number, b: number) => op.input === 'float' && (a === MUX_A || b === MUX_A);
   const aFloat = readsA(addInfo, i.addA, i.addB) || readsA(mulInfo, i.mulA, i.mulB);
   const mux = (m: number): Val => {
     if ((m === MUX_A && aVal.crossLane) || (m === MUX_B && bVal.crossLane)) c.crossLane = true;
-    if (m === MUX_A) return i.pm === 0 && i.unpack ? exprVal(`unpackA(${i.unpack}, ${aVal.int}, ${aFloat})`) : aVal;
+    if (m === MUX_A) return i.pm === 0 && i.unpack ? exprVal(js`unpackA(${i.unpack}, ${aVal.int}, ${aFloat})`) : aVal;
     if (m === MUX_B) return bVal;
-    if (m === MUX_R4 && i.pm === 1 && i.unpack) return exprVal(`unpackR4(${i.unpack}, R[${R4}+l])`);
-    return regVal(`${ACC + LANES * m}+l`); // r0-r5
+    if (m === MUX_R4 && i.pm === 1 && i.unpack) return exprVal(js`unpackR4(${i.unpack}, ${R(R4, 'l')})`);
+    return regVal(ACC + LANES * m); // r0-r5
   };
   const rotates = smallImm && i.raddrB >= SMALL_IMM_ROTATE_R5 && mul !== 'nop';
   const flagsFrom = !i.sf ? 'none' : add !== 'nop' ? 'add' : mul !== 'nop' ? 'mul' : 'none';
-  const ca = i.condAdd <= COND_ALWAYS ? COND_EXPR[i.condAdd]! : 'ca';
-  const cm = i.condMul <= COND_ALWAYS ? COND_EXPR[i.condMul]! : 'cm';
+  // An ALU computes only what goes somewhere: a register, an I/O register, the flags, a rotation.
+  const goes = (file: RegFile, addr: number, cond: number) => writeInfo(file, addr).unit !== 'nop' && cond !== COND_NEVER;
+  const addOut = add !== 'nop' && (flagsFrom === 'add' || goes(addWriteFile(i.ws), i.waddrAdd, i.condAdd));
+  const mulOut = mul !== 'nop' && (flagsFrom === 'mul' || rotates || goes(mulWriteFile(i.ws), i.waddrMul, i.condMul));
   // Conditions use the flags from before this instruction.
-  if (ca === 'ca' && add !== 'nop') c.loop.push(`const ca = ${COND_EXPR[i.condAdd]};`);
-  if (cm === 'cm' && mul !== 'nop') c.loop.push(`const cm = ${COND_EXPR[i.condMul]};`);
+  const ca = condLocal(i.condAdd, 'ca');
+  const cm = condLocal(i.condMul, 'cm');
+  if (ca === 'ca' && addOut) c.loop.push(condDef(i.condAdd, ca));
+  if (cm === 'cm' && mulOut) c.loop.push(condDef(i.condMul, cm));
   const ints = new Set<string>();
   const addF = ADD_FLOAT_OUT.has(add) ? { defined: ints } : undefined;
   const mulF = MUL_FLOAT_OUT.has(mul) ? { defined: ints } : undefined;
-  if (add !== 'nop') {
+  // An ALU's inputs may read other lanes (the nop register) even when it computes nothing.
+  const [addX, addY] = add !== 'nop' ? [mux(i.addA), mux(i.addB)] : [];
+  const [mulX, mulY] = mul !== 'nop' ? [mux(i.mulA), mux(i.mulB)] : [];
+  if (addOut) {
     // fadd and fsub need their inputs' patterns only on the slow path: read them there.
-    const [x, y] = [mux(i.addA), mux(i.addB)];
+    const [x, y] = [addX!, addY!];
     const lazy = (add === 'fadd' || add === 'fsub') && !(i.pm === 0 && i.pack);
-    loadInputs(c, ['aa', 'ab', 'fa', 'fb'], x, y, ADD_READS_FLOAT.has(add), !lazy);
-    if (x.int === y.int && ADD_IDENTITY.has(add)) c.loop.push('const ra = aa;');
-    else c.loop.push(...addOpCode(add, 'ra', lazy ? [x.int, y.int] : undefined));
-  }
-  if (mul !== 'nop') {
-    const [x, y] = [mux(i.mulA), mux(i.mulB)];
-    const lazy = mul === 'fmul' && !(i.sf && add === 'nop') && !rotates;
-    loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], x, y, MUL_READS_FLOAT.has(mul), !lazy);
-    if (x.int === y.int && MUL_IDENTITY.has(mul)) c.loop.push('const rm = ma;');
-    else c.loop.push(...mulOpCode(mul, 'rm', lazy ? [x.int, y.int] : undefined));
-  }
-  // Writes come after every input of the lane has been read.
-  if (add !== 'nop') {
-    const overflow = add === 'add' || add === 'sub' ? `, addOverflow(${i.opAdd}, aa, ab) ? 1 : 0, ${addCarryExpr(add, 'ra')}` : undefined;
-    const pack = { pm: i.pm, mode: i.pack, isMul: false, isFloat: arith.ADD_FLOAT_RESULT.has(i.opAdd), overflow };
-    genWrite(c, 'ra', addWriteFile(i.ws), i.waddrAdd, ca, pack, SADD, `a${pc}`, 'l', addF);
-    if (flagsFrom === 'add') {
-      if (addF) needInt(c, 'ra', ints);
-      c.loop.push(...flagCode('ra', ca, addCarryExpr(add, 'ra')));
+    // A move (`or x, x`) copies its input; the flags' carry reads both inputs.
+    const move = sameCode(x.int, y.int) && ADD_IDENTITY.has(add);
+    if (move && flagsFrom !== 'add') c.loop.push(js`const add_out = ${x.int};`);
+    else {
+      loadInputs(c, ['aa', 'ab', 'fa', 'fb'], x, y, ADD_READS_FLOAT.has(add), !lazy);
+      c.loop.push(...(move ? [js`const add_out = aa;`] : addOpCode(add, 'add_out', lazy ? [x.int, y.int] : undefined)));
     }
   }
-  if (mul !== 'nop') {
+  if (mulOut) {
+    const [x, y] = [mulX!, mulY!];
+    const lazy = mul === 'fmul' && !(i.sf && add === 'nop') && !rotates;
+    // A move (`v8min x, x`) copies its input; a rotation's flags read both inputs.
+    const move = sameCode(x.int, y.int) && MUL_IDENTITY.has(mul);
+    if (move && flagsFrom !== 'mul' && !rotates) c.loop.push(js`const mul_out = ${x.int};`);
+    else {
+      loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], x, y, MUL_READS_FLOAT.has(mul), !lazy);
+      c.loop.push(...(move ? [js`const mul_out = ma;`] : mulOpCode(mul, 'mul_out', lazy ? [x.int, y.int] : undefined)));
+    }
+  }
+  // Writes come after every input of the lane has been read.
+  if (addOut) {
+    const overflow = add === 'add' || add === 'sub' ? js`, addOverflow(${i.opAdd}, aa, ab) ? 1 : 0, ${addCarryExpr(add, 'add_out')}` : undefined;
+    const pack = { pm: i.pm, mode: i.pack, isMul: false, isFloat: arith.ADD_FLOAT_RESULT.has(i.opAdd), overflow };
+    genWrite(c, 'add_out', addWriteFile(i.ws), i.waddrAdd, ca, pack, SADD, `a${pc}`, 'l', addF);
+    if (flagsFrom === 'add') {
+      if (addF) needInt(c, 'add_out', ints);
+      c.loop.push(flagCode('add_out', ca, addCarryExpr(add, 'add_out')));
+    }
+  }
+  if (mulOut) {
     if (rotates) {
-      c.pre.push(`let cmask${pc} = 0;`);
-      if (mulF) needInt(c, 'rm', ints);
-      c.loop.push(`R[${SMUL}+l] = rm; if (${cm}) cmask${pc} |= 1 << l;`);
-      if (flagsFrom === 'mul') c.loop.push(`R[${STMP}+l] = ma; R[${STMP + LANES}+l] = mb;`);
+      c.pre.push(js`let cmask${pc} = 0;`);
+      if (mulF) needInt(c, 'mul_out', ints);
+      c.loop.push(js`${set(R(SMUL, 'l'))} = mul_out; if (${cm}) cmask${pc} |= 1 << l;`);
+      if (flagsFrom === 'mul') c.loop.push(js`${set(R(STMP, 'l'))} = ma; ${set(R(STMP + LANES, 'l'))} = mb;`);
       rotateCode(i, pc, c, flagsFrom === 'mul');
     } else {
-      genWrite(c, 'rm', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: mul === 'fmul' }, SMUL, `m${pc}`, 'l', mulF);
+      genWrite(c, 'mul_out', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: mul === 'fmul' }, SMUL, `m${pc}`, 'l', mulF);
       if (flagsFrom === 'mul') {
-        if (mulF) needInt(c, 'rm', ints);
-        c.loop.push(...flagCode('rm', cm, mulCarryExpr(mul)));
+        if (mulF) needInt(c, 'mul_out', ints);
+        c.loop.push(flagCode('mul_out', cm, mulCarryExpr(mul)));
       }
     }
   }
-  c.fusable = !c.crossLane && !c.io && c.post.length === 0 && !c.pre.some((s) => s.includes(BLOCKED));
+  c.fusable = !c.crossLane && !c.io && c.post.length === 0 && !c.pre.some(isWait);
   // Flags and remembered reads (the nop register) need every lane; a rotation reads them all.
   if (!i.sf && !opts.lastReads && !rotates && element0Write(add !== 'nop', addWriteFile(i.ws), i.waddrAdd) && element0Write(mul !== 'nop', mulWriteFile(i.ws), i.waddrMul))
     c.lanes = 1;
@@ -432,23 +475,22 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
  */
 function rotateCode(i: AluInstr, pc: number, c: InstrCode, flagsFromMul: boolean): void {
   const full = i.mulA < MUX_R4 && i.mulB < MUX_R4; // both inputs r0-r3
-  const rot = i.raddrB === SMALL_IMM_ROTATE_R5 ? `(R[${R5}] & 15)` : String(smallImmRotation(i.raddrB));
+  const rot = i.raddrB === SMALL_IMM_ROTATE_R5 ? js`(${R(R5)} & 15)` : [String(smallImmRotation(i.raddrB))];
   const inner: InstrCode = { pre: [], loop: [], post: [], fusable: false };
   const pack = { pm: i.pm, mode: i.pack, isMul: true, isFloat: MUL_OPS[i.opMul]!.name === 'fmul' };
   genWrite(inner, 'rd', mulWriteFile(i.ws), i.waddrMul, 'cd', pack, SROT, `r${pc}`, 'd');
-  if (flagsFromMul)
-    inner.loop.push(...flagCode('rd', 'cd', `mulCarry(${i.opMul}, R[${STMP}+s], R[${STMP + LANES}+s])`, 'd'));
+  if (flagsFromMul) inner.loop.push(flagCode('rd', 'cd', js`mulCarry(${i.opMul}, ${R(STMP, 's')}, ${R(STMP + LANES, 's')})`, 'd'));
   // r5 is read when the instruction starts, before this instruction's own writes (its add ALU
   // may write r5, which happens after the lane loop): the Guide's rule that r5 must not be
   // written by the previous instruction (p. 37) means the amount is latched at issue.
-  c.pre.push(...inner.pre, `const rot${pc} = ${rot};`);
+  c.pre.push(...inner.pre, js`const rot${pc} = ${rot};`);
   c.rotationPost = c.post.length;
   c.post.push(
-    `for (let d = 0; d < ${LANES}; d++) {`,
-    `const s = ${full ? `(d - rot${pc}) & 15` : `(d & 12) | ((d - rot${pc}) & 3)`};`,
-    `const rd = R[${SMUL}+s], cd = (cmask${pc} >>> d) & 1;`,
+    js`for (let d = 0; d < ${LANES}; d++) {`,
+    js`const s = ${full ? `(d - rot${pc}) & 15` : `(d & 12) | ((d - rot${pc}) & 3)`};`,
+    js`const rd = ${R(SMUL, 's')}, cd = (cmask${pc} >>> d) & 1;`,
     ...inner.loop,
-    '}',
+    js`}`,
     ...inner.post,
   );
 }
@@ -463,23 +505,23 @@ function ldiValues(i: LoadImmInstr): number[] {
 function genImm(i: LoadImmInstr | SemaInstr, pc: number, values: number[], c: InstrCode): void {
   if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
   const same = values.every((v) => v === values[0]);
-  if (!same) c.pre.push(`const V${pc} = [${values.join(', ')}];`);
-  c.loop.push(`const v = ${same ? values[0] : `V${pc}[l]`};`);
-  const ca = i.condAdd <= COND_ALWAYS ? COND_EXPR[i.condAdd]! : 'ca';
-  const cm = i.condMul <= COND_ALWAYS ? COND_EXPR[i.condMul]! : 'cm';
-  if (ca === 'ca') c.loop.push(`const ca = ${COND_EXPR[i.condAdd]};`);
-  if (cm === 'cm') c.loop.push(`const cm = ${COND_EXPR[i.condMul]};`);
+  if (!same) c.pre.push(js`const V${pc} = [${values.join(', ')}];`);
+  c.loop.push(js`const v = ${same ? values[0]! : `V${pc}[l]`};`);
+  const ca = condLocal(i.condAdd, 'ca');
+  const cm = condLocal(i.condMul, 'cm');
+  if (ca === 'ca') c.loop.push(condDef(i.condAdd, ca));
+  if (cm === 'cm') c.loop.push(condDef(i.condMul, cm));
   const before = c.loop.length;
   genWrite(c, 'v', addWriteFile(i.ws), i.waddrAdd, ca, { pm: i.pm, mode: i.pack, isMul: false, isFloat: false }, SADD, `a${pc}`);
   genWrite(c, 'v', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: false }, SMUL, `m${pc}`);
-  if (i.sf) c.loop.push(...flagCode('v', ca, '0'));
+  if (i.sf) c.loop.push(flagCode('v', ca, '0'));
   if (c.loop.length === before) c.loop.length = 0;
   c.fusable = i.kind === 'ldi' && c.post.length === 0;
   if (!i.sf && element0Write(true, addWriteFile(i.ws), i.waddrAdd) && element0Write(true, mulWriteFile(i.ws), i.waddrMul)) c.lanes = 1;
 }
 
 function genSema(i: SemaInstr, pc: number, c: InstrCode): void {
-  c.pre.push(`if (!q.m.semaphore(q, ${i.sema}, ${i.down === 1})) ${BLOCKED}`);
+  c.pre.push({ until: js`q.m.semaphore(q, ${i.sema}, ${i.down === 1})` });
   // The whole low word reaches the ALU outputs (fields.ts SEMA_LAYOUT): rest, down, sema.
   genImm(i, pc, new Array<number>(LANES).fill(((i.rest << 5) | (i.down << 4) | i.sema) | 0), c);
 }
@@ -488,32 +530,28 @@ function genSema(i: SemaInstr, pc: number, c: InstrCode): void {
  * A branch condition (Table 11) as an expression of the flags. Its name says it: all or any
  * lanes, an `n` when the flag must be clear, the flag (`allz`: every Z set; `anync`: some C clear).
  */
-function branchExpr(cond: number): string {
+function branchExpr(cond: number): Code {
   const name = BRANCH_CONDITIONS[cond]!;
   const clear = name.length === 'allnz'.length;
-  return `${name.startsWith('all') ? 'allLanes' : 'anyLane'}(${name.slice(-1).toUpperCase()}, ${clear ? 0 : 1})`;
+  const flag = { z: Z, n: N, c: C }[name.slice(-1) as 'z' | 'n' | 'c'];
+  return js`${name.startsWith('all') ? 'allLanes' : 'anyLane'}(${flag}, ${clear ? 0 : 1})`;
 }
 
 function genBranch(i: BranchInstr, pc: number, c: InstrCode): void {
   if (BRANCH_CONDITIONS[i.cond] === undefined) throw new Unsupported('unsupported', `branch condition ${i.cond} is reserved`);
-  const taken = i.cond === BRANCH_ALWAYS ? 'true' : branchExpr(i.cond);
+  if (i.cond !== BRANCH_ALWAYS) c.taken = branchExpr(i.cond);
   const link = `((q.m.codeBase + ${(pc + 4) * 8}) | 0)`;
   // The target: the immediate, plus PC + 4 when relative, plus element 15 of regfile A (addendum).
-  const target = [`${i.imm}`, i.rel ? `q.m.codeBase + ${(pc + 4) * 8}` : '', i.reg ? `R[${REG_A + LANES * i.raddrA + 15}]` : '']
-    .filter(Boolean)
-    .join(' + ');
+  const target: Code[] = [[`${i.imm}`], ...(i.rel ? [[`q.m.codeBase + ${(pc + 4) * 8}`]] : []), ...(i.reg ? [[R(REG_A + LANES * i.raddrA, 15)]] : [])];
   // The target is computed before the link is written: with the link and the target in one
   // register (bra ra0, ZERO, ra0) the jump uses the register's old value.
-  c.pre.push(`if (${taken}) {`, `const link${pc} = ${link};`, `const t${pc} = q.m.branchIndex((${target}) >>> 0);`);
-  c.loop.push(`const v = link${pc};`);
+  c.pre.push(js`const link${pc} = ${link};`, js`const t${pc} = q.m.branchIndex((${target.flatMap((t, k) => (k ? [' + ', ...t] : t))}) >>> 0);`);
+  c.loop.push(js`const v = link${pc};`);
   const before = c.loop.length;
   genWrite(c, 'v', addWriteFile(i.ws), i.waddrAdd, 'true', { pm: 0, mode: 0, isMul: false, isFloat: false }, SADD, `a${pc}`);
   genWrite(c, 'v', mulWriteFile(i.ws), i.waddrMul, 'true', { pm: 0, mode: 0, isMul: true, isFloat: false }, SMUL, `m${pc}`);
-  if (i.raddrA & 1) c.loop.push('Z[l] = v === 0 ? 1 : 0; N[l] = v >>> 31; C[l] = 0;'); // bit 45 is set-flags (addendum)
+  if (i.raddrA & 1) c.loop.push(flagCode('v', 'true', '0')); // bit 45 is set-flags (addendum)
   if (c.loop.length === before) c.loop.length = 0;
   // A branch in the last delay slot of another queues behind it (vc4asm's addendum).
-  c.post.push(
-    `if (q.branchCountdown > 0) { q.branchTarget2 = t${pc}; q.branchCountdown2 = 4; } else { q.branchTarget = t${pc}; q.branchCountdown = 4; }`,
-    '}',
-  );
+  c.post.push(js`if (q.branchCountdown > 0) { q.branchTarget2 = t${pc}; q.branchCountdown2 = 4; } else { q.branchTarget = t${pc}; q.branchCountdown = 4; }`);
 }
