@@ -251,8 +251,9 @@ class BlockWriter {
       const kind = simd(j);
       let n = 1;
       while (j + n < codes.length && simd(j + n) === kind) n++;
-      if (kind) this.lines.push(this.lanes.add(range(first + j, n).map((k) => this.p.step(k).instr), first + j));
-      else {
+      // A run that does nothing lane by lane (nops) needs no call.
+      if (kind && codes.slice(j, j + n).some((c) => c.loop.length)) this.lines.push(this.lanes.add(range(first + j, n).map((k) => this.p.step(k).instr), first + j));
+      else if (!kind) {
         const bodies = codes.slice(j, j + n).filter((c) => c.loop.length);
         if (bodies.length) this.lines.push(`for (let l = 0; l < ${LANES}; l++) {`, ...this.promoteRegisters(bodies.map((c) => c.loop)), '}');
       }

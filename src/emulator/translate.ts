@@ -545,13 +545,14 @@ function genBranch(i: BranchInstr, pc: number, c: InstrCode): void {
   const target: Code[] = [[`${i.imm}`], ...(i.rel ? [[`q.m.codeBase + ${(pc + 4) * 8}`]] : []), ...(i.reg ? [[R(REG_A + LANES * i.raddrA, 15)]] : [])];
   // The target is computed before the link is written: with the link and the target in one
   // register (bra ra0, ZERO, ra0) the jump uses the register's old value.
-  c.pre.push(js`const link${pc} = ${link};`, js`const t${pc} = q.m.branchIndex((${target.flatMap((t, k) => (k ? [' + ', ...t] : t))}) >>> 0);`);
+  c.pre.push(js`const t${pc} = q.m.branchIndex((${target.flatMap((t, k) => (k ? [' + ', ...t] : t))}) >>> 0);`);
   c.loop.push(js`const v = link${pc};`);
   const before = c.loop.length;
   genWrite(c, 'v', addWriteFile(i.ws), i.waddrAdd, 'true', { pm: 0, mode: 0, isMul: false, isFloat: false }, SADD, `a${pc}`);
   genWrite(c, 'v', mulWriteFile(i.ws), i.waddrMul, 'true', { pm: 0, mode: 0, isMul: true, isFloat: false }, SMUL, `m${pc}`);
   if (i.raddrA & 1) c.loop.push(flagCode('v', 'true', '0')); // bit 45 is set-flags (addendum)
   if (c.loop.length === before) c.loop.length = 0;
+  else c.pre.unshift(js`const link${pc} = ${link};`);
   // A branch in the last delay slot of another queues behind it (vc4asm's addendum).
   c.post.push(js`if (q.branchCountdown > 0) { q.branchTarget2 = t${pc}; q.branchCountdown2 = 4; } else { q.branchTarget = t${pc}; q.branchCountdown = 4; }`);
 }
