@@ -239,7 +239,8 @@ class BlockWriter {
     const s = this.p.step(k);
     if (s.shared) this.lines.push(`if (${mustYield(s)}) { ${this.leaveBefore(k)} ${this.status('YIELD')} }`);
     const simd = this.simdOne(k) && worthAlone(s.instr);
-    this.lines.push('{', ...(simd ? this.simdAlone(k, c) : this.instr(k, c, false)), '}', `q.time += ${CYCLES_PER_INSTR}; q.count++;`);
+    const code = simd ? this.simdAlone(k, c) : this.instr(k, c, false);
+    this.lines.push(...(code.length ? ['{', ...code, '}'] : []), `q.time += ${CYCLES_PER_INSTR}; q.count++;`);
   }
 
   /** Lane-only instructions from `first` in one group: their statements before the loop, then runs of SIMD calls and of lane loops, in order. */
@@ -342,11 +343,11 @@ class BlockWriter {
   /** A unit: instruction pc alone, handling pending branches and program ends in general. */
   unit(pc: number, c: InstrCode): void {
     const s = this.p.step(pc);
+    const code = this.instr(pc, c, true);
     this.lines.push(
+      ...this.header(pc, 1),
       ...(s.shared ? [`if (${mustYield(s)}) ${this.status('YIELD')}`] : []),
-      '{',
-      ...this.instr(pc, c, true),
-      '}',
+      ...(code.length ? ['{', ...code, '}'] : []),
       `q.time += ${CYCLES_PER_INSTR}; q.count++;`,
       ...(s.nop ? ['q.stats.nops++;'] : []),
       `q.prev1 = q.prev0; q.prev0 = ${pc};`,

@@ -330,17 +330,21 @@ function flagCode(r: string, cond: string, carry: Code | string, l = 'l'): Code 
   return cond === 'true' ? update : js`if (${cond}) ${update}`;
 }
 
-/** Loads two inputs into locals `x`, `y` and, for float ops, their floats `fx`, `fy`. */
-function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, float: boolean, ints = true): void {
+/**
+ * Loads an operation's inputs into locals `x`, `y` (`ints`) and, for float ops, their floats
+ * `fx`, `fy` (`float`); only `x` and `fx` when it reads one input (`unary`).
+ */
+function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, { float, ints, unary }: { float: boolean; ints: boolean; unary: boolean }): void {
   const same = sameCode(a.int, b.int);
-  if (ints) c.loop.push(js`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
+  if (ints) c.loop.push(unary ? js`const ${x} = ${a.int};` : js`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
   if (!float) return;
   const load = (name: string, v: Val) => {
     if (v.fref) return loadFloat(name, v.fref);
     if (v.floatDef && !c.pre.includes(v.floatDef)) c.pre.push(v.floatDef);
     return js`const ${name} = ${v.float};`;
   };
-  c.loop.push(load(fx!, a), same ? js`const ${fy} = ${fx};` : load(fy!, b));
+  c.loop.push(load(fx!, a));
+  if (!unary) c.loop.push(same ? js`const ${fy} = ${fx};` : load(fy!, b));
 }
 
 /** Whether two pieces of code are the same expression. */
@@ -422,7 +426,9 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
     const move = sameCode(x.int, y.int) && ADD_IDENTITY.has(add);
     if (move && flagsFrom !== 'add') c.loop.push(js`const add_out = ${x.int};`);
     else {
-      loadInputs(c, ['aa', 'ab', 'fa', 'fb'], x, y, ADD_READS_FLOAT.has(add), !lazy);
+      // ftoi reads only its input's float; a move setting flags reads its input twice only for the carry (and, or: C is 0).
+      const unary = addInfo.arity === 1 || (move && (add === 'and' || add === 'or'));
+      loadInputs(c, ['aa', 'ab', 'fa', 'fb'], x, y, { float: ADD_READS_FLOAT.has(add), ints: !lazy && add !== 'ftoi', unary });
       c.loop.push(...(move ? [js`const add_out = aa;`] : addOpCode(add, 'add_out', lazy ? [x.int, y.int] : undefined)));
     }
   }
@@ -433,7 +439,8 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
     const move = sameCode(x.int, y.int) && MUL_IDENTITY.has(mul);
     if (move && flagsFrom !== 'mul' && !rotates) c.loop.push(js`const mul_out = ${x.int};`);
     else {
-      loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], x, y, MUL_READS_FLOAT.has(mul), !lazy);
+      // A rotated move without flags reads its input once; with them, the carry reads both.
+      loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], x, y, { float: MUL_READS_FLOAT.has(mul), ints: !lazy, unary: move && flagsFrom !== 'mul' });
       c.loop.push(...(move ? [js`const mul_out = ma;`] : mulOpCode(mul, 'mul_out', lazy ? [x.int, y.int] : undefined)));
     }
   }
@@ -451,7 +458,7 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
     if (rotates) {
       c.pre.push(js`let cmask${pc} = 0;`);
       if (mulF) needInt(c, 'mul_out', ints);
-      c.loop.push(js`${set(R(SMUL, 'l'))} = mul_out; if (${cm}) cmask${pc} |= 1 << l;`);
+      c.loop.push(js`${set(R(SMUL, 'l'))} = mul_out;`, cm === 'true' ? js`cmask${pc} |= 1 << l;` : js`if (${cm}) cmask${pc} |= 1 << l;`);
       if (flagsFrom === 'mul') c.loop.push(js`${set(R(STMP, 'l'))} = ma; ${set(R(STMP + LANES, 'l'))} = mb;`);
       rotateCode(i, pc, c, flagsFrom === 'mul');
     } else {
