@@ -1,5 +1,5 @@
-// Generated JavaScript as data: what translate.ts makes of an instruction and blocks.ts puts
-// together into a function. Code is text with references in it: to the QPU's register words (so
+// Generated JavaScript as data: what translate.ts makes of an instruction (InstrCode) and
+// blocks.ts puts together into a function. Code is text with references in it: to the QPU's register words (so
 // that a block declares a name for each word it uses and a fused lane loop can keep words in
 // locals, without reading its own text back) and to the views of the QPU's state (so that a block
 // declares only the views it uses). A few statements are left for the block to write, as only the
@@ -98,4 +98,29 @@ export const isSyncR4 = (s: Stmt): s is { readonly syncR4: true } => 'syncR4' in
 export function declareWords(words: Iterable<number>): string {
   const decls = [...words].sort((a, b) => a - b).map((w) => `${wordName(w)} = ${w}`);
   return decls.length ? `const ${decls.join(', ')};` : '';
+}
+
+/** One instruction's code: before the lane loop, the loop's body (lane `l`), and after it. */
+export interface InstrCode {
+  readonly pre: Stmt[];
+  readonly loop: Code[];
+  readonly post: Code[];
+  /** The instruction does anything only when this holds: a conditional branch's condition. */
+  taken?: Code;
+  /** Only lane arithmetic: its loop can run fused with its neighbours' (no I/O, signals, cross-lane writes). */
+  fusable: boolean;
+  /** Reads values other lanes produce. */
+  crossLane?: boolean;
+  /** The lanes the loop must run: 1 when everything it writes takes element 0 only (setups, DMA addresses). */
+  lanes?: 1 | 16;
+  /** Where in `post` the rotated write of the mul result starts (a rotating instruction). */
+  rotationPost?: number;
+  /** The locals holding the lanes of each I/O write outside a rotation (set in the lane loop, read after it). */
+  ioMasks?: string[];
+  /**
+   * Reads an I/O register whose value depends on this QPU's clock or on shared units (VPM,
+   * vr_busy/vw_busy, vr_wait/vw_wait): it runs alone, at its own time, never hoisted to the start
+   * of a fused group.
+   */
+  io?: boolean;
 }

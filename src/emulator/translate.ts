@@ -1,7 +1,7 @@
 // Translates a decoded instruction into JavaScript that executes it on a QPU: the lane loop
 // specialised to the instruction's opcodes, muxes, conditions and destinations, with the
-// register-mapped I/O calls resolved at translation time. blocks.ts puts these pieces together
-// into functions. Needs: a decoded instruction. Guarantees: code (code.ts) that either stops at
+// register-mapped I/O calls resolved at translation time (the reads and writes: access.ts; the
+// ALU operations: inline.ts). blocks.ts puts these pieces together into functions. Needs: a decoded instruction. Guarantees: code (code.ts) that either stops at
 // its wait, before any effect, when the instruction must wait for another QPU (semaphore,
 // mutex), or performs the whole instruction; words the emulator cannot run become a statement
 // that throws a clear error.
@@ -14,16 +14,13 @@ import * as arith from '../vc4/arith.ts';
 import type { AluInstr, BranchInstr, Instr, LoadImmInstr, SemaInstr } from '../vc4/instr.ts';
 import { LANES } from '../vc4/chip.ts';
 import { SIG_SMALL_IMM } from '../vc4/fields.ts';
-import { addWriteFile, mulWriteFile, R_MUTEX, R_UNIF, readInfo, type RegFile, tmuOfWrite, W_ACC0, W_NOP, W_SFU_RECIP, W_TMU0_S, W_TMU1_S, writeInfo } from '../vc4/registers.ts';
+import { addWriteFile, mulWriteFile, R_MUTEX, R_UNIF, type RegFile, W_NOP, writeInfo } from '../vc4/registers.ts';
 import {
   ADD_OPS,
   type AddOpName,
   BRANCH_ALWAYS,
   BRANCH_CONDITIONS,
-  COND_ALWAYS,
   COND_NEVER,
-  CONDITIONS,
-  type Condition,
   LDI_MODE_32,
   LDI_MODE_SIGNED,
   LDI_MODE_UNSIGNED,
@@ -51,7 +48,6 @@ import {
   addOpCode,
   constVal,
   exprVal,
-  intOfFloat,
   loadFloat,
   MUL_FLOAT_OUT,
   MUL_IDENTITY,
@@ -62,9 +58,10 @@ import {
   type Val,
 } from './inline.ts';
 import { packA, packMul, unpackA, unpackR4 } from './pack.ts';
-import { at, C, type Code, F, isWait, js, N, print, R, set, type Stmt, Z } from './code.ts';
+import { condDef, condLocal, element0Write, flagCode, genRead, genWrite, needInt, Unsupported } from './access.ts';
+import { C, type Code, type InstrCode, isWait, js, N, print, R, set, Z } from './code.ts';
 import { ioError } from './errors.ts';
-import { ACC, R4, R5, REG_A, REG_B, SA, SADD, SB, SMUL, SROT, STMP } from './layout.ts';
+import { ACC, R4, R5, REG_A, SADD, SMUL, SROT, STMP } from './layout.ts';
 
 /** Whether every lane of `flags` (LANES of them) is `v` (a branch condition's all-). */
 function allLanes(flags: Int32Array, v: number): boolean {
@@ -79,31 +76,6 @@ function anyLane(flags: Int32Array, v: number): boolean {
 
 /** The helper functions generated code calls, by name. */
 export const HELPERS: Readonly<Record<string, unknown>> = { ...arith, packA, packMul, unpackA, unpackR4, ioError, allLanes, anyLane };
-
-/** One instruction's code: before the lane loop, the loop's body (lane `l`), and after it. */
-export interface InstrCode {
-  readonly pre: Stmt[];
-  readonly loop: Code[];
-  readonly post: Code[];
-  /** The instruction does anything only when this holds: a conditional branch's condition. */
-  taken?: Code;
-  /** Only lane arithmetic: its loop can run fused with its neighbours' (no I/O, signals, cross-lane writes). */
-  fusable: boolean;
-  /** Reads values other lanes produce. */
-  crossLane?: boolean;
-  /** The lanes the loop must run: 1 when everything it writes takes element 0 only (setups, DMA addresses). */
-  lanes?: 1 | 16;
-  /** Where in `post` the rotated write of the mul result starts (a rotating instruction). */
-  rotationPost?: number;
-  /** The locals holding the lanes of each I/O write outside a rotation (set in the lane loop, read after it). */
-  ioMasks?: string[];
-  /**
-   * Reads an I/O register whose value depends on this QPU's clock or on shared units (VPM,
-   * vr_busy/vw_busy, vr_wait/vw_wait): it runs alone, at its own time, never hoisted to the start
-   * of a fused group.
-   */
-  io?: boolean;
-}
 
 export interface TranslateOptions {
   /** The program reads the nop register somewhere, so regfile reads must be remembered (addendum). */
@@ -126,191 +98,6 @@ export function instrCode(ins: Instr, pc: number, opts: TranslateOptions): Instr
   return c;
 }
 
-class Unsupported extends Error {
-  constructor(
-    readonly kind: 'unsupported' | 'fault',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * I/O registers that take element 0 of what is written (and that lane's condition): setups, DMA
- * and uniform addresses, tmu_noswap, host_int, the mutex (Guide Table 14; p. 22 for unif_addr).
- */
-const ELEMENT_0 = new Set(['unif_addr', 'vr_setup', 'vw_setup', 'vr_addr', 'vw_addr', 'tmu_noswap', 'host_int', 'mutex']);
-
-/** Whether an ALU's write (`writes`: its opcode is not nop) needs only lane 0 computed: it writes nothing, or an ELEMENT_0 register. */
-function element0Write(writes: boolean, file: RegFile, addr: number): boolean {
-  return !writes || addr === W_NOP || ELEMENT_0.has(writeInfo(file, addr).name);
-}
-
-/** Each write condition (Table 2) as an expression of lane `l`'s flags, by code. */
-const COND_EXPR: readonly Code[] = CONDITIONS.map(
-  (c) =>
-    (
-      ({
-        never: ['false'],
-        always: ['true'],
-        zs: js`${Z}[l]`,
-        zc: js`!${Z}[l]`,
-        ns: js`${N}[l]`,
-        nc: js`!${N}[l]`,
-        cs: js`${C}[l]`,
-        cc: js`!${C}[l]`,
-      }) satisfies Record<Condition, Code>
-    )[c],
-);
-
-/** A write condition as the lane loop tests it: `true` or `false` when it tests no flag, else the local `name`, which `condDef` defines. */
-const condLocal = (cond: number, name: string): string => (cond === COND_NEVER ? 'false' : cond === COND_ALWAYS ? 'true' : name);
-const condDef = (cond: number, name: string): Code => js`const ${name} = ${COND_EXPR[cond]!};`;
-
-/** Where reading address `addr` of `file` gets its value, for lane `l`. */
-function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, opts: TranslateOptions): Val {
-  const last = file === 'a' ? 'q.lastA' : 'q.lastB';
-  const base = file === 'a' ? REG_A : REG_B;
-  const S = file === 'a' ? SA : SB;
-  const remember = (int: Code) => {
-    if (opts.lastReads) c.loop.push(js`if (l >= 12) ${last}[l - 12] = ${int};`);
-  };
-  let v: Val;
-  switch (readInfo(file, addr).unit) {
-    case 'regfile':
-      v = regVal(base + LANES * addr);
-      break;
-    case 'uniform': {
-      const u = `u${file}${pc}`;
-      c.pre.push(js`const ${u} = q.readUniform();`);
-      v = { int: [u], float: [`f${u}`], floatDef: js`const f${u} = toF(${u});` };
-      break;
-    }
-    case 'varying':
-      throw new Unsupported('unsupported', 'reads varyings, which only fragment shaders have');
-    case 'nop':
-      // Lanes 12-15 of an earlier read: an instruction using it is not fused with those before.
-      return { ...exprVal(js`${last}[l & 3]`), crossLane: true };
-    case 'fragment':
-      throw new Unsupported('unsupported', `reads ${file === 'a' ? 'ra' : 'rb'}${addr}, a fragment-shader register`);
-    case 'vpm':
-      c.io = true;
-      c.pre.push(js`q.vpmRead(${at(S)});`);
-      v = regVal(S);
-      break;
-    case 'dma_busy':
-      c.io = true;
-      c.pre.push(js`const busy${file}${pc} = q.dmaBusy(${file === 'b'});`);
-      v = exprVal([`busy${file}${pc}`]);
-      break;
-    case 'dma_wait':
-      c.io = true;
-      c.pre.push(js`q.dmaWait(${file === 'b'});`);
-      v = constVal(0);
-      break;
-    default:
-      // The mutex (its effect is the instruction's: genAlu), elem_num, qpu_num and unmapped
-      // addresses read as the element number (A) or QPU number (B) (p. 24).
-      v = exprVal([file === 'a' ? 'l' : 'q.id']);
-  }
-  remember(v.int);
-  return v;
-}
-
-interface PackInfo {
-  pm: number;
-  mode: number;
-  isMul: boolean;
-  isFloat: boolean;
-  /** For add and sub: expressions of the signed overflow and the carry, which the packs use. */
-  overflow?: Code;
-}
-
-/** Code that writes `v` (a local of the lane loop) to `addr` of `file`, under condition `cond` (a local, `true` or `false`). */
-function genWrite(
-  c: InstrCode,
-  v: string,
-  file: RegFile,
-  addr: number,
-  cond: string,
-  pack: PackInfo,
-  scratch: number,
-  tag: string,
-  l = 'l',
-  /** A float result kept as a double (the _f, _slow and _bits locals), and the set of those made into ints. */
-  floatOut?: { defined: Set<string> },
-): void {
-  const unit = writeInfo(file, addr).unit;
-  if (unit === 'nop' || cond === 'false') return;
-  const guard = (stmt: Code) => c.loop.push(cond === 'true' ? stmt : js`if (${cond}) ${stmt}`);
-  const target = unit === 'regfile' ? (file === 'a' ? REG_A : REG_B) + LANES * addr : unit === 'acc' ? ACC + LANES * (addr - W_ACC0) : -1;
-  // Regfile A's pack applies to what the add ALU, or with pm the mul ALU, writes to regfile A; the mul pack to what the mul ALU writes anywhere.
-  const packA = pack.pm === 0 && pack.mode && file === 'a' && unit === 'regfile';
-  const packsMul = pack.pm === 1 && pack.isMul && pack.mode;
-  const plain = !packsMul && !packA;
-  if (target >= 0 && plain && floatOut) {
-    guard(js`{ if (${v}_slow) ${set(R(target, l))} = ${v}_bits; else ${set(F(target, l))} = ${v}_f; }`);
-    return;
-  }
-  if (floatOut) needInt(c, v, floatOut.defined);
-  if (target >= 0) {
-    let value: Code = [v];
-    if (packsMul) value = js`packMul(${pack.mode}, ${R(target, l)}, ${v})`;
-    else if (packA) value = js`packA(${pack.mode}, ${R(target, l)}, ${v}, ${pack.isFloat}${pack.overflow ?? []})`;
-    guard(js`${set(R(target, l))} = ${value};`);
-    return;
-  }
-  // I/O: collect the vector (and, where the register's effect depends on them, the lanes that
-  // write), then act once after the loop.
-  const m = `m${tag}`;
-  const io = ioWrite(file, addr, scratch, m);
-  if (io.mask) {
-    c.pre.push(js`let ${m} = 0;`);
-    if (l === 'l') (c.ioMasks ??= []).push(m);
-  }
-  c.loop.push(js`${set(R(scratch, l))} = ${v};`);
-  if (io.mask) c.loop.push(cond === 'true' ? js`${m} |= 1 << ${l};` : js`if (${cond}) ${m} |= 1 << ${l};`);
-  c.post.push(io.code);
-}
-
-/**
- * The call that performs an I/O write (Guide Table 14), and whether it reads `mask`, the lanes
- * that wrote: the SFU, TMU requests, r5 and the element-0 registers whose effect depends on the
- * lane's condition. The VPM, the setups, the DMA addresses and the mutex act whatever it is.
- */
-function ioWrite(file: RegFile, addr: number, src: number, mask: string): { code: Code; mask: boolean } {
-  const isB = file === 'b';
-  const { name, unit } = writeInfo(file, addr);
-  const masked = (code: Code) => ({ code, mask: true });
-  const whole = (code: Code) => ({ code, mask: false });
-  switch (unit) {
-    case 'tmu_noswap':
-      return masked(js`q.setNoSwap(${at(src)}, ${mask});`);
-    case 'r5':
-      return masked(js`q.writeR5(${at(src)}, ${mask}, ${!isB});`);
-    case 'host_int':
-      return masked(js`q.hostInterrupt(${at(src)}, ${mask});`);
-    case 'unif_addr':
-      return masked(js`if (${mask} & 1) q.setUniformAddress(${R(src)});`);
-    case 'fragment':
-    case 'tlb':
-      throw new Unsupported('unsupported', `writes ${name}, a tile-buffer or fragment register`);
-    case 'vpm':
-      return whole(js`q.vpmWrite(${at(src)});`);
-    case 'vpm_setup':
-      return whole(isB ? js`q.writeSetup(${R(src)});` : js`q.readSetup(${R(src)});`);
-    case 'dma_addr':
-      return whole(isB ? js`q.dmaStore(${R(src)});` : js`q.dmaLoad(${R(src)});`);
-    case 'mutex':
-      return whole(js`q.m.mutexRelease(q);`);
-    case 'sfu':
-      return masked(js`q.sfu(${addr - W_SFU_RECIP}, ${at(src)}, ${mask});`); // Table 14's order is arith.sfu's
-    case 'tmu':
-      if (addr === W_TMU0_S || addr === W_TMU1_S) return masked(js`q.tmuRequest(${tmuOfWrite(addr)}, ${at(src)}, ${mask});`);
-  }
-  throw new Unsupported('unsupported', `writes ${name}: texture lookups are not supported, only general-memory lookups through tmu0_s/tmu1_s`);
-}
-
 const SIG_BREAKPOINT = SIGNALS.indexOf('bkpt');
 /** Signals only fragment shaders use: thread switches, the scoreboard, tile-buffer loads (Table 4). */
 const FRAGMENT_SIGNALS: ReadonlySet<number> = new Set([...(['thrsw', 'lthrsw', 'sbwait', 'sbdone'] as const).map((s) => SIGNALS.indexOf(s)), ...TLB_LOAD_SIGNALS]);
@@ -322,12 +109,6 @@ function signalCode(sig: number, c: InstrCode): void {
   // in them (a broken rule, end-in-end-delay-slot) does not restart them.
   if (sig === SIG_PROG_END) c.post.push(js`if (!(q.endCountdown > 0)) q.endCountdown = 3;`);
   if (sig === SIG_LOAD_TMU0 || sig === SIG_LOAD_TMU1) c.post.push(js`q.tmuLoad(${sig - SIG_LOAD_TMU0});`);
-}
-
-/** Flag updates from result `r` (Z: all bits zero; N: bit 31); `carry` is the C expression. */
-function flagCode(r: string, cond: string, carry: Code | string, l = 'l'): Code {
-  const update = js`{ ${Z}[${l}] = ${r} === 0 ? 1 : 0; ${N}[${l}] = ${r} >>> 31; ${C}[${l}] = ${carry}; }`;
-  return cond === 'true' ? update : js`if (${cond}) ${update}`;
 }
 
 /**
@@ -349,13 +130,6 @@ function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, { fl
 
 /** Whether two pieces of code are the same expression. */
 const sameCode = (a: Code, b: Code) => print(a) === print(b);
-
-/** Makes sure the int pattern of a float result `out` is defined (once) before it is used. */
-function needInt(c: InstrCode, out: string, defined: Set<string>): void {
-  if (defined.has(out)) return;
-  defined.add(out);
-  c.loop.push(intOfFloat(out));
-}
 
 function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): void {
   const addInfo = ADD_OPS[i.opAdd];
@@ -379,7 +153,7 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
 
   // The two register-file reads happen whether or not an ALU uses them (uniforms pop, ...).
-  const aVal = genRead('a', i.raddrA, pc, c, opts);
+  const aVal = genRead('a', i.raddrA, pc, c, opts.lastReads);
   let bVal: Val;
   if (smallImm) {
     bVal = constVal(smallImmValue(i.raddrB));
@@ -387,7 +161,7 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   } else if (i.raddrA === R_UNIF && i.raddrB === R_UNIF) {
     bVal = aVal; // both ports reading uniforms take one uniform (Mesa's and the kernel's validators)
     if (opts.lastReads) c.loop.push(js`if (l >= 12) q.lastB[l - 12] = ${aVal.int};`);
-  } else bVal = genRead('b', i.raddrB, pc, c, opts);
+  } else bVal = genRead('b', i.raddrB, pc, c, opts.lastReads);
 
   const usesR4 = (add !== 'nop' && (i.addA === MUX_R4 || i.addB === MUX_R4)) || (mul !== 'nop' && (i.mulA === MUX_R4 || i.mulB === MUX_R4));
   if (usesR4) c.pre.push({ syncR4: true });
