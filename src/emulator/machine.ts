@@ -1,5 +1,5 @@
 // The machine: 1 to 12 QPUs (3 slices of 4) sharing GPU memory, the VPM, the DMA engines, 16
-// semaphores and a mutex, advancing together in time. Each QPU has its own clock; instructions
+// semaphores and a mutex (sync.ts), advancing together in time. Each QPU has its own clock; instructions
 // that touch what other QPUs can see run in time order, so contention (one DMA at a time, the
 // mutex, a slice's TMU) shows in the cycle counts, and results do not depend on how the host
 // interleaves the QPUs (or, given a seed, in a random interleaving: common/interleave.ts). A run ends
@@ -8,20 +8,21 @@
 // where the run reads the clock (common/budget.ts).
 
 import * as chip from '../vc4/chip.ts';
-import { MAX_QPUS, SEMAPHORE_MAX, SEMAPHORES } from '../vc4/chip.ts';
+import { MAX_QPUS } from '../vc4/chip.ts';
 import * as fields from '../vc4/fields.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { encodeProgram } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
-import { MUTEX_MISUSE, RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
+import { RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
 import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { HOT_CALLS, type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, RAISE_WITH_EITHER, RunBudget } from '../common/budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
-import { deadlockError, EmulatorError, ioError, ruleError } from './errors.ts';
+import { deadlockError, EmulatorError, ruleError } from './errors.ts';
 import { drawRunning, Interleaving, interleaveSeed } from '../common/interleave.ts';
 import { StoreRaces } from './store-race.ts';
 import { StoredWords } from './stored.ts';
+import { MUTEX, SyncUnits } from './sync.ts';
 import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ } from '../common/memory.ts';
@@ -48,9 +49,6 @@ const INSTRUCTION_BYTES = fields.INSTRUCTION_BYTES;
 
 /** Iterations a block that loops to itself runs in one call at most: 64 of at most MAX_BLOCK instructions, CLOCK_EVERY. */
 const LOOPS_PER_CALL = CLOCK_EVERY / MAX_BLOCK;
-
-/** What a blocked QPU waits for: semaphores 0-15, or the mutex (the number after them). */
-const MUTEX = SEMAPHORES;
 
 export interface MachineRunOptions {
   /** Stop at the first broken hardware rule (default true). */
@@ -84,9 +82,6 @@ export interface LoadedProgram extends Translation {
 
 export class Machine implements QpuHost {
   readonly vpm = new Int32Array(VPM_WORDS);
-  /** Each semaphore's count. */
-  readonly semaphores = new Uint8Array(SEMAPHORES);
-  mutexHolder = -1;
   codeBase = 0;
   /**
    * The running QPU's limits: a shared-unit step runs only while its clock is at most `horizon`
@@ -97,15 +92,8 @@ export class Machine implements QpuHost {
   horizon = Infinity;
   private syncHorizon = Infinity;
   private syncTie = MAX_QPUS;
-  /**
-   * When each unit of each semaphore became available, for the cycle model: a count (taken by a
-   * down) becomes available at the up that made it, a free place below 15 (taken by an up) at
-   * the down that made it. An operation happens no earlier than the unit it takes.
-   */
-  private readonly semaCounts: number[][] = [];
-  private readonly semaRoom: number[][] = [];
-  /** When the mutex was last released. */
-  private mutexFreeAt = 0;
+  /** The semaphores and the mutex. */
+  readonly sync = new SyncUnits();
   private qpus: Qpu[] = [];
   /** The QPUs, made on first use and reused by every run, and their strict runs' VPM word sets. */
   private readonly pool: Qpu[] = [];
@@ -160,13 +148,7 @@ export class Machine implements QpuHost {
     // Every run starts from the same state, whatever ran before (on a Pi the VPM keeps what the
     // last user left: a program must not read VPM it did not write; docs/emulator.md).
     this.vpm.fill(0);
-    this.semaphores.fill(0);
-    for (let n = 0; n < SEMAPHORES; n++) {
-      this.semaCounts[n] = [];
-      this.semaRoom[n] = new Array<number>(SEMAPHORE_MAX).fill(0);
-    }
-    this.mutexHolder = -1;
-    this.mutexFreeAt = 0;
+    this.sync.reset();
     this.dma.reset();
     this.tmuFree.fill(0);
     this.caches.clear();
@@ -417,47 +399,21 @@ export class Machine implements QpuHost {
     return earliest;
   }
 
-  /**
-   * A semaphore instruction (Guide p. 33): a down blocks at 0, an up at 15; false (and the QPU
-   * blocks) when it must wait. Otherwise it takes the earliest available unit (a count for a
-   * down, room below 15 for an up), stalling until that unit became available, and makes one of
-   * the other kind available at its own clock. QPUs waiting on this semaphore retry.
-   */
+  /** A semaphore instruction (sync.ts); QPUs waiting on the semaphore retry. */
   semaphore(q: Qpu, n: number, down: boolean): boolean {
-    const from = down ? this.semaCounts[n]! : this.semaRoom[n]!;
-    if (from.length === 0) {
-      q.waitingFor = `semaphore ${n} to ${down ? 'be above 0' : `be below ${SEMAPHORE_MAX}`} (it is ${this.semaphores[n]})`;
-      q.waitingOn = n;
-      return false;
-    }
-    q.stall(takeEarliest(from), 'semaphore');
-    (down ? this.semaRoom[n]! : this.semaCounts[n]!).push(q.time);
-    this.semaphores[n] = this.semaCounts[n]!.length;
+    if (!this.sync.semaphore(q, n, down)) return false;
     this.wake(n);
     return true;
   }
 
-  /**
-   * Reading the mutex register (Guide p. 24): false when another QPU holds it. Taking it stalls
-   * until it was released.
-   */
+  /** Reading the mutex register (sync.ts). */
   mutexAcquire(q: Qpu): boolean {
-    if (this.mutexHolder === q.id) throw ioError('rule', MUTEX_MISUSE['mutex-relock'], 'mutex-relock');
-    if (this.mutexHolder !== -1) {
-      q.waitingFor = `the mutex, held by QPU ${this.mutexHolder}`;
-      q.waitingOn = MUTEX;
-      return false;
-    }
-    q.stall(this.mutexFreeAt, 'mutex');
-    this.mutexHolder = q.id;
-    return true;
+    return this.sync.mutexAcquire(q);
   }
 
-  /** Writing the mutex register releases it; QPUs waiting for it retry. Only the holder may. */
+  /** Writing the mutex register (sync.ts); QPUs waiting for it retry. */
   mutexRelease(q: Qpu): void {
-    if (this.mutexHolder !== q.id) throw ioError('rule', MUTEX_MISUSE['mutex-unlock-unheld'], 'mutex-unlock-unheld');
-    this.mutexHolder = -1;
-    this.mutexFreeAt = q.time;
+    this.sync.mutexRelease(q);
     this.wake(MUTEX);
   }
 
@@ -504,13 +460,3 @@ export class Machine implements QpuHost {
 }
 
 const isError = (v: Violation) => RULES[v.rule].severity === 'error';
-
-/** Removes and returns the smallest of a few numbers. */
-function takeEarliest(a: number[]): number {
-  let k = 0;
-  for (let i = 1; i < a.length; i++) if (a[i]! < a[k]!) k = i;
-  const t = a[k]!;
-  a[k] = a[a.length - 1]!;
-  a.pop();
-  return t;
-}
