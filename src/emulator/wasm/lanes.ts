@@ -2,7 +2,7 @@
 // blocks.ts fuses into one lane loop) becomes one function over a QPU's registers in the shared
 // register memory (slots.ts), four lanes a v128 and four chunks of lanes one after another. The
 // instructions of a run depend on each other only lane by lane, so chunk by chunk is as good as
-// instruction by instruction. Results are those of translate.ts's JavaScript, bit for bit:
+// instruction by instruction. Results are those of the JavaScript translation's, bit for bit:
 // floats through float.ts, whose rare lanes (NaN, infinities, overflow) call back into arith.ts.
 // Needs: instructions `supported` accepts. Guarantees: a function (base: the slot's byte offset,
 // qpu: the QPU's number) with the effect of running the instructions in order on that slot.
@@ -44,7 +44,7 @@ const REGFILE_WORDS = 32; // addresses 0-31 are register-file words; r0-r3 (W_AC
 const plainWrite = (addr: number) => addr < W_ACC0 + 4 || addr === W_NOP;
 /**
  * I/O registers a write (with condition `always`) reaches through the ALU's scratch vector
- * (SADD, SMUL), which the JavaScript after the SIMD function passes on (translate.ts's ioWrite):
+ * (SADD, SMUL), which the JavaScript after the SIMD function passes on (access.ts ioWrite):
  * the VPM, the SFU, TMU requests, r5, and the registers that take element 0 (setups, DMA and
  * uniform addresses, tmu_noswap, host_int, the mutex).
  */
