@@ -11,7 +11,7 @@ import * as arith from '../../vc4/arith.ts';
 import type { AluInstr, Instr, LoadImmInstr } from '../../vc4/instr.ts';
 import { addWriteFile, mulWriteFile, R_ELEM_NUM, R_NOP, type RegFile, W_ACC0, W_ACC5, W_DMA_ADDR, W_HOST_INT, W_MUTEX, W_NOP, W_SFU_LOG, W_SFU_RECIP, W_TMU_NOSWAP, W_TMU0_S, W_TMU1_S, W_UNIF_ADDR, W_VPM, W_VPM_SETUP } from '../../vc4/registers.ts';
 import { SIG_SMALL_IMM as SMALL_IMM } from '../../vc4/fields.ts';
-import { ADD_OPS, type AddOpName, COND_ALWAYS, COND_NEVER, LDI_MODE_32, LDI_MODE_SIGNED, LDI_MODE_UNSIGNED, MUL_OPS, type MulOpName, MUX_A, MUX_B, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, SMALL_IMM_ROTATE_R5, smallImmValue } from '../../vc4/tables.ts';
+import { ADD_OPS, type AddOpName, COND_ALWAYS, COND_NEVER, LDI_MODE_32, LDI_MODE_SIGNED, LDI_MODE_UNSIGNED, MUL_OPS, type MulOpName, MUX_A, MUX_B, MUX_R4, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, SMALL_IMM_ROTATE_R5, smallImmValue } from '../../vc4/tables.ts';
 import { ADD_IDENTITY, MUL_IDENTITY } from '../inline.ts';
 import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, SADD, SMUL, wordName, WSCR } from '../layout.ts';
 import { type FunctionBuilder, type ImportedFunction, type SimdOp } from './encoder.ts';
@@ -319,7 +319,7 @@ class Emitter {
       conds.push([ma, mm]);
       this.end();
     }
-    const full = i.mulA <= 3 && i.mulB <= 3;
+    const full = i.mulA < MUX_R4 && i.mulB < MUX_R4; // both inputs r0-r3
     const j = n >> 2;
     const r = n & 3;
     for (let c = 0; c < 4; c++) {
