@@ -60,9 +60,6 @@ export function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, l
   const last = file === 'a' ? 'q.lastA' : 'q.lastB';
   const base = file === 'a' ? REG_A : REG_B;
   const S = file === 'a' ? SA : SB;
-  const remember = (int: Code) => {
-    if (lastReads) c.loop.push(js`if (l >= 12) ${last}[l - 12] = ${int};`);
-  };
   let v: Val;
   switch (readInfo(file, addr).unit) {
     case 'regfile':
@@ -101,7 +98,7 @@ export function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, l
       // addresses read as the element number (A) or QPU number (B) (p. 24).
       v = exprVal([file === 'a' ? 'l' : 'q.id']);
   }
-  remember(v.int);
+  if (lastReads) c.loop.push(js`if (l >= 12) ${last}[l - 12] = ${v.int};`);
   return v;
 }
 
@@ -113,6 +110,9 @@ export interface PackInfo {
   /** For add and sub: expressions of the signed overflow and the carry, which the packs use. */
   overflow?: Code;
 }
+
+/** A statement under a write condition (a local, `true` or `false`). */
+const guarded = (cond: string, stmt: Code): Code => (cond === 'true' ? stmt : js`if (${cond}) ${stmt}`);
 
 /** Code that writes `v` (a local of the lane loop) to `addr` of `file`, under condition `cond` (a local, `true` or `false`). */
 export function genWrite(
@@ -130,14 +130,13 @@ export function genWrite(
 ): void {
   const unit = writeInfo(file, addr).unit;
   if (unit === 'nop' || cond === 'false') return;
-  const guard = (stmt: Code) => c.loop.push(cond === 'true' ? stmt : js`if (${cond}) ${stmt}`);
   const target = unit === 'regfile' ? (file === 'a' ? REG_A : REG_B) + LANES * addr : unit === 'acc' ? ACC + LANES * (addr - W_ACC0) : -1;
   // Regfile A's pack applies to what the add ALU, or with pm the mul ALU, writes to regfile A; the mul pack to what the mul ALU writes anywhere.
   const packA = pack.pm === 0 && pack.mode && file === 'a' && unit === 'regfile';
   const packsMul = pack.pm === 1 && pack.isMul && pack.mode;
   const plain = !packsMul && !packA;
   if (target >= 0 && plain && floatOut) {
-    guard(js`{ if (${v}_slow) ${set(R(target, l))} = ${v}_bits; else ${set(F(target, l))} = ${v}_f; }`);
+    c.loop.push(guarded(cond, js`{ if (${v}_slow) ${set(R(target, l))} = ${v}_bits; else ${set(F(target, l))} = ${v}_f; }`));
     return;
   }
   if (floatOut) needInt(c, v, floatOut.defined);
@@ -145,7 +144,7 @@ export function genWrite(
     let value: Code = [v];
     if (packsMul) value = js`packMul(${pack.mode}, ${R(target, l)}, ${v})`;
     else if (packA) value = js`packA(${pack.mode}, ${R(target, l)}, ${v}, ${pack.isFloat}${pack.overflow ?? []})`;
-    guard(js`${set(R(target, l))} = ${value};`);
+    c.loop.push(guarded(cond, js`${set(R(target, l))} = ${value};`));
     return;
   }
   // I/O: collect the vector (and, where the register's effect depends on them, the lanes that
@@ -161,6 +160,9 @@ export function genWrite(
   c.post.push(io.code);
 }
 
+const masked = (code: Code) => ({ code, mask: true });
+const whole = (code: Code) => ({ code, mask: false });
+
 /**
  * The call that performs an I/O write (Guide Table 14), and whether it reads `mask`, the lanes
  * that wrote: the SFU, TMU requests, r5 and the element-0 registers whose effect depends on the
@@ -169,8 +171,6 @@ export function genWrite(
 function ioWrite(file: RegFile, addr: number, src: number, mask: string): { code: Code; mask: boolean } {
   const isB = file === 'b';
   const { name, unit } = writeInfo(file, addr);
-  const masked = (code: Code) => ({ code, mask: true });
-  const whole = (code: Code) => ({ code, mask: false });
   switch (unit) {
     case 'tmu_noswap':
       return masked(js`q.setNoSwap(${at(src)}, ${mask});`);

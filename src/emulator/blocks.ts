@@ -15,7 +15,7 @@
 
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { LANES } from '../vc4/chip.ts';
-import { fieldOf, fieldValue } from '../vc4/codec.ts';
+import { fieldOf } from '../vc4/codec.ts';
 import { SIG_BRANCH } from '../vc4/fields.ts';
 import { RULES, sequenceViolations, type Violation } from '../vc4/rules.ts';
 import { PROGRAM_END_SIGNALS } from '../vc4/tables.ts';
@@ -67,7 +67,11 @@ const PROMOTE =
 
 const isEnd = (s: Step) => s.instr.kind === 'alu' && PROGRAM_END_SIGNALS.has(s.instr.sig);
 
+/** The signal field, read straight from an instruction's high word (blockEnd reads every one of a block). */
 const F_SIG = fieldOf('alu', 'sig');
+const SIG_SHIFT = F_SIG.lo - 32;
+const SIG_MASK = (1 << F_SIG.width) - 1;
+const BRANCH = SIG_BRANCH;
 
 /**
  * The last instruction of the block that starts at `start`, from the program's words (low word
@@ -77,8 +81,8 @@ const F_SIG = fieldOf('alu', 'sig');
  */
 export function blockEnd(words: Uint32Array, start: number): number {
   const n = words.length >>> 1;
-  const sig = (pc: number) => fieldValue(words[2 * pc + 1]!, words[2 * pc]!, F_SIG);
-  const isBranch = (pc: number) => sig(pc) === SIG_BRANCH;
+  const sig = (pc: number) => (words[2 * pc + 1]! >>> SIG_SHIFT) & SIG_MASK;
+  const isBranch = (pc: number) => sig(pc) === BRANCH;
   let k = start;
   for (;;) {
     for (let j = Math.max(start, k - 3); j <= k; j++) {
@@ -172,11 +176,13 @@ class BlockWriter {
 
   /** Code as text; the references it makes are declared. */
   private text(code: Code, local?: (r: Ref) => string | undefined): string {
-    return print(code, local, (r) => {
-      if (r.view) this.views.add(r.view);
-      if (r.word !== undefined) this.words.add(r.word);
-    });
+    return print(code, local, this.declare);
   }
+
+  private readonly declare = (r: Ref): void => {
+    if (r.view !== undefined) this.views.add(r.view);
+    if (r.word !== undefined) this.words.add(r.word);
+  };
 
   private status(s: Status): string {
     this.statuses.add(s);
@@ -291,13 +297,20 @@ class BlockWriter {
    */
   private promoteRegisters(bodies: (readonly Code[])[]): string[] {
     const asFloat = new Set<number>();
-    for (const b of bodies) for (const line of b) for (const p of line) if (typeof p !== 'string' && p.view === 'F' && p.lane === 'l') asFloat.add(p.word!);
+    for (let b = 0; b < bodies.length; b++)
+      for (let k = 0; k < bodies[b]!.length; k++) {
+        const line = bodies[b]![k]!;
+        for (let j = 0; j < line.length; j++) {
+          const p = line[j]!;
+          if (typeof p !== 'string' && p.view === 'F' && p.lane === 'l') asFloat.add(p.word!);
+        }
+      }
     const used = new Map<number, string>();
     const written = new Set<number>();
     const local = (r: Ref) => {
       if (r.view !== 'R' || r.lane !== 'l' || asFloat.has(r.word!)) return undefined;
-      const name = `${wordName(r.word!)}_l`;
-      used.set(r.word!, name);
+      let name = used.get(r.word!);
+      if (name === undefined) used.set(r.word!, (name = `${wordName(r.word!)}_l`));
       if (r.write) written.add(r.word!);
       return name;
     };

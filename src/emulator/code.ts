@@ -36,7 +36,7 @@ export const R = (word: number, lane?: string | number): Ref => ({ view: 'R', wo
 /** Lane `lane` of vector `word` in the float view. */
 export const F = (word: number, lane?: string | number): Ref => ({ view: 'F', word, lane });
 /** The same reference, assigned to. */
-export const set = (ref: Ref): Ref => ({ ...ref, write: true });
+export const set = (ref: Ref): Ref => ({ view: ref.view, word: ref.word, lane: ref.lane, write: true });
 /** The number of vector `word`'s first word, by name (an I/O method's argument). */
 export const at = (word: number): Ref => ({ word });
 /** The flags' views. */
@@ -49,13 +49,18 @@ export const C: Ref = { view: 'C' };
  * references and code stay what they are.
  */
 export function js(strings: TemplateStringsArray, ...values: (string | number | boolean | Ref | Code)[]): Code {
-  const out: Piece[] = strings[0] ? [strings[0]] : [];
+  // Translation runs this for every statement it writes, often before V8 has compiled it: plain loops.
+  const out: Piece[] = [];
+  if (strings[0]) out.push(strings[0]);
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
-    if (Array.isArray(v)) out.push(...(v as Code));
-    else if (typeof v === 'object') out.push(v as Ref);
-    else out.push(String(v));
-    if (strings[i + 1]) out.push(strings[i + 1]!);
+    if (typeof v === 'string') {
+      if (v) out.push(v);
+    } else if (typeof v !== 'object') out.push(String(v));
+    else if (Array.isArray(v)) for (let k = 0; k < v.length; k++) out.push((v as Code)[k]!);
+    else out.push(v as Ref);
+    const s = strings[i + 1]!;
+    if (s) out.push(s);
   }
   return out;
 }
@@ -74,11 +79,12 @@ export function refText(r: Ref): string {
  */
 export function print(code: Code, local?: (r: Ref) => string | undefined, seen?: (r: Ref) => void): string {
   let s = '';
-  for (const p of code) {
+  for (let i = 0; i < code.length; i++) {
+    const p = code[i]!;
     if (typeof p === 'string') s += p;
     else {
-      seen?.(p);
-      s += local?.(p) ?? refText(p);
+      if (seen) seen(p);
+      s += (local && local(p)) ?? refText(p);
     }
   }
   return s;

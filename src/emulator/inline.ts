@@ -22,7 +22,8 @@ export interface Val {
 
 /** Lane l of register vector `word` (layout.ts). */
 export function regVal(word: number): Val {
-  return { int: [R(word, 'l')], float: js`flushF(${F(word, 'l')})`, fref: F(word, 'l') };
+  const f = F(word, 'l');
+  return { int: [R(word, 'l')], float: ['flushF(', f, ')'], fref: f };
 }
 
 /** Statements loading float input `name` from `ref` (the F view), zero and denormals as +0. */

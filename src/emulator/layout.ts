@@ -56,14 +56,18 @@ const SCRATCH: readonly [number, string][] = [
   [WSCR, 'wscr'],
 ];
 
+/** Each word's name (wordName), worked out once: translation asks for one at every reference. */
+const NAMES: readonly string[] = Array.from({ length: SLOT_WORDS }, (_, w) => {
+  if (w < REG_B) return w % LANES === 0 ? `ra${(w - REG_A) / LANES}` : String(w);
+  if (w < ACC) return w % LANES === 0 ? `rb${(w - REG_B) / LANES}` : String(w);
+  if (w < SA) return w % LANES === 0 ? `r${(w - ACC) / LANES}` : String(w);
+  return SCRATCH.find(([at]) => at === w)?.[1] ?? String(w);
+});
+
 /**
  * The name of the vector whose first word is `w`: ra0-ra31, rb0-rb31, r0-r5, or the scratch
  * vector's (in_a, add_io, Z, ...); the word's number for any other word.
  */
 export function wordName(w: number): string {
-  if (w < REG_B) return w % LANES === 0 ? `ra${(w - REG_A) / LANES}` : String(w);
-  if (w < ACC) return w % LANES === 0 ? `rb${(w - REG_B) / LANES}` : String(w);
-  if (w < SA) return w % LANES === 0 ? `r${(w - ACC) / LANES}` : String(w);
-  for (const [at, name] of SCRATCH) if (at === w) return name;
-  return String(w);
+  return NAMES[w] ?? String(w);
 }

@@ -119,17 +119,43 @@ function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, { fl
   const same = sameCode(a.int, b.int);
   if (ints) c.loop.push(unary ? js`const ${x} = ${a.int};` : js`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
   if (!float) return;
-  const load = (name: string, v: Val) => {
-    if (v.fref) return loadFloat(name, v.fref);
-    if (v.floatDef && !c.pre.includes(v.floatDef)) c.pre.push(v.floatDef);
-    return js`const ${name} = ${v.float};`;
-  };
-  c.loop.push(load(fx!, a));
-  if (!unary) c.loop.push(same ? js`const ${fy} = ${fx};` : load(fy!, b));
+  c.loop.push(floatInput(c, fx!, a));
+  if (!unary) c.loop.push(same ? js`const ${fy} = ${fx};` : floatInput(c, fy!, b));
+}
+
+/** Loads input `v`'s float into local `name`: from the F view for a register, else its float (defined before the loop when it needs it). */
+function floatInput(c: InstrCode, name: string, v: Val): Code {
+  if (v.fref) return loadFloat(name, v.fref);
+  if (v.floatDef && !c.pre.includes(v.floatDef)) c.pre.push(v.floatDef);
+  return js`const ${name} = ${v.float};`;
 }
 
 /** Whether two pieces of code are the same expression. */
 const sameCode = (a: Code, b: Code) => print(a) === print(b);
+
+/** Whether an operation reads regfile A's value as a float (`op` a float operation and a mux A). */
+const floatFromA = (op: { input: string }, a: number, b: number) => op.input === 'float' && (a === MUX_A || b === MUX_A);
+
+/** Whether an ALU's write reaches anything: a register or an I/O register, under a condition other than never. */
+const goes = (file: RegFile, addr: number, cond: number) => writeInfo(file, addr).unit !== 'nop' && cond !== COND_NEVER;
+
+/** What an ALU instruction's muxes choose from: its register-file reads, and whether regfile A unpacks to float. */
+interface Inputs {
+  readonly i: AluInstr;
+  readonly a: Val;
+  readonly b: Val;
+  readonly aFloat: boolean;
+  readonly c: InstrCode;
+}
+
+/** The value mux `m` gives (Table 3): r0-r5, regfile A (unpacked by pm 0) or B; r4 unpacked by pm 1. */
+function mux({ i, a, b, aFloat, c }: Inputs, m: number): Val {
+  if ((m === MUX_A && a.crossLane) || (m === MUX_B && b.crossLane)) c.crossLane = true;
+  if (m === MUX_A) return i.pm === 0 && i.unpack ? exprVal(js`unpackA(${i.unpack}, ${a.int}, ${aFloat})`) : a;
+  if (m === MUX_B) return b;
+  if (m === MUX_R4 && i.pm === 1 && i.unpack) return exprVal(js`unpackR4(${i.unpack}, ${R(R4, 'l')})`);
+  return regVal(ACC + LANES * m); // r0-r5
+}
 
 function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): void {
   const addInfo = ADD_OPS[i.opAdd];
@@ -166,19 +192,11 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   const usesR4 = (add !== 'nop' && (i.addA === MUX_R4 || i.addB === MUX_R4)) || (mul !== 'nop' && (i.mulA === MUX_R4 || i.mulB === MUX_R4));
   if (usesR4) c.pre.push({ syncR4: true });
   // Unpacking regfile A converts to float if any ALU that reads A does a float operation (Table 6).
-  const readsA = (op: { input: string }, a: number, b: number) => op.input === 'float' && (a === MUX_A || b === MUX_A);
-  const aFloat = readsA(addInfo, i.addA, i.addB) || readsA(mulInfo, i.mulA, i.mulB);
-  const mux = (m: number): Val => {
-    if ((m === MUX_A && aVal.crossLane) || (m === MUX_B && bVal.crossLane)) c.crossLane = true;
-    if (m === MUX_A) return i.pm === 0 && i.unpack ? exprVal(js`unpackA(${i.unpack}, ${aVal.int}, ${aFloat})`) : aVal;
-    if (m === MUX_B) return bVal;
-    if (m === MUX_R4 && i.pm === 1 && i.unpack) return exprVal(js`unpackR4(${i.unpack}, ${R(R4, 'l')})`);
-    return regVal(ACC + LANES * m); // r0-r5
-  };
+  const aFloat = floatFromA(addInfo, i.addA, i.addB) || floatFromA(mulInfo, i.mulA, i.mulB);
+  const inputs: Inputs = { i, a: aVal, b: bVal, aFloat, c };
   const rotates = smallImm && i.raddrB >= SMALL_IMM_ROTATE_R5 && mul !== 'nop';
   const flagsFrom = !i.sf ? 'none' : add !== 'nop' ? 'add' : mul !== 'nop' ? 'mul' : 'none';
   // An ALU computes only what goes somewhere: a register, an I/O register, the flags, a rotation.
-  const goes = (file: RegFile, addr: number, cond: number) => writeInfo(file, addr).unit !== 'nop' && cond !== COND_NEVER;
   const addOut = add !== 'nop' && (flagsFrom === 'add' || goes(addWriteFile(i.ws), i.waddrAdd, i.condAdd));
   const mulOut = mul !== 'nop' && (flagsFrom === 'mul' || rotates || goes(mulWriteFile(i.ws), i.waddrMul, i.condMul));
   // Conditions use the flags from before this instruction.
@@ -190,8 +208,8 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   const addF = ADD_FLOAT_OUT.has(add) ? { defined: ints } : undefined;
   const mulF = MUL_FLOAT_OUT.has(mul) ? { defined: ints } : undefined;
   // An ALU's inputs may read other lanes (the nop register) even when it computes nothing.
-  const [addX, addY] = add !== 'nop' ? [mux(i.addA), mux(i.addB)] : [];
-  const [mulX, mulY] = mul !== 'nop' ? [mux(i.mulA), mux(i.mulB)] : [];
+  const [addX, addY] = add !== 'nop' ? [mux(inputs, i.addA), mux(inputs, i.addB)] : [];
+  const [mulX, mulY] = mul !== 'nop' ? [mux(inputs, i.mulA), mux(inputs, i.mulB)] : [];
   if (addOut) {
     // fadd and fsub need their inputs' patterns only on the slow path: read them there.
     const [x, y] = [addX!, addY!];
