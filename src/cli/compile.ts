@@ -1,7 +1,7 @@
 // `qpu compile`: a kernel written in the language, from a TypeScript module, to machine code,
 // with any stage of the compiler printed (docs/compiler.md).
 
-import { compile, CompileError, type OptLevel, type Pass, PASS_LEVEL, type Stage, STAGES } from '../compiler/driver.ts';
+import { compile, CompileError, type OptLevel, type Pass, PASSES, type Stage, STAGE_ROWS, STAGES } from '../compiler/driver.ts';
 import { printKernel } from '../source/print.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 import { programToBytes } from '../vc4/codec.ts';
@@ -9,13 +9,11 @@ import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCoun
 import { describeUniforms } from './layout.ts';
 import { chooseKernel, loadModule, oneLine } from './module.ts';
 
-/** The pass names, a few to a line, indented under --passes. */
-function passList(): string {
-  const names = Object.keys(PASS_LEVEL);
-  const lines: string[] = [];
-  for (let k = 0; k < names.length; k += 7) lines.push(`                        ${names.slice(k, k + 7).join(', ')}${k + 7 < names.length ? ',' : ''}`);
-  return lines.join('\n');
-}
+/** The compiler's passes, one a line: name, the level it is on from, what it does (driver.ts PIPELINE). */
+const passList = () => PASSES.map((p) => `                        ${p.name.padEnd(10)}-O${p.level}  ${p.does}`).join('\n');
+/** The compiler's stages, one a line: name, what the dump shows. */
+const stageList = () => STAGE_ROWS.map((s) => `                        ${s.name.padEnd(10)}${s.shows}`).join('\n');
+const PASS_NAMES: readonly string[] = PASSES.map((p) => p.name);
 
 export const compileCommand: Command = {
   name: 'compile',
@@ -32,24 +30,13 @@ options:
       --kernel NAME   the exported kernel (its export name or its kernel name)
       --qpus N        the number of QPUs the code is for, 1-12 (default 1)
   -O, --opt LEVEL     optimization level: 0 (no passes), 1 or 2 (the default); docs/compiler.md
-      --passes LIST   passes on (NAME) or off (no-NAME) whatever the level, comma-separated:
+      --passes LIST   passes on (NAME) or off (no-NAME) whatever the level, comma-separated;
+                      with -O0, only the passes listed run (to find the pass that miscompiles
+                      a kernel, add them one at a time). The passes, in the order they run:
 ${passList()}
       --dump STAGE    print one stage instead of the final assembly:
                         ast       the kernel as the language sees it, with your variables' names
-                        pipeline  ... after loads were pipelined into gathers (-O2)
-                        ir        lowered to instructions over virtual registers (%n)
-                        dead      the IR after dead-code removal
-                        fold      ... after constant folding
-                        cse       ... after common subexpressions
-                        direct    ... after direct writes to where results are copied
-                        hoist     ... after loop-invariant code motion
-                        strength  ... after strength reduction of addresses
-                        liveness  the IR with the registers live after each instruction
-                        alloc     where each virtual register went (r1-r3, ra/rb, or a spill)
-                        emit      the assembly before scheduling and hardware-rule spacing
-                        schedule  the assembly after scheduling, before spacing across labels
-                        asm       the final assembly (the default)
-                        code      the machine code: index, word, instruction
+${stageList()}
   -o, --output FILE   write the machine code to FILE (and print only a --dump asked for);
                       FILE may not be MODULE.ts itself
   -h, --help          this text
@@ -114,8 +101,8 @@ function parsePasses(list: string): Partial<Record<Pass, boolean>> {
     const prefix = /^(no-|-)/.exec(item)?.[0] ?? '';
     const off = prefix !== '';
     const name = item.slice(prefix.length);
-    if (!(name in PASS_LEVEL))
-      throw new CliError(`--passes: unknown pass '${oneLineEscaped(name)}': the passes are ${Object.keys(PASS_LEVEL).join(', ')} (no-NAME switches one off)`);
+    if (!PASS_NAMES.includes(name))
+      throw new CliError(`--passes: unknown pass '${oneLineEscaped(name)}': the passes are ${PASS_NAMES.join(', ')} (no-NAME switches one off)`);
     out[name as Pass] = !off;
   }
   return out;

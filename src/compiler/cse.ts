@@ -3,14 +3,15 @@
 // once. Local value numbering, one basic block at a time.
 // Needs: IR from lower.ts. Guarantees: the same computation, where an unconditional ALU
 // operation or load immediate that writes a virtual register defined only there, reads only
-// virtual registers, small immediates and the element number, and sets no flags, equals an
-// earlier one of the same block (same operation, operands, rotation) whose result is likewise
-// defined only once and whose operands nothing has written since, is removed and its result read
-// from the earlier one's register.
+// virtual registers and fixed values (small immediates, the element and QPU numbers: ir.ts
+// readKind), and sets no flags, equals an earlier one of the same block (same operation,
+// operands, rotation) whose result is likewise defined only once and whose operands nothing has
+// written since, is removed and its result read from the earlier one's register.
 
-import { def, type IrInstr, irText, p, type Src, uses, type VReg } from './ir.ts';
+import { def, type IrInstr, irText, p, readKind, type Src, uses, type VReg } from './ir.ts';
 
-const pureSource = (s: Src) => s.k !== 'p' || s.name === 'elem_num';
+/** An operand whose value stays until a write this pass sees: a virtual register, or a fixed read (ir.ts). */
+const pureSource = (s: Src) => s.k === 'v' || readKind(s) === 'fixed';
 
 export function eliminateCommon(code: readonly IrInstr[], nregs: number): IrInstr[] {
   const defs = new Int32Array(nregs);

@@ -2,16 +2,13 @@
 // The commonest is the prologue's zero for a variable that is always written before it is read.
 // Needs: IR from lower.ts. Guarantees: the same computation without the ALU operations and load
 // immediates that write a virtual register dead after them (live on no path), set no flags and
-// read nothing with a side effect (uniforms, the VPM, the mutex, ...); repeated until none is
-// left, so that a chain of dead values goes at once.
+// read nothing with a side effect (uniforms, the VPM, the mutex, ...: ir.ts readKind); repeated
+// until none is left, so that a chain of dead values goes at once.
 
-import { def, type IrInstr, type Src } from './ir.ts';
+import { def, type IrInstr, readKind, type Src } from './ir.ts';
 import { liveness, walkLive } from './liveness.ts';
 
-/** Registers that can be read without a side effect. */
-const PURE_READS = /^(r[0-5]|elem_num|qpu_num)$/;
-
-const pure = (s: Src) => s.k !== 'p' || PURE_READS.test(s.name);
+const pure = (s: Src) => readKind(s) !== 'effect';
 
 export function removeDeadCode(code: readonly IrInstr[], nregs: number): IrInstr[] {
   let out = code as IrInstr[];

@@ -9,7 +9,7 @@
 // instructions that write none of its operands (registers, or accumulators, r4 and r5, when it
 // reads them) and across no label or branch, and at most MAX_DISTANCE instructions.
 
-import { def, type IrInstr, type Reg, type Src, uses } from './ir.ts';
+import { def, type IrInstr, type Reg, readKind, type Src, uses } from './ir.ts';
 
 /** How far an operation may move down to its copy (its operands stay live that much longer). */
 export const MAX_DISTANCE = 16;
@@ -35,9 +35,6 @@ function fixedReads(i: Alu): string[] {
   return out;
 }
 
-/** Registers that have no side effect when read and that lowering's code may write: safe to read later. */
-const MOVABLE_READS = /^(r[0-5]|elem_num|qpu_num)$/;
-
 export function directWrites(code: readonly IrInstr[], nregs: number): IrInstr[] {
   const defAt = new Int32Array(nregs).fill(-1);
   const defs = new Int32Array(nregs);
@@ -56,8 +53,9 @@ export function directWrites(code: readonly IrInstr[], nregs: number): IrInstr[]
     if (defs[t] !== 1 || useCount[t] !== 1 || d < 0 || d >= m || m - d > MAX_DISTANCE) continue;
     const o = out[d];
     if (!o || o.op !== 'alu' || o.cond || o.setf) continue;
+    // Only operands read without a side effect (ir.ts readKind) can be read later.
+    if (readKind(o.a) === 'effect' || readKind(o.b) === 'effect') continue;
     const fixed = fixedReads(o);
-    if (fixed.some((r) => !MOVABLE_READS.test(r))) continue;
     const operands = new Set([o.a, o.b].flatMap((s: Src) => (s.k === 'v' ? [s.id] : [])));
     let clear = true;
     for (let k = d + 1; k < m && clear; k++) {

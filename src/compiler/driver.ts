@@ -1,13 +1,13 @@
 // The compiler's pipeline: a kernel AST to VideoCore IV machine code for a given number of QPUs.
+// PIPELINE below lists its steps in the order they run, one row each (QBE's main.c reads the same
+// way): the optimization passes, with the level each is on from, and the stages whose output
+// `--dump` prints; an IR pass's row also holds the function the driver runs. The row drives the
+// levels, `--passes`, `--dump` and `qpu compile --help`; docs/contributing.md, "Adding a compiler
+// pass", says what else a new pass needs. The files, in order:
 //   pipeline-loads.ts  AST -> AST: a counted loop's blocking loads become gathers one iteration ahead
 //   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags); frame.ts
-//                its prologue and end, lower-words.ts the words and operations it uses
-//   dead.ts      values no path reads
-//   fold.ts      operations on constants computed now, with the chip's arithmetic
-//   cse.ts       operations computed once
-//   direct.ts    results written straight to where they are copied
-//   hoist.ts     constants and invariant operations out of loops
-//   strength.ts  addresses base + (i << k) as induction variables of their own
+//                its prologue and end, lower-words.ts the words it uses, source/ops.ts the operators
+//   dead.ts, fold.ts, cse.ts, direct.ts, hoist.ts, strength.ts  the IR passes (rows below)
 //   cfg.ts       basic blocks, edges and loops, for the passes that follow control flow
 //   liveness.ts  live sets and interference
 //   regalloc.ts  virtual registers -> r1-r3, ra0-31 / rb0-31, or a list to spill
@@ -21,6 +21,7 @@
 
 import type { KernelAst, Stmt } from '../source/ast.ts';
 import { disassemble } from '../vc4/asm/disasm.ts';
+import { MAX_QPUS } from '../vc4/chip.ts';
 import { ProgramSizeError } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { type AsmLine, asmText, emit } from './emit.ts';
@@ -36,7 +37,7 @@ import { foldConstants } from './fold.ts';
 import { directWrites } from './direct.ts';
 import { reduceStrength } from './strength.ts';
 import { hoistConstants } from './hoist.ts';
-import { lower } from './lower.ts';
+import { type Lowered, lower } from './lower.ts';
 import { pipelineLoads } from './pipeline-loads.ts';
 import { checkKernel } from '../source/check.ts';
 import { printKernel } from '../source/print.ts';
@@ -44,22 +45,74 @@ import { accumulatorValues, allocate, type Placement, placeName, pressureSpills 
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 import { verifyIr } from './verify.ts';
 
-export const STAGES = ['pipeline', 'ir', 'dead', 'fold', 'cse', 'direct', 'hoist', 'strength', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code'] as const;
-export type Stage = (typeof STAGES)[number];
-
-/** Optimization levels: 0 compiles plainly; each pass is on from its level up (PASS_LEVEL). */
+/** Optimization levels: 0 compiles plainly; each pass is on from its level up (its row's `level`). */
 export const OPT_LEVELS = [0, 1, 2] as const;
 export type OptLevel = (typeof OPT_LEVELS)[number];
-/** The optimization passes, and the level each is on from. */
-export const PASS_LEVEL = { pipeline: 2, invert: 1, flags: 1, dead: 1, fold: 1, cse: 1, direct: 1, hoist: 1, strength: 1, acc: 1, coalesce: 1, schedule: 1, pair: 2 } as const;
-export type Pass = keyof typeof PASS_LEVEL;
+
+/** An IR pass: IR in, IR out (with the virtual registers in use, when it adds some). */
+export type IrPass = (code: IrInstr[], vregs: number) => IrInstr[] | { code: IrInstr[]; vregs: number };
+
+/** A step of the pipeline: an optimization pass, a stage `--dump` prints, or both. */
+interface Step {
+  /** Its name in `--passes` and `--dump`. */
+  readonly name: string;
+  /** A pass: the optimization level it is on from (`passes` switches it whatever the level). */
+  readonly level?: Exclude<OptLevel, 0>;
+  /** A pass: what it does (qpu compile --help). */
+  readonly does?: string;
+  /** A stage: what its dump shows (qpu compile --help). */
+  readonly shows?: string;
+  /** An IR pass: what the driver runs, between lowering and liveness, in the rows' order. */
+  readonly ir?: IrPass;
+}
+
+/** The compiler's steps in the order they run. */
+export const PIPELINE = [
+  { name: 'pipeline', level: 2, does: "a counted loop's blocking loads as gathers a loop ahead (AST)", shows: '... after loads were pipelined into gathers (-O2)' },
+  { name: 'invert', level: 1, does: 'loops test at the bottom (in lowering)' },
+  { name: 'flags', level: 1, does: 'a Where sets flags once and writes under them (in lowering)' },
+  { name: 'ir', shows: 'lowered to instructions over virtual registers (%n)' },
+  { name: 'dead', level: 1, ir: removeDeadCode, does: 'values no path reads removed', shows: 'the IR after dead-code removal' },
+  { name: 'fold', level: 1, ir: foldConstants, does: "operations on constants computed with the chip's arithmetic", shows: '... after constant folding' },
+  { name: 'cse', level: 1, ir: eliminateCommon, does: 'an operation computed again in a block reads the first result', shows: '... after common subexpressions' },
+  { name: 'direct', level: 1, ir: directWrites, does: 'a result only copied is written where the copy goes', shows: '... after direct writes to where results are copied' },
+  { name: 'hoist', level: 1, ir: hoistConstants, does: 'constants and invariant operations out of loops', shows: '... after loop-invariant code motion' },
+  { name: 'strength', level: 1, ir: reduceStrength, does: 'addresses base + (i << k) as induction variables', shows: '... after strength reduction of addresses' },
+  { name: 'liveness', shows: 'the IR with the registers live after each instruction' },
+  { name: 'acc', level: 1, does: 'short-lived values in r1-r3 (in allocation)' },
+  { name: 'coalesce', level: 1, does: 'a copy whose two values never interfere goes (in allocation)' },
+  { name: 'alloc', shows: 'where each virtual register went (r1-r3, ra/rb, or a spill)' },
+  { name: 'emit', shows: 'the assembly before scheduling and hardware-rule spacing' },
+  { name: 'schedule', level: 1, does: 'each straight run reordered to cover latencies', shows: 'the assembly after scheduling, before spacing across labels' },
+  { name: 'pair', level: 2, does: 'add and mul ALU work paired, delay slots filled (scheduling)' },
+  { name: 'asm', shows: 'the final assembly (the default)' },
+  { name: 'code', shows: 'the machine code: index, word, instruction' },
+] as const satisfies readonly Step[];
+
+type Row = (typeof PIPELINE)[number];
+/** The optimization passes, by name. */
+export type Pass = Extract<Row, { level: number }>['name'];
+/** The stages `dump` prints, by name. */
+export type Stage = Extract<Row, { shows: string }>['name'];
+
+const isPass = (r: Step): r is Extract<Row, { level: number }> => r.level !== undefined;
+const isStage = (r: Step): r is Extract<Row, { shows: string }> => r.shows !== undefined;
+/** The passes in pipeline order, each with its row. */
+export const PASSES: readonly Extract<Row, { level: number }>[] = PIPELINE.filter(isPass);
+/** The stages in pipeline order, each with its row. */
+export const STAGE_ROWS: readonly Extract<Row, { shows: string }>[] = PIPELINE.filter(isStage);
+export const STAGES: readonly Stage[] = STAGE_ROWS.map((r) => r.name);
+/** The level each pass is on from. */
+export const PASS_LEVEL = Object.fromEntries(PASSES.map((r) => [r.name, r.level])) as Readonly<Record<Pass, Exclude<OptLevel, 0>>>;
+/** The IR passes, in the order they run. */
+const IR_PASSES = PIPELINE.filter((r): r is Extract<Row, { ir: IrPass }> => 'ir' in r);
 
 export interface CompileOptions {
   /** The number of QPUs the code will run on (1-12): it decides the VPM rows each may use. */
   readonly qpus: number;
   /** The optimization level (default 2). */
   readonly opt?: OptLevel;
-  /** Passes switched on or off whatever the level. */
+  /** Passes switched on or off whatever the level (at -O0, the passes switched on are the only ones). */
   readonly passes?: Partial<Record<Pass, boolean>>;
   /** Runs the IR verifier (verify.ts) after lowering and after each IR pass. */
   readonly verify?: boolean;
@@ -114,66 +167,31 @@ export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
   }
 }
 
+/** Each stage's output as text, made when asked for. */
+type Dumps = Map<Stage, () => string>;
+
+/** The steps of PIPELINE in order, each stage leaving its dump in `dumps`. */
 function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   const { qpus } = opts;
-  if (!Number.isInteger(qpus) || qpus < 1 || qpus > 12) throw new RangeError(`kernel ${ast.name}: compile for 1 to 12 QPUs, not ${qpus}`);
+  if (!Number.isInteger(qpus) || qpus < 1 || qpus > MAX_QPUS) throw new RangeError(`kernel ${ast.name}: compile for 1 to ${MAX_QPUS} QPUs, not ${qpus}`);
   if (opts.opt !== undefined && !(OPT_LEVELS as readonly number[]).includes(opts.opt))
     throw new RangeError(`kernel ${ast.name}: optimization level ${opts.opt}: the levels are ${OPT_LEVELS.join(', ')}`);
-  const piped = passOn(opts, 'pipeline') ? pipelineLoads(ast) : undefined;
-  if (piped && opts.verify) checkKernel(piped.ast);
-  const lowered = lower(piped?.ast ?? ast, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags') });
+  const dumps: Dumps = new Map();
+  const source = astPasses(ast, opts, dumps);
+  const lowered = lower(source, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags') });
   const header = () => [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
-
-  let code: IrInstr[] = lowered.code;
-  /** Virtual registers in use: lowering's, and any a pass adds. */
-  let vregs = lowered.vregs;
-  const dumps = new Map<Stage, () => string>();
-  // Each IR pass: run if on, verify if asked, and keep its output for --dump.
-  const irPass = (pass: Pass & Stage, run: (code: IrInstr[], vregs: number) => IrInstr[] | { code: IrInstr[]; vregs: number }) => {
-    if (!passOn(opts, pass)) return void dumps.set(pass, () => `# pass ${pass} is off: the IR stands\n`);
-    const r = run(code, vregs);
-    const out = (code = Array.isArray(r) ? r : r.code);
-    if (!Array.isArray(r)) vregs = r.vregs;
-    if (opts.verify) verifyIr(code, vregs, `pass ${pass}`);
-    dumps.set(pass, () => `${header()}\n${printIr(out)}`);
-  };
-  if (opts.verify) verifyIr(code, vregs, 'lowering');
-  irPass('dead', removeDeadCode);
-  irPass('fold', foldConstants);
-  irPass('cse', eliminateCommon);
-  irPass('direct', directWrites);
-  irPass('hoist', hoistConstants);
-  irPass('strength', reduceStrength);
-  const st: SpillState = { nregs: vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
-  let place: (Placement | undefined)[];
-  let liveDump = () => '';
-  for (let round = 0; ; round++) {
-    const live = liveness(code, st.nregs);
-    const early = pressureSpills(code, live, st.unspillable);
-    if (early.length) {
-      code = spillRegisters(code, early, st, { qpu: lowered.qpu, qpus });
-      if (opts.verify) verifyIr(code, st.nregs, 'spilling');
-      continue;
-    }
-    const adj = interference(live);
-    const r = allocate(code, adj, st.nregs, st.unspillable, passOn(opts, 'acc') ? accumulatorValues(live, adj) : undefined, passOn(opts, 'coalesce'));
-    if (r.ok) {
-      place = r.place;
-      liveDump = () => printLiveness(live, irText);
-      break;
-    }
-    if (r.spill.length === 0 || round > 20)
-      throw new CompileError(
-        `kernel ${ast.name}: too many values live at once for the 64 registers of regfiles A and B, even after spilling`,
-      );
-    code = spillRegisters(code, r.spill, st, { qpu: lowered.qpu, qpus });
-    if (opts.verify) verifyIr(code, st.nregs, 'spilling');
-  }
+  dumps.set('ir', () => `${header()}\n${printIr(lowered.code)}`);
+  const ir = irPasses(lowered, opts, dumps, header);
+  const { code, place, st } = allocateRegisters(ast.name, ir, lowered, opts, dumps);
   const lines: AsmLine[] = emit(code, place, ast.name);
+  dumps.set('emit', () => asmText(lines));
   const scheduled = passOn(opts, 'schedule') ? scheduleLines(lines, passOn(opts, 'pair')) : undefined;
+  dumps.set('schedule', () => (scheduled ? asmText(scheduled) : '# scheduling is off (-O0): the emitted order stands\n'));
   const spacing = spaceForRules(scheduled ?? lines, ast.name);
   const spaced = withinSizeLimit(ast.name, () => assertRules(spacing.lines, ast.name));
   let asm: string | undefined;
+  dumps.set('asm', () => (asm ??= asmText(spaced.lines)));
+  dumps.set('code', () => disassemble(spaced.instrs, { addresses: true }));
   const registers = new Set(place.filter((x) => x).map((x) => placeName(x!))).size;
   return {
     kernel: ast.name,
@@ -188,41 +206,89 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     uniformsBeforeArgs: st.scratch ? 3 : 2,
     scratchBytes: scratchBytes(st, qpus),
     stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spacing.nops, registers },
-    dump(stage: Stage): string {
-      switch (stage) {
-        case 'pipeline':
-          return !piped
-            ? '# pass pipeline is off: the kernel stands\n'
-            : `# loads pipelined in ${piped.loops} loop${piped.loops === 1 ? '' : 's'}\n${printKernel(piped.ast)}`;
-        case 'ir':
-          return `${header()}\n${printIr(lowered.code)}`;
-        case 'fold':
-        case 'dead':
-        case 'cse':
-        case 'strength':
-        case 'direct':
-        case 'hoist':
-          return dumps.get(stage)!();
-        case 'liveness':
-          return liveDump();
-        case 'alloc':
-          return place
-            .map((x, id) => (x ? `%${id} -> ${placeName(x)}` : undefined))
-            .filter(Boolean)
-            .concat([...st.slots].map(([id, slot]) => `%${id} -> VPM spill row ${slot}`))
-            .concat([...st.memory].map(([id, slot]) => `%${id} -> scratch memory slot ${slot}`))
-            .join('\n') + '\n';
-        case 'emit':
-          return asmText(lines);
-        case 'schedule':
-          return scheduled ? asmText(scheduled) : '# scheduling is off (-O0): the emitted order stands\n';
-        case 'asm':
-          return asmText(spaced.lines);
-        case 'code':
-          return disassemble(spaced.instrs, { addresses: true });
-      }
-    },
+    dump: (stage: Stage) => dumps.get(stage)!(),
   };
+}
+
+/** The AST passes (pass pipeline): the kernel to lower. */
+function astPasses(ast: KernelAst, opts: CompileOptions, dumps: Dumps): KernelAst {
+  const piped = passOn(opts, 'pipeline') ? pipelineLoads(ast) : undefined;
+  if (piped && opts.verify) checkKernel(piped.ast);
+  dumps.set('pipeline', () =>
+    !piped ? '# pass pipeline is off: the kernel stands\n' : `# loads pipelined in ${piped.loops} loop${piped.loops === 1 ? '' : 's'}\n${printKernel(piped.ast)}`,
+  );
+  return piped?.ast ?? ast;
+}
+
+/** The IR passes in PIPELINE's order: each run if on, verified if asked, its output kept for its dump. */
+function irPasses(lowered: Lowered, opts: CompileOptions, dumps: Dumps, header: () => string): { code: IrInstr[]; vregs: number } {
+  let code: IrInstr[] = lowered.code;
+  /** Virtual registers in use: lowering's, and any a pass adds. */
+  let vregs = lowered.vregs;
+  if (opts.verify) verifyIr(code, vregs, 'lowering');
+  for (const { name, ir } of IR_PASSES) {
+    if (!passOn(opts, name)) {
+      dumps.set(name, () => `# pass ${name} is off: the IR stands\n`);
+      continue;
+    }
+    const r = ir(code, vregs);
+    const out = (code = Array.isArray(r) ? r : r.code);
+    if (!Array.isArray(r)) vregs = r.vregs;
+    if (opts.verify) verifyIr(code, vregs, `pass ${name}`);
+    dumps.set(name, () => `${header()}\n${printIr(out)}`);
+  }
+  return { code, vregs };
+}
+
+/**
+ * Liveness and register allocation (passes acc and coalesce), spilling and starting again while
+ * values do not fit: the code with its spills, where each virtual register went, and the spills.
+ */
+function allocateRegisters(
+  kernel: string,
+  ir: { code: IrInstr[]; vregs: number },
+  lowered: Lowered,
+  opts: CompileOptions,
+  dumps: Dumps,
+): { code: IrInstr[]; place: (Placement | undefined)[]; st: SpillState } {
+  const { qpus } = opts;
+  let code = ir.code;
+  const st: SpillState = { nregs: ir.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
+  for (let round = 0; ; round++) {
+    const live = liveness(code, st.nregs);
+    const early = pressureSpills(code, live, st.unspillable);
+    if (early.length) {
+      code = spillRegisters(code, early, st, { qpu: lowered.qpu, qpus });
+      if (opts.verify) verifyIr(code, st.nregs, 'spilling');
+      continue;
+    }
+    const adj = interference(live);
+    const r = allocate(code, adj, st.nregs, st.unspillable, passOn(opts, 'acc') ? accumulatorValues(live, adj) : undefined, passOn(opts, 'coalesce'));
+    if (r.ok) {
+      const place = r.place;
+      dumps.set('liveness', () => printLiveness(live, irText));
+      dumps.set('alloc', () => allocDump(place, st));
+      return { code, place, st };
+    }
+    if (r.spill.length === 0 || round > 20)
+      throw new CompileError(
+        `kernel ${kernel}: too many values live at once for the 64 registers of regfiles A and B, even after spilling`,
+      );
+    code = spillRegisters(code, r.spill, st, { qpu: lowered.qpu, qpus });
+    if (opts.verify) verifyIr(code, st.nregs, 'spilling');
+  }
+}
+
+/** The alloc stage's dump: each virtual register's place, or its spill row or slot. */
+function allocDump(place: readonly (Placement | undefined)[], st: SpillState): string {
+  return (
+    place
+      .map((x, id) => (x ? `%${id} -> ${placeName(x)}` : undefined))
+      .filter(Boolean)
+      .concat([...st.slots].map(([id, slot]) => `%${id} -> VPM spill row ${slot}`))
+      .concat([...st.memory].map(([id, slot]) => `%${id} -> scratch memory slot ${slot}`))
+      .join('\n') + '\n'
+  );
 }
 
 /** Runs `f`, turning the validator's refusal of a program too large into an error naming the kernel. */

@@ -7,8 +7,10 @@
 // that is not in r0-r3 (only those rotate across all 16 lanes, Guide p. 20). Program end gets its two
 // delay slots.
 
-import { lookupSource } from '../vc4/asm/names.ts';
-import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES } from '../vc4/fields.ts';
+import { lookupDest, lookupSource } from '../vc4/asm/names.ts';
+import { writeInfo } from '../vc4/registers.ts';
+import { MUX_R3 } from '../vc4/tables.ts';
+import { branchOffset } from '../vc4/flow.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { type IrInstr, irText, p, type Src } from './ir.ts';
@@ -32,10 +34,9 @@ export type AsmLine =
     };
 export type InstrLine = Extract<AsmLine, { instr: Instr }>;
 
-/** An instruction line in assembly syntax (docs/asm.md), a branch aimed at its label. */
-function lineText(l: InstrLine): string {
-  const t = disassembleInstr(l.instr);
-  return l.target === undefined ? t : t.replace(/ -?\d+$/, ` -, ${l.target}`);
+/** Instruction line `pc` in assembly syntax (docs/asm.md), a branch aimed at its label (`labels` places them). */
+function lineText(l: InstrLine, pc: number, labels: ReadonlyMap<string, number>): string {
+  return l.target === undefined ? disassembleInstr(l.instr) : disassembleInstr(l.instr, { branchLabel: l.target }, pc, labels);
 }
 
 /** Where a source is read: a regfile port and address, an accumulator, or either file. */
@@ -44,8 +45,6 @@ type Port = { file: 'a' | 'b'; addr: number | 'imm' } | { file: 'either'; addr: 
 function portOf(s: Src): Port {
   if (s.k === 'imm') return { file: 'b', addr: 'imm' };
   if (s.k === 'v') throw new Error('internal: unallocated register in emit');
-  const m = /^r([ab])(\d+)$/.exec(s.name);
-  if (m) return { file: m[1] as 'a' | 'b', addr: Number(m[2]) };
   const r = lookupSource(s.name);
   if (!r || r.kind === 'acc') return undefined;
   return { file: r.file, addr: r.addr };
@@ -90,14 +89,14 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
         const b = phys(i.b);
         const dst = phys(i.dst);
         // A copy of a register onto itself (pass coalesce gave both values one register) is no work.
-        if (i.code === 'mov' && !i.setf && i.rot === undefined && dst.k === 'p' && a.k === 'p' && dst.name === a.name && SELF_MOVES.test(dst.name)) break;
+        if (i.code === 'mov' && !i.setf && i.rot === undefined && dst.k === 'p' && a.k === 'p' && dst.name === a.name && selfMoveIsNothing(dst.name)) break;
         const same = srcKey(i.a) === srcKey(i.b);
         const copy = (x: Src) => {
           put({ op: 'alu', code: 'mov', dst: p('r0'), a: x, b: x }, stmt);
           return p('r0');
         };
         // A rotation across all 16 lanes reads r0-r3 (Guide p. 20).
-        if (i.rot !== undefined && !(a.k === 'p' && ROTATABLE.has(a.name))) a = copy(a);
+        if (i.rot !== undefined && !(a.k === 'p' && rotatable(a.name))) a = copy(a);
         else if (!same && !portsFit(a, b)) a = copy(a);
         put({ ...i, dst: dst as typeof i.dst, a, b: same ? a : b }, stmt);
         break;
@@ -128,30 +127,44 @@ function built(i: IrInstr, kernel: string): Instr {
   return m;
 }
 
-/** Registers whose copy onto themselves does nothing: regfile locations and r0-r3. */
-const SELF_MOVES = /^(r[ab]\d+|r[0-3])$/;
+/** Whether a register's copy onto itself does nothing: regfile locations and r0-r3 (no I/O). */
+function selfMoveIsNothing(name: string): boolean {
+  const d = lookupDest(name);
+  if (!d) return false;
+  const unit = writeInfo(d.file === 'either' ? 'a' : d.file, d.addr).unit;
+  return unit === 'regfile' || unit === 'acc';
+}
 
-/** The accumulators a rotation reads across all 16 lanes. */
-const ROTATABLE: ReadonlySet<string> = new Set(['r0', 'r1', 'r2', 'r3']);
+/** Whether a rotation reads a register across all 16 lanes: r0-r3 (Guide p. 20). */
+function rotatable(name: string): boolean {
+  const r = lookupSource(name);
+  return r?.kind === 'acc' && r.acc <= MUX_R3;
+}
 
 const srcKey = (s: Src) => (s.k === 'v' ? `%${s.id}` : s.k === 'p' ? s.name : `#${s.code}`);
 
-/** The lines with every branch aimed at its label (relative: from the instruction after its delay slots). */
-export function aimBranches(lines: readonly AsmLine[]): AsmLine[] {
+/** The instruction index each label stands before. */
+function labelIndex(lines: readonly AsmLine[]): Map<string, number> {
   const at = new Map<string, number>();
   let n = 0;
   for (const l of lines) {
     if ('label' in l) at.set(l.label, n);
     else n++;
   }
-  n = 0;
+  return at;
+}
+
+/** The lines with every branch aimed at its label (relative: from the instruction after its delay slots). */
+export function aimBranches(lines: readonly AsmLine[]): AsmLine[] {
+  const at = labelIndex(lines);
+  let n = 0;
   return lines.map((l) => {
     if ('label' in l) return l;
     const k = n++;
     if (l.target === undefined || l.instr.kind !== 'branch') return l;
     const target = at.get(l.target);
     if (target === undefined) throw new Error(`internal: branch to unknown label ${l.target}`);
-    return { ...l, instr: { ...l.instr, imm: (target - (k + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES } };
+    return { ...l, instr: { ...l.instr, imm: branchOffset(k, target) } };
   });
 }
 
@@ -160,5 +173,7 @@ export const instrsOf = (lines: readonly AsmLine[]): Instr[] => lines.flatMap((l
 
 /** The lines as an assembly program. */
 export function asmText(lines: readonly AsmLine[]): string {
-  return lines.map((l) => ('label' in l ? `${l.label}:` : `    ${lineText(l)}`)).join('\n') + '\n';
+  const at = labelIndex(lines);
+  let pc = 0;
+  return lines.map((l) => ('label' in l ? `${l.label}:` : `    ${lineText(l, pc++, at)}`)).join('\n') + '\n';
 }

@@ -12,21 +12,9 @@
 // rotates nothing, writing a virtual register, becomes `mov` of its result when that is a small
 // immediate, else `ldi`, with the same destination and condition.
 
-import { ADD_FNS, MUL_FNS } from '../vc4/arith.ts';
-import { ADD_OP_BY_NAME, MUL_OP_BY_NAME, smallImmValue } from '../vc4/tables.ts';
+import { smallImmValue } from '../vc4/tables.ts';
 import { removeDeadCode } from './dead.ts';
-import { def, type IrInstr, smallImm, type Src } from './ir.ts';
-
-type Alu = IrInstr & { op: 'alu' };
-
-/** The operation's function on 32-bit patterns, as the chip computes it. */
-function fnOf(code: Alu['code']): ((a: number, b: number) => number) | undefined {
-  if (code === 'mov') return (a) => a;
-  const add = ADD_OP_BY_NAME.get(code);
-  if (add) return ADD_FNS[add.code];
-  const mul = MUL_OP_BY_NAME.get(code);
-  return mul ? MUL_FNS[mul.code] : undefined;
-}
+import { aluFunction, def, type IrInstr, smallImm, type Src } from './ir.ts';
 
 export function foldConstants(code: readonly IrInstr[], nregs: number): IrInstr[] {
   const defs = new Int32Array(nregs);
@@ -50,7 +38,7 @@ export function foldConstants(code: readonly IrInstr[], nregs: number): IrInstr[
       }
       if (i.op !== 'alu' || i.setf || i.rot !== undefined || i.dst.k !== 'v') return;
       const [a, b] = [valueOf(i.a), valueOf(i.b)];
-      const fn = fnOf(i.code);
+      const fn = aluFunction(i.code);
       if (a === undefined || b === undefined || !fn) return;
       const bits = fn(a, b) | 0;
       const cond = i.cond ? { cond: i.cond } : {};

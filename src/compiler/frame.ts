@@ -8,7 +8,7 @@
 import { SEMAPHORE_MAX } from '../vc4/chip.ts';
 import type { IrInstr, Reg, Src, VReg } from './ir.ts';
 import { int, p } from './ir.ts';
-import { DMA_LOAD_ROW, DMA_STORE_ROW, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
+import { DMA_LOAD_ROW, DMA_LOAD_ROW_SHIFT, DMA_STORE_ROW, DMA_STORE_ROW_SHIFT, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
 
 /** What the frame needs of a lowering. */
 export interface FrameEmitter {
@@ -50,7 +50,7 @@ export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[],
   const vpmSetup = l.fresh();
   l.alu('add', vpmSetup, constant(VPM_WRITE_ROW), qpu);
   const u = l.fresh();
-  l.alu('shl', u, qpu, int(7));
+  l.alu('shl', u, qpu, int(DMA_STORE_ROW_SHIFT));
   const storeRow = constant(DMA_STORE_ROW);
   const dmaSetup = l.fresh();
   l.alu('or', dmaSetup, storeRow, u);
@@ -58,7 +58,7 @@ export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[],
   const row = l.fresh();
   l.alu('add', row, qpu, constant(qpus));
   const rowY = l.fresh();
-  l.alu('shl', rowY, row, int(4));
+  l.alu('shl', rowY, row, int(DMA_LOAD_ROW_SHIFT));
   const loadRow = constant(DMA_LOAD_ROW);
   const loadDma = l.fresh();
   l.alu('or', loadDma, loadRow, rowY);

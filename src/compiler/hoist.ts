@@ -3,15 +3,16 @@
 // Needs: IR from lower.ts (a loop is a label that a later branch jumps back to; labels unique;
 // every branch followed by its 3 delay slots).
 // Guarantees: the same computation, with each unconditional `ldi`, and each unconditional ALU
-// operation that sets no flags and reads only small immediates, the element number and registers
-// the loop nest does not write (or that an operation hoisted before it writes), that is the only
+// operation that sets no flags and reads only fixed values (small immediates, the element and QPU
+// numbers: ir.ts readKind) and registers the loop nest does not write (or that an operation
+// hoisted before it writes), that is the only
 // definition of its virtual register and lies inside a loop where a path reaches it, moved to just before the outermost
 // loop's label, or its entry test's branch (so it runs once, on the way in: a register defined
 // once inside a loop is a temporary of that loop, read nowhere else); equal ones then share the
 // first's register. Such a register stays live through the loop, so at most MAX_HOISTED values
 // leave each loop nest, the first in program order.
 
-import { def, type IrInstr, irText, p, type Src, type VReg } from './ir.ts';
+import { def, type IrInstr, irText, p, readKind, type Src, type VReg } from './ir.ts';
 import { buildCfg, outerLoops, reachable } from './cfg.ts';
 
 /** Constants hoisted out of one loop nest at most (each holds a register through the loop). */
@@ -45,7 +46,7 @@ export function hoistConstants(code: readonly IrInstr[], nregs: number): IrInstr
       if (!reached[n] || !d || defs[d.id] !== 1 || ((i.op === 'alu' || i.op === 'ldi') && i.cond)) continue;
       if (i.op === 'alu') {
         i = { ...i, a: r(i.a), b: r(i.b) };
-        if (i.setf || i.rot === 'r5' || ![i.a, i.b].every((s) => (s.k === 'v' ? !inside.has(s.id) : s.k === 'imm' || s.name === 'elem_num')))
+        if (i.setf || i.rot === 'r5' || ![i.a, i.b].every((s) => (s.k === 'v' ? !inside.has(s.id) : readKind(s) === 'fixed')))
           continue;
       } else if (i.op !== 'ldi') continue;
       moved.add(code[n]!);

@@ -1,5 +1,5 @@
 // The IR's text form read back: what printIr writes (ir.ts), so that tests can write a pass's
-// input and its expected output as text (test/compiler/passes.test.ts), and a dump can be
+// input and its expected output as text (test/compiler/passes/), and a dump can be
 // edited and fed to a pass again.
 // Needs: lines as printIr writes them: `label:`, or an instruction in assembly syntax over
 // virtual registers %n; `#` starts a comment. Guarantees: the IR those lines print as (printIr

@@ -6,13 +6,16 @@
 // language with %n for virtual registers, so each pass's output reads like assembly.
 
 import type { Stmt } from '../source/ast.ts';
+import { ADD_FNS, MUL_FNS } from '../vc4/arith.ts';
 import type { ReadName, WriteName } from '../vc4/registers.ts';
 import {
+  ADD_OP_BY_NAME,
   type AddOpName,
   type BranchCondition,
   bitsToFloat,
   type Condition,
   floatBits,
+  MUL_OP_BY_NAME,
   type MulOpName,
   smallImmForFloat,
   smallImmForInt,
@@ -149,6 +152,33 @@ export function irText(i: IrInstr): string {
 
 export function printIr(code: readonly IrInstr[]): string {
   return code.map((i) => (i.op === 'label' ? irText(i) : `    ${irText(i)}`)).join('\n') + '\n';
+}
+
+/**
+ * What reading an operand does, for the passes that remove, merge and move instructions (dead.ts,
+ * cse.ts, direct.ts, hoist.ts): the one definition of a pure read.
+ * - 'fixed': the same value whenever it is read, and nothing else: a small immediate, the
+ *   element number, the QPU number.
+ * - 'register': a register's value and nothing else, the same until the register is written: a
+ *   virtual register, an accumulator (r0-r5).
+ * - 'effect': any other register, whose read may do more than give a value: a uniform, the VPM,
+ *   a DMA wait, the mutex (each read takes the next value, or waits).
+ */
+export function readKind(s: Src): 'fixed' | 'register' | 'effect' {
+  if (s.k === 'imm') return 'fixed';
+  if (s.k === 'v') return 'register';
+  return FIXED_READS.has(s.name) ? 'fixed' : ACCUMULATORS.has(s.name) ? 'register' : 'effect';
+}
+const FIXED_READS: ReadonlySet<PRegName> = new Set<PRegName>(['elem_num', 'qpu_num']);
+const ACCUMULATORS: ReadonlySet<PRegName> = new Set<Accumulator>(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
+
+/** What ALU operation `code` computes on 32-bit patterns, as the chip does (vc4/arith.ts), or undefined for nop. */
+export function aluFunction(code: AluCode): ((a: number, b: number) => number) | undefined {
+  if (code === 'mov') return (a) => a;
+  const add = ADD_OP_BY_NAME.get(code);
+  if (add) return ADD_FNS[add.code];
+  const mul = MUL_OP_BY_NAME.get(code);
+  return mul ? MUL_FNS[mul.code] : undefined;
 }
 
 /** The virtual registers an instruction reads. */

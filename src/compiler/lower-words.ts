@@ -1,39 +1,25 @@
 // What lowering builds its instructions from: the VPM and DMA setup words that move one row,
-// the QPU operation for each of the language's operators, and the condition codes (Guide pp.
-// 57-59). Needs: nothing. Guarantees: values from the Guide's tables.
+// and the condition codes (Guide pp. 57-59); the language's operators are in source/ops.ts.
+// Needs: nothing. Guarantees: values from the Guide's tables.
 
-import { type AddOpName, BRANCH_CONDITIONS, type BranchCondition, type MulOpName } from '../vc4/tables.ts';
-import type { PRegName } from './ir.ts';
-import type { BinOp, UnOp } from '../source/ast.ts';
+import { BRANCH_CONDITIONS, type BranchCondition } from '../vc4/tables.ts';
+import { LANES } from '../vc4/chip.ts';
+import { DMA_MODE_32, encodeVdrSetup, encodeVdwSetup, encodeVpmReadSetup, encodeVpmWriteSetup } from '../vc4/vpm-setup.ts';
 
-// The setups that move one row of 16 words, for VPM row 0; adding the row (shifted to its field)
-// makes them for another row (the fields below it are 0, so adding cannot carry into them).
+// The setups that move one row of 16 words, for VPM row 0; adding the row shifted to its field
+// (the *_ROW_SHIFTs) makes them for another row (the fields below it are 0, so adding cannot
+// carry into them).
 /** VPM write setup, horizontal 32-bit, row 0 (Guide p. 57, Table 32). */
-export const VPM_WRITE_ROW = 0xa00;
+export const VPM_WRITE_ROW = encodeVpmWriteSetup({ size: 32, horizontal: true, laned: false, stride: 64, addr: 0 }); // one vector: no stride (64 is written 0)
 /** VPM read setup: one vector, stride 1, horizontal 32-bit, row 0 (Guide p. 58, Table 33). */
-export const VPM_READ_ROW = 0x00101a00;
-/** DMA store setup: 1 row of 16 words, horizontal, from VPM row 0; the row goes in bits 7-13 (Guide p. 58, Table 34). */
-export const DMA_STORE_ROW = 0x80904000;
-/** DMA load setup: 32-bit, 1 row of 16 words, horizontal, to VPM row 0; the row goes in bits 4-10 (Guide p. 59, Table 36). */
-export const DMA_LOAD_ROW = 0x80011000;
+export const VPM_READ_ROW = encodeVpmReadSetup({ size: 32, horizontal: true, laned: false, stride: 1, count: 1, addr: 0 });
+/** DMA store setup: 1 row of 16 words, horizontal, from VPM row 0 (Guide p. 58, Table 34). */
+export const DMA_STORE_ROW = encodeVdwSetup({ units: 1, depth: LANES, horizontal: true, vpmBase: 0, modew: DMA_MODE_32 });
+/** DMA load setup: 32-bit, 1 row of 16 words, horizontal, to VPM row 0 (Guide p. 59, Table 36). */
+export const DMA_LOAD_ROW = encodeVdrSetup({ modew: DMA_MODE_32, mpitch: 0, rowLength: LANES, rows: 1, vpitch: 1, vertical: false, y: 0, x: 0 });
+/** Where the row goes in each: bit 0 of the VPM setups, bit 7 of the DMA store's and bit 4 of the DMA load's. */
+export { VDR_SETUP_ROW_SHIFT as DMA_LOAD_ROW_SHIFT, VDW_SETUP_ROW_SHIFT as DMA_STORE_ROW_SHIFT, VPM_SETUP_ROW_SHIFT as VPM_ROW_SHIFT } from '../vc4/vpm-setup.ts';
 
-
-export const INT_OPS: Record<BinOp, AddOpName | MulOpName> = {
-  add: 'add',
-  sub: 'sub',
-  mul: 'mul24',
-  min: 'min',
-  max: 'max',
-  shl: 'shl',
-  shr: 'asr',
-  ushr: 'shr',
-  ror: 'ror',
-  and: 'and',
-  or: 'or',
-  xor: 'xor',
-};
-export const FLOAT_OPS: Partial<Record<BinOp, AddOpName | MulOpName>> = { add: 'fadd', sub: 'fsub', mul: 'fmul', min: 'fmin', max: 'fmax' };
-export const SFU: Partial<Record<UnOp, PRegName>> = { recip: 'sfu_recip', recipsqrt: 'sfu_recipsqrt', exp2: 'sfu_exp2', log2: 'sfu_log2' };
 
 /** The per-lane condition code that holds where a condition is true, after its flags are set. */
 export type TrueCode = 'zs' | 'zc' | 'ns' | 'nc' | 'cs' | 'cc';

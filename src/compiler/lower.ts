@@ -13,10 +13,12 @@
 
 import { type BoolExpr, childBlocks, type Cond, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
 import { CompileError } from './errors.ts';
-import { branchCond, FLOAT_OPS, INT_OPS, OPPOSITE, SFU, type TrueCode } from './lower-words.ts';
+import { branchCond, OPPOSITE, type TrueCode } from './lower-words.ts';
+import { arithType, binaryImpl, type CmpLowering, comparisonRow, type OpEmitter, unaryRow } from '../source/ops.ts';
 import { epilogue, prologue } from './frame.ts';
 import { type AluCode, def, int, type IrInstr, irText, p, type Reg, smallImm, type Src, uses, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
+import { LANES } from '../vc4/chip.ts';
 
 export interface Lowered {
   readonly code: IrInstr[];
@@ -41,8 +43,11 @@ export function lower(k: KernelAst, qpus: number, opts: LowerOptions = {}): Lowe
   return new Lowering(k, qpus, opts).run();
 }
 
-class Lowering {
+class Lowering implements OpEmitter {
   readonly code: IrInstr[] = [];
+  /** The IR's constructors, for the operators' lowering functions (ops.ts). */
+  readonly p = p;
+  readonly int = int;
   private next = 0;
   private labels = 0;
   private readonly vars: VReg[] = [];
@@ -308,21 +313,24 @@ class Lowering {
 
   /** Emits a flag-setting instruction for b and returns where it holds. */
   private flags(b: BoolExpr): TrueCode {
-    if (b.k === 'cmp' && !(b.ty === 'float' && (b.op === 'eq' || b.op === 'ne'))) {
+    const how = b.k === 'cmp' ? this.comparison(b) : undefined;
+    if (b.k === 'cmp' && how && 'setf' in how) {
+      // A comparison a flag shows: its row of ops.ts names the flag-setting operation and the code.
       const x = this.expr(b.a);
       const y = this.expr(b.b);
-      if (b.op === 'eq' || b.op === 'ne') {
-        this.setFlags('sub', x, y);
-        return b.op === 'eq' ? 'zs' : 'zc';
-      }
-      // max.setf / fmax.setf: C where a > b, signed or in the float order (docs/compiler.md).
-      const code = b.ty === 'float' ? 'fmax' : 'max';
-      if (b.op === 'gt' || b.op === 'le') this.setFlags(code, x, y);
-      else this.setFlags(code, y, x);
-      return b.op === 'gt' || b.op === 'lt' ? 'cs' : 'cc';
+      if (how.swap) this.setFlags(how.setf, y, x);
+      else this.setFlags(how.setf, x, y);
+      return how.holds;
     }
     this.flagsFromMask(this.mask(b));
     return 'zc';
+  }
+
+  /** How comparison b sets flags or makes a mask, from its row of ops.ts. */
+  private comparison(b: BoolExpr & { k: 'cmp' }): CmpLowering {
+    const row = comparisonRow(b.op);
+    if (!row) throw new CompileError(`kernel ${this.k.name}: the QPU has no comparison '${b.op}'`);
+    return row[arithType(b.ty)];
   }
 
 
@@ -331,16 +339,9 @@ class Lowering {
     const m = this.fresh();
     switch (b.k) {
       case 'cmp': {
-        if (b.ty === 'float' && (b.op === 'eq' || b.op === 'ne')) {
-          // Equal in the float order: neither is greater.
-          const x = this.expr(b.a);
-          const y = this.expr(b.b);
-          this.mov(m, int(b.op === 'eq' ? 1 : 0));
-          const on = int(b.op === 'eq' ? 0 : 1);
-          this.alu('fmax', p('nop'), x, y, { setf: true });
-          this.mov(m, on, 'cs');
-          this.alu('fmax', p('nop'), y, x, { setf: true });
-          this.mov(m, on, 'cs');
+        const how = this.comparison(b);
+        if ('mask' in how) {
+          how.mask(this, m, this.expr(b.a), this.expr(b.b));
           return m;
         }
         this.mov(m, int(0));
@@ -394,28 +395,28 @@ class Lowering {
         this.mov(dst, e.what === 'index' ? p('elem_num') : e.what === 'me' ? this.qpu : this.nqpus, cond);
         return;
       case 'bin': {
-        const code = (e.ty === 'float' ? FLOAT_OPS : INT_OPS)[e.op];
-        if (!code) throw new CompileError(`kernel ${this.k.name}: the QPU has no ${e.ty} operation '${e.op}'`);
-        this.alu(code, dst, this.expr(e.a), this.expr(e.b), c);
+        // Its row of ops.ts: one ALU operation, or a function that emits several.
+        const how = binaryImpl(e.op, e.ty)?.lower;
+        if (!how) throw new CompileError(`kernel ${this.k.name}: the QPU has no ${e.ty} operation '${e.op}'`);
+        const a = this.expr(e.a);
+        const b = this.expr(e.b);
+        if (typeof how === 'string') this.alu(how, dst, a, b, c);
+        else how(this, dst, a, b, cond);
         return;
       }
       case 'un': {
+        const how = unaryRow(e.op)?.lower;
+        if (!how) throw new CompileError(`kernel ${this.k.name}: the QPU has no operation '${e.op}'`);
         const a = this.expr(e.a);
-        if (e.op === 'not') this.alu('not', dst, a, a, c);
-        else if (e.op === 'toInt') this.alu('ftoi', dst, a, a, c);
-        else if (e.op === 'toFloat') this.alu('itof', dst, a, a, c);
-        else {
-          // The SFU's result reaches r4 two instructions later (space.ts spaces them).
-          this.mov(p(SFU[e.op]!), a);
-          this.mov(dst, p('r4'), cond);
-        }
+        if (typeof how === 'string') this.alu(how, dst, a, a, c);
+        else how(this, dst, a, a, cond);
         return;
       }
       case 'rotate': {
         // Only r0-r3 rotate across all 16 lanes (Guide p. 20): emit.ts copies an input held
         // anywhere else to r0 first (the allocator keeps short-lived values in accumulators).
         const a = this.materialize(this.expr(e.a));
-        const n = e.n.k === 'lit' ? e.n.bits & 15 : undefined;
+        const n = e.n.k === 'lit' ? e.n.bits & (LANES - 1) : undefined;
         if (n === 0) {
           this.mov(dst, a, cond);
           return;

@@ -8,19 +8,16 @@
 // access). Guarantees: one instruction that computes (and reads, writes, signals) what both
 // did, or undefined when they cannot share one.
 
-import { SIG_SMALL_IMM } from '../vc4/fields.ts';
 import type { AluInstr, Instr } from '../vc4/instr.ts';
-import { ADD_OP_BY_NAME, COND_NEVER, MUL_OP_BY_NAME, MUX_A, MUX_B, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE } from '../vc4/tables.ts';
-import { R_NOP, W_ACC0, W_NOP } from '../vc4/registers.ts';
+import { ADD_MOV, ADD_NOP, COND_NEVER, MUL_MOV, MUL_NOP, MUX_A, MUX_B, NO_PACK, NO_UNPACK, SIG_NONE, SIG_SMALL_IMM, SIGNAL_INFO } from '../vc4/tables.ts';
+import { R_NOP, W_NOP, writeInfo } from '../vc4/registers.ts';
 import { hasRotation } from '../vc4/canonical.ts';
-
-const OR = ADD_OP_BY_NAME.get('or')!.code;
-const V8MIN = MUL_OP_BY_NAME.get('v8min')!.code;
-const NO_WRITE = W_NOP;
 
 /** One ALU's half of an instruction, in a form either ALU can take. */
 interface Half {
   op: number;
+  /** The opcode is not nop. */
+  active: boolean;
   a: number;
   b: number;
   cond: number;
@@ -29,12 +26,15 @@ interface Half {
   file: 'a' | 'b' | undefined;
 }
 
+/** A TMU load signal (ldtmu0, ldtmu1). */
+const isTmuLoad = (sig: number) => SIGNAL_INFO[sig]!.tmuLoad !== undefined;
+
 /** Signals a paired word can carry: a small immediate, or a TMU load. */
-const PAIRABLE_SIGNALS: ReadonlySet<number> = new Set([SIG_NONE, SIG_SMALL_IMM, SIG_LOAD_TMU0, SIG_LOAD_TMU1]);
+const PAIRABLE_SIGNALS: ReadonlySet<number> = new Set([SIG_NONE, SIG_SMALL_IMM, ...SIGNAL_INFO.filter((s) => isTmuLoad(s.code)).map((s) => s.code)]);
 
 /** A plain ALU instruction: no pack or unpack, no signal but a small immediate or a TMU load. */
 function plain(i: Instr): i is AluInstr {
-  return i.kind === 'alu' && i.pack === 0 && i.unpack === 0 && i.pm === 0 && PAIRABLE_SIGNALS.has(i.sig);
+  return i.kind === 'alu' && i.pack === NO_PACK && i.unpack === NO_UNPACK && i.pm === 0 && PAIRABLE_SIGNALS.has(i.sig);
 }
 
 /**
@@ -42,13 +42,14 @@ function plain(i: Instr): i is AluInstr {
  * meaning can differ between the files), none for r0-r3 and nothing.
  */
 function destFile(addr: number, ws: number, isMul: boolean): 'a' | 'b' | undefined {
-  if (addr === NO_WRITE || (addr >= W_ACC0 && addr <= W_ACC0 + 3)) return undefined;
+  const unit = writeInfo('a', addr).unit;
+  if (unit === 'nop' || unit === 'acc') return undefined;
   return (ws === 1) !== isMul ? 'b' : 'a';
 }
 
 /** A word with no operation and no write: it only reads a register (`read vw_wait`) or signals (`ldtmu0`). */
 function onlyReads(i: AluInstr): boolean {
-  return i.opAdd === 0 && i.opMul === 0 && i.waddrAdd === NO_WRITE && i.waddrMul === NO_WRITE && i.sf === 0 && i.sig !== SIG_SMALL_IMM;
+  return i.opAdd === ADD_NOP && i.opMul === MUL_NOP && i.waddrAdd === W_NOP && i.waddrMul === W_NOP && i.sf === 0 && i.sig !== SIG_SMALL_IMM;
 }
 
 /** `w` with `r`'s register read added on the port it uses and its signal, when both are free. */
@@ -57,7 +58,7 @@ function lendRead(r: AluInstr, w: AluInstr): AluInstr | undefined {
     if (w.sig !== SIG_NONE) return undefined;
     w = { ...w, sig: r.sig };
   }
-  const halves = [addHalf(w), mulHalf(w)].filter((h): h is Half => !!h && h.op !== 0);
+  const halves = [addHalf(w), mulHalf(w)].filter((h): h is Half => !!h && h.active);
   const used = halves.map((h) => ports(w, h));
   const busyA = used.some((u) => u.a !== undefined);
   const busyB = used.some((u) => u.b !== undefined) || w.sig === SIG_SMALL_IMM;
@@ -68,15 +69,15 @@ function lendRead(r: AluInstr, w: AluInstr): AluInstr | undefined {
 }
 
 function addHalf(i: AluInstr): Half | null {
-  if (i.opMul !== 0 || i.waddrMul !== NO_WRITE) return null;
+  if (i.opMul !== MUL_NOP || i.waddrMul !== W_NOP) return null;
   const file = destFile(i.waddrAdd, i.ws, false);
-  return file === null ? null : { op: i.opAdd, a: i.addA, b: i.addB, cond: i.condAdd, waddr: i.waddrAdd, file };
+  return file === null ? null : { op: i.opAdd, active: i.opAdd !== ADD_NOP, a: i.addA, b: i.addB, cond: i.condAdd, waddr: i.waddrAdd, file };
 }
 
 function mulHalf(i: AluInstr): Half | null {
-  if (i.opAdd !== 0 || i.waddrAdd !== NO_WRITE) return null;
+  if (i.opAdd !== ADD_NOP || i.waddrAdd !== W_NOP) return null;
   const file = destFile(i.waddrMul, i.ws, true);
-  return file === null ? null : { op: i.opMul, a: i.mulA, b: i.mulB, cond: i.condMul, waddr: i.waddrMul, file };
+  return file === null ? null : { op: i.opMul, active: i.opMul !== MUL_NOP, a: i.mulA, b: i.mulB, cond: i.condMul, waddr: i.waddrMul, file };
 }
 
 /** Reads of regfile A, regfile B (or a small immediate) by an instruction's working half. */
@@ -105,9 +106,9 @@ export function pairInstrs(x: Instr, y: Instr): AluInstr | undefined {
     let mul = mulHalf(q);
     if (!mul && q.sf === 0) {
       const h = addHalf(q);
-      if (h && h.op === OR && h.a === h.b) mul = { ...h, op: V8MIN };
+      if (h && h.op === ADD_MOV.code && h.a === h.b) mul = { ...h, op: MUL_MOV.code };
     }
-    if (!add || !mul || add.op === 0 || mul.op === 0 || (q.sf === 1 && mulHalf(q))) continue;
+    if (!add || !mul || !add.active || !mul.active || (q.sf === 1 && mulHalf(q))) continue;
     // Flags come from the add ALU's result unless it writes never (Guide p. 28).
     if (p.sf === 1 && add.cond === COND_NEVER) continue;
     if (hasRotation(p)) continue; // it would rotate q's result
@@ -126,7 +127,7 @@ function merge(p: AluInstr, add: Half, q: AluInstr, mul: Half): AluInstr | undef
   const ws = [0, 1].find((w) => (add.file === undefined || add.file === (w ? 'b' : 'a')) && (mul.file === undefined || mul.file === (w ? 'a' : 'b')));
   if (ws === undefined) return undefined;
   const usesB = pp.b !== undefined ? p : qp.b !== undefined ? q : undefined;
-  const load = p.sig === SIG_LOAD_TMU0 || p.sig === SIG_LOAD_TMU1 ? p.sig : q.sig === SIG_LOAD_TMU0 || q.sig === SIG_LOAD_TMU1 ? q.sig : undefined;
+  const load = isTmuLoad(p.sig) ? p.sig : isTmuLoad(q.sig) ? q.sig : undefined;
   if (load !== undefined && usesB?.sig === SIG_SMALL_IMM) return undefined;
   return {
     kind: 'alu',
@@ -142,8 +143,8 @@ function merge(p: AluInstr, add: Half, q: AluInstr, mul: Half): AluInstr | undef
     waddrMul: mul.waddr,
     opMul: mul.op,
     opAdd: add.op,
-    raddrA: pp.a ?? qp.a ?? NO_WRITE,
-    raddrB: pp.b ?? qp.b ?? NO_WRITE,
+    raddrA: pp.a ?? qp.a ?? R_NOP,
+    raddrB: pp.b ?? qp.b ?? R_NOP,
     addA: add.a,
     addB: add.b,
     mulA: mul.a,

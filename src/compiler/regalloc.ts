@@ -31,7 +31,10 @@ import { type Liveness, walkLive } from './liveness.ts';
 /** Registers per file that hold virtual registers (addresses 32-63 are I/O). */
 export const REGS_PER_FILE = 32;
 
-export type Placement = { readonly file: 'a' | 'b' | 'acc'; readonly n: number };
+export type Placement = { readonly file: RegFile | 'acc'; readonly n: number };
+type RegFile = 'a' | 'b';
+/** A place in regfile A or B. */
+type FilePlace = { readonly file: RegFile; readonly n: number };
 
 /** The accumulators that hold values, in the order tried (r0 is emit.ts's scratch). */
 export const VALUE_ACCUMULATORS = [3, 1, 2] as const;
@@ -42,7 +45,7 @@ export type AllocResult =
   | { readonly ok: false; readonly spill: number[]; readonly stuck?: number };
 
 /** The file a source must be read from, if it has only one ('b' for small immediates). */
-function fixedFile(s: Src): 'a' | 'b' | undefined {
+function fixedFile(s: Src): RegFile | undefined {
   if (s.k === 'imm') return 'b';
   if (s.k === 'v') return undefined;
   const r = lookupSource(s.name);
@@ -156,6 +159,10 @@ export function accumulatorValues(live: Liveness, adj: readonly (readonly number
   return out;
 }
 
+/**
+ * Colours the virtual registers, in the order the code first mentions them, onto regfiles A and
+ * B (the values in `accumulators` stay there); or names registers to spill.
+ */
 export function allocate(
   code: readonly IrInstr[],
   adj: readonly (readonly number[])[],
@@ -164,7 +171,44 @@ export function allocate(
   accumulators: ReadonlyMap<number, number> = new Map(),
   coalesce = false,
 ): AllocResult {
-  // Who is read beside whom.
+  const uses = usesOf(code, nregs, coalesce);
+  const files = new Files(nregs, adj);
+  const spill: number[] = [];
+  for (const [id, n] of accumulators) files.place[id] = { file: 'acc', n };
+  for (const id of uses.order) {
+    if (files.place[id]) continue;
+    const { first, at } = chooseRegister(id, files, uses, coalesce);
+    if (at) {
+      files.take(id, at);
+      continue;
+    }
+    if (!unspillable.has(id)) {
+      spill.push(id);
+      continue;
+    }
+    const room = makeRoom(id, first, files, uses.weight, unspillable, spill);
+    if (!room) return { ok: false, spill: [], stuck: id };
+    files.take(id, room);
+  }
+  if (spill.length) return { ok: false, spill };
+  improveFiles(files.place, uses.partners, adj, uses.copies);
+  return { ok: true, place: files.place };
+}
+
+/** What allocation weighs, from one pass over the code. */
+interface Uses {
+  /** For each register, the other operand of each instruction that reads it, weighed by loop depth. */
+  readonly partners: Partner[][];
+  /** For each register, the registers it is copied to or from (with `coalesce`), weighed the same. */
+  readonly copies: Partner[][];
+  /** How many ALU operands and load immediates each register is: what spilling it costs. */
+  readonly weight: Float64Array;
+  /** The registers in the order the code first mentions them: the order they are coloured in. */
+  readonly order: number[];
+}
+
+/** Who is read beside whom, and who is copied to whom. */
+function usesOf(code: readonly IrInstr[], nregs: number, coalesce: boolean): Uses {
   const partners: Partner[][] = Array.from({ length: nregs }, () => []);
   const weight = new Float64Array(nregs);
   const seen = new Uint8Array(nregs);
@@ -192,81 +236,106 @@ export function allocate(
       if (i.b.k === 'v' && !(i.a.k === 'v' && i.a.id === i.b.id)) partners[i.b.id]!.push({ other: i.a, weight: w });
     } else if (i.op === 'ldi' && i.dst.k === 'v') note(i.dst.id), (weight[i.dst.id] += 1);
   });
+  return { partners, copies, weight, order };
+}
 
-  const place: (Placement | undefined)[] = new Array(nregs).fill(undefined);
-  const spill: number[] = [];
-  const used = { a: new Uint8Array(REGS_PER_FILE), b: new Uint8Array(REGS_PER_FILE) };
-  let count = { a: 0, b: 0 };
+const otherFile = (f: RegFile): RegFile => (f === 'a' ? 'b' : 'a');
 
-  const freeIn = (id: number, file: 'a' | 'b'): number | undefined => {
+/** The registers placed so far, and which registers of each file are in use anywhere. */
+class Files {
+  readonly place: (Placement | undefined)[];
+  private readonly used = { a: new Uint8Array(REGS_PER_FILE), b: new Uint8Array(REGS_PER_FILE) };
+  /** Registers in use in each file. */
+  readonly count = { a: 0, b: 0 };
+  constructor(
+    nregs: number,
+    readonly adj: readonly (readonly number[])[],
+  ) {
+    this.place = new Array(nregs).fill(undefined);
+  }
+
+  /** A register of `file` no neighbour of `id` holds: one in use elsewhere first (keeps the files compact). */
+  freeIn(id: number, file: RegFile): number | undefined {
     const taken = new Uint8Array(REGS_PER_FILE);
-    for (const o of adj[id]!) {
-      const p = place[o];
+    for (const o of this.adj[id]!) {
+      const p = this.place[o];
       if (p && p.file === file) taken[p.n] = 1;
     }
-    // Reuse registers already in use elsewhere before opening new ones (keeps the files compact).
     let fresh: number | undefined;
     for (let n = 0; n < REGS_PER_FILE; n++) {
       if (taken[n]) continue;
-      if (used[file][n]) return n;
+      if (this.used[file][n]) return n;
       fresh ??= n;
     }
     return fresh;
-  };
+  }
 
-  for (const [id, n] of accumulators) place[id] = { file: 'acc', n };
-  for (const id of order) {
-    if (place[id]) continue;
-    const conflicts = { a: 0, b: 0 };
-    for (const { other, weight: w } of partners[id]!) {
-      const f = other.k === 'v' ? place[other.id]?.file : fixedFile(other);
-      if (f && f !== 'acc') conflicts[f] += w;
+  /** A free register for `id` in `first`, else in the other file. */
+  freeAt(id: number, first: RegFile): FilePlace | undefined {
+    for (const file of [first, otherFile(first)]) {
+      const n = this.freeIn(id, file);
+      if (n !== undefined) return { file, n };
     }
-    const first: 'a' | 'b' =
-      conflicts.a !== conflicts.b ? (conflicts.a < conflicts.b ? 'a' : 'b') : count.a <= count.b ? 'a' : 'b';
-    const second = first === 'a' ? 'b' : 'a';
-    let file: 'a' | 'b' = first;
-    let n = freeIn(id, first);
-    // A copy partner's register, when it is free here and the copies it saves outweigh what its
-    // file costs over the file preferred.
-    const shared = coalesce ? copyTarget(id, copies[id]!, place, adj) : undefined;
-    if (shared && shared.gain > conflicts[shared.file] - conflicts[first]) [file, n] = [shared.file, shared.n];
-    if (n === undefined) {
-      file = second;
-      n = freeIn(id, second);
-    }
-    if (n === undefined) {
-      if (!unspillable.has(id)) {
-        spill.push(id);
-        continue;
-      }
-      // Spill the cheapest-to-reload spillable neighbours until a register is free.
-      while (n === undefined) {
-        let best: number | undefined;
-        for (const o of adj[id]!) {
-          if (!place[o] || place[o]!.file === 'acc' || unspillable.has(o)) continue;
-          if (best === undefined || weight[o]! < weight[best]!) best = o;
-        }
-        if (best === undefined) return { ok: false, spill: [], stuck: id };
-        spill.push(best);
-        place[best] = undefined;
-        file = first;
-        n = freeIn(id, first);
-        if (n === undefined) {
-          file = second;
-          n = freeIn(id, second);
-        }
-      }
-    }
-    place[id] = { file, n };
-    if (!used[file][n]) {
-      used[file][n] = 1;
-      count = { ...count, [file]: count[file] + 1 };
+    return undefined;
+  }
+
+  take(id: number, at: FilePlace): void {
+    this.place[id] = at;
+    if (!this.used[at.file][at.n]) {
+      this.used[at.file][at.n] = 1;
+      this.count[at.file]++;
     }
   }
-  if (spill.length) return { ok: false, spill };
-  improveFiles(place, partners, adj, copies);
-  return { ok: true, place };
+}
+
+/**
+ * The file `id` leans to (the one its partners' files conflict with less; the emptier when even),
+ * and a free register for it: in that file, or a copy partner's when sharing it saves more copies
+ * than that file costs over the other, or in the other file.
+ */
+function chooseRegister(id: number, files: Files, uses: Uses, coalesce: boolean): { first: RegFile; at?: FilePlace } {
+  const conflicts = { a: 0, b: 0 };
+  for (const { other, weight: w } of uses.partners[id]!) {
+    const f = other.k === 'v' ? files.place[other.id]?.file : fixedFile(other);
+    if (f && f !== 'acc') conflicts[f] += w;
+  }
+  const first: RegFile = conflicts.a !== conflicts.b ? (conflicts.a < conflicts.b ? 'a' : 'b') : files.count.a <= files.count.b ? 'a' : 'b';
+  let file = first;
+  let n = files.freeIn(id, first);
+  const shared = coalesce ? copyTarget(id, uses.copies[id]!, files.place, files.adj) : undefined;
+  if (shared && shared.gain > conflicts[shared.file] - conflicts[first]) [file, n] = [shared.file, shared.n];
+  if (n === undefined) {
+    file = otherFile(first);
+    n = files.freeIn(id, file);
+  }
+  return { first, at: n === undefined ? undefined : { file, n } };
+}
+
+/**
+ * For an unspillable register with no register free: spills the cheapest-to-reload spillable
+ * neighbours (added to `spill`) until one is, and returns it; undefined when none is left to spill.
+ */
+function makeRoom(
+  id: number,
+  first: RegFile,
+  files: Files,
+  weight: Float64Array,
+  unspillable: ReadonlySet<number>,
+  spill: number[],
+): FilePlace | undefined {
+  for (;;) {
+    let best: number | undefined;
+    for (const o of files.adj[id]!) {
+      const p = files.place[o];
+      if (!p || p.file === 'acc' || unspillable.has(o)) continue;
+      if (best === undefined || weight[o]! < weight[best]!) best = o;
+    }
+    if (best === undefined) return undefined;
+    spill.push(best);
+    files.place[best] = undefined;
+    const at = files.freeAt(id, first);
+    if (at) return at;
+  }
 }
 
 /** The register of a placed copy partner that `id` could share, with the copies it saves. */
@@ -275,8 +344,8 @@ function copyTarget(
   copies: readonly Partner[],
   place: readonly (Placement | undefined)[],
   adj: readonly (readonly number[])[],
-): { file: 'a' | 'b'; n: number; gain: number } | undefined {
-  let best: { file: 'a' | 'b'; n: number; gain: number } | undefined;
+): { file: RegFile; n: number; gain: number } | undefined {
+  let best: { file: RegFile; n: number; gain: number } | undefined;
   for (const { other, weight } of copies) {
     const p = other.k === 'v' ? place[other.id] : undefined;
     if (!p || p.file === 'acc') continue;
@@ -292,7 +361,7 @@ function copyTarget(
 }
 
 /** The file a source is read from, if it is a regfile ('b' for small immediates). */
-function fileOf(s: Src, place: readonly (Placement | undefined)[]): 'a' | 'b' | undefined {
+function fileOf(s: Src, place: readonly (Placement | undefined)[]): RegFile | undefined {
   if (s.k !== 'v') return fixedFile(s);
   const f = place[s.id]?.file;
   return f === 'acc' ? undefined : f;
@@ -324,7 +393,7 @@ function improveFiles(
     for (let id = 0; id < place.length; id++) {
       const pl = place[id];
       if (!pl || pl.file === 'acc' || !partners[id]!.length || sharing(id, pl)) continue;
-      const other: 'a' | 'b' = pl.file === 'a' ? 'b' : 'a';
+      const other = otherFile(pl.file);
       let clash = 0;
       for (const { other: o, weight: w } of partners[id]!) {
         const f = fileOf(o, place);

@@ -12,43 +12,31 @@
 // across a label or the program end; only what a branch does not depend on goes into its delay
 // slots, and only where no spacing rule would need a nop there.
 
+import { ACCUMULATORS, REGFILE_LATENCY, SFU_LATENCY } from '../vc4/chip.ts';
 import { effectsOf } from '../vc4/effects.ts';
+import { BRANCH_DELAY_SLOTS, END_DELAY_SLOTS } from '../vc4/flow.ts';
 import { instrViolations, sequenceViolations } from '../vc4/rules.ts';
 import { type Instr, nopInstr } from '../vc4/instr.ts';
 import { aimBranches, type AsmLine, type InstrLine } from './emit.ts';
 import { pairInstrs } from './pair.ts';
-import { BRANCH_ALWAYS, COND_ALWAYS, COND_NEVER, MUX_A, MUX_R4, PROGRAM_END_SIGNALS, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE } from '../vc4/tables.ts';
-import { SIG_SMALL_IMM } from '../vc4/fields.ts';
 import {
-  R_ELEM_NUM,
-  R_NOP,
-  R_UNIF,
-  R_VPM,
-  R_VPM_BUSY,
-  R_VPM_WAIT,
-  W_ACC0,
-  W_ACC5,
-  W_DMA_ADDR,
-  W_NOP,
-  W_SFU_LOG,
-  W_SFU_RECIP,
-  W_TMU0_S,
-  W_TMU_NOSWAP,
-  W_UNIF_ADDR,
-  W_VPM,
-  W_VPM_SETUP,
-} from '../vc4/registers.ts';
+  ADD_NOP,
+  BRANCH_ALWAYS,
+  COND_ALWAYS,
+  COND_NEVER,
+  MUL_NOP,
+  MUX_A,
+  MUX_R4,
+  MUX_R5,
+  PROGRAM_END_SIGNALS,
+  SIG_NONE,
+  SIG_SMALL_IMM,
+  SIGNAL_INFO,
+} from '../vc4/tables.ts';
+import { REGFILE_LOCATIONS, type RegInfo, W_NOP } from '../vc4/registers.ts';
 
 /** The nop for a gap (one value: instructions are never changed once built). */
 const GAP = nopInstr();
-
-/** Instructions a branch or a program end takes with it: the branch's three delay slots, the end's two. */
-const BRANCH_SLOTS = 3;
-const END_SLOTS = 2;
-/** Cycles from an SFU write to its result in r4 (Guide p. 23: r4 is written three instructions later). */
-const SFU_LATENCY = 3;
-/** A regfile value can be read the second instruction after its write (Guide p. 17). */
-const REGFILE_LATENCY = 2;
 
 /** What one instruction reads and writes, as resource numbers, and the I/O it does (IO_* bits). */
 interface Footprint {
@@ -61,12 +49,13 @@ interface Footprint {
   readonly rotates: boolean;
 }
 
-// Resources: regfile A 0-31, B 32-63, accumulators r0-r5 64-69, the flags 70.
-const A = 0;
-const B = 32;
-const ACC = 64;
-const FLAGS = 70;
-const RESOURCES = 71;
+// Resources, the things an instruction reads and writes, numbered: regfile A's locations 0-31,
+// B's 32-63, the accumulators r0-r5 64-69, the flags 70.
+const RES_A = 0;
+const RES_B = RES_A + REGFILE_LOCATIONS;
+const RES_ACC = RES_B + REGFILE_LOCATIONS;
+const RES_FLAGS = RES_ACC + ACCUMULATORS;
+const RESOURCES = RES_FLAGS + 1;
 
 // I/O by the unit it reaches: two instructions keep their order when they reach one unit.
 // A TMU request also stays in order with the VPM and its DMA (both reach memory); a TMU load
@@ -78,24 +67,48 @@ const IO_VPM = 4;
 const IO_UNIF = 8;
 const IO_ALL = 15;
 
-/** The I/O units a write address reaches (0 for registers, accumulators and nop). */
-function writeIo(addr: number): number {
-  if (addr < W_ACC0 || addr === W_NOP || (addr >= W_ACC0 && addr <= W_ACC0 + 3) || addr === W_ACC5) return 0;
-  // A TMU request reaches memory; its t, r and b writes also take a uniform (effects.ts).
-  if (addr >= W_TMU0_S) return IO_TMU | IO_VPM | ((addr - W_TMU0_S) % 4 === 0 ? 0 : IO_UNIF);
-  if (addr === W_TMU_NOSWAP) return IO_TMU | IO_VPM;
-  if (addr >= W_SFU_RECIP && addr <= W_SFU_LOG) return IO_SFU;
-  if (addr === W_VPM || addr === W_VPM_SETUP || addr === W_DMA_ADDR) return IO_VPM;
-  if (addr === W_UNIF_ADDR) return IO_UNIF;
-  return IO_ALL;
+/** The I/O units a write reaches, by its register's row (0 for registers, accumulators and nop). */
+function writeIo(r: RegInfo): number {
+  switch (r.unit) {
+    case 'regfile':
+    case 'acc':
+    case 'r5':
+    case 'nop':
+      return 0;
+    case 'tmu': // a TMU request reaches memory; its t, r and b writes also take a uniform (effects.ts)
+      return IO_TMU | IO_VPM | (r.readsUniform ? IO_UNIF : 0);
+    case 'tmu_noswap':
+      return IO_TMU | IO_VPM;
+    case 'sfu':
+      return IO_SFU;
+    case 'vpm':
+    case 'vpm_setup':
+    case 'dma_addr':
+      return IO_VPM;
+    case 'unif_addr':
+      return IO_UNIF;
+    default:
+      return IO_ALL;
+  }
 }
 
-/** The I/O units a read address reaches (0 for registers, the element and QPU numbers and nop). */
-function readIo(addr: number): number {
-  if (addr < R_UNIF || addr === R_NOP || addr === R_ELEM_NUM) return 0;
-  if (addr === R_UNIF) return IO_UNIF;
-  if (addr === R_VPM || addr === R_VPM_BUSY || addr === R_VPM_WAIT) return IO_VPM;
-  return IO_ALL;
+/** The I/O units a read reaches, by its register's row (0 for registers, the element and QPU numbers and nop). */
+function readIo(r: RegInfo): number {
+  switch (r.unit) {
+    case 'regfile':
+    case 'nop':
+    case 'elem_num':
+    case 'qpu_num':
+      return 0;
+    case 'uniform':
+      return IO_UNIF;
+    case 'vpm':
+    case 'dma_busy':
+    case 'dma_wait':
+      return IO_VPM;
+    default:
+      return IO_ALL;
+  }
 }
 
 /** Footprints of the instructions met so far (instructions are values, never changed once built). */
@@ -109,27 +122,28 @@ function footprint(i: Instr): Footprint {
 
 function computeFootprint(i: Instr): Footprint {
   const e = effectsOf(i);
-  const reads = [...e.readsA.map((n) => A + n), ...e.readsB.map((n) => B + n)];
-  const writes = [...e.writesA.map((n) => A + n), ...e.writesB.map((n) => B + n), ...e.accWrites.map((n) => ACC + n)];
-  if (e.writesR4) writes.push(ACC + 4);
+  const reads = [...e.readsA.map((n) => RES_A + n), ...e.readsB.map((n) => RES_B + n)];
+  const writes = [...e.writesA.map((n) => RES_A + n), ...e.writesB.map((n) => RES_B + n), ...e.accWrites.map((n) => RES_ACC + n)];
+  if (e.writesR4) writes.push(RES_ACC + MUX_R4);
   let io = e.programEnd || e.isBranch || e.kind === 'sema' ? IO_ALL : 0;
-  for (const w of e.waddrs) io |= writeIo(w.addr);
-  for (const r of e.raddrs) io |= readIo(r);
+  for (const w of e.waddrs) io |= writeIo(w.info);
+  for (const r of e.readRegs) io |= readIo(r.info);
+  const conditional = (cond: number) => cond !== COND_ALWAYS && cond !== COND_NEVER;
   if (i.kind === 'alu') {
-    if (i.sig === SIG_LOAD_TMU0 || i.sig === SIG_LOAD_TMU1) io |= IO_TMU;
+    if (SIGNAL_INFO[i.sig]!.tmuLoad !== undefined) io |= IO_TMU;
     else if (i.sig !== SIG_NONE && i.sig !== SIG_SMALL_IMM) io = IO_ALL;
-    const used: number[] = [];
-    if (i.opAdd !== 0) used.push(i.addA, i.addB);
-    if (i.opMul !== 0) used.push(i.mulA, i.mulB);
-    for (const m of used) if (m < MUX_A && m !== MUX_R4) reads.push(ACC + m);
-    if (e.readsR4) reads.push(ACC + 4);
-    if (e.rotation === 'r5') reads.push(ACC + 5);
-    if (i.sf) writes.push(FLAGS);
-    const conditional = (cond: number, op: number, waddr: number) => cond !== COND_ALWAYS && cond !== COND_NEVER && (op !== 0 || waddr !== W_NOP);
-    if (conditional(i.condAdd, i.opAdd, i.waddrAdd) || conditional(i.condMul, i.opMul, i.waddrMul)) reads.push(FLAGS);
+    // Accumulators read through the muxes (mux n reads rn; r4's reads are readsR4).
+    for (const m of e.muxes) if (m < MUX_A && m !== MUX_R4) reads.push(RES_ACC + m);
+    if (e.readsR4) reads.push(RES_ACC + MUX_R4);
+    if (e.rotation === 'r5') reads.push(RES_ACC + MUX_R5);
+    if (i.sf) writes.push(RES_FLAGS);
+    // A conditional write reads the flags, when the ALU does something or writes somewhere.
+    const addWrites = i.opAdd !== ADD_NOP || i.waddrAdd !== W_NOP;
+    const mulWrites = i.opMul !== MUL_NOP || i.waddrMul !== W_NOP;
+    if ((conditional(i.condAdd) && addWrites) || (conditional(i.condMul) && mulWrites)) reads.push(RES_FLAGS);
   } else if (i.kind === 'ldi' || i.kind === 'sema') {
-    if (i.sf) writes.push(FLAGS);
-    if ((i.condAdd !== COND_ALWAYS && i.condAdd !== COND_NEVER) || (i.condMul !== COND_ALWAYS && i.condMul !== COND_NEVER)) reads.push(FLAGS);
+    if (i.sf) writes.push(RES_FLAGS);
+    if (conditional(i.condAdd) || conditional(i.condMul)) reads.push(RES_FLAGS);
   }
   return { reads, writes, io, sfu: e.sfuWrites > 0, rotates: i.kind === 'alu' && e.rotation !== 0 };
 }
@@ -153,7 +167,7 @@ export interface Slot {
 
 /** A plain nop: no operation, no write, no signal (what lowering puts in delay slots). */
 function isNop(i: Instr): boolean {
-  return i.kind === 'alu' && i.opAdd === 0 && i.opMul === 0 && i.waddrAdd === W_NOP && i.waddrMul === W_NOP && i.sig === SIG_NONE;
+  return i.kind === 'alu' && i.opAdd === ADD_NOP && i.opMul === MUL_NOP && i.waddrAdd === W_NOP && i.waddrMul === W_NOP && i.sig === SIG_NONE;
 }
 
 /**
@@ -179,8 +193,8 @@ function fillDelaySlots(run: Slot[], b: Instr, nops: number): Slot[] {
   // One instruction stays before the branch, so that the first slot's predecessors are known.
   for (let k = run.length - 1; k >= 0 && moved.length < nops && run.length > 1; k--) {
     const f = footprint(run[k]!.instr);
-    const flags = b.cond !== BRANCH_ALWAYS && f.writes.includes(FLAGS);
-    const reg = b.reg === 1 && f.writes.includes(A + b.raddrA);
+    const flags = b.cond !== BRANCH_ALWAYS && f.writes.includes(RES_FLAGS);
+    const reg = b.reg === 1 && f.writes.includes(RES_A + b.raddrA);
     if (flags || reg || conflictsAfter(f)) {
       for (const r of f.reads) after.reads[r] = 1;
       for (const r of f.writes) after.writes[r] = 1;
@@ -205,7 +219,7 @@ export function schedule(input: ScheduleInput, pair = false): Slot[] {
   const fixed = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const ins = instrs[i]!;
-    const tail = ins.kind === 'branch' ? BRANCH_SLOTS : ins.kind === 'alu' && PROGRAM_END_SIGNALS.has(ins.sig) ? END_SLOTS : -1;
+    const tail = ins.kind === 'branch' ? BRANCH_DELAY_SLOTS : ins.kind === 'alu' && PROGRAM_END_SIGNALS.has(ins.sig) ? END_DELAY_SLOTS : -1;
     for (let k = 0; k <= tail && i + k < n; k++) fixed[i + k] = 1;
   }
   const order: Slot[] = [];
@@ -219,7 +233,7 @@ export function schedule(input: ScheduleInput, pair = false): Slot[] {
       // Its delay slots that are nops with no label on them can take work from the run (which
       // must lead to the branch: no label on the branch itself, which other paths would reach).
       let nops = 0;
-      while (nops < BRANCH_SLOTS && i + 1 + nops < n && isNop(instrs[i + 1 + nops]!) && !labelBefore[i + 1 + nops]) nops++;
+      while (nops < BRANCH_DELAY_SLOTS && i + 1 + nops < n && isNop(instrs[i + 1 + nops]!) && !labelBefore[i + 1 + nops]) nops++;
       const moved = fillDelaySlots(run, instrs[i]!, nops);
       // Appended in loops: a run can be a whole straight-line kernel, too long to spread into a call's arguments.
       for (const slot of run) order.push(slot);
@@ -260,7 +274,7 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     io[k] = f.io;
     for (const r of f.reads) {
       const w = lastWriter[r]!;
-      if (w >= 0) preds[k]!.push({ from: w, lat: r < ACC || (f.rotates && r < FLAGS) ? REGFILE_LATENCY : r === ACC + 4 && sfuWrite[w] ? SFU_LATENCY : 1 });
+      if (w >= 0) preds[k]!.push({ from: w, lat: r < RES_ACC || (f.rotates && r < RES_FLAGS) ? REGFILE_LATENCY : r === RES_ACC + MUX_R4 && sfuWrite[w] ? SFU_LATENCY : 1 });
       readersSince[r]!.push(k);
     }
     for (const r of f.writes) {
@@ -281,8 +295,8 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
   for (let k = 0; k < len; k++) for (const p of preds[k]!) succs[p.from]!.push({ to: k, lat: p.lat });
   const height = new Int32Array(len);
   if (branch?.kind === 'branch') {
-    const needs = [...(branch.cond !== BRANCH_ALWAYS ? [FLAGS] : []), ...(branch.reg === 1 ? [A + branch.raddrA] : [])];
-    for (const r of needs) if (lastWriter[r]! >= 0) height[lastWriter[r]!] = BRANCH_SLOTS + REGFILE_LATENCY;
+    const needs = [...(branch.cond !== BRANCH_ALWAYS ? [RES_FLAGS] : []), ...(branch.reg === 1 ? [RES_A + branch.raddrA] : [])];
+    for (const r of needs) if (lastWriter[r]! >= 0) height[lastWriter[r]!] = BRANCH_DELAY_SLOTS + REGFILE_LATENCY;
   }
   for (let k = len - 1; k >= 0; k--) for (const s of succs[k]!) height[k] = Math.max(height[k]!, s.lat + height[s.to]!);
   const waiting = new Int32Array(len);

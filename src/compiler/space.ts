@@ -19,7 +19,7 @@
 import { nopInstr } from '../vc4/instr.ts';
 import type { RuleName } from '../vc4/rules.ts';
 import { effectsOf } from '../vc4/effects.ts';
-import { controlFlow } from '../vc4/flow.ts';
+import { BRANCH_DELAY_SLOTS, controlFlow, END_DELAY_SLOTS } from '../vc4/flow.ts';
 import { sequenceViolations } from '../vc4/rules.ts';
 import { aimBranches, type AsmLine, instrsOf } from './emit.ts';
 import type { Stmt } from '../source/ast.ts';
@@ -53,8 +53,8 @@ function spacingNeeds(lines: readonly AsmLine[]): Map<number, 'fall' | 'all'> {
       continue;
     }
     const e = fx[k]!;
-    if (e.isBranch) slots = 3;
-    else if (e.programEnd) slots = 2;
+    if (e.isBranch) slots = BRANCH_DELAY_SLOTS;
+    else if (e.programEnd) slots = END_DELAY_SLOTS;
     for (const p0 of flow.preds(k)) {
       const p1s: (number | undefined)[] = flow.preds(p0);
       if (!p1s.length) p1s.push(undefined);

@@ -53,151 +53,206 @@ const writes = (i: IrInstr, name: string) => (i.op === 'alu' || i.op === 'ldi') 
 const readsVpm = (i: IrInstr) => i.op === 'alu' && ((i.a.k === 'p' && i.a.name === 'vpm') || (i.b.k === 'p' && i.b.name === 'vpm'));
 const isUniformRead = (i: IrInstr) => i.op === 'alu' && i.a.k === 'p' && i.a.name === 'unif';
 
+/** The QPU the code runs on: the register holding its number (the first instruction's), and the QPU count. */
+interface QpuContext {
+  readonly qpu: VReg;
+  readonly qpus: number;
+}
+
 /**
  * Rewrites `code` so the registers in `spill` live in VPM rows or memory. `qpu` is the register
  * holding this QPU's number (defined by the first instruction).
  */
-export function spillRegisters(
-  code: readonly IrInstr[],
-  spill: readonly number[],
-  st: SpillState,
-  ctx: { readonly qpu: VReg; readonly qpus: number },
-): IrInstr[] {
-  const { qpu, qpus } = ctx;
-  const rows = spillRowsPerQpu(qpus);
+export function spillRegisters(code: readonly IrInstr[], spill: readonly number[], st: SpillState, ctx: QpuContext): IrInstr[] {
+  assignSlots(spill, st, spillRowsPerQpu(ctx.qpus));
+  return new Rewriter(st, ctx).run(withSetups(code, st, ctx));
+}
+
+/** Gives each register newly spilled a slot: the next VPM row while this QPU has one, then the next scratch slot. */
+function assignSlots(spill: readonly number[], st: SpillState, rows: number): void {
   for (const id of spill) {
     if (st.slots.has(id) || st.memory.has(id)) continue;
     if (st.slots.size < rows) st.slots.set(id, st.slots.size);
     else st.memory.set(id, st.memory.size);
   }
-  const fresh = (): VReg => {
-    const r = v(st.nregs++);
-    st.unspillable.add(r.id);
+}
+
+/** Writes spill code: fresh registers no later spilling may take, and instructions appended to `out`. */
+class SpillWriter {
+  readonly out: IrInstr[] = [];
+  constructor(protected readonly st: SpillState) {}
+  fresh(): VReg {
+    const r = v(this.st.nregs++);
+    this.st.unspillable.add(r.id);
     return r;
-  };
-  const out: IrInstr[] = [];
-  /** Where ldi() and alu() put their instructions. */
-  let sink = out;
-  const ldi = (bits: number): VReg => {
-    const r = fresh();
-    sink.push({ op: 'ldi', dst: r, bits });
+  }
+  ldi(bits: number): VReg {
+    const r = this.fresh();
+    this.out.push({ op: 'ldi', dst: r, bits });
     return r;
-  };
-  const alu = (code: AluCode, a: Src, b: Src): VReg => {
-    const r = fresh();
-    sink.push({ op: 'alu', code, dst: r, a, b });
+  }
+  alu(code: AluCode, a: Src, b: Src): VReg {
+    const r = this.fresh();
+    this.out.push({ op: 'alu', code, dst: r, a, b });
     return r;
-  };
-  const mov = (dst: PRegName, a: Src) => out.push({ op: 'alu', code: 'mov', dst: p(dst), a, b: a });
+  }
+  mov(dst: PRegName, a: Src): void {
+    this.out.push({ op: 'alu', code: 'mov', dst: p(dst), a, b: a });
+  }
+}
+
+/**
+ * The code with what spill code needs made once, near its start, the first time it is needed:
+ * this QPU's spill-row setups, and the address of its first scratch slot.
+ */
+function withSetups(code: readonly IrInstr[], st: SpillState, { qpu, qpus }: QpuContext): IrInstr[] {
   const rest = [...code];
   if (!st.setups && st.slots.size) {
     // After `mov qpu, unif`: the setups for row 2 * qpus + qpu * rows.
-    sink = [];
-    const t = alu('mul24', qpu, ldi(rows));
-    st.setups = { w: alu('add', ldi(VPM_WRITE_ROW + 2 * qpus), t), r: alu('add', ldi(VPM_READ_ROW + 2 * qpus), t) };
-    rest.splice(1, 0, ...sink);
+    const w = new SpillWriter(st);
+    const t = w.alu('mul24', qpu, w.ldi(spillRowsPerQpu(qpus)));
+    st.setups = { w: w.alu('add', w.ldi(VPM_WRITE_ROW + 2 * qpus), t), r: w.alu('add', w.ldi(VPM_READ_ROW + 2 * qpus), t) };
+    rest.splice(1, 0, ...w.out);
   }
   if (!st.scratch && st.memory.size) {
     // The scratch address is the uniform after the QPU count: right after the second uniform read.
     let at = 0;
     for (let seen = 0; seen < 2; ) if (isUniformRead(rest[at++]!)) seen++;
-    sink = [];
-    const base = fresh();
-    sink.push({ op: 'alu', code: 'mov', dst: base, a: p('unif'), b: p('unif') });
-    st.scratch = alu('add', base, alu('shl', qpu, int(6)));
-    rest.splice(at, 0, ...sink);
+    const w = new SpillWriter(st);
+    const base = w.fresh();
+    w.out.push({ op: 'alu', code: 'mov', dst: base, a: p('unif'), b: p('unif') });
+    st.scratch = w.alu('add', base, w.alu('shl', qpu, int(6)));
+    rest.splice(at, 0, ...w.out);
   }
-  sink = out;
-  const { scratch } = st;
+  return rest;
+}
 
-  const vpmRow = (slot: number): Src => {
-    if (slot <= 15) return int(slot);
-    out.push({ op: 'ldi', dst: p('r1'), bits: slot });
-    return p('r1');
-  };
-  const memoryAddress = (slot: number): Src => (slot === 0 ? scratch! : alu('add', scratch!, ldi(slot * qpus * 64)));
-  /** The load row, N + qpu, in a setup whose row field starts at bit `shift`. */
-  const loadRowSetup = (base: number, shift: number): Src => alu('add', ldi(base + (qpus << shift)), shift ? alu('shl', qpu, int(shift)) : qpu);
+/** The end of the group of instructions starting at `at`: a blocking load, from its DMA setup to its read of the row, is one. */
+function groupEnd(code: readonly IrInstr[], at: number): number {
+  if (!writes(code[at]!, 'vr_setup')) return at + 1;
+  let end = at + 1;
+  while (end < code.length && end - at < 32 && !readsVpm(code[end - 1]!)) end++;
+  return readsVpm(code[end - 1]!) ? end : at + 1;
+}
 
-  const isSpilled = (s: Src): s is VReg => s.k === 'v' && (st.slots.has(s.id) || st.memory.has(s.id));
-  const reloadInto = (id: number, t: VReg) => {
-    const slot = st.slots.get(id);
-    if (slot !== undefined) {
-      out.push({ op: 'alu', code: 'add', dst: p('vr_setup'), a: st.setups!.r, b: vpmRow(slot) });
-    } else {
-      const m = st.memory.get(id)!;
-      mov('vr_setup', loadRowSetup(DMA_LOAD_ROW, 4));
-      mov('vr_addr', memoryAddress(m));
-      out.push({ op: 'read', src: p('vr_wait') });
-      mov('vr_setup', loadRowSetup(VPM_READ_ROW, 0));
-    }
-    out.push({ op: 'alu', code: 'mov', dst: t, a: p('vpm'), b: p('vpm') });
-  };
-  const store = (id: number, t: VReg) => {
-    const slot = st.slots.get(id);
-    if (slot !== undefined) {
-      out.push({ op: 'alu', code: 'add', dst: p('vw_setup'), a: st.setups!.w, b: vpmRow(slot) });
-      mov('vpm', t);
-      return;
-    }
-    const m = st.memory.get(id)!;
-    out.push({ op: 'read', src: p('vw_wait') }); // a store of the kernel's may still be leaving
-    mov('vw_setup', loadRowSetup(VPM_WRITE_ROW, 0));
-    mov('vpm', t);
-    mov('vw_setup', loadRowSetup(DMA_STORE_ROW, 7));
-    mov('vw_addr', memoryAddress(m));
-    out.push({ op: 'read', src: p('vw_wait') });
-  };
+/** An instruction of a group rewritten, and the spilled register it writes, to be stored after it. */
+type Rewritten = { readonly ins: IrInstr; readonly stored?: number };
 
-  let scratchKnown = false;
-  const early: [number, VReg][] = [];
-  for (let at = 0; at < rest.length; ) {
-    // A blocking load, from its DMA setup to its read of the row, is one group: its reloads go first.
-    let end = at + 1;
-    if (writes(rest[at]!, 'vr_setup')) {
-      while (end < rest.length && end - at < 32 && !readsVpm(rest[end - 1]!)) end++;
-      if (!readsVpm(rest[end - 1]!)) end = at + 1;
+/** The rewriting: a reload before each read of a spilled register, a store after each write. */
+class Rewriter extends SpillWriter {
+  /** Memory-spilled values written before the scratch address is read (the QPU count): stored once it is. */
+  private readonly early: [number, VReg][] = [];
+  private scratchKnown = false;
+  constructor(
+    st: SpillState,
+    private readonly ctx: QpuContext,
+  ) {
+    super(st);
+  }
+
+  run(code: readonly IrInstr[]): IrInstr[] {
+    for (let at = 0; at < code.length; ) {
+      const end = groupEnd(code, at);
+      const start = this.out.length;
+      for (const g of this.rewriteGroup(code, at, end)) this.emit(g);
+      // Spill code belongs to the statement of the instructions it serves.
+      const stmt = code[at]!.stmt;
+      if (stmt) for (let n = start; n < this.out.length; n++) if (!this.out[n]!.stmt) this.out[n] = { ...this.out[n]!, stmt };
+      at = end;
     }
-    const start = out.length;
+    if (this.early.length) throw new CompileError('internal error: a register was stored before the scratch address was read');
+    return this.out;
+  }
+
+  /** The group's instructions reading and writing temporaries; their reloads are written first, before the whole group. */
+  private rewriteGroup(code: readonly IrInstr[], at: number, end: number): Rewritten[] {
     const temps = new Map<number, VReg>();
     const reload = (s: VReg): VReg => {
       let t = temps.get(s.id);
       if (!t) {
-        t = fresh();
+        t = this.fresh();
         temps.set(s.id, t);
-        reloadInto(s.id, t);
+        this.reloadInto(s.id, t);
       }
       return t;
     };
-    const group = rest.slice(at, end).map((i, n) => {
+    const spilled = (s: Src): s is VReg => s.k === 'v' && (this.st.slots.has(s.id) || this.st.memory.has(s.id));
+    return code.slice(at, end).map((i, n) => {
       if (i.op !== 'alu' && i.op !== 'ldi') return { ins: i };
       const copy = { ...i } as typeof i & { a?: Src; b?: Src };
-      if (i.op === 'alu') Object.assign(copy, { a: isSpilled(i.a) ? reload(i.a) : i.a, b: isSpilled(i.b) ? reload(i.b) : i.b });
-      if (!isSpilled(i.dst)) return { ins: copy };
+      if (i.op === 'alu') Object.assign(copy, { a: spilled(i.a) ? reload(i.a) : i.a, b: spilled(i.b) ? reload(i.b) : i.b });
+      if (!spilled(i.dst)) return { ins: copy };
       // Reloads come before the whole group: a value written inside it must not be read in it.
       if (n < end - at - 1) throw new CompileError(`internal error: a spilled register is written inside a blocking load's sequence (pc ${at + n})`);
       // A conditional write keeps the old value elsewhere: reload it into the same temporary.
-      copy.dst = i.cond ? reload(i.dst) : (temps.get(i.dst.id) ?? fresh());
+      copy.dst = i.cond ? reload(i.dst) : (temps.get(i.dst.id) ?? this.fresh());
       return { ins: copy, stored: i.dst.id };
     });
-    for (const g of group) {
-      out.push(g.ins);
-      const dst = (g.ins as { dst?: Src }).dst;
-      if (g.stored !== undefined) {
-        // The QPU count (the uniform before the scratch address) is stored once that is known.
-        if (st.memory.has(g.stored) && !scratchKnown) early.push([g.stored, dst as VReg]);
-        else store(g.stored, dst as VReg);
-      }
-      if (dst?.k === 'v' && dst.id === scratch?.id) {
-        scratchKnown = true;
-        for (const [id, t] of early.splice(0)) store(id, t);
-      }
-    }
-    // Spill code belongs to the statement of the instructions it serves.
-    const stmt = rest[at]!.stmt;
-    if (stmt) for (let n = start; n < out.length; n++) if (!out[n]!.stmt) out[n] = { ...out[n]!, stmt };
-    at = end;
   }
-  if (early.length) throw new CompileError('internal error: a register was stored before the scratch address was read');
-  return out;
+
+  /** Writes an instruction of a group, and the store of the spilled register it writes. */
+  private emit(g: Rewritten): void {
+    const { st } = this;
+    this.out.push(g.ins);
+    const dst = (g.ins as { dst?: Src }).dst;
+    if (g.stored !== undefined) {
+      // The QPU count (the uniform before the scratch address) is stored once that is known.
+      if (st.memory.has(g.stored) && !this.scratchKnown) this.early.push([g.stored, dst as VReg]);
+      else this.store(g.stored, dst as VReg);
+    }
+    if (dst?.k === 'v' && dst.id === st.scratch?.id) {
+      this.scratchKnown = true;
+      for (const [id, t] of this.early.splice(0)) this.store(id, t);
+    }
+  }
+
+  /** Reloads spilled register `id` into `t`: from its VPM row, or by DMA from memory into the load row, then from there. */
+  private reloadInto(id: number, t: VReg): void {
+    const slot = this.st.slots.get(id);
+    if (slot !== undefined) {
+      this.out.push({ op: 'alu', code: 'add', dst: p('vr_setup'), a: this.st.setups!.r, b: this.vpmRow(slot) });
+    } else {
+      const m = this.st.memory.get(id)!;
+      this.mov('vr_setup', this.loadRowSetup(DMA_LOAD_ROW, 4));
+      this.mov('vr_addr', this.memoryAddress(m));
+      this.out.push({ op: 'read', src: p('vr_wait') });
+      this.mov('vr_setup', this.loadRowSetup(VPM_READ_ROW, 0));
+    }
+    this.out.push({ op: 'alu', code: 'mov', dst: t, a: p('vpm'), b: p('vpm') });
+  }
+
+  /** Stores `t`, the new value of spilled register `id`: to its VPM row, or through the load row and DMA to memory, waited for. */
+  private store(id: number, t: VReg): void {
+    const slot = this.st.slots.get(id);
+    if (slot !== undefined) {
+      this.out.push({ op: 'alu', code: 'add', dst: p('vw_setup'), a: this.st.setups!.w, b: this.vpmRow(slot) });
+      this.mov('vpm', t);
+      return;
+    }
+    const m = this.st.memory.get(id)!;
+    this.out.push({ op: 'read', src: p('vw_wait') }); // a store of the kernel's may still be leaving
+    this.mov('vw_setup', this.loadRowSetup(VPM_WRITE_ROW, 0));
+    this.mov('vpm', t);
+    this.mov('vw_setup', this.loadRowSetup(DMA_STORE_ROW, 7));
+    this.mov('vw_addr', this.memoryAddress(m));
+    this.out.push({ op: 'read', src: p('vw_wait') });
+  }
+
+  /** A spill row's offset from this QPU's first: a small immediate, or r1 loaded with it. */
+  private vpmRow(slot: number): Src {
+    if (slot <= 15) return int(slot);
+    this.out.push({ op: 'ldi', dst: p('r1'), bits: slot });
+    return p('r1');
+  }
+
+  /** The address of this QPU's scratch slot. */
+  private memoryAddress(slot: number): Src {
+    return slot === 0 ? this.st.scratch! : this.alu('add', this.st.scratch!, this.ldi(slot * this.ctx.qpus * 64));
+  }
+
+  /** The load row, N + qpu, in a setup whose row field starts at bit `shift`. */
+  private loadRowSetup(base: number, shift: number): Src {
+    const { qpu, qpus } = this.ctx;
+    return this.alu('add', this.ldi(base + (qpus << shift)), shift ? this.alu('shl', qpu, int(shift)) : qpu);
+  }
 }

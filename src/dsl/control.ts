@@ -3,6 +3,8 @@
 // semaphores and the mutex. Each records a statement in the kernel being built.
 
 import type { Cond, Expr, Stmt } from '../source/ast.ts';
+import { BARRIER_SEMAPHORE } from '../compiler/frame.ts';
+import { LANES, SEMAPHORES } from '../vc4/chip.ts';
 import { builder, checkOwner, describeHost, type KernelBuilder } from './builder.ts';
 import {
   BoolValue,
@@ -151,8 +153,8 @@ export function rotate<T extends IntExpr | FloatExpr>(x: T, n: IntLike): T {
   const b = builder('rotate');
   if (!(x instanceof IntExpr || x instanceof FloatExpr)) throw b.error(`rotate needs an Int or a Float to rotate, not ${describeHost(x)}`);
   checkOwner(x.owner, 'rotate');
-  if (typeof n === 'number' && (!Number.isInteger(n) || n < 0 || n > 15))
-    throw b.error(`rotate by ${n}: the amount is 0 to 15 lanes, or an Int`);
+  if (typeof n === 'number' && (!Number.isInteger(n) || n < 0 || n >= LANES))
+    throw b.error(`rotate by ${n}: the amount is 0 to ${LANES - 1} lanes, or an Int`);
   const node: Expr = { k: 'rotate', ty: x.ty, a: x.node, n: exprOf(n, 'int', 'rotate') };
   return (x instanceof FloatExpr ? floatExpr(node, b) : intExpr(node, b)) as T;
 }
@@ -199,10 +201,14 @@ export const log2 = (x: FloatExpr) => floatOf(x, 'log2').log2();
 
 // ---- synchronisation between QPUs
 
+/** The language's last semaphore: the chip's last is the end-of-kernel barrier's (compiler/frame.ts). */
+const LAST_SEMAPHORE = BARRIER_SEMAPHORE - 1;
+
 function semaphoreNumber(b: KernelBuilder, n: number, what: string): number {
-  if (typeof n !== 'number') throw b.error(`${what} takes a semaphore's number (0 to 14, a host number), not ${describeHost(n)}`);
-  if (!Number.isInteger(n) || n < 0 || n > 15) throw b.error(`${what}(${n}): there are 16 semaphores, 0 to 15`);
-  if (n === 15) throw b.error(`${what}(15): semaphore 15 is the end-of-kernel barrier's (docs/compiler.md); use 0 to 14`);
+  if (typeof n !== 'number') throw b.error(`${what} takes a semaphore's number (0 to ${LAST_SEMAPHORE}, a host number), not ${describeHost(n)}`);
+  if (!Number.isInteger(n) || n < 0 || n >= SEMAPHORES) throw b.error(`${what}(${n}): there are ${SEMAPHORES} semaphores, 0 to ${SEMAPHORES - 1}`);
+  if (n === BARRIER_SEMAPHORE)
+    throw b.error(`${what}(${n}): semaphore ${n} is the end-of-kernel barrier's (docs/compiler.md); use 0 to ${LAST_SEMAPHORE}`);
   return n;
 }
 

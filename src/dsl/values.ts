@@ -1,8 +1,9 @@
 // The language's values: 16-lane vectors of ints (IntExpr), floats (FloatExpr) and addresses
 // (PtrExpr), vector conditions (BoolValue) and conditions over lanes (CondValue), and the
 // variables (IntVar, FloatVar, PtrVar) that statements assign. Operators are methods, since
-// TypeScript has no operator overloading: `a.add(b)`, `a.lt(b)`. A plain number stands for a
-// literal wherever a value is expected: `a.sub(1)`, `x.mul(0.5)`.
+// TypeScript has no operator overloading: `a.add(b)`, `a.lt(b)`, each making the node of its row
+// of source/ops.ts. A plain number stands for a literal wherever a value is expected: `a.sub(1)`,
+// `x.mul(0.5)`.
 //
 // JavaScript's own operators on these values (`index() + 1`, `x * 2`, `x < y`, `${x}`) are
 // rejected by TypeScript, but plain JavaScript (or a cast) reaches their Symbol.toPrimitive,
@@ -12,6 +13,7 @@
 // `a && b` convert nothing and cannot be caught (docs/language.md).
 
 import { type BinOp, type BoolExpr, type CmpOp, type Expr, readsMemory, type Ty, type UnOp, type VarRef } from '../source/ast.ts';
+import { UNARY } from '../source/ops.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { builder, callerPlace, checkOwner, current, describeHost, DslError as DslErrorClass, type DslError, type KernelBuilder } from './builder.ts';
 import { declaredName, explicitName } from './names.ts';
@@ -97,6 +99,16 @@ function flt(node: Expr, b: KernelBuilder): FloatExpr {
   return new FloatExpr(node, b);
 }
 
+/** Unary operator `op` on x, for the method `${cls}.${op}`; its result has its row's type (source/ops.ts). */
+function unary<O extends UnOp>(x: Vec, cls: 'Int' | 'Float', op: O): ElemExpr<(typeof UNARY)[O]['to']> {
+  const what = `${cls}.${op}`;
+  const b = builder(what);
+  checkOwner(x.owner, what);
+  const ty = UNARY[op].to;
+  const node: Expr = { k: 'un', op, ty, a: x.node };
+  return (ty === 'int' ? int(node, b) : flt(node, b)) as ElemExpr<(typeof UNARY)[O]['to']>;
+}
+
 export class IntExpr extends Vec {
   declare private readonly brandInt: void;
 
@@ -153,14 +165,10 @@ export class IntExpr extends Vec {
     return this.bin('xor', x);
   }
   not(): IntExpr {
-    const b = builder('Int.not');
-    checkOwner(this.owner, 'Int.not');
-    return int({ k: 'un', op: 'not', ty: 'int', a: this.node }, b);
+    return unary(this, 'Int', 'not');
   }
   toFloat(): FloatExpr {
-    const b = builder('Int.toFloat');
-    checkOwner(this.owner, 'Int.toFloat');
-    return flt({ k: 'un', op: 'toFloat', ty: 'float', a: this.node }, b);
+    return unary(this, 'Int', 'toFloat');
   }
   eq(x: IntLike): BoolValue {
     return this.cmp('eq', x);
@@ -195,12 +203,6 @@ export class FloatExpr extends Vec {
     checkOwner(this.owner, `Float.${op}`);
     return new BoolValue({ k: 'cmp', op, ty: 'float', a: this.node, b: exprOf(x, 'float', `Float.${op}`) }, b);
   }
-  private un(op: UnOp, ty: 'int' | 'float'): IntExpr | FloatExpr {
-    const b = builder(`Float.${op}`);
-    checkOwner(this.owner, `Float.${op}`);
-    const node: Expr = { k: 'un', op, ty, a: this.node };
-    return ty === 'int' ? int(node, b) : flt(node, b);
-  }
 
   add(x: FloatLike): FloatExpr {
     return this.bin('add', x);
@@ -219,23 +221,23 @@ export class FloatExpr extends Vec {
   }
   /** Truncate toward zero; out of the int range gives 0. */
   toInt(): IntExpr {
-    return this.un('toInt', 'int') as IntExpr;
+    return unary(this, 'Float', 'toInt');
   }
   /** 1/x, from the special-function unit. */
   recip(): FloatExpr {
-    return this.un('recip', 'float') as FloatExpr;
+    return unary(this, 'Float', 'recip');
   }
   /** 1/sqrt(|x|). */
   recipsqrt(): FloatExpr {
-    return this.un('recipsqrt', 'float') as FloatExpr;
+    return unary(this, 'Float', 'recipsqrt');
   }
   /** 2^x. */
   exp2(): FloatExpr {
-    return this.un('exp2', 'float') as FloatExpr;
+    return unary(this, 'Float', 'exp2');
   }
   /** log2(|x|). */
   log2(): FloatExpr {
-    return this.un('log2', 'float') as FloatExpr;
+    return unary(this, 'Float', 'log2');
   }
   eq(x: FloatLike): BoolValue {
     return this.cmp('eq', x);

@@ -1,21 +1,18 @@
 // The Vertex Pipeline Memory (VPM) and its DMA engines, as general-purpose programs use them:
-// the setup formats and the address each access reaches. Source: Broadcom, "VideoCore IV 3D
-// Architecture Reference Guide" (2013), section 7, Tables 32-37 (pp. 55-60); vc4asm's addendum
-// for the 16-bit VDW stride. Choices where the guide is unclear are in docs/emulator.md.
+// the address each access reaches, for setups decoded by src/vc4/vpm-setup.ts (the formats the
+// compiler encodes with). Source: Broadcom, "VideoCore IV 3D Architecture Reference Guide"
+// (2013), section 7, Tables 32-37 (pp. 55-60). Choices where the guide is unclear are in
+// docs/emulator.md.
 
 /** 64 rows of 16 32-bit words: the 4 KiB general-purpose programs share (Guide p. 53). */
 import { VPM_ROWS, VPM_WORDS } from '../vc4/chip.ts';
+import { decodeVdwSetup, decodeVpmSetup, DMA_MODE_32, type VdrSetup, type VdwSetup, VpmFormatError, type VpmSetup } from '../vc4/vpm-setup.ts';
 
 export { VPM_ROWS, VPM_WORDS };
+export { decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, VpmFormatError } from '../vc4/vpm-setup.ts';
 
-/**
- * Instructions from a VPM read setup to its first vector: "the first read must be at least three
- * instructions after the read setup" (Guide p. 56). vc4asm's addendum found that an earlier read
- * waits rather than returning garbage, so the emulator stalls it until then.
- */
-export const VPM_READ_SETUP_INSTRS = 3;
-
-export class VpmFormatError extends Error {}
+/** Instructions from a VPM read setup to its first vector (chip.ts VPM_READ_LATENCY). */
+export { VPM_READ_LATENCY as VPM_READ_SETUP_INSTRS } from '../vc4/chip.ts';
 
 /**
  * A set of VPM words, emptied in constant time: a word is in the set when its stamp is the
@@ -35,31 +32,15 @@ export class VpmWordSet {
   }
 }
 
-/** A generic block read or write setup (Tables 32 and 33). */
-export interface VpmBlock {
-  /** 8, 16 or 32-bit elements. */
-  readonly size: 8 | 16 | 32;
-  readonly horizontal: boolean;
-  readonly laned: boolean;
-  /** Added to the address after each vector (0 means 64). */
-  readonly stride: number;
-  /** For reads: how many vectors (0 means 16). */
-  readonly count: number;
+/** A generic block read or write setup (Tables 32 and 33) in use. */
+export interface VpmBlock extends VpmSetup {
   /** The address register, advanced by `stride` after each vector. */
   addr: number;
 }
 
+/** A VPM read or write setup (throws VpmFormatError for the reserved size). */
 export function decodeBlockSetup(v: number, read: boolean): VpmBlock {
-  const size = [8, 16, 32, 0][(v >>> 8) & 3]!;
-  if (size === 0) throw new VpmFormatError(`VPM setup 0x${(v >>> 0).toString(16)} has the reserved size 3`);
-  return {
-    size: size as 8 | 16 | 32,
-    horizontal: ((v >>> 11) & 1) === 1,
-    laned: ((v >>> 10) & 1) === 1,
-    stride: ((v >>> 12) & 63) || 64,
-    count: read ? ((v >>> 20) & 15) || 16 : 0,
-    addr: v & 0xff,
-  };
+  return decodeVpmSetup(v, read);
 }
 
 /**
@@ -97,15 +78,6 @@ export function step32(b: VpmBlock): number {
   return b.horizontal ? 1 : 16;
 }
 
-/** A DMA store (VDW) from the VPM to memory: Table 34 with the stride of Table 35. */
-export interface VdwSetup {
-  readonly units: number;
-  readonly depth: number;
-  readonly horizontal: boolean;
-  readonly vpmBase: number;
-  readonly modew: number;
-}
-
 /**
  * A DMA store setup with its rows' VPM words worked out once (vdwRow for each row): programs
  * write the same few setups again and again, so they are kept by value (up to 64 of them).
@@ -132,16 +104,6 @@ export function vdwPlan(v: number): VdwPlan {
   return p;
 }
 
-export function decodeVdwSetup(v: number): VdwSetup {
-  return {
-    units: ((v >>> 23) & 0x7f) || 128,
-    depth: ((v >>> 16) & 0x7f) || 128,
-    horizontal: ((v >>> 14) & 1) === 1,
-    vpmBase: (v >>> 3) & 0x7ff,
-    modew: v & 7,
-  };
-}
-
 /**
  * A DMA store's memory rows, in order: `s.units` rows of `s.depth` 32-bit words, row r at byte
  * r * (depth * 4 + stride) from the start. vdwRow fills `words` with row r's VPM words.
@@ -158,37 +120,12 @@ export function vdwRow(s: VdwSetup, r: number, words: Int32Array): void {
 
 /** Throws for a DMA store mode the emulator does not run (8- and 16-bit). */
 export function checkVdw(s: VdwSetup): void {
-  if (s.modew !== 0) throw new VpmFormatError(`DMA store mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
+  if (s.modew !== DMA_MODE_32) throw new VpmFormatError(`DMA store mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
 }
 
 /** Column `col` (16 and above continue in the next block of 16 rows), row `row`. */
 function vertical(row: number, col: number): number {
   return ((row + ((col >> 4) << 4)) & 63) * 16 + (col & 15);
-}
-
-/** A DMA load (VDR) from memory to the VPM: Table 36, with Table 37's pitch when MPITCH is 0. */
-export interface VdrSetup {
-  readonly modew: number;
-  readonly mpitch: number;
-  readonly rowLength: number;
-  readonly rows: number;
-  readonly vpitch: number;
-  readonly vertical: boolean;
-  readonly x: number;
-  readonly y: number;
-}
-
-export function decodeVdrSetup(v: number): VdrSetup {
-  return {
-    modew: (v >>> 28) & 7,
-    mpitch: (v >>> 24) & 15,
-    rowLength: ((v >>> 20) & 15) || 16,
-    rows: ((v >>> 16) & 15) || 16,
-    vpitch: ((v >>> 12) & 15) || 16,
-    vertical: ((v >>> 11) & 1) === 1,
-    y: (v >>> 4) & 63,
-    x: v & 15,
-  };
 }
 
 /**
@@ -207,6 +144,6 @@ export function vdrRow(s: VdrSetup, r: number, words: Int32Array): void {
 
 /** The bytes between a DMA load's memory rows: MPITCH's, or the extended pitch when it is 0 (Table 37). */
 export function vdrPitch(s: VdrSetup, extended: number): number {
-  if (s.modew !== 0) throw new VpmFormatError(`DMA load mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
+  if (s.modew !== DMA_MODE_32) throw new VpmFormatError(`DMA load mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
   return s.mpitch ? 8 << s.mpitch : extended;
 }

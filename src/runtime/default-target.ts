@@ -7,7 +7,7 @@
 
 import { detectBoard } from '../pi/board.ts';
 import { piSession } from '../pi/session.ts';
-import type { RunTarget } from './run-options.ts';
+import type { RunTarget } from './types.ts';
 
 const TARGETS: readonly RunTarget[] = ['emulator', 'interpreter', 'pi'];
 

@@ -3,33 +3,23 @@
 // on a usable Raspberry Pi its QPUs: runtime/default-target.ts) at once, and returns a Promise of
 // its report (so that targets on other threads or devices fit); run options, as a last
 // argument or bound with `k.with(options)`, choose the target, the QPU count, the step budget,
-// strict mode and a progress callback. The compiler runs once per QPU count and its code is
-// cached. Errors name the kernel, the statement and the user's own variable names.
+// strict mode and a progress callback; the target runs it (runtime/targets.ts). The compiler runs
+// once per QPU count and level, and its code is cached. Errors name the kernel, the statement
+// and the user's own variable names (runtime/kernel-errors.ts).
 
-import { BARRIER_SEMAPHORE } from '../compiler/frame.ts';
 import { blockDeferredMessage, callerPlace, deferredKind, deferredResult, describeHost, DslError, KernelBuilder, userStack, withBuilder } from '../dsl/builder.ts';
 import { sourceParameterNames } from '../dsl/names.ts';
 import { checkSignature } from '../dsl/signature.ts';
-import type { ParamType, ParamValue } from '../dsl/types.ts';
+import type { ParamType } from '../dsl/types.ts';
 import { IntVar, FloatVar, PtrVar } from '../dsl/values.ts';
-import { accessesMemory, type KernelAst, type VarInfo } from '../source/ast.ts';
+import type { KernelAst, VarInfo } from '../source/ast.ts';
 import { checkKernel } from '../source/check.ts';
-import { interpret, type ArrayRegion } from '../source/interpreter.ts';
-import { messagePrinter, printKernel } from '../source/print.ts';
-import { counted, RAISE_WITH_OPTION } from '../common/budget.ts';
-import { EmulatorError } from '../emulator/errors.ts';
-import { GATHER_AFTER_STORE_HINT } from '../vc4/rules.ts';
-import { floatBits } from '../vc4/tables.ts';
-import { allocationOf, gpuMemory, pin, wasFreed } from './shared-array.ts';
+import { printKernel } from '../source/print.ts';
+import { pin } from './shared-array.ts';
 import { compile, type Compiled, OPT_LEVELS, type OptLevel } from '../compiler/driver.ts';
 import { MAX_QPUS } from '../vc4/chip.ts';
-import { EmulatorTarget } from './emulate.ts';
-import { type HostArray, staged } from './staging.ts';
-import { emulatorReport, type Estimate, interpreterReport, piReport } from './report.ts';
-import { type Snapshot, snapshot } from './snapshot.ts';
-import type { RunResult } from '../emulator/machine.ts';
-import { piSession } from '../pi/session.ts';
-import { runCompiledOnPi } from '../pi/target.ts';
+import { hostArguments } from './host-args.ts';
+import { exclusive, type RunnableKernel, TARGETS } from './targets.ts';
 import {
   type KernelRun,
   type KernelRunOptions,
@@ -44,30 +34,10 @@ import {
 } from './run-options.ts';
 
 export type { KernelRun, KernelRunOptions, Progress, RunOptions, RunReport, RunTarget, TargetRunOptions } from './run-options.ts';
-import type { FloatType, IntType, PtrType } from '../dsl/types.ts';
-
-/** What the host passes for each parameter type. */
-export type HostArg<T extends ParamType> = T extends IntType
-  ? number
-  : T extends FloatType
-    ? number
-    : T extends PtrType<'int'>
-      ? Int32Array
-      : T extends PtrType<'float'>
-        ? Float32Array
-        : never;
-
-export type HostArgs<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? HostArg<P[K]> : never };
-export type ParamValues<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? ParamValue<P[K]> : never };
-
-let target: EmulatorTarget | undefined;
-/** The emulator that runs kernels, on the GPU memory SharedArrays live in. */
-export function emulatorTarget(): EmulatorTarget {
-  return (target ??= new EmulatorTarget(gpuMemory));
-}
-
-/** The kernel running now, if any (both targets use the one GPU memory). */
-let running: string | undefined;
+export { emulatorTarget } from './targets.ts';
+export type { HostArg, HostArgs, ParamValues } from './types.ts';
+import type { HostArgs, ParamValues } from './types.ts';
+export { hostArguments } from './host-args.ts';
 
 export interface Kernel<P extends readonly ParamType[]> {
   /** Runs the kernel: on the emulator unless the options (an optional last argument) say otherwise. */
@@ -128,42 +98,14 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
     if (!c) compiled.set(`${n}/${level}`, (c = compile(ast, { qpus: n, opt: level })));
     return c;
   };
-  /**
-   * The cycle model's figures for a run on the interpreter or the pi target: the compiled code
-   * on the emulator, on copies of the arrays as they were before the run (runtime/report.ts).
-   */
-  const estimateOf = (values: readonly number[], snap: Snapshot | undefined, r: Run, level: OptLevel): { now: Estimate; later: Estimate } => {
-    const now = (): RunResult => {
-      if (!snap) throw new Error(`kernel ${name}: this run on the ${r.target} has no cycle-model figures (report.run and what comes from it): it ran with { estimate: false }`);
-      // In time order: the cycle model's figures are those of the machine's own order, not of a random interleaving.
-      const budget: Run = { ...r, onProgress: undefined, interleave: undefined, maxSteps: r.target === 'interpreter' ? undefined : r.maxSteps };
-      return snap.replay(gpuMemory, values, (v, regions) => emulatorRun(ast, codeFor(r.qpus, level), v, regions, budget));
-    };
-    // Read from a report, after the run: a run of its own.
-    const later = (): RunResult => {
-      try {
-        return exclusive(name, now);
-      } catch (e) {
-        throw userStack(e, later);
-      }
-    };
-    return { now, later };
-  };
+  const runnable: RunnableKernel = { name, ast, code: codeFor };
   const run = (args: readonly unknown[], r: Run): RunReport => {
     const { values, arrays } = hostArguments(ast, params, args);
     return exclusive(name, () => {
       // Its arrays cannot be freed until it ends (SharedArray.free from onProgress is refused).
       const unpin = pin(arrays, `kernel ${name}`);
       try {
-        return observed(name, r, (r) => {
-          const level = opt;
-          if (r.target === 'emulator') return emulatorReport(r.qpus, staged(gpuMemory, values, arrays, (v, regions) => emulatorRun(ast, codeFor(r.qpus), v, regions, r)));
-          const snap = r.estimate === false ? undefined : snapshot(arrays);
-          const estimate = estimateOf(values, snap, r, level);
-          if (r.target === 'pi') return runPi(codeFor(r.qpus), values, arrays, r, estimate);
-          const statements = staged(gpuMemory, values, arrays, (v, regions) => runInterpreter(ast, v, regions, r));
-          return interpreterReport(r.qpus, statements, estimate.later, r.estimate ? estimate.now() : undefined);
-        });
+        return observed(name, r, (r) => TARGETS[r.target].run(runnable, { values, arrays, r, level: opt }));
       } finally {
         unpin();
       }
@@ -271,130 +213,6 @@ function build(params: readonly ParamType[], body: (...args: never) => void, opt
     throw e;
   }
   return ast;
-}
-
-/**
- * Runs `go` as the one kernel run in progress: both targets use the one GPU memory, and only an
- * onProgress callback (or a report's estimate read from one) could start a run inside another.
- */
-function exclusive<T>(name: string, go: () => T): T {
-  if (running) throw new Error(`kernel ${name}: cannot run while kernel ${running} runs (from its onProgress callback); run it after`);
-  running = name;
-  try {
-    return go();
-  } finally {
-    running = undefined;
-  }
-}
-
-/** A run on the interpreter: the statements each QPU ran. */
-function runInterpreter(ast: KernelAst, values: number[], arrays: ArrayRegion[], r: Run): readonly number[] {
-  const onProgress = r.onProgress;
-  const progress = onProgress && ((steps: number, done: boolean) => onProgress({ target: 'interpreter', steps, maxSteps: r.budget, done }));
-  return interpret(ast, { qpus: r.qpus, args: values, memory: gpuMemory, arrays, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave }).steps;
-}
-
-/** A run of the compiled code on the emulator. */
-function emulatorRun(ast: KernelAst, c: Compiled, values: number[], arrays: ArrayRegion[], r: Run): RunResult {
-  const emu = emulatorTarget();
-  const onProgress = r.onProgress;
-  const hz = emu.machine.timing.clockHz;
-  const progress =
-    onProgress &&
-    ((steps: number, cycles: number, done: boolean) => onProgress({ target: 'emulator', steps, maxSteps: r.budget, cycles, seconds: cycles / hz, done }));
-  try {
-    return emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave });
-  } catch (e) {
-    throw e instanceof EmulatorError ? inKernel(ast, c, e) : e;
-  }
-}
-
-/**
- * A run on the Pi's QPUs, arrays in its GPU memory (copied there if they live elsewhere), with
- * the cycle model's estimate: first, when asked (r.estimate), else when the report's `run` is
- * first read; either way on copies of the arrays as they were before the run.
- */
-function runPi(c: Compiled, values: number[], arrays: HostArray[], r: Run, estimate: { now: Estimate; later: Estimate }): RunReport {
-  const ran = r.estimate ? estimate.now() : undefined;
-  const s = piSession();
-  const pi = staged(s.memory, values, arrays, (v) => runCompiledOnPi(s, c, v, { timeoutMs: r.timeoutMs }));
-  r.onProgress?.({ target: 'pi', steps: ran?.total.instructions ?? 0, maxSteps: r.budget, done: true });
-  return piReport(r.qpus, pi, estimate.later, ran);
-}
-
-/**
- * An emulator error in a compiled kernel, with the kernel and the statement the failing
- * instruction was compiled from (file:line:col and the statement as text) added.
- */
-function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): EmulatorError {
-  const printer = messagePrinter(ast);
-  const statement = (pc: number, memory = false): string => {
-    // An instruction can hold two statements' work (paired): a memory fault is the one that accesses memory.
-    const paired = c.pairedStatements[pc];
-    const s = memory && paired && accessesMemory(paired) && !accessesMemory(c.statements[pc] ?? paired) ? paired : c.statements[pc];
-    return s ? `in ${s.loc ? s.loc + ' ' : ''}\`${printer.brief(s.shows ?? s)}\`` : '';
-  };
-  if (e.kind === 'deadlock' && e.blocked) {
-    const waits = e.blocked.map((b) => ({
-      qpu: b.qpu,
-      // The compiler's end-of-kernel barrier (docs/compiler.md), not the user's.
-      text: b.semaphore === BARRIER_SEMAPHORE && !c.statements[b.pc]
-        ? `QPU ${b.qpu} has finished the kernel and waits for every other QPU to finish it`
-        : `QPU ${b.qpu} ${statement(b.pc) || `at pc ${b.pc}`} waits for ${b.waitingFor}`,
-    }));
-    // Every QPU in order, as the interpreter lists them: those that ended too.
-    for (const q of e.finished ?? []) waits.push({ qpu: q, text: `QPU ${q} has finished the kernel` });
-    waits.sort((a, b) => a.qpu - b.qpu);
-    const text = waits.map((w) => w.text).join('; ');
-    return new EmulatorError('deadlock', `kernel ${ast.name}: deadlock: every QPU still running waits on another: ${text}`, undefined, undefined, e.blocked, e.finished);
-  }
-  const stmt = e.where ? statement(e.where.pc, e.kind === 'fault' || MEMORY_RULES.test(e.rule ?? '')) : '';
-  const out = new EmulatorError(e.kind, `kernel ${ast.name}${stmt ? ' ' + stmt : ''}: ${e.message}${KERNEL_HINTS[e.rule ?? ''] ?? ''}`, undefined, e.rule);
-  Object.defineProperty(out, 'where', { value: e.where });
-  return out;
-}
-
-/** Rules about memory requests (rules.ts): their statement is the one that reads or writes memory. */
-const MEMORY_RULES = /^(dma|tmu|vpm)-|race/;
-
-/**
- * What a broken rule usually means in a compiled kernel, where the rule's own advice (in terms
- * of machine code) does not help: two QPUs' DMA on the same memory is a kernel that gives every
- * QPU the same elements to work on.
- */
-const KERNEL_HINTS: Readonly<Record<string, string>> = {
-  'gather-after-store': GATHER_AFTER_STORE_HINT,
-  'dma-store-race': `; in a kernel this means two QPUs store to, or one loads from, the same memory in one run: give each QPU its own part of the arrays (me(), numQPUs()), or run the kernel on one QPU`,
-};
-
-/** Checks the host's arguments against the parameters and turns them into 32-bit values. */
-export function hostArguments(ast: KernelAst, params: readonly ParamType[], args: readonly unknown[]): { values: number[]; arrays: HostArray[] } {
-  // Arrays are named by their parameters, on both targets: faults say "past the end of p".
-  const paramName = (i: number) => ast.params[i]?.userName ?? ast.params[i]?.name ?? '?';
-  const fail = (i: number, why: string): never => {
-    throw new TypeError(`kernel ${ast.name}: argument ${i + 1} (${paramName(i)}): ${why}`);
-  };
-  if (args.length !== params.length)
-    throw new TypeError(`kernel ${ast.name} takes ${counted(params.length, 'argument')} (then, optionally, run options such as { maxSteps }), not ${args.length}`);
-  const arrays: HostArray[] = [];
-  const values = params.map((t, i) => {
-    const a = args[i];
-    if (t.ty === 'int') {
-      if (typeof a !== 'number' || !Number.isInteger(a) || a < -(2 ** 31) || a > 2 ** 32 - 1) fail(i, `expected a 32-bit integer (a number), got ${describeHost(a)}`);
-      return (a as number) | 0;
-    }
-    if (t.ty === 'float') {
-      if (typeof a !== 'number') fail(i, `expected a number, got ${describeHost(a)}`);
-      return floatBits(a as number) | 0;
-    }
-    const want = t.ty === 'int*' ? Int32Array : Float32Array;
-    if (!(a instanceof want)) fail(i, `expected a SharedArray of ${t.ty === 'int*' ? 'int32 (SharedArray.int32)' : 'float32 (SharedArray.float32)'}, got ${describeHost(a)}`);
-    const x = allocationOf(a as Int32Array);
-    if (!x) fail(i, wasFreed(a) ? 'this SharedArray was freed (SharedArray.free)' : `this ${want.name} is not in GPU memory: make it with SharedArray.${t.ty === 'int*' ? 'int32' : 'float32'}(n)`);
-    arrays.push({ name: paramName(i), address: x!.alloc.address, bytes: x!.alloc.bytes, index: i, memory: x!.memory, alloc: x!.alloc });
-    return x!.alloc.address | 0;
-  });
-  return { values, arrays };
 }
 
 /** The names of a function's parameters, read from its source, for readable dumps and errors. */

@@ -14,7 +14,7 @@
 
 import type { RunResult } from '../emulator/machine.ts';
 import type { PiRunResult } from '../pi/target.ts';
-import type { RunTarget } from './run-options.ts';
+import type { RunTarget } from './types.ts';
 
 export interface RunReport {
   readonly target: RunTarget;

@@ -11,7 +11,6 @@ import { MAX_QPUS } from '../vc4/chip.ts';
 import { suggest } from '../vc4/asm/names.ts';
 import { noteRun, type OverseenRun, overseen } from './oversight.ts';
 import type { ParamType } from '../dsl/types.ts';
-import type { HostArgs } from './kernel.ts';
 import { MAX_TIMEOUT_MS } from '../pi/target.ts';
 import { knownRun, type RunReport } from './report.ts';
 import { defaultTarget } from './default-target.ts';
@@ -19,8 +18,8 @@ import { interleaveSeed } from '../common/interleave.ts';
 
 export type { RunReport } from './report.ts';
 
-/** Where a kernel runs: compiled, on the machine-code emulator or a Pi's QPUs, or on the reference interpreter. */
-export type RunTarget = 'emulator' | 'interpreter' | 'pi';
+export type { RunTarget } from './types.ts';
+import type { HostArgs, RunTarget } from './types.ts';
 
 export interface RunOptions {
   /** Statements (interpreter) or instructions (emulator) all QPUs may execute in total. */

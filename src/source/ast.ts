@@ -2,6 +2,8 @@
 // builds it, the reference interpreter (interpreter.ts) defines what it means, and the compiler
 // (src/compiler) translates it. print.ts writes it as readable text.
 
+import type { BinOp, CmpOp, UnOp } from './ops.ts';
+
 /** A value's type: a 16-lane vector of int32 or float32, or of addresses of such values. */
 export type Ty = 'int' | 'float' | 'int*' | 'float*';
 
@@ -9,9 +11,8 @@ export type Ty = 'int' | 'float' | 'int*' | 'float*';
 export const elemOf = (t: Ty): 'int' | 'float' => (t === 'int*' ? 'int' : 'float');
 export const isPtr = (t: Ty): t is 'int*' | 'float*' => t.endsWith('*');
 
-export type BinOp = 'add' | 'sub' | 'mul' | 'min' | 'max' | 'shl' | 'shr' | 'ushr' | 'ror' | 'and' | 'or' | 'xor';
-export type UnOp = 'not' | 'toInt' | 'toFloat' | 'recip' | 'recipsqrt' | 'exp2' | 'log2';
-export type CmpOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+/** The operators: the names of the rows of ops.ts's tables, which say what each means and how it compiles. */
+export type { BinOp, CmpOp, UnOp };
 
 export interface VarRef {
   readonly k: 'var';

@@ -13,12 +13,17 @@
 // computed can be compared.
 
 import type { BinOp, BoolExpr, CmpOp, Cond, Expr, KernelAst, Stmt, Ty, UnOp, VarInfo, VarRef } from './ast.ts';
+import { type ArithType, BINARY, binaryImpl, COMPARISONS, names, UNARY } from './ops.ts';
+import { BARRIER_SEMAPHORE } from '../compiler/frame.ts';
+import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
 
 /** Output vectors each QPU may store to anywhere (a power of two), and vectors for hand-offs. */
 const STORE_SLOTS = 32;
-/** The semaphores hand-offs use, one vector each (semaphoreWait). */
-const FIRST_WAIT_SEMA = 10;
+/** The semaphores hand-offs use, one vector each (semaphoreWait): the last before the barrier's. */
 const HANDOFF_SLOTS = 5;
+const FIRST_WAIT_SEMA = BARRIER_SEMAPHORE - HANDOFF_SLOTS;
+/** A vector's element count as a shift: n << VECTOR_SHIFT is n vectors' elements. */
+const VECTOR_SHIFT = Math.log2(LANES);
 
 /** Elements of each input array (a power of two). */
 export const INPUT_ELEMS = 64;
@@ -60,10 +65,19 @@ export interface GeneratedProgram {
   readonly prologue: number;
 }
 
-const INT_BIN: BinOp[] = ['add', 'sub', 'mul', 'min', 'max', 'shl', 'shr', 'ushr', 'ror', 'and', 'or', 'xor'];
-const FLOAT_BIN: BinOp[] = ['add', 'sub', 'mul', 'min', 'max'];
-const SFU: UnOp[] = ['recip', 'recipsqrt', 'exp2', 'log2'];
-const CMP: CmpOp[] = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'];
+// The operators the generator uses (their rows in ops.ts say whether), in the tables' order:
+// binary ones by operand type, unary ones by result type and operand type.
+const BIN: Record<ArithType, BinOp[]> = {
+  int: names(BINARY).filter((op) => BINARY[op].generate && binaryImpl(op, 'int') !== undefined),
+  float: names(BINARY).filter((op) => BINARY[op].generate && binaryImpl(op, 'float') !== undefined),
+};
+const unaries = (to: ArithType, from: ArithType): UnOp[] =>
+  names(UNARY).filter((op) => UNARY[op].generate && UNARY[op].to === to && UNARY[op].from === from);
+const UN: Record<ArithType, Record<ArithType, UnOp[]>> = {
+  int: { int: unaries('int', 'int'), float: unaries('int', 'float') },
+  float: { int: unaries('float', 'int'), float: unaries('float', 'float') },
+};
+const CMP: CmpOp[] = names(COMPARISONS).filter((op) => COMPARISONS[op].generate);
 /** Float patterns that find edge cases: zeros, denormals, infinities, NaNs, extremes. */
 const SPECIAL_FLOATS = [
   0, 0x80000000, 0x3f800000, 0xbf800000, 0x00000001, 0x807fffff, 0x00800000, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000,
@@ -100,7 +114,7 @@ class Generator {
     this.maxBlock = opts.maxBlock ?? 5;
     this.maxDepth = opts.maxDepth ?? 3;
     // Mostly few QPUs; now and then 5 to 11.
-    this.qpus = this.pick(opts.qpus ?? [1, 1, 1, 2, 2, 3, 4, 12, 0]) || 5 + this.int(7);
+    this.qpus = this.pick(opts.qpus ?? [1, 1, 1, 2, 2, 3, 4, MAX_QPUS, 0]) || 5 + this.int(MAX_QPUS - 5);
     this.slots = STORE_SLOTS + HANDOFF_SLOTS;
   }
 
@@ -142,12 +156,12 @@ class Generator {
     this.outQ = this.newVar('int*', 'outQ');
     this.outFQ = this.newVar('float*', 'outFQ');
     const body: Stmt[] = [];
-    const mine: Expr = { k: 'bin', op: 'mul', ty: 'int', a: { k: 'special', ty: 'int', what: 'me' }, b: lit('int', this.slots * 16) };
+    const mine: Expr = { k: 'bin', op: 'mul', ty: 'int', a: { k: 'special', ty: 'int', what: 'me' }, b: lit('int', this.slots * LANES) };
     body.push({ k: 'assign', v: this.outQ, e: { k: 'ptradd', ty: 'int*', p: outI, n: mine } });
     body.push({ k: 'assign', v: this.outFQ, e: { k: 'ptradd', ty: 'float*', p: outF, n: mine } });
     // The pointer variable first: variables' initial values may load through it.
     this.ptrVar = this.newVar('int*', 'pv');
-    const lane: Expr = { k: 'bin', op: 'and', ty: 'int', a: { k: 'special', ty: 'int', what: 'index' }, b: lit('int', this.int(16)) };
+    const lane: Expr = { k: 'bin', op: 'and', ty: 'int', a: { k: 'special', ty: 'int', what: 'index' }, b: lit('int', this.int(LANES)) };
     body.push({ k: 'assign', v: this.ptrVar, e: { k: 'ptradd', ty: 'int*', p: inI, n: lane } });
     const nv = this.opts.vars ?? 4 + this.int(6);
     for (let i = 0; i < nv; i++) {
@@ -179,8 +193,8 @@ class Generator {
    */
   private streamLoop(): Stmt[] {
     const i = this.newVar('int');
-    const step = this.chance(0.7) ? 16 : 32;
-    const end = (1 + this.int(step === 16 ? 3 : 2)) * step; // i <= 32: 16 more elements stay inside
+    const step = this.chance(0.7) ? LANES : 2 * LANES;
+    const end = (1 + this.int(step === LANES ? 3 : 2)) * step; // i <= 32: 16 more elements stay inside
     const at = (base: VarRef, c: number): Expr => ({
       k: 'ptradd',
       ty: base.ty as 'int*',
@@ -197,7 +211,7 @@ class Generator {
       // read twice, which pass strength reduces), or one before or after.
       const own = this.chance(0.35);
       const base = own ? (ty === 'int' ? this.outQ : this.outFQ) : this.params[ty === 'int' ? 0 : 1]!;
-      const c = own ? (STORE_SLOTS - 4 + this.pick([0, 0, 1, -1])) * 16 : this.int(2) * 16;
+      const c = own ? (STORE_SLOTS - 4 + this.pick([0, 0, 1, -1])) * LANES : this.int(2) * LANES;
       loads.push({ k: 'assign', v: this.pick(vs), e: { k: 'load', ty, ptr: at(base, c) } });
     }
     this.loopDepth++;
@@ -205,14 +219,14 @@ class Generator {
     this.loopDepth--;
     this.protectedVars.delete(i.id);
     const int = this.chance(0.5);
-    const store = { k: 'store', ptr: at(int ? this.outQ : this.outFQ, (STORE_SLOTS - 4) * 16), e: int ? this.intExpr(2, false) : this.floatExpr(2, false) } as const;
+    const store = { k: 'store', ptr: at(int ? this.outQ : this.outFQ, (STORE_SLOTS - 4) * LANES), e: int ? this.intExpr(2, false) : this.floatExpr(2, false) } as const;
     const cond: Cond = { k: this.chance(0.5) ? 'any' : 'all', b: { k: 'cmp', op: 'lt', ty: 'int', a: i, b: lit('int', end) } };
     const inc: Stmt = { k: 'assign', v: i, e: { k: 'bin', op: 'add', ty: 'int', a: i, b: lit('int', step) } };
     return [{ k: 'assign', v: i, e: lit('int', 0) }, { k: 'for', c: cond, step: [inc], body: [...loads, ...body, store] }];
   }
 
   private storeTo(base: VarRef, slot: number | Expr, e: Expr, nb = false): Stmt {
-    const n = typeof slot === 'number' ? lit('int', slot * 16) : slot;
+    const n = typeof slot === 'number' ? lit('int', slot * LANES) : slot;
     const ptr: Expr = { k: 'ptradd', ty: base.ty as 'int*', p: base, n };
     return nb ? { k: 'storeNB', e, ptr } : { k: 'store', ptr, e };
   }
@@ -246,12 +260,14 @@ class Generator {
       return lit('int', this.intLit());
     }
     const c = this.int(12);
-    if (c <= 5) return { k: 'bin', op: this.pick(INT_BIN), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: this.intExpr(depth - 1, inWhere) };
-    if (c === 6) return { k: 'un', op: 'not', ty: 'int', a: this.intExpr(depth - 1, inWhere) };
-    if (c === 7) return { k: 'un', op: 'toInt', ty: 'int', a: this.floatExpr(depth - 1, inWhere) };
+    if (c <= 5) return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: this.intExpr(depth - 1, inWhere) };
+    if (c === 6 || c === 7) {
+      const u = this.unary('int', c === 6 ? 'int' : 'float', depth, inWhere);
+      if (u) return u;
+    }
     if (c === 8) return this.rotate('int', depth, inWhere);
     if (c === 9 && !inWhere) return { k: 'load', ty: 'int', ptr: this.loadPtr('int') };
-    return { k: 'bin', op: this.pick(INT_BIN), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: lit('int', this.intLit()) };
+    return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: lit('int', this.intLit()) };
   }
 
   private floatExpr(depth: number, inWhere: boolean): Expr {
@@ -264,12 +280,24 @@ class Generator {
       return lit('float', this.floatLit());
     }
     const c = this.int(11);
-    if (c <= 5) return { k: 'bin', op: this.pick(FLOAT_BIN), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: this.floatExpr(depth - 1, inWhere) };
-    if (c === 6) return { k: 'un', op: 'toFloat', ty: 'float', a: this.intExpr(depth - 1, inWhere) };
-    if (c === 7) return { k: 'un', op: this.pick(SFU), ty: 'float', a: this.floatExpr(depth - 1, inWhere) };
+    if (c <= 5) return { k: 'bin', op: this.pick(BIN.float), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: this.floatExpr(depth - 1, inWhere) };
+    if (c === 6 || c === 7) {
+      const u = this.unary('float', c === 6 ? 'int' : 'float', depth, inWhere);
+      if (u) return u;
+    }
     if (c === 8) return this.rotate('float', depth, inWhere);
     if (c === 9 && !inWhere) return { k: 'load', ty: 'float', ptr: this.loadPtr('float') };
-    return { k: 'bin', op: this.pick(FLOAT_BIN), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: lit('float', this.floatLit()) };
+    return { k: 'bin', op: this.pick(BIN.float), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: lit('float', this.floatLit()) };
+  }
+
+  /** A unary operator from `from` to `to` on a random operand, or undefined when the generator uses none. */
+  private unary(to: ArithType, from: ArithType, depth: number, inWhere: boolean): Expr | undefined {
+    const ops = UN[to][from];
+    if (!ops.length) return undefined;
+    // One operator is taken without a draw, so that each seed makes the program it made when the
+    // generator named these operators itself.
+    const op = ops.length === 1 ? ops[0]! : this.pick(ops);
+    return { k: 'un', op, ty: to, a: this.expr(from, depth - 1, inWhere) };
   }
 
   private expr(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
@@ -278,7 +306,7 @@ class Generator {
 
   private rotate(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
     const a = this.expr(ty, depth - 1, inWhere);
-    const n = this.chance(0.5) ? lit('int', this.int(16)) : this.intExpr(depth - 1, inWhere);
+    const n = this.chance(0.5) ? lit('int', this.int(LANES)) : this.intExpr(depth - 1, inWhere);
     return { k: 'rotate', ty, a, n };
   }
 
@@ -293,7 +321,7 @@ class Generator {
     if (this.chance(0.2)) {
       // A vector of this QPU's own output, which it may have stored: blocking loads see stores.
       const k: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', STORE_SLOTS - 1) };
-      const n: Expr = { k: 'bin', op: 'shl', ty: 'int', a: k, b: lit('int', 4) };
+      const n: Expr = { k: 'bin', op: 'shl', ty: 'int', a: k, b: lit('int', VECTOR_SHIFT) };
       const base = ty === 'int' ? this.outQ : this.outFQ;
       return { k: 'ptradd', ty: base.ty as 'int*', p: base, n };
     }
@@ -360,7 +388,7 @@ class Generator {
       // on a semaphore of its own (10-14, each used once: at most 11 raises pending, and the
       // raise-then-lower pairs on 0-9 never lose a count to it and wait).
       if (this.qpus > 1 && depth === 0 && this.waitSemas.length && this.chance(0.5)) return [this.semaphoreWait(this.waitSemas.shift()!)];
-      const n = this.int(10);
+      const n = this.int(FIRST_WAIT_SEMA);
       return [{ k: 'sema', down: false, n }, ...this.assign(false), { k: 'sema', down: true, n }];
     }
     if (c === 17) return [{ k: 'mutex', lock: true }, ...this.assign(false), { k: 'mutex', lock: false }];
@@ -372,7 +400,7 @@ class Generator {
   private storeSlot(): number | Expr {
     if (this.chance(0.5)) return this.int(STORE_SLOTS);
     const i: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', STORE_SLOTS - 1) };
-    return { k: 'bin', op: 'shl', ty: 'int', a: i, b: lit('int', 4) };
+    return { k: 'bin', op: 'shl', ty: 'int', a: i, b: lit('int', VECTOR_SHIFT) };
   }
 
   private cond() {
@@ -392,7 +420,7 @@ class Generator {
     const store = this.storeTo(this.outQ, slot, this.intExpr(2, false), this.chance(0.5));
     // QPU `from`'s hand-off vector, from the start of outI.
     const from = 1 + this.int(this.qpus - 1);
-    const ptr: Expr = { k: 'ptradd', ty: 'int*', p: this.params[2]!, n: lit('int', (from * this.slots + slot) * 16) };
+    const ptr: Expr = { k: 'ptradd', ty: 'int*', p: this.params[2]!, n: lit('int', (from * this.slots + slot) * LANES) };
     const ints = this.varsOf('int', true);
     const take: Stmt[] = ints.length
       ? [{ k: 'assign', v: this.pick(ints), e: { k: 'bin', op: 'xor', ty: 'int', a: this.intExpr(1, false), b: { k: 'load', ty: 'int', ptr } } }]
@@ -436,9 +464,9 @@ class Generator {
     return [init, { k: 'for', c: cond, step: [inc], body }];
   }
 
-  /** 1-4 gathers, some assignments, then as many receives: the FIFO never holds more than 4. */
+  /** 1-4 gathers, some assignments, then as many receives: the FIFO never holds more than it can (TMU_FIFO_DEPTH). */
   private gatherGroup(): Stmt[] {
-    const n = 1 + this.int(4);
+    const n = 1 + this.int(TMU_FIFO_DEPTH);
     const out: Stmt[] = [];
     const into: VarRef[] = [];
     for (let i = 0; i < n; i++) {

@@ -1,7 +1,7 @@
 // The reference interpreter: what every construct of the language means, lane by lane and QPU
 // by QPU, bit for bit as the chip computes it. The compiler and every other target must agree
 // with it. Arithmetic comes from src/vc4/arith.ts, the same functions the emulator is checked
-// against. docs/language.md states each rule.
+// against; each operator's function is its row of ops.ts. docs/language.md states each rule.
 //
 // QPUs run one at a time in turn (0, 1, ..., wrapping round), each until it ends or must wait on
 // a semaphore or the mutex, so runs are deterministic; or, given a seed (`interleave`), in a
@@ -10,17 +10,19 @@
 // Messages name variables as the user's source does (print.ts messagePrinter); a caller's
 // onProgress hears how far a long run has got (common/budget.ts).
 
-import * as arith from '../vc4/arith.ts';
 import { GATHER_AFTER_STORE_HINT, gatherAfterStore, MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import { LANES, SEMAPHORE_MAX, SEMAPHORES } from '../vc4/chip.ts';
 import type { GpuMemory } from '../common/memory.ts';
 import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS, RAISE_WITH_OPTION, RunBudget } from '../common/budget.ts';
 import { hex, WRITE } from '../common/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
+import { arithType, binaryImpl, comparisonRow, ORDER, unaryRow } from './ops.ts';
 import { Interleaving } from '../common/interleave.ts';
 import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 
-const L = 16;
+/** Lanes of a vector. */
+const L = LANES;
 
 /** A region of GPU memory the kernel may read and write: one of its array arguments. */
 export interface ArrayRegion {
@@ -93,7 +95,7 @@ export function interpret(k: KernelAst, opts: InterpretOptions): InterpretResult
 }
 
 class Interpreter {
-  private readonly semaphores = new Uint8Array(16);
+  private readonly semaphores = new Uint8Array(SEMAPHORES);
   /** Word addresses stored to in this run: loading them again is an error (see read()). */
   private readonly stored = new Set<number>();
   private mutexHolder = -1;
@@ -278,8 +280,8 @@ class Interpreter {
         return undefined;
       }
       case 'sema': {
-        while (s.down ? this.semaphores[s.n] === 0 : this.semaphores[s.n] === 15)
-          yield { what: `semaphore ${s.n} to ${s.down ? 'be above 0' : 'be below 15'} (it is ${this.semaphores[s.n]})` };
+        while (s.down ? this.semaphores[s.n] === 0 : this.semaphores[s.n] === SEMAPHORE_MAX)
+          yield { what: `semaphore ${s.n} to ${s.down ? 'be above 0' : `be below ${SEMAPHORE_MAX}`} (it is ${this.semaphores[s.n]})` };
         this.semaphores[s.n]! += s.down ? -1 : 1;
         return undefined;
       }
@@ -348,21 +350,22 @@ class Interpreter {
       case 'bin': {
         const a = this.eval(q, e.a);
         const b = this.eval(q, e.b);
-        const f = e.ty === 'float' ? FLOAT_OPS[e.op] : INT_OPS[e.op];
+        const f = binaryImpl(e.op, e.ty)?.fn;
         if (!f) throw new InterpreterError(`no ${e.ty} operation ${e.op}`);
         for (let l = 0; l < L; l++) out[l] = f(a[l]!, b[l]!);
         return out;
       }
       case 'un': {
         const a = this.eval(q, e.a);
-        const f = UN_OPS[e.op];
+        const f = unaryRow(e.op)?.fn;
+        if (!f) throw new InterpreterError(`no operation ${e.op}`);
         for (let l = 0; l < L; l++) out[l] = f(a[l]!);
         return out;
       }
       case 'rotate': {
         const a = this.eval(q, e.a);
-        const n = this.eval(q, e.n)[0]! & 15;
-        for (let l = 0; l < L; l++) out[(l + n) & 15] = a[l]!;
+        const n = this.eval(q, e.n)[0]! & (L - 1);
+        for (let l = 0; l < L; l++) out[(l + n) & (L - 1)] = a[l]!;
         return out;
       }
       case 'ptradd': {
@@ -385,8 +388,10 @@ class Interpreter {
       case 'cmp': {
         const x = this.eval(q, b.a);
         const y = this.eval(q, b.b);
-        const cmp = b.ty === 'float' ? compareFloat : compareInt;
-        for (let l = 0; l < L; l++) out[l] = CMP[b.op](cmp(x[l]!, y[l]!)) ? 1 : 0;
+        const holds = comparisonRow(b.op)?.holds;
+        if (!holds) throw new InterpreterError(`no comparison ${b.op}`);
+        const order = ORDER[arithType(b.ty)];
+        for (let l = 0; l < L; l++) out[l] = holds(order(x[l]!, y[l]!)) ? 1 : 0;
         return out;
       }
       case 'and':
@@ -409,59 +414,3 @@ class Interpreter {
     return c.k === 'any' ? b.some((x) => x === 1) : b.every((x) => x === 1);
   }
 }
-
-// ---- the operations, lane by lane (docs/language.md)
-
-const INT_OPS: Record<string, (a: number, b: number) => number> = {
-  add: arith.add,
-  sub: arith.sub,
-  mul: arith.mul24,
-  min: arith.min,
-  max: arith.max,
-  shl: arith.shl,
-  shr: arith.asr,
-  ushr: arith.shr,
-  ror: arith.ror,
-  and: arith.and,
-  or: arith.or,
-  xor: arith.xor,
-};
-
-const FLOAT_OPS: Record<string, (a: number, b: number) => number> = {
-  add: arith.fadd,
-  sub: arith.fsub,
-  mul: arith.fmul,
-  min: arith.fmin,
-  max: arith.fmax,
-};
-
-const UN_OPS: Record<string, (a: number) => number> = {
-  not: arith.not,
-  toInt: arith.ftoi,
-  toFloat: arith.itof,
-  recip: (a) => arith.sfu(0, a),
-  recipsqrt: (a) => arith.sfu(1, a),
-  exp2: (a) => arith.sfu(2, a),
-  log2: (a) => arith.sfu(3, a),
-};
-
-/** Signed comparison: -1, 0 or 1. */
-function compareInt(a: number, b: number): number {
-  return (a | 0) < (b | 0) ? -1 : (a | 0) > (b | 0) ? 1 : 0;
-}
-
-/** Floats compare as the hardware's fmin/fmax do: patterns as sign-magnitude integers. */
-function compareFloat(a: number, b: number): number {
-  const ka = arith.fkey(a);
-  const kb = arith.fkey(b);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
-const CMP: Record<string, (c: number) => boolean> = {
-  eq: (c) => c === 0,
-  ne: (c) => c !== 0,
-  lt: (c) => c < 0,
-  le: (c) => c <= 0,
-  gt: (c) => c > 0,
-  ge: (c) => c >= 0,
-};

@@ -8,22 +8,11 @@
 //
 // Variables are named as the user's source names them (VarInfo.userName: messages and k.dump()),
 // or by their internal names (v<id>: the compiler's dumps, whose passes add variables of their own).
+// Operators print as their rows of ops.ts say: infix, prefix, or as a call.
 
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt } from './ast.ts';
 import { bitsToFloat } from '../vc4/tables.ts';
-
-const BIN: Record<string, string> = {
-  add: '+',
-  sub: '-',
-  mul: '*',
-  shl: '<<',
-  shr: '>>',
-  ushr: '>>>',
-  and: '&',
-  or: '|',
-  xor: '^',
-};
-const CMP: Record<string, string> = { eq: '==', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=' };
+import { binaryRow, comparisonRow, unaryRow } from './ops.ts';
 
 export function floatText(bits: number): string {
   const f = bitsToFloat(bits);
@@ -43,11 +32,13 @@ export class Printer {
       case 'special':
         return `${e.what}()`;
       case 'bin': {
-        const sym = BIN[e.op];
+        const sym = binaryRow(e.op)?.infix;
         return sym ? `(${this.expr(e.a)} ${sym} ${this.expr(e.b)})` : `${e.op}(${this.expr(e.a)}, ${this.expr(e.b)})`;
       }
-      case 'un':
-        return e.op === 'not' ? `~${this.expr(e.a)}` : `${e.op}(${this.expr(e.a)})`;
+      case 'un': {
+        const sym = unaryRow(e.op)?.prefix;
+        return sym ? `${sym}${this.expr(e.a)}` : `${e.op}(${this.expr(e.a)})`;
+      }
       case 'rotate':
         return `rotate(${this.expr(e.a)}, ${this.expr(e.n)})`;
       case 'ptradd':
@@ -60,7 +51,7 @@ export class Printer {
   bool(b: BoolExpr): string {
     switch (b.k) {
       case 'cmp':
-        return `${this.expr(b.a)} ${CMP[b.op]} ${this.expr(b.b)}`;
+        return `${this.expr(b.a)} ${comparisonRow(b.op)?.infix} ${this.expr(b.b)}`;
       case 'and':
         return `(${this.bool(b.a)} && ${this.bool(b.b)})`;
       case 'or':

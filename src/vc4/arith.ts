@@ -15,6 +15,9 @@
 //
 // Values are int32 patterns (JavaScript numbers in int32 range).
 
+import { WRITE_A, type WriteName } from './registers.ts';
+import { ADD_OPS, type AddOpName, type CarryRule, MUL_OPS, type MulOpName } from './tables.ts';
+
 const f32 = new Float32Array(2);
 const i32 = new Int32Array(f32.buffer);
 
@@ -171,39 +174,40 @@ export function v8max(a: number, b: number): number {
   return r;
 }
 
+type Fn = (a: number, b: number) => number;
+
+/** Each operation's function, by its name in the opcode tables (tables.ts). */
+const ADD_BY_NAME: Record<Exclude<AddOpName, 'nop'>, Fn> = {
+  fadd,
+  fsub,
+  fmin,
+  fmax,
+  fminabs,
+  fmaxabs,
+  ftoi,
+  itof,
+  add,
+  sub,
+  shr,
+  asr,
+  ror,
+  shl,
+  min,
+  max,
+  and,
+  or,
+  xor,
+  not,
+  clz,
+  v8adds,
+  v8subs,
+};
+const MUL_BY_NAME: Record<Exclude<MulOpName, 'nop'>, Fn> = { fmul, mul24, v8muld, v8min, v8max, v8adds, v8subs };
+
 /** Add ALU operations by opcode (undefined: nop or reserved). */
-export const ADD_FNS: readonly ((a: number, b: number) => number)[] = [];
-/** Mul ALU operations by opcode. */
-export const MUL_FNS: readonly ((a: number, b: number) => number)[] = [];
-{
-  const add_ = ADD_FNS as ((a: number, b: number) => number)[];
-  Object.assign(add_, {
-    1: fadd,
-    2: fsub,
-    3: fmin,
-    4: fmax,
-    5: fminabs,
-    6: fmaxabs,
-    7: ftoi,
-    8: itof,
-    12: add,
-    13: sub,
-    14: shr,
-    15: asr,
-    16: ror,
-    17: shl,
-    18: min,
-    19: max,
-    20: and,
-    21: or,
-    22: xor,
-    23: not,
-    24: clz,
-    30: v8adds,
-    31: v8subs,
-  });
-  Object.assign(MUL_FNS as ((a: number, b: number) => number)[], { 1: fmul, 2: mul24, 3: v8muld, 4: v8min, 5: v8max, 6: v8adds, 7: v8subs });
-}
+export const ADD_FNS: readonly (Fn | undefined)[] = ADD_OPS.map((o) => (o && o.name !== 'nop' ? ADD_BY_NAME[o.name as Exclude<AddOpName, 'nop'>] : undefined));
+/** Mul ALU operations by opcode (undefined: nop). */
+export const MUL_FNS: readonly (Fn | undefined)[] = MUL_OPS.map((o) => (o.name !== 'nop' ? MUL_BY_NAME[o.name as Exclude<MulOpName, 'nop'>] : undefined));
 
 // ---- flags (measured on chips: VC4C's hardware tables; see docs/emulator.md)
 
@@ -213,45 +217,51 @@ export const zeroFlag = (r: number) => (r === 0 ? 1 : 0);
 /** N: bit 31 of the result. */
 export const negFlag = (r: number) => r >>> 31;
 
-/** C for an add ALU opcode, given the inputs (after unpack) and the result. */
-export function addCarry(op: number, a: number, b: number, r: number): number {
-  switch (op) {
-    case 1: // fadd, fsub, itof: the result is above zero (+infinity counts)
-    case 2:
-    case 8:
+/** C by an operation's carry rule (tables.ts), given the inputs (after unpack) and the result. */
+function carry(rule: CarryRule | undefined, a: number, b: number, r: number): number {
+  switch (rule) {
+    case 'positive':
       return (r | 0) > 0 ? 1 : 0;
-    case 3: // fmin, fmax: a > b in their order
-    case 4:
+    case 'float-greater':
       return fkey(a) > fkey(b) ? 1 : 0;
-    case 5:
-    case 6:
+    case 'abs-greater':
       return (a & 0x7fffffff) > (b & 0x7fffffff) ? 1 : 0;
-    case 12: // add: unsigned carry out
+    case 'carry-out':
       return (a >>> 0) + (b >>> 0) > 0xffffffff ? 1 : 0;
-    case 13: // sub: unsigned borrow
+    case 'borrow':
       return a >>> 0 < b >>> 0 ? 1 : 0;
-    case 14: // shr, asr: the last bit shifted out
-    case 15: {
+    case 'shifted-out-right': {
       const n = b & 31;
       return n === 0 ? 0 : (a >>> (n - 1)) & 1;
     }
-    case 17: {
+    case 'shifted-out-left': {
       const n = b & 31;
       return n === 0 ? 0 : (a >>> (32 - n)) & 1;
     }
-    case 18: // min, max: a > b, signed
-    case 19:
+    case 'signed-greater':
       return (a | 0) > (b | 0) ? 1 : 0;
+    case 'wide-product':
+      return (a & 0xffffff) * (b & 0xffffff) > 0xffffff ? 1 : 0;
     default:
       return 0;
   }
 }
 
+/** C for an add ALU opcode, given the inputs (after unpack) and the result. */
+export function addCarry(op: number, a: number, b: number, r: number): number {
+  return carry(ADD_OPS[op]?.carry, a, b, r);
+}
+
 /** Signed overflow of add and sub (the saturating packs use it with C). */
 export function addOverflow(op: number, a: number, b: number): boolean {
-  if (op === 12) return (a | 0) + (b | 0) !== (((a | 0) + (b | 0)) | 0);
-  if (op === 13) return (a | 0) - (b | 0) !== (((a | 0) - (b | 0)) | 0);
-  return false;
+  switch (ADD_OPS[op]?.carry) {
+    case 'carry-out':
+      return (a | 0) + (b | 0) !== (((a | 0) + (b | 0)) | 0);
+    case 'borrow':
+      return (a | 0) - (b | 0) !== (((a | 0) - (b | 0)) | 0);
+    default:
+      return false;
+  }
 }
 
 /**
@@ -259,26 +269,32 @@ export function addOverflow(op: number, a: number, b: number): boolean {
  * vc4asm's table gives mul24 a carry when the product needs more than 24 bits, 0 otherwise.
  */
 export function mulCarry(op: number, a: number, b: number): number {
-  if (op !== 2) return 0;
-  return (a & 0xffffff) * (b & 0xffffff) > 0xffffff ? 1 : 0;
+  return carry(MUL_OPS[op]?.carry, a, b, 0);
 }
 
 // ---- special functions (Guide p. 23)
 
+/** An SFU function's number: its register's (Table 14, registers.ts). */
+const sfuOf = (name: WriteName) => WRITE_A.find((r) => r.name === name)!.sfu!;
+const SFU_RECIP = sfuOf('sfu_recip');
+const SFU_RECIPSQRT = sfuOf('sfu_recipsqrt');
+const SFU_EXP2 = sfuOf('sfu_exp2');
+
 /**
- * The SFU's functions: 0 recip, 1 recipsqrt, 2 exp2, 3 log2. Real chips are accurate to about
- * 11-13 bits (VC4C's doc/sfu_accuracy.txt, measured); no bit-exact description is published, so
- * qpu-ts returns the correctly rounded result, with the measured special cases: recipsqrt and
+ * The SFU's functions, numbered as their registers' rows say (registers.ts): 0 recip,
+ * 1 recipsqrt, 2 exp2, 3 log2. Real chips are accurate to about 11-13 bits (VC4C's
+ * doc/sfu_accuracy.txt, measured); no bit-exact description is published, so qpu-ts
+ * returns the correctly rounded result, with the measured special cases: recipsqrt and
  * log2 ignore the sign (py-videocore's APPENDIX), recip(0) and recipsqrt(0) are +infinity,
  * log2(0) is -infinity. Denormal results are +0 and a NaN result is 0x7FC00000.
  */
 export function sfu(fn: number, bits: number): number {
   const x = toF(bits);
-  const r = fn === 0 ? 1 / x : fn === 1 ? 1 / Math.sqrt(Math.abs(x)) : fn === 2 ? 2 ** x : Math.log2(Math.abs(x));
+  const r = fn === SFU_RECIP ? 1 / x : fn === SFU_RECIPSQRT ? 1 / Math.sqrt(Math.abs(x)) : fn === SFU_EXP2 ? 2 ** x : Math.log2(Math.abs(x));
   if (r !== r) return 0x7fc00000;
   return ftz(fromF(r));
 }
 
 /** Whether an opcode's result is a float (for packing). */
-export const ADD_FLOAT_RESULT: ReadonlySet<number> = new Set([1, 2, 3, 4, 5, 6, 8]);
-export const MUL_FLOAT_RESULT: ReadonlySet<number> = new Set([1]);
+export const ADD_FLOAT_RESULT: ReadonlySet<number> = new Set(ADD_OPS.filter((o) => o?.output === 'float').map((o) => o!.code));
+export const MUL_FLOAT_RESULT: ReadonlySet<number> = new Set(MUL_OPS.filter((o) => o.output === 'float').map((o) => o.code));

@@ -6,29 +6,48 @@
 
 import { decodeHiLo, dontCareMask, encodeHiLo, fieldMask, fieldOf } from './codec.ts';
 import type { AluInstr, Instr } from './instr.ts';
-import { ADD_OPS, BRANCH_CONDITIONS, LDI_MODE_NAMES, PACK_MUL_MODES } from './tables.ts';
+import { W_NOP } from './registers.ts';
+import {
+  ADD_NOP,
+  ADD_OPS,
+  BRANCH_CONDITIONS,
+  COND_NEVER,
+  LDI_MODE_NAMES,
+  MUL_NOP,
+  MUX_R0,
+  NO_PACK,
+  PACK_MUL_MODES,
+  SIG_SMALL_IMM,
+  smallImmRotation,
+} from './tables.ts';
 
 /** True when the mul ALU's output is rotated (small immediate 48-63). */
 export function hasRotation(i: AluInstr): boolean {
-  return i.sig === 13 && i.raddrB >= 48;
+  return i.sig === SIG_SMALL_IMM && smallImmRotation(i.raddrB) !== 0;
 }
 
 /** An ALU slot that is a plain `nop`: no op, never, no destination, inputs r0. */
 export function addIsDefault(i: AluInstr): boolean {
-  return i.opAdd === 0 && i.condAdd === 0 && i.waddrAdd === 39 && i.addA === 0 && i.addB === 0 && !packOnAdd(i);
+  return i.opAdd === ADD_NOP && i.condAdd === COND_NEVER && i.waddrAdd === W_NOP && i.addA === MUX_R0 && i.addB === MUX_R0 && !packOnAdd(i);
 }
 export function mulIsDefault(i: AluInstr): boolean {
   return (
-    i.opMul === 0 && i.condMul === 0 && i.waddrMul === 39 && i.mulA === 0 && i.mulB === 0 && !packOnMul(i) && !hasRotation(i)
+    i.opMul === MUL_NOP &&
+    i.condMul === COND_NEVER &&
+    i.waddrMul === W_NOP &&
+    i.mulA === MUX_R0 &&
+    i.mulB === MUX_R0 &&
+    !packOnMul(i) &&
+    !hasRotation(i)
   );
 }
 
 /** The pack mode is written on the add destination (regfile-A pack with the add ALU on A). */
 export function packOnAdd(i: { pm: number; pack: number; ws: number }): boolean {
-  return i.pm === 0 && i.pack !== 0 && i.ws === 0;
+  return i.pm === 0 && i.pack !== NO_PACK && i.ws === 0;
 }
 export function packOnMul(i: { pm: number; pack: number; ws: number }): boolean {
-  return i.pack !== 0 && (i.pm === 1 || i.ws === 1);
+  return i.pack !== NO_PACK && (i.pm === 1 || i.ws === 1);
 }
 
 /** The input muxes that the assembly text shows (those of slots that are not a plain nop). */

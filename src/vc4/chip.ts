@@ -1,7 +1,8 @@
-// The chip's own numbers: how many of each unit a VideoCore IV has and how large its memories
-// are, each with where the reference guide says so. Every file that needs one of these imports it
-// from here; none writes the number itself. (Encodings, registers and signals are in tables.ts
-// and fields.ts; hardware rules in rules.ts.)
+// The chip's own numbers: how many of each unit a VideoCore IV has, how large its memories are
+// and how many instructions its latencies last, each with where the reference guide says so.
+// Every file that needs one of these imports it from here; none writes the number itself.
+// (Encodings are in fields.ts and vpm-setup.ts, opcodes, conditions and signals in tables.ts,
+// registers in registers.ts, branch delay slots in flow.ts; hardware rules in rules.ts.)
 
 /** Lanes (SIMD elements) of a QPU: "a 16-way 32-bit SIMD processor" (Guide p. 16). */
 export { LANES } from './tables.ts';
@@ -25,3 +26,22 @@ export const VPM_WORDS = VPM_ROWS * 16;
 
 /** Outstanding TMU requests a QPU may have: its FIFO's depth (rules.ts explains why 4). */
 export { TMU_FIFO_DEPTH } from './rules.ts';
+
+/** Accumulators r0-r5 (Guide p. 17; r4 and r5 are special: p. 18). */
+export const ACCUMULATORS = 6;
+
+// Latencies, in instructions from a write to the first instruction that sees it. The rules
+// (rules.ts) forbid reading sooner; the compiler's scheduler plans with them, the emulator times by them.
+
+/** A regfile A or B location reads back the second instruction after its write (Guide p. 17). */
+export const REGFILE_LATENCY = 2;
+
+/** r4 holds an SFU result from the third instruction after the SFU write (Guide p. 23). */
+export const SFU_LATENCY = 3;
+
+/**
+ * A VPM read's data arrives three instructions after its read setup: "the first read must be at
+ * least three instructions after the read setup" (Guide p. 56). vc4asm's addendum found that an
+ * earlier read waits rather than returning garbage, so the emulator stalls it until then.
+ */
+export const VPM_READ_LATENCY = 3;

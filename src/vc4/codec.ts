@@ -4,17 +4,9 @@
 // Words are handled as two unsigned 32-bit halves (fast, no BigInt) or as a bigint for the
 // public API. In memory and in files a word is little-endian: the low 32 bits first.
 
-import {
-  ALU_LAYOUT,
-  BRANCH_LAYOUT,
-  type Field,
-  LDI_LAYOUT,
-  LDI_MODE_SEMAPHORE,
-  SEMA_LAYOUT,
-  SIG_BRANCH,
-  SIG_LOAD_IMM,
-} from './fields.ts';
+import { ALU_LAYOUT, BRANCH_LAYOUT, type Field, INSTRUCTION_BYTES, LDI_LAYOUT, SEMA_LAYOUT } from './fields.ts';
 import type { Instr, InstrKind } from './instr.ts';
+import { LDI_MODE_SEMAPHORE, SIG_BRANCH, SIG_LOAD_IMM } from './tables.ts';
 
 export const LAYOUTS: Readonly<Record<InstrKind, readonly Field[]>> = {
   alu: ALU_LAYOUT,
@@ -34,11 +26,18 @@ function getField(hi: number, lo: number, fd: Field): number {
   return fd.signed ? v | 0 : v;
 }
 
+/** The signal field, the top bits of every format, and the load-immediate mode below it (in the high word). */
+const SIG = ALU_LAYOUT.find((fd) => fd.name === 'sig')!;
+const SIG_SHIFT = SIG.lo - 32;
+const MODE = LDI_LAYOUT.find((fd) => fd.name === 'mode')!;
+const MODE_SHIFT = MODE.lo - 32;
+const MODE_MASK = (1 << MODE.width) - 1;
+
 /** The kind of instruction a word holds, from its signal and load-immediate mode bits. */
 export function kindOf(hi: number): InstrKind {
-  const sig = hi >>> 28;
+  const sig = hi >>> SIG_SHIFT;
   if (sig === SIG_BRANCH) return 'branch';
-  if (sig === SIG_LOAD_IMM) return ((hi >>> 25) & 7) === LDI_MODE_SEMAPHORE ? 'sema' : 'ldi';
+  if (sig === SIG_LOAD_IMM) return ((hi >>> MODE_SHIFT) & MODE_MASK) === LDI_MODE_SEMAPHORE ? 'sema' : 'ldi';
   return 'alu';
 }
 
@@ -156,7 +155,7 @@ export function programSizeProblem(count: number): string | undefined {
   if (count === 0) return 'the program has no instructions';
   if (count > MAX_PROGRAM_INSTRUCTIONS)
     return (
-      `the program has ${count} instructions (${count * 8} bytes); qpu-ts takes at most ` +
+      `the program has ${count} instructions (${count * INSTRUCTION_BYTES} bytes); qpu-ts takes at most ` +
       `${MAX_PROGRAM_INSTRUCTIONS} (8 MiB, MAX_PROGRAM_INSTRUCTIONS), far more than any real QPU program`
     );
   return undefined;
@@ -196,9 +195,9 @@ export function programToBytes(words: Uint32Array): Uint8Array {
 export class ProgramBytesError extends Error {}
 
 export function bytesToProgram(bytes: Uint8Array): Uint32Array {
-  if (bytes.length % 8 !== 0)
+  if (bytes.length % INSTRUCTION_BYTES !== 0)
     throw new ProgramBytesError(
-      `a QPU program is a sequence of 8-byte instructions, but this one has ${bytes.length} bytes (${bytes.length % 8} left over)`,
+      `a QPU program is a sequence of ${INSTRUCTION_BYTES}-byte instructions, but this one has ${bytes.length} bytes (${bytes.length % INSTRUCTION_BYTES} left over)`,
     );
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const words = new Uint32Array(bytes.length / 4);

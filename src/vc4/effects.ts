@@ -1,30 +1,50 @@
 // What one instruction does to the machine, as facts the hardware rules are stated in: which
 // physical registers it reads and writes, whether it touches r4, the TMU, the SFU, the VPM,
 // uniforms, the mutex. The validator, the emulator's strict mode and the compiler all ask
-// these questions of the same function, so no rule has a second copy that can drift.
+// these questions of the same function, so no rule has a second copy that can drift. The facts
+// come from the rows of the register, signal and opcode tables (registers.ts, tables.ts).
 
-import type { Instr } from './instr.ts';
+import type { AluInstr, Instr } from './instr.ts';
 import {
   addWriteFile,
   mulWriteFile,
-  R_MUTEX,
-  R_UNIF,
+  R_MS_FLAGS,
   R_VARY,
   R_VPM,
   R_VPM_BUSY,
   R_VPM_WAIT,
+  readAccess,
+  type RegAccess,
+  type RegFile,
+  type RegInfo,
   THREAD_END_RESERVED_ADDR,
-  W_ACC0,
-  W_ACC5,
+  type Unit,
   W_DMA_ADDR,
+  W_NOP,
   W_TLB_Z,
   W_TMU_NOSWAP,
   W_UNIF_ADDR,
   W_VPM,
   W_VPM_SETUP,
+  writeAccess,
   writeInfo,
 } from './registers.ts';
-import { exclusiveConditions, MUX_A, MUX_B, MUX_R4, PROGRAM_END_SIGNALS, SIG_LOAD_TMU0, SIG_LOAD_TMU1, TLB_LOAD_SIGNALS } from './tables.ts';
+
+export type { RegAccess } from './registers.ts';
+import {
+  ADD_NOP,
+  COND_ALWAYS,
+  COND_NEVER,
+  exclusiveConditions,
+  MUL_NOP,
+  MUX_A,
+  MUX_B,
+  MUX_R4,
+  SIG_NONE,
+  SIG_SMALL_IMM,
+  SIGNAL_INFO,
+  smallImmRotation,
+} from './tables.ts';
 
 export interface Effects {
   readonly kind: Instr['kind'];
@@ -36,7 +56,11 @@ export interface Effects {
   readonly writesB: readonly number[];
   /** Raw read and write addresses of either file (for address-14 and I/O rules). */
   readonly raddrs: readonly number[];
-  readonly waddrs: readonly { file: 'a' | 'b'; addr: number }[];
+  readonly waddrs: readonly RegAccess[];
+  /** The addresses read (raddrs), each in its file with its row. */
+  readonly readRegs: readonly RegAccess[];
+  /** The input muxes of the ALUs whose opcode is not nop (Table 3), add ALU's first. */
+  readonly muxes: readonly number[];
   /** Accumulators written: 0-3 and 5. */
   readonly accWrites: readonly number[];
   readonly readsR4: boolean;
@@ -74,7 +98,7 @@ export interface Effects {
 }
 
 /** Accumulators r0-r3: plain per-lane registers, with no side effect on a write. */
-const isAccumulator = (addr: number) => addr >= W_ACC0 && addr <= W_ACC0 + 3;
+const isAccumulator = (info: RegInfo) => info.unit === 'acc';
 
 /**
  * Both ALUs may write one of r0-r3 when no lane takes both writes. The guide (p. 19) calls a
@@ -85,8 +109,11 @@ const isAccumulator = (addr: number) => addr >= W_ACC0 && addr <= W_ACC0 + 3;
  * write as a whole (a FIFO entry, an SFU or DMA start) whatever the lanes' conditions, and r5's
  * two write addresses replicate across lanes (per quad or to all), so lanes do not separate them.
  */
-const exclusiveAccWrite = (addr: number, condAdd: number, condMul: number) =>
-  isAccumulator(addr) && exclusiveConditions(condAdd, condMul);
+const exclusiveAccWrite = (info: RegInfo, condAdd: number, condMul: number) =>
+  isAccumulator(info) && exclusiveConditions(condAdd, condMul);
+
+/** The closely coupled peripheral access a write to a unit makes, for the one-access rule (p. 37). */
+const WRITE_PERIPHERAL: Partial<Record<Unit, string>> = { sfu: 'SFU write', tmu: 'TMU write', tlb: 'TLB write' };
 
 /**
  * Effects already worked out, by instruction object: the validator, the scheduler and the rule
@@ -101,136 +128,170 @@ export function effectsOf(i: Instr): Effects {
   return e;
 }
 
+/** Effects as they are gathered, write by write and read by read (then returned as they are). */
+type Draft = { -readonly [K in keyof Effects]: Effects[K] extends readonly (infer T)[] ? T[] : Effects[K] } & {
+  tmuRequests: [number, number];
+  tmuLoads: [number, number];
+};
+
 function computeEffects(i: Instr): Effects {
-  const readsA: number[] = [];
-  const readsB: number[] = [];
-  const writesA: number[] = [];
-  const writesB: number[] = [];
-  const raddrs: number[] = [];
-  const waddrs: { file: 'a' | 'b'; addr: number }[] = [];
-  const accWrites: number[] = [];
-  const peripherals: string[] = [];
-  let readsR4 = false;
-  let sfuWrites = 0;
-  const tmuRequests: [number, number] = [0, 0];
-  const tmuLoads: [number, number] = [0, 0];
-  let readsUniform = false;
-  let rotation: number | 'r5' = 0;
-  let rotationMuxes: number[] = [];
-  let signal = 1;
-  let doubleWrite: string | undefined;
-  let conditionalFifoWrite: string | undefined;
-  let nopOpcodeWrite: string | undefined;
-
-  // Writes: the add ALU to waddrAdd, the mul ALU to waddrMul, files chosen by ws.
-  const write = (file: 'a' | 'b', addr: number, cond: number) => {
-    if (addr === 39) return;
-    waddrs.push({ file, addr });
-    if (cond !== 1 && (addr === 48 || addr === 56 || addr === 60)) conditionalFifoWrite = addr === 48 ? 'vpm' : `tmu${addr === 60 ? 1 : 0}_s`;
-    if (addr < 32) {
-      if (cond !== 0) (file === 'a' ? writesA : writesB).push(addr);
-      return;
-    }
-    if (cond !== 0 && ((addr >= W_ACC0 && addr <= W_ACC0 + 3) || addr === W_ACC5)) accWrites.push(addr === W_ACC5 ? 5 : addr - W_ACC0);
-    if (addr >= 52 && addr <= 55) {
-      sfuWrites++;
-      peripherals.push('SFU write');
-    }
-    if (addr >= 56) {
-      peripherals.push('TMU write');
-      if (addr === 56) tmuRequests[0]++;
-      else if (addr === 60) tmuRequests[1]++;
-      else readsUniform = true; // t, r and b writes read a texture-setup uniform (p. 22)
-    }
-    if (addr >= 43 && addr <= 47) peripherals.push('TLB write');
+  // Every field in one literal, so that all effects share one shape.
+  const d: Draft = {
+    kind: i.kind,
+    readsA: [],
+    readsB: [],
+    writesA: [],
+    writesB: [],
+    raddrs: [],
+    waddrs: [],
+    readRegs: [],
+    muxes: [],
+    accWrites: [],
+    readsR4: false,
+    writesR4: false,
+    sfuWrites: 0,
+    tmuRequests: [0, 0],
+    tmuLoads: [0, 0],
+    peripherals: [],
+    readsUniform: false,
+    writesUnifAddr: false,
+    readsVarying: false,
+    vpmRead: false,
+    vpmWrite: false,
+    vprSetup: false,
+    vpmAny: false,
+    writesTmuNoswap: false,
+    writesTlbZ: false,
+    readsMsFlags: false,
+    rotation: 0,
+    rotationMuxes: [],
+    programEnd: false,
+    isBranch: i.kind === 'branch',
+    doubleWrite: undefined,
+    nopOpcodeWrite: undefined,
+    conditionalFifoWrite: undefined,
+    signal: SIG_NONE,
   };
-
+  // Writes: the add ALU to waddrAdd, the mul ALU to waddrMul, files chosen by ws.
   if (i.kind === 'branch') {
-    write(addWriteFile(i.ws), i.waddrAdd, 1);
-    write(mulWriteFile(i.ws), i.waddrMul, 1);
+    recordWrite(d, addWriteFile(i.ws), i.waddrAdd, COND_ALWAYS);
+    recordWrite(d, mulWriteFile(i.ws), i.waddrMul, COND_ALWAYS);
     if (i.reg) {
-      readsA.push(i.raddrA);
-      raddrs.push(i.raddrA);
+      d.readsA.push(i.raddrA);
+      recordRead(d, 'a', i.raddrA);
     }
   } else {
-    write(addWriteFile(i.ws), i.waddrAdd, i.condAdd);
-    write(mulWriteFile(i.ws), i.waddrMul, i.condMul);
-    // The same register in both files: accumulators and I/O but quad_x/y, ms/rev flags and
-    // the VPM read/write setups and addresses, which differ between A and B.
-    const a = i.waddrAdd;
-    const differs = a === 41 || a === 42 || a === 49 || a === 50;
-    if (a === i.waddrMul && a >= 32 && a !== 39 && !differs && i.condAdd !== 0 && i.condMul !== 0 && !exclusiveAccWrite(a, i.condAdd, i.condMul))
-      doubleWrite = `both ALUs write ${writeInfo('a', a).name}${isAccumulator(a) ? ' under conditions that can both hold' : ''}`;
-    // The write is recorded above all the same: the hardware makes it (vc4asm's addendum).
-    if (i.kind === 'alu') {
-      if (i.opAdd === 0 && i.waddrAdd !== 39 && i.condAdd !== 0) nopOpcodeWrite = `the add ALU (write address ${i.waddrAdd})`;
-      else if (i.opMul === 0 && i.waddrMul !== 39 && i.condMul !== 0) nopOpcodeWrite = `the mul ALU (write address ${i.waddrMul})`;
-    }
+    recordWrite(d, addWriteFile(i.ws), i.waddrAdd, i.condAdd);
+    recordWrite(d, mulWriteFile(i.ws), i.waddrMul, i.condMul);
+    irregularWrites(d, i);
   }
+  if (i.kind === 'sema') d.peripherals.push('semaphore');
+  if (i.kind === 'alu') aluReads(d, i);
+  derived(d, i);
+  return d;
+}
 
-  if (i.kind === 'sema') peripherals.push('semaphore');
-
-  if (i.kind === 'alu') {
-    signal = i.sig;
-    raddrs.push(i.raddrA);
-    if (i.sig !== 13) raddrs.push(i.raddrB);
-    const used: number[] = [];
-    if (i.opAdd !== 0) used.push(i.addA, i.addB);
-    if (i.opMul !== 0) used.push(i.mulA, i.mulB);
-    if (used.includes(MUX_A) && i.raddrA < 32) readsA.push(i.raddrA);
-    if (used.includes(MUX_B) && i.sig !== 13 && i.raddrB < 32) readsB.push(i.raddrB);
-    readsR4 = used.includes(MUX_R4);
-    if (i.raddrA === R_UNIF || (i.sig !== 13 && i.raddrB === R_UNIF)) readsUniform = true;
-    if (i.raddrA === R_MUTEX || (i.sig !== 13 && i.raddrB === R_MUTEX)) peripherals.push('mutex acquire');
-    if (i.sig === SIG_LOAD_TMU0 || i.sig === SIG_LOAD_TMU1) {
-      tmuLoads[i.sig - SIG_LOAD_TMU0]++;
-      peripherals.push('TMU read');
-    }
-    if (TLB_LOAD_SIGNALS.has(i.sig)) peripherals.push('TLB read');
-    if (i.sig === 13 && i.raddrB >= 48) {
-      rotation = i.raddrB === 48 ? 'r5' : i.raddrB - 48;
-      rotationMuxes = [i.mulA, i.mulB];
-    }
+/**
+ * One ALU's write of `addr` in `file` under condition `cond`. With condition never it writes no
+ * register; the access to a unit counts all the same, for the rules about units.
+ */
+function recordWrite(d: Draft, file: RegFile, addr: number, cond: number): void {
+  const access = writeAccess(file, addr);
+  const info = access.info;
+  if (info.unit === 'nop') return;
+  d.waddrs.push(access);
+  if (cond !== COND_ALWAYS && info.fifo) d.conditionalFifoWrite = info.name;
+  if (info.unit === 'regfile') {
+    if (cond !== COND_NEVER) (file === 'a' ? d.writesA : d.writesB).push(addr);
+    return;
   }
+  if (cond !== COND_NEVER && info.acc !== undefined) d.accWrites.push(info.acc);
+  if (info.unit === 'sfu') d.sfuWrites++;
+  const peripheral = WRITE_PERIPHERAL[info.unit];
+  if (peripheral) d.peripherals.push(peripheral);
+  if (info.unit === 'tmu') {
+    if (info.fifo) d.tmuRequests[info.tmu!]++;
+    if (info.readsUniform) d.readsUniform = true;
+  }
+}
 
-  const rd = (addr: number) => raddrs.includes(addr);
-  const wr = (file: 'a' | 'b' | 'any', addr: number) => waddrs.some((w) => w.addr === addr && (file === 'any' || w.file === file));
-  const vpmRead = rd(R_VPM);
-  const vpmWrite = wr('any', W_VPM);
-  return {
-    kind: i.kind,
-    readsA,
-    readsB,
-    writesA,
-    writesB,
-    raddrs,
-    waddrs,
-    accWrites,
-    readsR4,
-    writesR4: sfuWrites > 0 || tmuLoads[0] + tmuLoads[1] > 0 || TLB_LOAD_SIGNALS.has(signal),
-    sfuWrites,
-    tmuRequests,
-    tmuLoads,
-    peripherals,
-    readsUniform,
-    writesUnifAddr: wr('any', W_UNIF_ADDR),
-    readsVarying: rd(R_VARY),
-    vpmRead,
-    vpmWrite,
-    vprSetup: wr('a', W_VPM_SETUP),
-    vpmAny: vpmRead || vpmWrite || rd(R_VPM_BUSY) || rd(R_VPM_WAIT) || wr('any', W_VPM_SETUP) || wr('any', W_DMA_ADDR),
-    writesTmuNoswap: wr('any', W_TMU_NOSWAP),
-    writesTlbZ: wr('any', W_TLB_Z),
-    readsMsFlags: i.kind === 'alu' && i.raddrA === 42,
-    rotation,
-    rotationMuxes,
-    programEnd: i.kind === 'alu' && PROGRAM_END_SIGNALS.has(i.sig),
-    isBranch: i.kind === 'branch',
-    doubleWrite,
-    nopOpcodeWrite,
-    conditionalFifoWrite,
-    signal,
-  };
+/** The raw read of `addr` in `file`. */
+function recordRead(d: Draft, file: RegFile, addr: number): RegInfo {
+  const access = readAccess(file, addr);
+  d.raddrs.push(addr);
+  d.readRegs.push(access);
+  return access.info;
+}
+
+/**
+ * Writes the hardware does not define or the assembler would not write: both ALUs writing one
+ * register, and an ALU writing with opcode nop. The writes are recorded all the same: the
+ * hardware makes them (vc4asm's addendum).
+ */
+function irregularWrites(d: Draft, i: Exclude<Instr, { kind: 'branch' }>): void {
+  const a = i.waddrAdd;
+  const add = writeInfo(addWriteFile(i.ws), a);
+  const mul = writeInfo(mulWriteFile(i.ws), i.waddrMul);
+  // The same register in both files: accumulators (r5 replicated either way) and I/O but quad_x/y,
+  // ms/rev flags and the VPM read/write setups and addresses, which differ between A and B.
+  const same = a === i.waddrMul && add.unit !== 'nop' && (add.both || (add.acc !== undefined && add.acc === mul.acc));
+  if (same && i.condAdd !== COND_NEVER && i.condMul !== COND_NEVER && !exclusiveAccWrite(add, i.condAdd, i.condMul))
+    d.doubleWrite = `both ALUs write ${writeInfo('a', a).name}${isAccumulator(add) ? ' under conditions that can both hold' : ''}`;
+  if (i.kind !== 'alu') return;
+  if (i.opAdd === ADD_NOP && i.waddrAdd !== W_NOP && i.condAdd !== COND_NEVER) d.nopOpcodeWrite = `the add ALU (write address ${i.waddrAdd})`;
+  else if (i.opMul === MUL_NOP && i.waddrMul !== W_NOP && i.condMul !== COND_NEVER) d.nopOpcodeWrite = `the mul ALU (write address ${i.waddrMul})`;
+}
+
+/** An ALU instruction's reads: its two read addresses (the second a small immediate with sig 13), the muxes its ALUs use, its signal. */
+function aluReads(d: Draft, i: AluInstr): void {
+  d.signal = i.sig;
+  const smallImm = i.sig === SIG_SMALL_IMM;
+  const a = recordRead(d, 'a', i.raddrA);
+  const b = smallImm ? undefined : recordRead(d, 'b', i.raddrB);
+  if (i.opAdd !== ADD_NOP) d.muxes.push(i.addA, i.addB);
+  if (i.opMul !== MUL_NOP) d.muxes.push(i.mulA, i.mulB);
+  if (d.muxes.includes(MUX_A) && a.unit === 'regfile') d.readsA.push(i.raddrA);
+  if (d.muxes.includes(MUX_B) && b?.unit === 'regfile') d.readsB.push(i.raddrB);
+  d.readsR4 = d.muxes.includes(MUX_R4);
+  if (a.unit === 'uniform' || b?.unit === 'uniform') d.readsUniform = true;
+  if (a.unit === 'mutex' || b?.unit === 'mutex') d.peripherals.push('mutex acquire');
+  const sig = SIGNAL_INFO[i.sig]!;
+  if (sig.tmuLoad !== undefined) {
+    d.tmuLoads[sig.tmuLoad]++;
+    d.peripherals.push('TMU read');
+  }
+  if (sig.tlbLoad) d.peripherals.push('TLB read');
+  if (smallImm) {
+    d.rotation = smallImmRotation(i.raddrB);
+    if (d.rotation !== 0) d.rotationMuxes = [i.mulA, i.mulB];
+  }
+}
+
+/** Whether the instruction reads `addr` of either file. */
+const readsAddr = (d: Draft, addr: number) => d.raddrs.includes(addr);
+/** Whether it writes `addr` of `file`, or of either file. */
+const writesAddr = (d: Draft, file: RegFile | 'any', addr: number) => d.waddrs.some((w) => w.addr === addr && (file === 'any' || w.file === file));
+
+/** The facts that follow from those gathered. */
+function derived(d: Draft, i: Instr): void {
+  const sig = SIGNAL_INFO[d.signal]!;
+  d.writesR4 = d.sfuWrites > 0 || d.tmuLoads[0] + d.tmuLoads[1] > 0 || sig.tlbLoad === true;
+  d.writesUnifAddr = writesAddr(d, 'any', W_UNIF_ADDR);
+  d.readsVarying = readsAddr(d, R_VARY);
+  d.vpmRead = readsAddr(d, R_VPM);
+  d.vpmWrite = writesAddr(d, 'any', W_VPM);
+  d.vprSetup = writesAddr(d, 'a', W_VPM_SETUP);
+  d.vpmAny =
+    d.vpmRead ||
+    d.vpmWrite ||
+    readsAddr(d, R_VPM_BUSY) ||
+    readsAddr(d, R_VPM_WAIT) ||
+    writesAddr(d, 'any', W_VPM_SETUP) ||
+    writesAddr(d, 'any', W_DMA_ADDR);
+  d.writesTmuNoswap = writesAddr(d, 'any', W_TMU_NOSWAP);
+  d.writesTlbZ = writesAddr(d, 'any', W_TLB_Z);
+  d.readsMsFlags = i.kind === 'alu' && i.raddrA === R_MS_FLAGS;
+  d.programEnd = i.kind === 'alu' && sig.endsProgram === true;
 }
 
 /** Touches regfile address 14 of either file (forbidden around program end, p. 21). */

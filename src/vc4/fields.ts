@@ -5,6 +5,8 @@
 // An instruction is 64 bits. No field straddles bit 32, so every field lives in the high or the
 // low 32-bit word; `lo` below is the field's lowest bit in the 64-bit word.
 
+import { LDI_MODE_SEMAPHORE, SIG_BRANCH, SIG_LOAD_IMM } from './tables.ts';
+
 export interface Field {
   /** The model's property name (see instr.ts). */
   readonly name: string;
@@ -56,7 +58,7 @@ export const ALU_LAYOUT: readonly Field[] = [
 /** Load immediate, signal 14 with bits 59:57 = mode (0: 32-bit, 1: per-element signed,
  *  3: per-element unsigned; 2, 5, 6, 7 are not defined by the guide). Figure 5. */
 export const LDI_LAYOUT: readonly Field[] = [
-  f('sig', 60, 4, { fixed: 14 }),
+  f('sig', 60, 4, { fixed: SIG_LOAD_IMM }),
   f('mode', 57, 3),
   ...WRITE_FIELDS,
   f('imm', 0, 32),
@@ -65,8 +67,8 @@ export const LDI_LAYOUT: readonly Field[] = [
 /** Semaphore, signal 14 with bits 59:57 = 4. Figure 6. Bits 31:5 are "don't care" for the
  *  semaphore, but like a load immediate the whole low word reaches the ALU outputs. */
 export const SEMA_LAYOUT: readonly Field[] = [
-  f('sig', 60, 4, { fixed: 14 }),
-  f('mode', 57, 3, { fixed: 4 }),
+  f('sig', 60, 4, { fixed: SIG_LOAD_IMM }),
+  f('mode', 57, 3, { fixed: LDI_MODE_SEMAPHORE }),
   ...WRITE_FIELDS,
   f('rest', 5, 27, { dontCare: true }),
   f('down', 4, 1),
@@ -75,7 +77,7 @@ export const SEMA_LAYOUT: readonly Field[] = [
 
 /** Branch, signal 15. Figure 7, Table 10. raddrA is 5 bits: only registers 0-31 can be added. */
 export const BRANCH_LAYOUT: readonly Field[] = [
-  f('sig', 60, 4, { fixed: 15 }),
+  f('sig', 60, 4, { fixed: SIG_BRANCH }),
   f('unused', 56, 4, { dontCare: true }),
   f('cond', 52, 4),
   f('rel', 51, 1),
@@ -87,14 +89,15 @@ export const BRANCH_LAYOUT: readonly Field[] = [
   f('imm', 0, 32, { signed: true }),
 ];
 
+/** A branch's raddr_a bit 0 is bit 45, the ALU's set-flags bit: an odd raddr_a also sets the
+ *  flags (vc4asm's addendum, "Branch Instruction - implicit set flags"). */
+export const BRANCH_SETS_FLAGS = 1;
+
 /** Bytes per instruction: branch offsets and addresses count bytes. */
 export const INSTRUCTION_BYTES = 8;
 /** A relative branch's offset counts from PC + 4 instructions: past the branch and its three
  *  delay slots. */
 export const BRANCH_PC_OFFSET = 4;
 
-/** Signal values that select a format rather than a signal. */
-export const SIG_SMALL_IMM = 13;
-export const SIG_LOAD_IMM = 14;
-export const SIG_BRANCH = 15;
-export const LDI_MODE_SEMAPHORE = 4;
+/** Signal values that select a format rather than a signal, and the semaphore's mode: tables.ts has them. */
+export { LDI_MODE_SEMAPHORE, SIG_BRANCH, SIG_LOAD_IMM, SIG_SMALL_IMM } from './tables.ts';

@@ -1,9 +1,49 @@
-// The control flow of a program as the QPU runs it, for the validator (validate.ts). Compact:
+// Where branches go, and the control flow of a program as the QPU runs it. The helpers below are
+// the one place branch targets are worked out (assembler, disassembler, validator, compiler,
+// emulator). The control flow is for the validator (validate.ts) and the compiler: compact,
 // a byte per instruction for the fall-through edges and the states seen, numbers only for
 // instructions inside branch delay slots, so memory and time grow linearly with the program.
 
 import { decodeHiLo } from './codec.ts';
+import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES } from './fields.ts';
 import type { Instr } from './instr.ts';
+import { BRANCH_ALWAYS, PROGRAM_END_SIGNALS } from './tables.ts';
+
+// ---- Where branches go (every tool that computes a branch target uses these)
+
+/** Instructions that run after a branch before it jumps: its delay slots (Guide p. 20). */
+export const BRANCH_DELAY_SLOTS = 3;
+/** Instructions that run after a program end before the QPU stops: its delay slots (Guide p. 21). */
+export const END_DELAY_SLOTS = 2;
+
+/**
+ * The instruction a relative branch at `pc` with byte offset `imm` jumps to: PC + 4 instructions
+ * (past its delay slots) plus the offset (Guide p. 34). Not a whole number when `imm` is not a
+ * multiple of INSTRUCTION_BYTES (isWholeInstructions).
+ */
+export function branchTarget(pc: number, imm: number): number {
+  return pc + BRANCH_PC_OFFSET + imm / INSTRUCTION_BYTES;
+}
+
+/** The byte offset that makes a relative branch at `pc` jump to instruction `target`. */
+export function branchOffset(pc: number, target: number): number {
+  return (target - (pc + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES;
+}
+
+/**
+ * The byte offset from the program's start of the instruction after the delay slots of a branch
+ * at `pc`: what a relative branch adds its offset to, and the link address it writes (Guide p. 34).
+ */
+export function linkOffset(pc: number): number {
+  return (pc + BRANCH_PC_OFFSET) * INSTRUCTION_BYTES;
+}
+
+/** Whether a byte offset is a whole number of instructions. */
+export function isWholeInstructions(bytes: number): boolean {
+  return bytes % INSTRUCTION_BYTES === 0;
+}
+
+// ---- Control flow
 
 /** A program: decoded instructions, or its words (low word first), decoded as they are read. */
 export type Program = readonly Instr[] | Uint32Array;
@@ -75,10 +115,10 @@ export function controlFlow(program: Program | Code): Flow {
       const s = work.slice(-6);
       work.length -= 6;
       const ins = code.at(s[0]!);
-      // A conditional branch may go either way; `always` (15) is always taken.
+      // A conditional branch may go either way; `always` is always taken.
       if (ins.kind === 'branch') {
         runState(s, ins, true, n, edge, push, unknownTargets);
-        if (ins.cond !== 15) runState(s, ins, false, n, edge, push, unknownTargets);
+        if (ins.cond !== BRANCH_ALWAYS) runState(s, ins, false, n, edge, push, unknownTargets);
       } else runState(s, ins, false, n, edge, push, unknownTargets);
     }
   };
@@ -110,11 +150,12 @@ function runState(
   unknownTargets: Uint8Array,
 ): void {
   let [left, target, left2, target2, endLeft] = [left0!, target0!, left20!, target20!, endLeft0!];
+  // Counting this instruction: the branch jumps, or the QPU stops, after the delay slots.
   if (taken) {
-    if (left > 0) [left2, target2] = [4, targetOf(pc!, ins, n)];
-    else [left, target] = [4, targetOf(pc!, ins, n)];
+    if (left > 0) [left2, target2] = [BRANCH_DELAY_SLOTS + 1, targetOf(pc!, ins, n)];
+    else [left, target] = [BRANCH_DELAY_SLOTS + 1, targetOf(pc!, ins, n)];
   }
-  if (ins.kind === 'alu' && (ins.sig === 3 || ins.sig === 9) && endLeft <= 0) endLeft = 3;
+  if (ins.kind === 'alu' && PROGRAM_END_SIGNALS.has(ins.sig) && endLeft <= 0) endLeft = END_DELAY_SLOTS + 1;
   if (endLeft > 0 && --endLeft === 0) return; // the QPU stops
   let next = pc! + 1;
   if (left > 0 && --left === 0) {
@@ -132,7 +173,7 @@ function runState(
 function targetOf(i: number, b: Instr, n: number): number {
   if (b.kind !== 'branch') return OUTSIDE;
   if (b.reg || !b.rel) return UNKNOWN; // absolute targets are bus addresses, unknown here
-  const t = i + 4 + b.imm / 8;
+  const t = branchTarget(i, b.imm);
   return Number.isInteger(t) && t >= 0 && t < n ? t : OUTSIDE;
 }
 
@@ -146,14 +187,14 @@ function seenStates(n: number): (pc: number, left: number, target: number, left2
   const pending = new Set<number>();
   const queued = new Set<string>();
   return (pc, left, target, left2, target2, endLeft) => {
-    if (left === 0 && left2 === 0 && target === OUTSIDE && target2 === OUTSIDE && endLeft <= 2) {
+    if (left === 0 && left2 === 0 && target === OUTSIDE && target2 === OUTSIDE && endLeft <= END_DELAY_SLOTS) {
       const bit = 1 << endLeft;
       if (plain[pc]! & bit) return false;
       plain[pc] = plain[pc]! | bit;
       return true;
     }
-    if (left2 === 0 && target2 === OUTSIDE && left <= 3 && endLeft <= 2) {
-      const key = ((pc * (n + 2) + target + 2) * 4 + left) * 3 + endLeft;
+    if (left2 === 0 && target2 === OUTSIDE && left <= BRANCH_DELAY_SLOTS && endLeft <= END_DELAY_SLOTS) {
+      const key = ((pc * (n + 2) + target + 2) * (BRANCH_DELAY_SLOTS + 1) + left) * (END_DELAY_SLOTS + 1) + endLeft;
       if (pending.has(key)) return false;
       pending.add(key);
       return true;

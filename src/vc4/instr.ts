@@ -3,6 +3,20 @@
 // and encodes back to the same word, so the model is lossless. Whether an instruction is
 // canonical (the form the assembler writes) is a separate question: see canonical.ts.
 
+import { R_NOP, W_NOP } from './registers.ts';
+import {
+  ADD_NOP,
+  BRANCH_ALWAYS,
+  COND_ALWAYS,
+  COND_NEVER,
+  LDI_MODE_32,
+  MUL_NOP,
+  MUX_R0,
+  NO_PACK,
+  NO_UNPACK,
+  SIG_NONE,
+} from './tables.ts';
+
 export interface WriteFields {
   /** 1: the pack and unpack fields program the r4 unpack and mul colour pack (Table 8, 9). */
   pm: number;
@@ -70,30 +84,39 @@ export interface BranchInstr {
 export type Instr = AluInstr | LoadImmInstr | SemaInstr | BranchInstr;
 export type InstrKind = Instr['kind'];
 
-/** Write fields that write nothing: no pack, condition never, no flags, both addresses 39. */
-const NO_WRITES: WriteFields = { pm: 0, pack: 0, condAdd: 0, condMul: 0, sf: 0, ws: 0, waddrAdd: 39, waddrMul: 39 };
+/** Write fields that write nothing: no pack, condition never, no flags, both addresses nop (39). */
+const NO_WRITES: WriteFields = {
+  pm: 0,
+  pack: NO_PACK,
+  condAdd: COND_NEVER,
+  condMul: COND_NEVER,
+  sf: 0,
+  ws: 0,
+  waddrAdd: W_NOP,
+  waddrMul: W_NOP,
+};
 
 /** Mesa's canonical NOP, 0x100009E7_009E7000: no signal, both ALUs nop, no reads, no writes. */
-export function nopInstr(sig = 1): AluInstr {
+export function nopInstr(sig = SIG_NONE): AluInstr {
   return {
     kind: 'alu',
     sig,
-    unpack: 0,
+    unpack: NO_UNPACK,
     ...NO_WRITES,
-    opMul: 0,
-    opAdd: 0,
-    raddrA: 39,
-    raddrB: 39,
-    addA: 0,
-    addB: 0,
-    mulA: 0,
-    mulB: 0,
+    opMul: MUL_NOP,
+    opAdd: ADD_NOP,
+    raddrA: R_NOP,
+    raddrB: R_NOP,
+    addA: MUX_R0,
+    addB: MUX_R0,
+    mulA: MUX_R0,
+    mulB: MUX_R0,
   };
 }
 
 /** A load immediate (32-bit mode unless `fields` says otherwise); both conditions always. */
 export function ldiInstr(imm: number, fields: Partial<Omit<LoadImmInstr, 'kind'>> = {}): LoadImmInstr {
-  return { kind: 'ldi', mode: 0, ...NO_WRITES, condAdd: 1, condMul: 1, ...fields, imm: imm >>> 0 };
+  return { kind: 'ldi', mode: LDI_MODE_32, ...NO_WRITES, condAdd: COND_ALWAYS, condMul: COND_ALWAYS, ...fields, imm: imm >>> 0 };
 }
 
 /** `sema up|down, n` as the assembler writes it: nothing else written. */
@@ -105,13 +128,13 @@ export function branchInstr(fields: Partial<Omit<BranchInstr, 'kind'>> = {}): Br
   return {
     kind: 'branch',
     unused: 0,
-    cond: 15,
+    cond: BRANCH_ALWAYS,
     rel: 1,
     reg: 0,
     raddrA: 0,
     ws: 0,
-    waddrAdd: 39,
-    waddrMul: 39,
+    waddrAdd: W_NOP,
+    waddrMul: W_NOP,
     imm: 0,
     ...fields,
   };

@@ -7,6 +7,7 @@
 
 import type { Effects } from './effects.ts';
 import { touchesReg14 } from './effects.ts';
+import { MUX_R3, MUX_R5 } from './tables.ts';
 
 export type Severity = 'error' | 'warning';
 
@@ -206,9 +207,9 @@ export function instrViolations(e: Effects): Violation[] {
     out.push(v('nop-opcode-write', `${e.nopOpcodeWrite} has opcode nop but writes; what it writes is not an operation's result`));
   if (e.conditionalFifoWrite)
     out.push(v('conditional-fifo-write', `a conditional write to ${e.conditionalFifoWrite}: the FIFO takes it on every lane, with undefined data where the condition fails`));
-  if (e.programEnd && e.waddrs.some((w) => w.addr < 32))
+  if (e.programEnd && e.waddrs.some((w) => w.info.unit === 'regfile'))
     out.push(v('end-writes-regfile', 'the program-end instruction writes a physical register, the slot the next thread\'s W and Z take'));
-  if (e.rotation !== 0 && e.rotationMuxes.some((m) => m > 3))
+  if (e.rotation !== 0 && e.rotationMuxes.some((m) => m > MUX_R3))
     out.push(v('rotate-within-quad', 'this rotation reads a mul input other than r0-r3, so it only rotates within each quad'));
   return out;
 }
@@ -232,7 +233,7 @@ function firstCommon(xs: readonly number[], ys: readonly number[]): number | und
 
 /** The first accumulator a rotation reads (r0-r3, r5) that `p0` writes. */
 function rotatedWrite(cur: Effects, p0: Effects): number | undefined {
-  for (const m of cur.rotationMuxes) if ((m <= 3 || m === 5) && p0.accWrites.includes(m)) return m;
+  for (const m of cur.rotationMuxes) if ((m <= MUX_R3 || m === MUX_R5) && p0.accWrites.includes(m)) return m;
   return undefined;
 }
 

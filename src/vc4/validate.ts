@@ -6,16 +6,17 @@
 // program's length (a few bytes an instruction besides the findings); a program with no
 // instructions or more than MAX_PROGRAM_INSTRUCTIONS is refused with a ProgramSizeError.
 
-import { ADD_OPS, BRANCH_ALWAYS, BRANCH_CONDITIONS, LDI_MODE_NAMES, MUX_A, MUX_B, PACK_MUL_MODES, TLB_LOAD_SIGNALS } from './tables.ts';
+import { ADD_OPS, BRANCH_ALWAYS, BRANCH_CONDITIONS, LDI_MODE_NAMES, MUX_A, MUX_B, PACK_MUL_MODES, PROGRAM_END_SIGNALS, SIGNAL_INFO } from './tables.ts';
 import { checkProgramSize } from './codec.ts';
 import { type Effects, effectsOf } from './effects.ts';
-import { type Code, codeOf, controlFlow, type Flow, type Program } from './flow.ts';
+import { BRANCH_PC_OFFSET, BRANCH_SETS_FLAGS, INSTRUCTION_BYTES } from './fields.ts';
+import { branchTarget, type Code, codeOf, controlFlow, END_DELAY_SLOTS, type Flow, isWholeInstructions, type Program } from './flow.ts';
 import type { Instr } from './instr.ts';
-import { READ_A, READ_B } from './registers.ts';
+import { addWriteFile, mulWriteFile, writeInfo } from './registers.ts';
 import { instrViolations, RULES, type RuleName, sequenceViolations, type Severity, TMU_FIFO_DEPTH, type Violation } from './rules.ts';
 
 export interface Finding {
-  /** Instruction index (the byte offset is 8 times this). */
+  /** Instruction index (the byte offset is INSTRUCTION_BYTES times this). */
   readonly index: number;
   readonly rule: RuleName;
   readonly severity: Severity;
@@ -73,7 +74,7 @@ function factsOf(code: Code): (i: number) => Facts {
   const make = (i: number): Facts => {
     const instr = code.at(i);
     const effects = effectsOf(instr);
-    return { instr, effects, alone: [...instrViolations(effects), ...encodingFindings(instr)] };
+    return { instr, effects, alone: [...instrViolations(effects), ...encodingFindings(instr, effects)] };
   };
   const words = code.words;
   if (!words) return make;
@@ -140,22 +141,22 @@ function pathFindings(flow: Flow, i: number, e: Effects, w: Window): Violation[]
 /** Rules about where an instruction is: program ends near the end, branch targets, flags. */
 function placeFindings(ins: Instr, i: number, n: number): Violation[] {
   const out: Violation[] = [];
-  if (ins.kind === 'alu' && (ins.sig === 3 || ins.sig === 9) && i + 2 >= n)
+  if (ins.kind === 'alu' && PROGRAM_END_SIGNALS.has(ins.sig) && i + END_DELAY_SLOTS >= n)
     out.push({ rule: 'end-missing-delay-slots', message: `program end at ${i} needs two more instructions after it; the program has ${n - i - 1}` });
   if (ins.kind === 'branch' && ins.rel && !ins.reg) {
-    const t = i + 4 + ins.imm / 8;
-    if (ins.imm % 8 !== 0)
+    const t = branchTarget(i, ins.imm);
+    if (!isWholeInstructions(ins.imm))
       out.push({
         rule: 'branch-target-outside',
-        message: `branch offset of ${ins.imm} bytes is not a whole number of instructions (8 bytes each)`,
+        message: `branch offset of ${ins.imm} bytes is not a whole number of instructions (${INSTRUCTION_BYTES} bytes each)`,
       });
     else if (t < 0 || t >= n)
       out.push({
         rule: 'branch-target-outside',
-        message: `branch offset of ${ins.imm} bytes (${ins.imm / 8} instructions from PC + 4) lands at instruction ${t}, outside the program's instructions 0-${n - 1}`,
+        message: `branch offset of ${ins.imm} bytes (${ins.imm / INSTRUCTION_BYTES} instructions from PC + ${BRANCH_PC_OFFSET}) lands at instruction ${t}, outside the program's instructions 0-${n - 1}`,
       });
   }
-  if (ins.kind === 'branch' && ins.reg && ins.raddrA % 2 === 1)
+  if (ins.kind === 'branch' && ins.reg && (ins.raddrA & BRANCH_SETS_FLAGS) !== 0)
     out.push({ rule: 'branch-sets-flags', message: `raddr_a = ra${ins.raddrA} is odd, so this branch also sets the flags` });
   return out;
 }
@@ -163,32 +164,30 @@ function placeFindings(ins: Instr, i: number, n: number): Violation[] {
 const reserved = (message: string): Violation => ({ rule: 'reserved-encoding', message });
 const fragment = (message: string): Violation => ({ rule: 'fragment-only', message });
 
-function encodingFindings(i: Instr): Violation[] {
+function encodingFindings(i: Instr, e: Effects): Violation[] {
   const out: Violation[] = [];
   if (i.kind === 'alu') {
     if (!ADD_OPS[i.opAdd]) out.push(reserved(`add opcode ${i.opAdd} is reserved`));
     if (i.pm && PACK_MUL_MODES[i.pack] === undefined) out.push(reserved(`mul pack mode ${i.pack} is reserved`));
-    if (i.sig === 2 || i.sig === 6) out.push(fragment('thread switch signal'));
-    if (i.sig === 4 || i.sig === 5) out.push(fragment('scoreboard signal'));
-    if (TLB_LOAD_SIGNALS.has(i.sig)) out.push(fragment('tile-buffer load signal'));
-    const used: number[] = [];
-    if (i.opAdd) used.push(i.addA, i.addB);
-    if (i.opMul) used.push(i.mulA, i.mulB);
-    const readsA = used.includes(MUX_A) ? READ_A[i.raddrA]! : undefined;
-    const readsB = used.includes(MUX_B) && i.sig !== 13 ? READ_B[i.raddrB]! : undefined;
-    for (const r of [readsA, readsB]) {
-      if (r?.unit === 'unmapped') out.push({ rule: 'unmapped-read', message: `reads ${r.name}, which has no register` });
-      if (r?.unit === 'fragment' || r?.unit === 'varying') out.push(fragment(`reads ${r.name}`));
+    const only = SIGNAL_INFO[i.sig]!.fragmentOnly;
+    if (only) out.push(fragment(`${only} signal`));
+    // The reads an ALU uses: regfile A's through mux A, regfile B's through mux B.
+    for (const r of e.readRegs) {
+      if (!e.muxes.includes(r.file === 'a' ? MUX_A : MUX_B)) continue;
+      if (r.info.unit === 'unmapped') out.push({ rule: 'unmapped-read', message: `reads ${r.info.name}, which has no register` });
+      if (r.info.unit === 'fragment' || r.info.unit === 'varying') out.push(fragment(`reads ${r.info.name}`));
     }
   }
   if (i.kind === 'ldi' && !(i.mode in LDI_MODE_NAMES)) out.push(reserved(`load-immediate mode ${i.mode} is not defined`));
   if (i.kind === 'branch' && BRANCH_CONDITIONS[i.cond] === undefined) out.push(reserved(`branch condition ${i.cond} is reserved`));
   if (i.kind !== 'branch')
-    for (const [addr, ws] of [
-      [i.waddrAdd, i.ws],
-      [i.waddrMul, 1 - i.ws],
-    ] as const)
-      if (addr >= 41 && addr <= 47) out.push(fragment(`writes ${(ws ? 'rb' : 'ra') + addr}, a fragment-shader register`));
+    for (const [addr, file] of [
+      [i.waddrAdd, addWriteFile(i.ws)],
+      [i.waddrMul, mulWriteFile(i.ws)],
+    ] as const) {
+      const unit = writeInfo(file, addr).unit;
+      if (unit === 'fragment' || unit === 'tlb') out.push(fragment(`writes r${file}${addr}, a fragment-shader register`));
+    }
   return out;
 }
 
@@ -237,7 +236,7 @@ function tmuFindings(flow: Flow, tmu: Uint8Array): { index: number; rule: RuleNa
 
 /** Whether an instruction sets the flags: `.setf`, or a branch with an odd raddr_a (addendum). */
 function setsFlags(i: Instr): boolean {
-  return i.kind === 'branch' ? (i.raddrA & 1) === 1 : i.sf === 1;
+  return i.kind === 'branch' ? (i.raddrA & BRANCH_SETS_FLAGS) !== 0 : i.sf === 1;
 }
 
 /**

@@ -6,18 +6,42 @@ import { test } from 'node:test';
 import { Int, kernel, mutexLock, mutexUnlock, Ptr, store } from '../../src/index.ts';
 import { handoffKernel } from '../helpers/lang.ts';
 
-/** Fails at any release (sema up, mutex or host_int write) reached, in program order, with a store still unwaited for. */
-function assertStoresFinishBeforeReleases(asm: string): void {
+const STORE = /^\S+ vw_addr,/; // a DMA store starts when its address is written
+const WAIT = /\bvw_wait\b/;
+const RELEASE = /^sema up\b|^\S+ (mutex|host_int),/;
+
+/**
+ * Fails at any release (sema up, mutex or host_int write) reached, in program order, with a store
+ * still unwaited for; returns the releases that had a store before them (since the last release),
+ * the ones the check was about. Each operation of a paired instruction (`a; b`) counts.
+ */
+function assertStoresFinishBeforeReleases(asm: string): string[] {
   let pending = false;
-  for (const line of asm.split('\n').map((l) => l.trim())) {
-    if (/^mov vw_addr,/.test(line)) pending = true;
-    else if (/\bvw_wait\b/.test(line)) pending = false;
-    else if (/^sema up\b|^mov (mutex|host_int),/.test(line)) assert.ok(!pending, `'${line}' with a store still under way:\n${asm}`);
-  }
+  let stored = false;
+  const checked: string[] = [];
+  for (const line of asm.split('\n').map((l) => l.trim()))
+    for (const op of line.split(';').map((o) => o.trim())) {
+      if (STORE.test(op)) pending = stored = true;
+      else if (WAIT.test(op)) pending = false;
+      else if (RELEASE.test(op)) {
+        assert.ok(!pending, `'${line}' with a store still under way:\n${asm}`);
+        if (stored) checked.push(op);
+        stored = false;
+      }
+    }
+  return checked;
+}
+
+/** The check on a kernel's code: it must have a store before `release`, waited for; without the waits, it fails. */
+function check(asm: string, release: RegExp): void {
+  const checked = assertStoresFinishBeforeReleases(asm);
+  assert.ok(checked.some((op) => release.test(op)), `no store before a release ${release} was seen (checked: ${checked.join(', ') || 'none'}):\n${asm}`);
+  const unwaited = asm.replace(/^\s*(nop; )?read vw_wait$/gm, '').replace(/; read vw_wait$/gm, '');
+  assert.throws(() => assertStoresFinishBeforeReleases(unwaited), /with a store still under way/);
 }
 
 test('a non-blocking store is finished before a semaphore up', () => {
-  assertStoresFinishBeforeReleases(handoffKernel().code().asm);
+  check(handoffKernel().code().asm, /^sema up, 0$/);
 });
 
 test('a non-blocking store is finished before the mutex is released', () => {
@@ -26,5 +50,12 @@ test('a non-blocking store is finished before the mutex is released', () => {
     store(p.load().add(1), p);
     mutexUnlock();
   }).setNumQPUs(4);
-  assertStoresFinishBeforeReleases(counter.code().asm);
+  check(counter.code().asm, /^mov mutex, 1$/);
+});
+
+test('a store is finished before the end of the kernel (its barrier and the host interrupt)', () => {
+  const last = kernel([Ptr(Int)], function last(p) {
+    store(Int(7), p);
+  }).setNumQPUs(2);
+  check(last.code().asm, /^sema up, 15$|^mov host_int, 1$/);
 });

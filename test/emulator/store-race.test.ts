@@ -49,9 +49,27 @@ test('a DMA load or a TMU lookup of memory another QPU is still storing to is ru
     );
 });
 
-test('the same hand-off is fine when the storing QPU waits for its store, and in non-strict runs', () => {
-  runAsm(handoff(true, DMA_LOAD), opts);
-  for (const read of [DMA_LOAD, TMU_LOAD]) runAsm(handoff(false, read), { ...opts, strict: false });
+/** QPU 1 reads QPU 0's row: by DMA into VPM row 1 and from there into r0, or each lane its word through the TMU into r4. */
+const DMA_READ = `ldi vr_setup, 0x80011010   # DMA load: 1 row of 16 words into VPM row 1
+  mov vr_addr, unif
+  mov -, vr_wait
+  ldi vr_setup, 0x101a01     # VPM read: 1 row, horizontal, 32-bit, row 1
+  nop
+  nop
+  mov r0, vpm`;
+const TMU_READ = 'mov r1, unif\n  shl r2, elem_num, 2\n  add tmu0_s, r1, r2\n  nop.ldtmu0';
+
+test('the same hand-off is fine when the storing QPU waits for its store, and in non-strict runs: QPU 1 reads what QPU 0 stored', () => {
+  const stored = Array.from({ length: 16 }, (_, l) => l);
+  const waited = runAsm(handoff(true, DMA_READ), opts);
+  assert.deepEqual(waited.read('buf'), stored);
+  assert.deepEqual(waited.reg(1, 'r0'), stored);
+  // Non-strict, without the wait: the emulator moves a DMA store's data when the transfer starts.
+  for (const [read, reg] of [[DMA_READ, 'r0'], [TMU_READ, 'r4']] as const) {
+    const r = runAsm(handoff(false, read), { ...opts, strict: false });
+    assert.deepEqual(r.read('buf'), stored);
+    assert.deepEqual(r.reg(1, reg), stored, `QPU 1's ${reg} after ${read.split('\n')[0]}`);
+  }
 });
 
 test('a TMU lookup of a word a DMA store wrote earlier in the run is rule gather-after-store (strict runs)', () => {

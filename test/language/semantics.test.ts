@@ -1,4 +1,5 @@
-// What each construct of the language means, on the reference interpreter.
+// What each construct of the language means: each test runs on the reference interpreter and,
+// compiled at -O0 and -O2, on the emulator, and the three must agree bit for bit (onAll).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -26,7 +27,7 @@ import {
   Where,
   While,
 } from '../../src/index.ts';
-import { floats, ints, lanes } from '../helpers/lang.ts';
+import { floats, ints, lanes, onAll } from '../helpers/lang.ts';
 
 test('integers: wrap-around add/sub, 24-bit multiply, shifts by the low 5 bits, signed min/max/compare', () => {
   assert.deepEqual(ints((r) => r.set(index().add(0x7fffffff))), lanes((l) => (l + 0x7fffffff) | 0));
@@ -65,8 +66,7 @@ test('rotate by a number and by an Int (its lane 0); index, me, numQPUs', () => 
   const k = kernel([Ptr(Int)], (out) => {
     out.add(me().shl(4)).store(me().mul(100).add(numQPUs()));
   });
-  const out = SharedArray.int32(64);
-  k.setNumQPUs(4).interpretSync([out]);
+  const [out] = onAll(k.setNumQPUs(4), () => [SharedArray.int32(64)]);
   assert.deepEqual(Array.from(out), [0, 1, 2, 3].flatMap((q) => lanes(() => q * 100 + 4)));
 });
 
@@ -121,9 +121,7 @@ test('loads and stores through pointers; pointer arithmetic counts elements', ()
     dst.store(v.add(1));
     dst.add(16).store(src.load());
   });
-  const src = SharedArray.from(Int32Array.from({ length: 32 }, (_, i) => i * 10));
-  const dst = SharedArray.int32(32);
-  k.interpretSync([src, dst]);
+  const [, dst] = onAll(k, () => [SharedArray.from(Int32Array.from({ length: 32 }, (_, i) => i * 10)), SharedArray.int32(32)]);
   assert.deepEqual(Array.from(dst), [...lanes((l) => (16 + l) * 10 + 1), ...lanes((l) => l * 10)]);
 });
 
@@ -137,9 +135,7 @@ test('gather and receive: per-lane addresses, results in order; store does not b
     receive(b);
     store(a.add(b.shl(8)), dst);
   });
-  const src = SharedArray.from(Int32Array.from({ length: 32 }, (_, i) => i));
-  const dst = SharedArray.int32(16);
-  k.interpretSync([src, dst]);
+  const [, dst] = onAll(k, () => [SharedArray.from(Int32Array.from({ length: 32 }, (_, i) => i)), SharedArray.int32(16)]);
   assert.deepEqual(Array.from(dst), lanes((l) => 2 * l + ((15 - l) << 8)));
 });
 
@@ -154,16 +150,14 @@ test('semaphores order QPUs; the mutex makes a critical section', () => {
       buf.add(me().shl(4)).store(Int(buf.load()).add(me()));
     });
   });
-  const buf = SharedArray.int32(64);
-  k.setNumQPUs(4).interpretSync([buf]);
+  const [buf] = onAll(k.setNumQPUs(4), () => [SharedArray.int32(64)]);
   assert.deepEqual(Array.from(buf.slice(48)), lanes((l) => l + 43));
   const counter = kernel([Ptr(Int)], (c) => {
     mutexLock();
     c.store(Int(c.load()).add(1));
     mutexUnlock();
   });
-  const c = SharedArray.int32(16);
-  counter.setNumQPUs(12).interpretSync([c]);
+  const [c] = onAll(counter.setNumQPUs(12), () => [SharedArray.int32(16)]);
   assert.deepEqual(Array.from(c), lanes(() => 12));
 });
 

@@ -1,7 +1,13 @@
-// TypeScript catches type mistakes in kernels and in calls to them. `npm test` type-checks this
-// file: each @ts-expect-error line must be an error, or the check fails.
+// TypeScript catches type mistakes in kernels and in calls to them. The last test runs the
+// TypeScript compiler on this file, with and without its @ts-expect-error comments: the line after
+// each must be an error, and no other line may be (`npm test` type-checks it too, but a test run
+// on its own does not).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { Float, gather, Int, kernel, Ptr, receive, rotate, SharedArray, store, Where } from '../../src/index.ts';
 import type { FloatType, HostArgs, Kernel, PtrType } from '../../src/index.ts';
 
@@ -67,6 +73,41 @@ test('Parameters<typeof k> ends with options, which interpretSync and emulateSyn
   assert.throws(() => k.emulateSync([p, 1, { target: 'interpreter' }]), /emulate\(\) runs on the emulator, but the options say target 'interpreter'|target/);
 });
 
-test('type mistakes are compile-time errors (checked by tsc as part of npm test)', () => {
+const FILE = fileURLToPath(import.meta.url);
+const DIRECTIVE = /^\s*\/\/ @ts-expect-error\b/;
+
+/** The 1-based lines of `text` (standing for this file) where the TypeScript compiler finds an error, with its messages. */
+function errorLines(text: string, options: ts.CompilerOptions): Map<number, string[]> {
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, version, ...rest) =>
+    name === FILE ? ts.createSourceFile(name, text, version) : getSourceFile(name, version, ...rest);
+  const program = ts.createProgram([FILE], options, host);
+  const file = program.getSourceFile(FILE)!;
+  const out = new Map<number, string[]>();
+  for (const d of [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]) {
+    const line = file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1;
+    out.set(line, [...(out.get(line) ?? []), ts.flattenDiagnosticMessageText(d.messageText, ' ')]);
+  }
+  return out;
+}
+
+test('type mistakes are compile-time errors: the TypeScript compiler, run on this file, errs on each marked line and no other', () => {
+  const config = ts.getParsedCommandLineOfConfigFile(join(dirname(FILE), '../../tsconfig.json'), {}, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(ts.flattenDiagnosticMessageText(d.messageText, ' ')),
+  })!;
+  const text = readFileSync(FILE, 'utf8');
+  // As written: no error at all (a directive with no error after it is one: "Unused '@ts-expect-error' directive").
+  const asWritten = errorLines(text, config.options);
+  assert.deepEqual([...asWritten], [], 'errors in this file as written');
+  // Without the directives (each line blanked, so the numbers stand): errors exactly where they were.
+  const lines = text.split('\n');
+  const marked = lines.flatMap((l, i) => (DIRECTIVE.test(l) ? [i + 2] : []));
+  assert.ok(marked.length >= 10, `only ${marked.length} @ts-expect-error lines`);
+  const bare = errorLines(lines.map((l) => (DIRECTIVE.test(l) ? '' : l)).join('\n'), config.options);
+  const unexpected = [...bare].filter(([line]) => !marked.includes(line));
+  assert.deepEqual(unexpected, [], 'errors on lines not marked @ts-expect-error');
+  assert.deepEqual(marked.filter((line) => !bare.has(line)), [], 'lines marked @ts-expect-error that are no error');
   assert.equal(typeof typeChecks, 'function');
 });

@@ -7,8 +7,12 @@ import type { BranchInstr, Instr, LoadImmInstr, SemaInstr, WriteFields } from '.
 import { decodeHiLo, encodeHiLo, formatWord } from '../codec.ts';
 import { ignoredMask } from '../canonical.ts';
 import { semaInstr } from '../instr.ts';
-import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES } from '../fields.ts';
+import { SEMAPHORE_MAX, SEMAPHORES } from '../chip.ts';
+import { BRANCH_SETS_FLAGS, INSTRUCTION_BYTES } from '../fields.ts';
+import { branchOffset } from '../flow.ts';
+import { readInfo, W_NOP } from '../registers.ts';
 import {
+  BRANCH_ALWAYS,
   BRANCH_CONDITION_ALIASES,
   BRANCH_CONDITIONS,
   COND_ALWAYS,
@@ -16,6 +20,7 @@ import {
   LANES,
   LDI_MODE_SIGNED,
   LDI_MODE_UNSIGNED,
+  NO_PACK,
   perElementImmediate,
 } from '../tables.ts';
 import type { BuildContext } from './build.ts';
@@ -98,13 +103,13 @@ function writeFields(dests: Dest[], w: WriteSuffixes, condOf: (d: Dest | undefin
     throw new BuildError('.pm selects the mul colour pack, but this instruction packs into regfile A', w.pmFlag.col);
   return {
     pm: w.pmFlag ? 1 : (pack?.pm ?? 0),
-    pack: pack?.mode ?? 0,
+    pack: pack?.mode ?? NO_PACK,
     condAdd: condOf(add),
     condMul: condOf(mul),
     sf: w.setf ? 1 : 0,
     ws,
-    waddrAdd: add?.reg.addr ?? 39,
-    waddrMul: mul?.reg.addr ?? 39,
+    waddrAdd: add?.reg.addr ?? W_NOP,
+    waddrMul: mul?.reg.addr ?? W_NOP,
   };
 }
 
@@ -139,7 +144,7 @@ function placeTwoDests(
 // ---------------------------------------------------------------- branches
 
 export function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[], col: number, ctx: BuildContext): BranchInstr {
-  let cond = 15;
+  let cond = BRANCH_ALWAYS;
   let setf = false;
   let forceWs: Suffix | undefined;
   for (const s of suffixes) {
@@ -187,25 +192,25 @@ export function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[
           `bra is an absolute branch, but a label's address is only known once the program is loaded; use brr ${shown(target.name)}`,
           target.col,
         );
-      imm = (idx - (ctx.pc + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES;
+      imm = branchOffset(ctx.pc, idx);
     }
   }
   let raddrA = 0;
   let reg = 0;
   if (regOp) {
     const r = regOp.kind === 'name' ? lookupSource(regOp.name) : undefined;
-    if (!r || r.kind !== 'reg' || r.file !== 'a' || r.addr > 31)
+    if (!r || r.kind !== 'reg' || r.file !== 'a' || readInfo('a', r.addr).unit !== 'regfile')
       throw new BuildError('a branch adds a regfile-A register ra0-ra31 to its target, nothing else', regOp.col);
     raddrA = r.addr;
     reg = 1;
   }
   if (setf) {
-    if (reg && raddrA % 2 === 0)
+    if (reg && (raddrA & BRANCH_SETS_FLAGS) === 0)
       throw new BuildError(
         `.setf on a branch is bit 0 of raddr_a (vc4asm's addendum); with ${(regOp as { name: string }).name} it would be 0`,
         col,
       );
-    raddrA |= 1;
+    raddrA |= BRANCH_SETS_FLAGS;
   }
   const links = ops.slice(0, t).map(resolveDest);
   if (links.length > 2) throw new BuildError('a branch writes its link address to two registers at most', links[2]!.col);
@@ -222,8 +227,8 @@ export function buildBranch(relative: boolean, suffixes: Suffix[], ops: Operand[
     reg,
     raddrA,
     ws,
-    waddrAdd: add?.reg.addr ?? 39,
-    waddrMul: mul?.reg.addr ?? 39,
+    waddrAdd: add?.reg.addr ?? W_NOP,
+    waddrMul: mul?.reg.addr ?? W_NOP,
     imm,
   };
 }
@@ -250,8 +255,8 @@ export function buildSema(mnemonic: string, suffixes: Suffix[], ops: Operand[], 
     rest = ops;
   }
   const numOp = rest[0];
-  if (numOp?.kind !== 'number' || numOp.value.isFloat || numOp.value.value < 0 || numOp.value.value > 15)
-    throw new BuildError('there are 16 semaphores, numbered 0 to 15', numOp?.col ?? col);
+  if (numOp?.kind !== 'number' || numOp.value.isFloat || numOp.value.value < 0 || numOp.value.value > SEMAPHORE_MAX)
+    throw new BuildError(`there are ${SEMAPHORES} semaphores, numbered 0 to ${SEMAPHORE_MAX}`, numOp?.col ?? col);
   const dests = rest.slice(1).map(resolveDest);
   if (dests.length > 2) throw new BuildError(`${mnemonic} writes two destinations at most, one per ALU`, dests[2]!.col);
   const base = semaInstr(down, numOp.value.value);

@@ -7,22 +7,30 @@
 import type { AluInstr, Instr } from '../instr.ts';
 import { decodeHiLo } from '../codec.ts';
 import { nopInstr } from '../instr.ts';
+import { R_NOP, W_NOP } from '../registers.ts';
 import {
+  ADD_MOV,
   ADD_OP_BY_NAME,
+  COND_ALWAYS,
+  COND_NEVER,
   CONDITIONS,
+  MUL_MOV,
   MUL_OP_BY_NAME,
   MUX_A,
+  MUX_R0,
   MUX_R4,
   type OpInfo,
   SIG_NONE,
+  SIG_SMALL_IMM,
   SIGNAL_ALIASES,
+  SIGNAL_INFO,
   SIGNALS,
+  smallImmForRotation,
   smallImmValue,
 } from '../tables.ts';
-import type { Operand, OpPart, Statement, Suffix } from './parse.ts';
+import type { Operand, OpPart, Part, Statement, Suffix } from './parse.ts';
 import { buildBranch, buildLdi, buildSema, withIgnored } from './build-imm.ts';
 import { shown } from './text.ts';
-import { SIG_SMALL_IMM } from '../fields.ts';
 import { suggest } from './names.ts';
 import { BuildError, chooseWs, conditionCode, noDestCond, type Dest, placeEither, ReadPorts, resolveDest, resolveSource, type Source } from './operands.ts';
 
@@ -38,7 +46,7 @@ export interface BuildContext {
 /** The signal number of a signal name or alias (not the format-selecting 13-15). */
 export function signalNumber(name: string): number | undefined {
   const i = (SIGNALS as readonly string[]).indexOf(name);
-  if (i >= 0 && i < SIG_SMALL_IMM && i !== SIG_NONE) return i;
+  if (i >= 0 && !SIGNAL_INFO[i]!.format && i !== SIG_NONE) return i;
   return SIGNAL_ALIASES.get(name);
 }
 
@@ -67,22 +75,48 @@ interface Slot {
   srcs: Source[];
 }
 
-function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): AluInstr {
-  const ins = nopInstr();
-  const sig: { current?: Signal } = {};
-  let setf = false;
-  let forceWs: Suffix | undefined;
+/** What the parts of an ALU line say, before any field is chosen. */
+interface AluParts {
+  readonly slots: { add?: Slot; mul?: Slot };
+  readonly sig: { current?: Signal };
+  readonly reads: Operand[];
+  setf: boolean;
+  forceWs?: Suffix;
   /** `.pm`: the pm bit with no r4 unpack or colour pack to select (it then does nothing). */
-  let pmFlag: Suffix | undefined;
-  const slots: { add?: Slot; mul?: Slot } = {};
-  const reads: Operand[] = [];
-  const ports = new ReadPorts();
+  pmFlag?: Suffix;
+}
 
+/** The sources of an instruction, resolved: the ALUs' operands (`all`) and the `read` parts' (`reads`). */
+interface Sources {
+  readonly all: Source[];
+  readonly reads: Source[];
+}
+
+function buildAlu(parts: readonly Part[], col: number): AluInstr {
+  const ins = nopInstr();
+  const p = readParts(parts);
+  const { slots } = p;
+  // Destinations and the write swap.
+  const ws = chooseWs(slots.add?.dst, slots.mul?.dst, p.forceWs, col);
+  const ports = new ReadPorts();
+  const sources = resolveSources(p, ports);
+  rotationField(slots, ports);
+  signalField(ins, p.sig.current, ports);
+  ins.sf = p.setf ? 1 : 0;
+  ins.ws = ws;
+  packFields(ins, p, sources);
+  slotFields(ins, slots);
+  return ins;
+}
+
+/** Sorts the parts of an ALU line: operations into their slots, signals, reads and suffixes. */
+function readParts(parts: readonly Part[]): AluParts {
+  const p: AluParts = { slots: {}, sig: {}, reads: [], setf: false };
   for (const part of parts) {
-    if (part.kind === 'signal') setSignal(sig, part.name, part.col);
+    if (part.kind === 'signal') setSignal(p.sig, part.name, part.col);
     else if (part.kind === 'read') {
       if (part.operand.kind !== 'vector' && part.operand.rot) throw new BuildError('read cannot rotate', part.operand.rot.col);
-      reads.push(part.operand);
+      p.reads.push(part.operand);
     } else {
       let cond: number | undefined;
       for (const s of part.suffixes) {
@@ -90,10 +124,10 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
         if (c !== undefined) {
           if (cond !== undefined) throw new BuildError(`two conditions on ${part.name}`, s.col);
           cond = c;
-        } else if (s.text === 'setf') setf = true;
-        else if (s.text === 'ws') forceWs = s;
-        else if (s.text === 'pm') pmFlag = s;
-        else if (signalNumber(s.text) !== undefined) setSignal(sig, s.text, s.col);
+        } else if (s.text === 'setf') p.setf = true;
+        else if (s.text === 'ws') p.forceWs = s;
+        else if (s.text === 'pm') p.pmFlag = s;
+        else if (signalNumber(s.text) !== undefined) setSignal(p.sig, s.text, s.col);
         else
           throw new BuildError(
             `unknown suffix .${shown(s.text)} on ${part.name}: conditions are ${CONDITIONS.map((x) => '.' + x).join(' ')}; ` +
@@ -101,16 +135,16 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
             s.col,
           );
       }
-      placeSlot(slots, part, cond);
+      placeSlot(p.slots, part, cond);
     }
   }
+  return p;
+}
 
-  // Destinations and the write swap.
-  const ws = chooseWs(slots.add?.dst, slots.mul?.dst, forceWs, col);
-
-  // Sources: fixed-file reads and immediates first, then reads either file can serve.
+/** Sources: fixed-file reads and immediates first, then reads either file can serve. */
+function resolveSources(p: AluParts, ports: ReadPorts): Sources {
   const all: Source[] = [];
-  for (const slot of [slots.add, slots.mul]) {
+  for (const slot of [p.slots.add, p.slots.mul]) {
     if (!slot) continue;
     for (const op of (slot.part.operands as Operand[]).slice(slot.dst ? 1 : 0)) {
       const s = resolveSource(op, ports);
@@ -118,43 +152,49 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
       all.push(s);
     }
   }
-  const readSrcs = reads.map((op) => resolveSource(op, ports));
-  for (const s of [...all, ...readSrcs]) if (s.either !== undefined) placeEither(s, ports);
+  const reads = p.reads.map((op) => resolveSource(op, ports));
+  for (const s of [...all, ...reads]) if (s.either !== undefined) placeEither(s, ports);
   // `read r4.16a` / `read ra3.16a`: an unpack mode that no ALU input uses (the word can hold it).
-  for (const s of readSrcs)
+  for (const s of reads)
     if (s.mux < MUX_A && !s.unpack)
       throw new BuildError(`read ${shown((s.op as { name: string }).name)} does nothing: accumulators are not read ports`, s.op.col);
+  return { all, reads };
+}
 
-  // Rotation of the mul result: only written on mul sources, all the same.
+/** Marks a source that rotates by 0 elements: no rotation, but it must agree with the others. */
+const NO_ROTATION = -1;
+
+/** Rotation of the mul result: only written on mul sources, all the same; it takes the small-immediate field. */
+function rotationField(slots: AluParts['slots'], ports: ReadPorts): void {
   let rotCode: number | undefined;
   for (const slot of [slots.add, slots.mul]) {
     for (const s of slot?.srcs ?? []) {
       const rot = s.op.kind !== 'vector' ? s.op.rot : undefined;
       if (!rot) continue;
       if (slot === slots.add) throw new BuildError('only the mul ALU can rotate its result', rot.col);
-      const code = rot.by === 'r5' ? 48 : rot.by === 0 ? -1 : 48 + rot.by;
+      const code = rot.by === 0 ? NO_ROTATION : smallImmForRotation(rot.by);
       if (rotCode !== undefined && rotCode !== code)
         throw new BuildError('two different rotations in one instruction; the rotation applies to the whole mul result', rot.col);
       rotCode = code;
     }
   }
-  if (rotCode !== undefined && rotCode >= 48) {
-    if (ports.b)
-      throw new BuildError(
-        `a rotation uses the small-immediate field, which clashes with the regfile-B read ${ports.b.name}`,
-        ports.b.col,
-      );
-    if (ports.imm && smallImmValue(ports.imm.code) !== smallImmValue(rotCode))
-      throw new BuildError(
-        `with a rotation the small-immediate field holds the rotation, so the only immediate available is ` +
-          `${smallImmValue(rotCode) | 0}, not ${shown(ports.imm.text)}`,
-        ports.imm.col,
-      );
-    ports.imm = { code: rotCode, col: 0, text: '' };
-  }
+  if (rotCode === undefined || rotCode === NO_ROTATION) return;
+  if (ports.b)
+    throw new BuildError(
+      `a rotation uses the small-immediate field, which clashes with the regfile-B read ${ports.b.name}`,
+      ports.b.col,
+    );
+  if (ports.imm && smallImmValue(ports.imm.code) !== smallImmValue(rotCode))
+    throw new BuildError(
+      `with a rotation the small-immediate field holds the rotation, so the only immediate available is ` +
+        `${smallImmValue(rotCode) | 0}, not ${shown(ports.imm.text)}`,
+      ports.imm.col,
+    );
+  ports.imm = { code: rotCode, col: 0, text: '' };
+}
 
-  // Signals and small immediates share the signal field.
-  const signal = sig.current;
+/** The signal and the read addresses: signals and small immediates share the signal field. */
+function signalField(ins: AluInstr, signal: Signal | undefined, ports: ReadPorts): void {
   if (ports.imm) {
     if (signal)
       throw new BuildError(
@@ -166,27 +206,29 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
     ins.raddrB = ports.imm.code;
   } else {
     ins.sig = signal?.n ?? SIG_NONE;
-    ins.raddrB = ports.b?.addr ?? 39;
+    ins.raddrB = ports.b?.addr ?? R_NOP;
   }
-  ins.raddrA = ports.a?.addr ?? 39;
-  ins.sf = setf ? 1 : 0;
-  ins.ws = ws;
+  ins.raddrA = ports.a?.addr ?? R_NOP;
+}
 
-  // Pack and unpack: pm = 0 programs regfile A, pm = 1 programs r4 and the mul colour pack.
+/** Pack and unpack: pm = 0 programs regfile A, pm = 1 programs r4 and the mul colour pack. */
+function packFields(ins: AluInstr, p: AluParts, sources: Sources): void {
+  const { slots, pmFlag } = p;
   const pmUses: { pm: number; col: number }[] = [];
-  const aUnpack = unpackOf([...all, ...readSrcs], MUX_A, pmUses);
-  const r4Unpack = unpackOf([...all, ...readSrcs], MUX_R4, pmUses);
+  const srcs = [...sources.all, ...sources.reads];
+  const aUnpack = unpackOf(srcs, MUX_A, pmUses);
+  const r4Unpack = unpackOf(srcs, MUX_R4, pmUses);
   ins.unpack = aUnpack || r4Unpack;
   for (const [slot, isMul] of [
     [slots.add, false],
     [slots.mul, true],
   ] as const) {
-    const p = slot?.dst?.pack;
-    if (!p) continue;
-    if (p.pm === 1 && !isMul) throw new BuildError(`the colour pack .${p.text} converts the mul ALU's result only`, p.col);
-    if (ins.pack) throw new BuildError('only one pack mode fits in an instruction', p.col);
-    ins.pack = p.mode;
-    pmUses.push({ pm: p.pm, col: p.col });
+    const pack = slot?.dst?.pack;
+    if (!pack) continue;
+    if (pack.pm === 1 && !isMul) throw new BuildError(`the colour pack .${pack.text} converts the mul ALU's result only`, pack.col);
+    if (ins.pack) throw new BuildError('only one pack mode fits in an instruction', pack.col);
+    ins.pack = pack.mode;
+    pmUses.push({ pm: pack.pm, col: pack.col });
   }
   if (aUnpack && r4Unpack) throw new BuildError('one instruction can unpack regfile A or r4, not both', pmUses[1]!.col);
   const pm = pmUses[0]?.pm ?? 0;
@@ -199,16 +241,19 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
   if (pmFlag && pm === 0 && pmUses.length)
     throw new BuildError('.pm selects the r4 unpack and mul colour pack, but this instruction uses the regfile-A pack or unpack', pmFlag.col);
   ins.pm = pmFlag ? 1 : pm;
+}
 
-  // Ops, conditions, destinations and input muxes.
+/** Ops, conditions, destinations and input muxes of the two ALUs. */
+function slotFields(ins: AluInstr, slots: AluParts['slots']): void {
   for (const [slot, isMul] of [
     [slots.add, false],
     [slots.mul, true],
   ] as const) {
     if (!slot) continue;
-    const muxA = slot.srcs[0]?.mux ?? 0;
-    const muxB = slot.srcs[1]?.mux ?? (slot.info.arity === 1 || slot.part.name === 'mov' ? muxA : 0);
-    const waddr = slot.dst?.reg.addr ?? 39;
+    // One source: both inputs read it (a one-input operation, or mov's `or x, x`).
+    const muxA = slot.srcs[0]?.mux ?? MUX_R0;
+    const muxB = slot.srcs[1]?.mux ?? (slot.info.arity === 1 || slot.part.name === 'mov' ? muxA : MUX_R0);
+    const waddr = slot.dst?.reg.addr ?? W_NOP;
     if (isMul) {
       ins.opMul = slot.info.code;
       ins.condMul = slot.cond;
@@ -223,7 +268,6 @@ function buildAlu(parts: readonly import('./parse.ts').Part[], col: number): Alu
       ins.addB = muxB;
     }
   }
-  return ins;
 }
 
 interface Signal {
@@ -261,8 +305,8 @@ function placeSlot(slots: { add?: Slot; mul?: Slot }, part: OpPart, cond: number
   const name = part.name;
   const rotates = part.operands.some((o) => o.kind !== 'vector' && o.rot);
   const isMov = name === 'mov';
-  const addInfo = isMov ? ADD_OP_BY_NAME.get('or') : ADD_OP_BY_NAME.get(name);
-  const mulInfo = isMov ? MUL_OP_BY_NAME.get('v8min') : MUL_OP_BY_NAME.get(name);
+  const addInfo = isMov ? ADD_MOV : ADD_OP_BY_NAME.get(name);
+  const mulInfo = isMov ? MUL_MOV : MUL_OP_BY_NAME.get(name);
   if (!addInfo && !mulInfo) {
     const s = suggest(name, [...ADD_OP_BY_NAME.keys(), ...MUL_OP_BY_NAME.keys(), 'mov', 'ldi', 'bra', 'brr', 'sema', 'read']);
     throw new BuildError(`unknown operation '${shown(name)}'${s ? ` (did you mean ${s}?)` : ''}`, part.col);
@@ -289,7 +333,7 @@ function placeSlot(slots: { add?: Slot; mul?: Slot }, part: OpPart, cond: number
   const slot: Slot = {
     part,
     info,
-    cond: cond ?? (info.arity === 0 ? 0 : 1),
+    cond: cond ?? (info.arity === 0 ? COND_NEVER : COND_ALWAYS),
     srcs: [],
   };
   if (n > 0) slot.dst = resolveDest(part.operands[0]!);

@@ -6,22 +6,36 @@
 import { type AluInstr, type BranchInstr, type Instr, type LoadImmInstr, type SemaInstr } from '../instr.ts';
 import { decodeProgram, encodeHiLo, formatWord } from '../codec.ts';
 import { addIsDefault, hasRotation, mulIsDefault, nonCanonicalReasons, packOnAdd, packOnMul, splitIgnored } from '../canonical.ts';
-import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES } from '../fields.ts';
-import { addWriteFile, mulWriteFile } from '../registers.ts';
+import { branchTarget, isWholeInstructions } from '../flow.ts';
+import { BRANCH_SETS_FLAGS } from '../fields.ts';
+import { addWriteFile, mulWriteFile, R_NOP, W_NOP } from '../registers.ts';
 import {
+  ADD_MOV,
   ADD_OPS,
   bitsToFloat,
+  BRANCH_ALWAYS,
   BRANCH_CONDITIONS,
   COND_ALWAYS,
+  COND_NEVER,
   CONDITIONS,
+  isFloatSmallImm,
+  LDI_MODE_32,
   LDI_MODE_NAMES,
+  LDI_MODE_SIGNED,
+  MUL_MOV,
   MUL_OPS,
   MUX_A,
+  MUX_B,
+  MUX_R0,
   MUX_R4,
+  NO_UNPACK,
   PACK_A_MODES,
   PACK_MUL_MODES,
   perElementValues,
+  SIG_NONE,
+  SIG_SMALL_IMM,
   SIGNALS,
+  smallImmRotation,
   smallImmValue,
   UNPACK_MODES,
 } from '../tables.ts';
@@ -33,6 +47,11 @@ export interface DisasmOptions {
   readonly numeric?: boolean;
   /** Prefix each line with the instruction's index and word. */
   readonly addresses?: boolean;
+  /**
+   * Print a relative branch aimed at this label (which `labels` must place), after its links or
+   * `-` for none: the compiler's spelling, `brr.anynz -, loop`.
+   */
+  readonly branchLabel?: string;
 }
 
 /** How explicitly to spell an instruction; tried from the most readable to the most explicit. */
@@ -76,7 +95,7 @@ export function disassembleInstr(
     const { bits, rest } = splitIgnored(ins);
     const ignored = bits[0] || bits[1] ? `; ignored ${formatWord(bits[0], bits[1])}` : '';
     for (const v of variants(opts.numeric ?? false)) {
-      const spelled = format(rest, v, pc, labels);
+      const spelled = format(rest, v, pc, labels, opts.branchLabel);
       if (spelled === undefined) continue;
       const text = spelled + ignored;
       try {
@@ -96,8 +115,8 @@ export function disassemble(program: Uint32Array | readonly Instr[], opts: Disas
   const instrs = program instanceof Uint32Array ? decodeProgram(program) : program;
   const labels = new Map<string, number>();
   instrs.forEach((ins, pc) => {
-    if (ins.kind !== 'branch' || !ins.rel || ins.imm % INSTRUCTION_BYTES !== 0) return;
-    const target = pc + BRANCH_PC_OFFSET + ins.imm / INSTRUCTION_BYTES;
+    if (ins.kind !== 'branch' || !ins.rel || !isWholeInstructions(ins.imm)) return;
+    const target = branchTarget(pc, ins.imm);
     if (target >= 0 && target <= instrs.length) labels.set(`L${target}`, target);
   });
   const lines: string[] = [];
@@ -117,7 +136,7 @@ export function disassemble(program: Uint32Array | readonly Instr[], opts: Disas
   return lines.join('\n') + '\n';
 }
 
-function format(ins: Instr, v: Variant, pc: number, labels: ReadonlyMap<string, number>): string | undefined {
+function format(ins: Instr, v: Variant, pc: number, labels: ReadonlyMap<string, number>, branchLabel?: string): string | undefined {
   switch (ins.kind) {
     case 'alu':
       return formatAlu(ins, v);
@@ -126,7 +145,7 @@ function format(ins: Instr, v: Variant, pc: number, labels: ReadonlyMap<string, 
     case 'sema':
       return formatSema(ins, v);
     case 'branch':
-      return formatBranch(ins, v, pc, labels);
+      return formatBranch(ins, v, pc, labels, branchLabel);
   }
 }
 
@@ -141,8 +160,9 @@ function floatText(bits: number): string {
   return Number.isInteger(f) ? f.toFixed(1) : String(f);
 }
 
-function immText(code: number): string {
-  if (code >= 32 && code < 48) return floatText(smallImmValue(code));
+/** A small immediate as the assembly spells it: `3`, `-16`, `1.0`, `0.5`. */
+export function smallImmText(code: number): string {
+  if (isFloatSmallImm(code)) return floatText(smallImmValue(code));
   return String(smallImmValue(code) | 0);
 }
 
@@ -158,10 +178,10 @@ function dest(i: { ws: number; pm: number; pack: number }, addr: number, isMul: 
 
 function source(i: AluInstr, mux: number, isMul: boolean, numeric: boolean): string {
   let t: string;
-  if (mux < 6) t = `r${mux}` + (mux === 4 && i.pm && i.unpack ? `.${UNPACK_MODES[i.unpack]}` : '');
-  else if (mux === 6) t = sourceName('a', i.raddrA, numeric) + (!i.pm && i.unpack ? `.${UNPACK_MODES[i.unpack]}` : '');
-  else t = i.sig === 13 ? immText(i.raddrB) : sourceName('b', i.raddrB, numeric);
-  if (isMul && hasRotation(i)) t += i.raddrB === 48 ? ' >> r5' : ` >> ${i.raddrB - 48}`;
+  if (mux < MUX_A) t = `r${mux}` + (mux === MUX_R4 && i.pm && i.unpack ? `.${UNPACK_MODES[i.unpack]}` : '');
+  else if (mux === MUX_A) t = sourceName('a', i.raddrA, numeric) + (!i.pm && i.unpack ? `.${UNPACK_MODES[i.unpack]}` : '');
+  else t = i.sig === SIG_SMALL_IMM ? smallImmText(i.raddrB) : sourceName('b', i.raddrB, numeric);
+  if (isMul && hasRotation(i)) t += ` >> ${smallImmRotation(i.raddrB)}`;
   return t;
 }
 
@@ -176,15 +196,15 @@ function formatAlu(i: AluInstr, v: Variant): string {
     const sa = source(i, a, isMul, v.numeric);
     const sb = source(i, b, isMul, v.numeric);
     if (op.arity === 0) {
-      const bare = waddr === 39 && a === 0 && b === 0 && !(isMul && hasRotation(i)) && !(isMul ? packOnMul(i) : packOnAdd(i));
+      const bare = waddr === W_NOP && a === MUX_R0 && b === MUX_R0 && !(isMul && hasRotation(i)) && !(isMul ? packOnMul(i) : packOnAdd(i));
       if (!bare) shown.push(a, b);
-      return `nop${condSuffix(cond, 0)}${bare ? '' : ` ${d}, ${sa}, ${sb}`}`;
+      return `nop${condSuffix(cond, COND_NEVER)}${bare ? '' : ` ${d}, ${sa}, ${sb}`}`;
     }
     shown.push(a, b);
-    const movable = a === b && (op.name === 'or' || op.name === 'v8min');
-    if (movable) return `mov${condSuffix(cond, 1)} ${d}, ${sa}`;
+    const movable = a === b && op === (isMul ? MUL_MOV : ADD_MOV);
+    if (movable) return `mov${condSuffix(cond, COND_ALWAYS)} ${d}, ${sa}`;
     const two = op.arity === 1 && a === b;
-    return `${op.name}${condSuffix(cond, 1)} ${d}, ${sa}${two ? '' : `, ${sb}`}`;
+    return `${op.name}${condSuffix(cond, COND_ALWAYS)} ${d}, ${sa}${two ? '' : `, ${sb}`}`;
   };
   const addPlain = addIsDefault(i);
   const mulPlain = mulIsDefault(i);
@@ -193,7 +213,7 @@ function formatAlu(i: AluInstr, v: Variant): string {
 
   // Instruction-wide suffixes go on the first part.
   let flags = '';
-  if (i.sig !== 1 && i.sig !== 13) flags += `.${SIGNALS[i.sig]}`;
+  if (i.sig !== SIG_NONE && i.sig !== SIG_SMALL_IMM) flags += `.${SIGNALS[i.sig]}`;
   if (i.sf) flags += '.setf';
   if (v.ws) flags += '.ws';
   if (i.pm && !i.pack && !i.unpack) flags += '.pm';
@@ -202,11 +222,12 @@ function formatAlu(i: AluInstr, v: Variant): string {
   // Reads that no shown input uses still happen (they pop uniforms, VPM data, ...); an unpack
   // mode that no input uses is written on such a read.
   const unpack = i.unpack ? `.${UNPACK_MODES[i.unpack]}` : '';
-  const orphanA = !i.pm && i.unpack !== 0 && !shown.includes(MUX_A);
-  if ((i.raddrA !== 39 || orphanA) && !shown.includes(MUX_A)) parts.push(`read ${sourceName('a', i.raddrA, v.numeric)}${orphanA ? unpack : ''}`);
-  if (i.pm && i.unpack !== 0 && !shown.includes(MUX_R4)) parts.push(`read r4${unpack}`);
-  if (i.sig !== 13 && i.raddrB !== 39 && !shown.includes(7)) parts.push(`read ${sourceName('b', i.raddrB, v.numeric)}`);
-  if (i.sig === 13 && i.raddrB < 48 && !shown.includes(7)) parts.push(`read ${immText(i.raddrB)}`);
+  const orphanA = !i.pm && i.unpack !== NO_UNPACK && !shown.includes(MUX_A);
+  if ((i.raddrA !== R_NOP || orphanA) && !shown.includes(MUX_A)) parts.push(`read ${sourceName('a', i.raddrA, v.numeric)}${orphanA ? unpack : ''}`);
+  if (i.pm && i.unpack !== NO_UNPACK && !shown.includes(MUX_R4)) parts.push(`read r4${unpack}`);
+  const smallImm = i.sig === SIG_SMALL_IMM;
+  if (!smallImm && i.raddrB !== R_NOP && !shown.includes(MUX_B)) parts.push(`read ${sourceName('b', i.raddrB, v.numeric)}`);
+  if (smallImm && !hasRotation(i) && !shown.includes(MUX_B)) parts.push(`read ${smallImmText(i.raddrB)}`);
   return parts.join('; ');
 }
 
@@ -226,13 +247,13 @@ function formatLdi(i: LoadImmInstr, v: Variant): string | undefined {
   // Two conditions: the instruction's is the add ALU's; the mul destination names its own.
   if (v.explicit) dests = bothDests(i, v, i.condAdd);
   else if (i.condAdd !== i.condMul) return undefined;
-  else if (i.waddrMul === 39 && !packOnMul(i)) dests = add;
-  else if (i.waddrAdd === 39 && !packOnAdd(i)) dests = mul;
+  else if (i.waddrMul === W_NOP && !packOnMul(i)) dests = add;
+  else if (i.waddrAdd === W_NOP && !packOnAdd(i)) dests = mul;
   else dests = `${add}, ${mul}`;
   const mode = LDI_MODE_NAMES[i.mode] ? `.${LDI_MODE_NAMES[i.mode]}` : '';
-  const flags = `${condSuffix(i.condAdd, 1)}${i.sf ? '.setf' : ''}${v.ws ? '.ws' : ''}${i.pm && !i.pack ? '.pm' : ''}${mode}`;
+  const flags = `${condSuffix(i.condAdd, COND_ALWAYS)}${i.sf ? '.setf' : ''}${v.ws ? '.ws' : ''}${i.pm && !i.pack ? '.pm' : ''}${mode}`;
   const value =
-    i.mode === 0 ? immediate32(i.imm) : `[${perElementValues(i.imm, i.mode === 1).join(', ')}]`;
+    i.mode === LDI_MODE_32 ? immediate32(i.imm) : `[${perElementValues(i.imm, i.mode === LDI_MODE_SIGNED).join(', ')}]`;
   return `ldi${flags} ${dests}, ${value}`;
 }
 
@@ -255,21 +276,24 @@ function formatSema(i: SemaInstr, v: Variant): string | undefined {
 
 // ---- branches
 
-function formatBranch(i: BranchInstr, v: Variant, pc: number, labels: ReadonlyMap<string, number>): string {
-  const cond = i.cond === 15 ? '' : `.${BRANCH_CONDITIONS[i.cond]}`;
-  const setf = !i.reg && i.raddrA === 1 ? '.setf' : '';
+function formatBranch(i: BranchInstr, v: Variant, pc: number, labels: ReadonlyMap<string, number>, label?: string): string {
+  const cond = i.cond === BRANCH_ALWAYS ? '' : `.${BRANCH_CONDITIONS[i.cond]}`;
+  const setf = !i.reg && i.raddrA === BRANCH_SETS_FLAGS ? '.setf' : '';
   const w = { ws: i.ws, pm: 0, pack: 0 };
   const add = dest(w, i.waddrAdd, false, v.numeric);
   const mul = dest(w, i.waddrMul, true, v.numeric);
   const links: string[] = [];
   if (v.explicit) links.push(...(v.swap ? [mul, add] : [add, mul]));
-  else if (i.waddrAdd !== 39 || i.waddrMul !== 39) {
-    if (i.waddrAdd !== 39) links.push(add);
-    if (i.waddrMul !== 39) links.push(mul);
+  else if (i.waddrAdd !== W_NOP || i.waddrMul !== W_NOP) {
+    if (i.waddrAdd !== W_NOP) links.push(add);
+    if (i.waddrMul !== W_NOP) links.push(mul);
   }
   let target: string;
-  const t = pc + BRANCH_PC_OFFSET + i.imm / INSTRUCTION_BYTES;
-  if (i.rel && labels.get(`L${t}`) === t) target = `L${t}`;
+  const t = branchTarget(pc, i.imm);
+  if (i.rel && label !== undefined) {
+    target = label;
+    if (!links.length) links.push('-');
+  } else if (i.rel && labels.get(`L${t}`) === t) target = `L${t}`;
   else target = i.imm >= -65536 && i.imm < 65536 ? String(i.imm) : `0x${(i.imm >>> 0).toString(16)}`;
   const reg = i.reg ? `, ra${i.raddrA}` : '';
   return `${i.rel ? 'brr' : 'bra'}${cond}${setf}${v.ws ? '.ws' : ''} ${[...links, target].join(', ')}${reg}`;

@@ -7,7 +7,8 @@
 // Destinations: r0-r3, r5quad, r5rep, ra0-ra63, rb0-rb63 and the readable write names
 //   (tmu0_s, sfu_recip, vw_setup, host_int, unif_addr, ...), and `nop` or `-` for none.
 
-import { READ_A, READ_B, type RegFile, WRITE_A, WRITE_B } from '../registers.ts';
+import { ACCUMULATORS } from '../chip.ts';
+import { R_NOP, READ_A, READ_B, type RegFile, REGISTER_ADDRESSES, W_NOP, WRITE_A, WRITE_B } from '../registers.ts';
 
 /** Where a source operand comes from. `file: 'either'` lets the assembler pick a free file. */
 export type SourceReg = { kind: 'acc'; acc: number } | { kind: 'reg'; file: RegFile | 'either'; addr: number };
@@ -21,8 +22,8 @@ export interface DestReg {
 const SOURCES = new Map<string, SourceReg>();
 const DESTS = new Map<string, DestReg>();
 
-for (let acc = 0; acc < 6; acc++) SOURCES.set(`r${acc}`, { kind: 'acc', acc });
-for (let addr = 0; addr < 64; addr++) {
+for (let acc = 0; acc < ACCUMULATORS; acc++) SOURCES.set(`r${acc}`, { kind: 'acc', acc });
+for (let addr = 0; addr < REGISTER_ADDRESSES; addr++) {
   SOURCES.set(`ra${addr}`, { kind: 'reg', file: 'a', addr });
   SOURCES.set(`rb${addr}`, { kind: 'reg', file: 'b', addr });
   DESTS.set(`ra${addr}`, { file: 'a', addr });
@@ -40,8 +41,8 @@ for (let addr = 0; addr < 64; addr++) {
     else DESTS.set(info.name, { file: f, addr });
   }
 }
-DESTS.set('-', { file: 'either', addr: 39 });
-SOURCES.set('-', { kind: 'reg', file: 'either', addr: 39 });
+DESTS.set('-', { file: 'either', addr: W_NOP });
+SOURCES.set('-', { kind: 'reg', file: 'either', addr: R_NOP });
 
 /** Names that also spell registers, for messages about writing r4 or plain r5. */
 export const READ_ONLY_DEST_HINTS: ReadonlyMap<string, string> = new Map([

@@ -5,7 +5,7 @@
 // say what the operand says, or a BuildError naming the column and what would be right.
 
 import type { RegFile } from '../registers.ts';
-import { CONDITION_ALIASES, CONDITIONS, MUX_A, MUX_B, PACK_A_MODES, PACK_MUL_MODES, smallImmForFloat, smallImmForInt, UNPACK_MODES } from '../tables.ts';
+import { CONDITION_ALIASES, CONDITIONS, MUX_A, MUX_B, MUX_R4, PACK_A_MODES, PACK_MUL_MODES, smallImmForFloat, smallImmForInt, UNPACK_MODES } from '../tables.ts';
 import type { Operand, Suffix } from './parse.ts';
 import { shown } from './text.ts';
 import { allDestNames, allSourceNames, type DestReg, lookupDest, lookupSource, READ_ONLY_DEST_HINTS, suggest } from './names.ts';
@@ -207,7 +207,7 @@ export function resolveSource(op: Operand, ports: ReadPorts): Source {
   }
   if (reg.kind === 'acc') {
     src.mux = reg.acc;
-    if (src.unpack && reg.acc !== 4)
+    if (src.unpack && reg.acc !== MUX_R4)
       throw new BuildError(`only regfile-A reads and r4 can be unpacked, not ${op.name}`, src.unpack.col);
   } else if (reg.file === 'a') {
     ports.claimA(reg.addr, op.col, op.name);

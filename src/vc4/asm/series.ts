@@ -13,20 +13,25 @@
 // and branch offsets count bytes.
 
 import { encodeProgram, MAX_PROGRAM_INSTRUCTIONS, programSizeProblem } from '../codec.ts';
-import { BRANCH_PC_OFFSET, INSTRUCTION_BYTES, SIG_SMALL_IMM } from '../fields.ts';
+import { ACCUMULATORS, SEMAPHORE_MAX, SEMAPHORES } from '../chip.ts';
+import { branchOffset } from '../flow.ts';
+import { REGFILE_LOCATIONS, REGISTER_ADDRESSES, W_ACC0, W_NOP } from '../registers.ts';
 import type { AluInstr, BranchInstr, Instr, LoadImmInstr } from '../instr.ts';
 import { nopInstr, semaInstr } from '../instr.ts';
 import {
+  ADD_NOP,
   ADD_OP_BY_NAME,
   BRANCH_ALWAYS,
   BRANCH_CONDITION_ALIASES,
   COND_ALWAYS,
+  MUL_NOP,
   MUL_OP_BY_NAME,
   MUX_A,
   MUX_B,
   SIG_LOAD_TMU0,
   SIG_NONE,
   SIG_PROG_END,
+  SIG_SMALL_IMM,
 } from '../tables.ts';
 import type { AsmOptions, AsmProgram, AsmDiagnostic } from './assembler.ts';
 import { AsmError, MAX_ERRORS, sourceLines } from './assembler.ts';
@@ -36,7 +41,7 @@ import { shown } from './text.ts';
 export const SERIES_MAX_LINE = 127;
 /** Its small immediates: the integers 0-15 (Table 5's codes 0-15). */
 const SERIES_MAX_SMALL_IMM = 15;
-const NO_REG = 39;
+const NO_REG = W_NOP;
 
 class SeriesError extends Error {
   constructor(
@@ -124,7 +129,7 @@ function register(t: Token): Reg | undefined {
   }
   const n = Number(m[2]);
   const file = m[1] === 'a' ? 'a' : m[1] === 'b' ? 'b' : 'acc';
-  if (file === 'acc' ? n > 5 : n > 63)
+  if (file === 'acc' ? n >= ACCUMULATORS : n >= REGISTER_ADDRESSES)
     throw new SeriesError(file === 'acc' ? `there are accumulators r0-r5, not r${n}` : `register numbers are 0-63, not ${n}`, t.col);
   return { file, n, col: t.col, text: t.text };
 }
@@ -135,7 +140,7 @@ function destination(t: Token): Reg & { file: 'a' | 'b' } {
   if (!r) throw new SeriesError(`expected a destination register raN or rbN, found '${shown(t.text)}'`, t.col);
   if (r.file === 'acc')
     throw new SeriesError(
-      `the series' assembler writes ${r.text} as register address ${r.n} (ra${r.n} or rb${r.n}), not the accumulator: write ra${r.n} for that, or ra${32 + r.n} for accumulator ${r.text}`,
+      `the series' assembler writes ${r.text} as register address ${r.n} (ra${r.n} or rb${r.n}), not the accumulator: write ra${r.n} for that, or ra${W_ACC0 + r.n} for accumulator ${r.text}`,
       t.col,
     );
   return r as Reg & { file: 'a' | 'b' };
@@ -232,7 +237,7 @@ function buildAlu(c: Cursor, op: Token): AluInstr {
   ins.opAdd = add.code;
   ins.opMul = mul.code;
   const next = c.peek();
-  if (mul.code === 0 && (!next || next.text === ';')) {
+  if (mul.code === MUL_NOP && (!next || next.text === ';')) {
     // A bare nop: it writes nowhere and feeds its inputs from the add half's muxes.
     ins.waddrMul = NO_REG;
     [ins.mulA, ins.mulB] = [ins.addA, ins.addB];
@@ -252,7 +257,7 @@ function buildAlu(c: Cursor, op: Token): AluInstr {
   }
   c.end('the instruction');
   ins.condAdd = ins.condMul = COND_ALWAYS;
-  ins.sf = add.code !== 0 ? 1 : 0;
+  ins.sf = add.code !== ADD_NOP ? 1 : 0;
   ins.raddrA = reads.a?.n ?? 0;
   ins.raddrB = reads.imm?.value ?? reads.b?.n ?? 0;
   if (reads.imm) {
@@ -316,7 +321,7 @@ function buildBranch(c: Cursor, op: Token, ctx: Context): BranchInstr {
         `the series' assembler gives bra the relative offset of a label, which an absolute branch would take as an address: use brr ${shown(target.text)}, or bra with ZERO and a register`,
         target.col,
       );
-    imm = (at - (ctx.pc + BRANCH_PC_OFFSET)) * INSTRUCTION_BYTES;
+    imm = branchOffset(ctx.pc, at);
   }
   let reg = 0;
   let raddrA = 0;
@@ -324,7 +329,7 @@ function buildBranch(c: Cursor, op: Token, ctx: Context): BranchInstr {
     c.next('');
     const t = c.next('a regfile-A register ra0-ra31');
     const r = register(t);
-    if (!r || r.file !== 'a' || r.n > 31) throw new SeriesError('a branch adds a regfile-A register ra0-ra31 to its target, nothing else', t.col);
+    if (!r || r.file !== 'a' || r.n >= REGFILE_LOCATIONS) throw new SeriesError('a branch adds a regfile-A register ra0-ra31 to its target, nothing else', t.col);
     reg = 1;
     raddrA = r.n;
   }
@@ -352,7 +357,7 @@ function buildSema(c: Cursor): Instr {
   c.expect(',', 'after the direction');
   const t = c.next('the semaphore number');
   const n = seriesNumber(t, false);
-  if (n > 15) throw new SeriesError('there are 16 semaphores, numbered 0 to 15', t.col);
+  if (n > SEMAPHORE_MAX) throw new SeriesError(`there are ${SEMAPHORES} semaphores, numbered 0 to ${SEMAPHORE_MAX}`, t.col);
   c.end('the semaphore number');
   return semaInstr(down, n);
 }

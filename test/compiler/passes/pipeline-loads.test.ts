@@ -1,10 +1,68 @@
-// The load pipelining pass (compiler/pipeline-loads.ts): which loops it transforms, that the result is
-// the interpreter's in every case, including arrays that overlap, and that it never reads a word
-// the kernel as written does not read.
+// The load pipelining pass (compiler/pipeline-loads.ts), on the AST: a kernel in, the kernel it
+// prints after the pass (fixtures), which loops it transforms, that the result is the
+// interpreter's in every case, including arrays that overlap, and that it never reads a word the
+// kernel as written does not read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Float, For, gather, index, Int, kernel, Ptr, receive, semaInc, SharedArray } from '../../src/index.ts';
-import { rot3D_1, rot3DScalar } from '../../examples/rot3d.ts';
+import { Float, For, gather, index, Int, kernel, Ptr, receive, semaInc, SharedArray } from '../../../src/index.ts';
+import { pipelineLoads } from '../../../src/compiler/pipeline-loads.ts';
+import type { KernelAst } from '../../../src/source/ast.ts';
+import { printKernel } from '../../../src/source/print.ts';
+import { rot3D_1, rot3DScalar } from '../../../examples/rot3d.ts';
+import { lines } from './fixture.ts';
+
+/** The kernel as the pass leaves it, printed as --dump pipeline prints it, and the loops it changed. */
+function after(ast: KernelAst): { text: string[]; loops: number } {
+  const r = pipelineLoads(ast);
+  return { text: lines(printKernel(r.ast)), loops: r.loops };
+}
+
+test("pipeline: a counted loop's load becomes a gather a loop ahead; the last iteration, peeled, gathers nothing", () => {
+  const inc = kernel([Int, Ptr(Int)], function inc(n, a) {
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(16)), () => a.add(i).store(Int(a.add(i).load()).add(1)));
+  });
+  assert.deepEqual(lines(printKernel(inc.ast)), lines(`
+    kernel inc(n: int, a: int*)
+      v2 = 0
+      for any(v2 < n)
+        v3 = *(a + v2)
+        *(a + v2) = v3 + 1
+      step
+        v2 = v2 + 16`));
+  // One array, loaded a vector ahead of where it is stored: no test at run time is needed.
+  assert.deepEqual(after(inc.ast), {
+    loops: 1,
+    text: lines(`
+    kernel inc(n: int, a: int*)
+      v2 = 0
+      if any(v2 < n)
+        v3_addr = (a + v2) + index()
+        gather(v3_addr)
+        while any((v2 + 16) < n)
+          receive(v3)
+          v3_addr = v3_addr + 16
+          gather(v3_addr)
+          store(v3 + 1, a + v2)
+          v2 = v2 + 16
+        receive(v3)
+        store(v3 + 1, a + v2)
+        v2 = v2 + 16`),
+  });
+});
+
+test('pipeline: a loop after a store, or whose step is shorter than a vector, stands as written', () => {
+  const storeBefore = kernel([Int, Ptr(Int)], function storeBefore(n, a) {
+    a.store(Int(1));
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(16)), () => a.add(i).add(16).store(Int(a.add(i).load())));
+  });
+  const shortStep = kernel([Int, Ptr(Int)], function shortStep(n, a) {
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(8)), () => a.add(i).store(Int(a.add(i).load()).add(1)));
+  });
+  for (const k of [storeBefore, shortStep]) assert.deepEqual(after(k.ast), { loops: 0, text: lines(printKernel(k.ast)) }, k.kernelName);
+});
 
 const bits = (a: Float32Array | Int32Array) => Array.from(new Int32Array(a.slice().buffer));
 const pipelined = (k: { code(): { dump(s: 'pipeline'): string } }) => Number(/loads pipelined in (\d+) loop/.exec(k.code().dump('pipeline'))?.[1]);

@@ -1,0 +1,21 @@
+// The runtime's types that its modules share, below all of them (so that no two modules import
+// each other for a type): where a kernel runs, and what the host passes for each parameter.
+
+import type { FloatType, IntType, ParamType, ParamValue, PtrType } from '../dsl/types.ts';
+
+/** Where a kernel runs: compiled, on the machine-code emulator or a Pi's QPUs, or on the reference interpreter. */
+export type RunTarget = 'emulator' | 'interpreter' | 'pi';
+
+/** What the host passes for each parameter type. */
+export type HostArg<T extends ParamType> = T extends IntType
+  ? number
+  : T extends FloatType
+    ? number
+    : T extends PtrType<'int'>
+      ? Int32Array
+      : T extends PtrType<'float'>
+        ? Float32Array
+        : never;
+
+export type HostArgs<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? HostArg<P[K]> : never };
+export type ParamValues<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? ParamValue<P[K]> : never };

@@ -1,0 +1,220 @@
+// The language's operators, one row each: what an operator means, lane by lane on 32-bit
+// patterns (the chip's own arithmetic, src/vc4/arith.ts), how it becomes QPU instructions, how it
+// prints and whether the random program generator uses it, side by side so that meaning and
+// code generation cannot drift apart (as TypeGPU's createDualImpl keeps them). ast.ts takes its
+// operator types from the rows' names; the reference interpreter (interpreter.ts), lowering
+// (compiler/lower.ts), the printer (print.ts) and the generator (generate.ts) read the rows.
+// docs/contributing.md, "Adding an operator", says what else a new operator needs (the method
+// users call, a test).
+//
+// Three kinds: binary operators on two values of one type (ints or floats, or both), unary
+// operators from one type to one type, and comparisons, which give a vector condition. A
+// pointer-typed operand computes as an int (arithType).
+
+import * as arith from '../vc4/arith.ts';
+import { W_SFU_RECIP, WRITE_A, type WriteName } from '../vc4/registers.ts';
+import type { AddOpName, MulOpName } from '../vc4/tables.ts';
+import type { TrueCode } from '../compiler/lower-words.ts';
+import type { AluCode, Imm, PReg, PRegName, Reg, Src, VReg, WriteCond } from '../compiler/ir.ts';
+import type { Ty } from './ast.ts';
+
+/** The two types operators compute on: 16 lanes of int32 or of float32 patterns. */
+export type ArithType = 'int' | 'float';
+/** The type whose arithmetic an operand of type `ty` uses: a pointer computes as an int. */
+export const arithType = (ty: Ty): ArithType => (ty === 'float' ? 'float' : 'int');
+
+/**
+ * What an operator's lowering function needs of a lowering (compiler/lower.ts provides it): to
+ * emit instructions, and the IR's registers and small immediates (compiler/ir.ts's p and int, so
+ * that the language needs only the IR's types).
+ */
+export interface OpEmitter {
+  fresh(): VReg;
+  alu(code: AluCode, dst: Reg, a: Src, b?: Src, extra?: { cond?: WriteCond; setf?: boolean }): void;
+  mov(dst: Reg, src: Src, cond?: WriteCond): void;
+  p(name: PRegName): PReg;
+  int(n: number): Imm;
+}
+
+/**
+ * How an operator becomes QPU instructions, its operands computed: one ALU operation (Tables 12
+ * and 13) from the operands into the destination (a unary operator's operand is read as both),
+ * or a function that emits several instructions. With `cond`, only the last instruction writes
+ * `dst`, in the lanes where the condition code holds; the others write temporaries.
+ */
+export type OpLowering = AddOpName | MulOpName | ((l: OpEmitter, dst: Reg, a: Src, b: Src, cond: TrueCode | undefined) => void);
+
+/** A binary operator on one type: its meaning per lane and its lowering. */
+export interface BinaryImpl {
+  readonly fn: (a: number, b: number) => number;
+  readonly lower: OpLowering;
+}
+
+export interface BinaryRow {
+  /** Printed between its operands (`(a + b)`); without one, as a call (`min(a, b)`). */
+  readonly infix?: string;
+  /** Its meaning and lowering on ints and on floats, for the types it has. */
+  readonly int?: BinaryImpl;
+  readonly float?: BinaryImpl;
+  /** Whether the generator uses it, on random operands of each type it has (generate.ts). */
+  readonly generate: boolean;
+}
+
+export interface UnaryRow {
+  /** The operand's type and the result's. */
+  readonly from: ArithType;
+  readonly to: ArithType;
+  /** Printed before its operand (`~a`); without one, as a call (`toInt(a)`). */
+  readonly prefix?: string;
+  readonly fn: (a: number) => number;
+  readonly lower: OpLowering;
+  /** Whether the generator uses it, among the unary operators of the same two types (generate.ts). */
+  readonly generate: boolean;
+}
+
+/**
+ * How a comparison sets the flags: `code.setf nop, a, b` (with `swap`, b, a), after which the
+ * comparison holds where condition code `holds` does; or, for a comparison no flag shows, a
+ * function that writes 1 into `m` where it holds and 0 elsewhere.
+ */
+export type CmpLowering =
+  | { readonly setf: AluCode; readonly swap?: boolean; readonly holds: TrueCode }
+  | { readonly mask: (l: OpEmitter, m: VReg, a: Src, b: Src) => void };
+
+export interface ComparisonRow {
+  readonly infix: string;
+  /** Whether it holds, given how a compares with b in their type's order (-1, 0 or 1: ORDER). */
+  readonly holds: (order: number) => boolean;
+  readonly int: CmpLowering;
+  readonly float: CmpLowering;
+  /** Whether the generator uses it (on ints and on floats). */
+  readonly generate: boolean;
+}
+
+// ---- binary operators (docs/language.md, "Types and values", "What each operation computes")
+
+export const BINARY = {
+  add: { infix: '+', int: { fn: arith.add, lower: 'add' }, float: { fn: arith.fadd, lower: 'fadd' }, generate: true },
+  sub: { infix: '-', int: { fn: arith.sub, lower: 'sub' }, float: { fn: arith.fsub, lower: 'fsub' }, generate: true },
+  /** On ints, the hardware's 24-bit multiply: the low 24 bits of each operand, unsigned. */
+  mul: { infix: '*', int: { fn: arith.mul24, lower: 'mul24' }, float: { fn: arith.fmul, lower: 'fmul' }, generate: true },
+  min: { int: { fn: arith.min, lower: 'min' }, float: { fn: arith.fmin, lower: 'fmin' }, generate: true },
+  max: { int: { fn: arith.max, lower: 'max' }, float: { fn: arith.fmax, lower: 'fmax' }, generate: true },
+  /** Shifts and the rotation by the amount's low 5 bits; shr keeps the sign (the chip's asr), ushr shifts zeros in (its shr). */
+  shl: { infix: '<<', int: { fn: arith.shl, lower: 'shl' }, generate: true },
+  shr: { infix: '>>', int: { fn: arith.asr, lower: 'asr' }, generate: true },
+  ushr: { infix: '>>>', int: { fn: arith.shr, lower: 'shr' }, generate: true },
+  ror: { int: { fn: arith.ror, lower: 'ror' }, generate: true },
+  and: { infix: '&', int: { fn: arith.and, lower: 'and' }, generate: true },
+  or: { infix: '|', int: { fn: arith.or, lower: 'or' }, generate: true },
+  xor: { infix: '^', int: { fn: arith.xor, lower: 'xor' }, generate: true },
+} as const satisfies Record<string, BinaryRow>;
+
+// ---- unary operators
+
+/** The special-function unit's registers (Table 14): a write starts the function, r4 has the result. */
+type SfuRegister = Extract<WriteName, `sfu_${string}`>;
+
+/**
+ * A special function: write the operand to its SFU register, then read r4 (the SFU's result
+ * reaches r4 two instructions later: space.ts spaces them). arith.sfu numbers the functions
+ * in the order of their registers.
+ */
+function sfu(reg: SfuRegister): Pick<UnaryRow, 'fn' | 'lower'> {
+  const n = WRITE_A.findIndex((r) => r.name === reg) - W_SFU_RECIP;
+  return {
+    fn: (a) => arith.sfu(n, a),
+    lower: (l, dst, a, _b, cond) => {
+      l.mov(l.p(reg), a);
+      l.mov(dst, l.p('r4'), cond);
+    },
+  };
+}
+
+export const UNARY = {
+  not: { from: 'int', to: 'int', prefix: '~', fn: arith.not, lower: 'not', generate: true },
+  /** Truncates toward zero; out of the int range gives 0. */
+  toInt: { from: 'float', to: 'int', fn: arith.ftoi, lower: 'ftoi', generate: true },
+  toFloat: { from: 'int', to: 'float', fn: arith.itof, lower: 'itof', generate: true },
+  recip: { from: 'float', to: 'float', ...sfu('sfu_recip'), generate: true },
+  recipsqrt: { from: 'float', to: 'float', ...sfu('sfu_recipsqrt'), generate: true },
+  exp2: { from: 'float', to: 'float', ...sfu('sfu_exp2'), generate: true },
+  log2: { from: 'float', to: 'float', ...sfu('sfu_log2'), generate: true },
+} as const satisfies Record<string, UnaryRow>;
+
+// ---- comparisons
+
+/** How two values compare, -1, 0 or 1: ints signed; floats as the chip's fmin and fmax order them, patterns as sign-magnitude integers. */
+export const ORDER: Readonly<Record<ArithType, (a: number, b: number) => number>> = {
+  int: (a, b) => ((a | 0) < (b | 0) ? -1 : (a | 0) > (b | 0) ? 1 : 0),
+  float: (a, b) => {
+    const ka = arith.fkey(a);
+    const kb = arith.fkey(b);
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  },
+};
+
+/** Equality: flags from `sub.setf`, Z set where the two are equal. */
+const equality = (holds: TrueCode): CmpLowering => ({ setf: 'sub', holds });
+/** An order: flags from `max.setf a, b` (`fmax` for floats), C set where a > b in the type's order (docs/compiler.md). */
+const order = (code: 'max' | 'fmax', swap: boolean, holds: TrueCode): CmpLowering => ({ setf: code, swap, holds });
+
+/**
+ * Float equality in the float order, where -0.0 equals 0.0 though their patterns differ: neither
+ * is greater. Two `fmax.setf`, one each way, each setting the mask's lane to "unequal" where
+ * one is greater (docs/compiler.md).
+ */
+function floatEquality(eq: boolean): CmpLowering {
+  return {
+    mask: (l, m, x, y) => {
+      l.mov(m, l.int(eq ? 1 : 0));
+      const on = l.int(eq ? 0 : 1);
+      l.alu('fmax', l.p('nop'), x, y, { setf: true });
+      l.mov(m, on, 'cs');
+      l.alu('fmax', l.p('nop'), y, x, { setf: true });
+      l.mov(m, on, 'cs');
+    },
+  };
+}
+
+export const COMPARISONS = {
+  eq: { infix: '==', holds: (c) => c === 0, int: equality('zs'), float: floatEquality(true), generate: true },
+  ne: { infix: '!=', holds: (c) => c !== 0, int: equality('zc'), float: floatEquality(false), generate: true },
+  lt: { infix: '<', holds: (c) => c < 0, int: order('max', true, 'cs'), float: order('fmax', true, 'cs'), generate: true },
+  le: { infix: '<=', holds: (c) => c <= 0, int: order('max', false, 'cc'), float: order('fmax', false, 'cc'), generate: true },
+  gt: { infix: '>', holds: (c) => c > 0, int: order('max', false, 'cs'), float: order('fmax', false, 'cs'), generate: true },
+  ge: { infix: '>=', holds: (c) => c >= 0, int: order('max', true, 'cc'), float: order('fmax', true, 'cc'), generate: true },
+} as const satisfies Record<string, ComparisonRow>;
+
+// ---- lookups (a kernel AST made by hand may name an operator no row has)
+
+export type BinOp = keyof typeof BINARY;
+export type UnOp = keyof typeof UNARY;
+export type CmpOp = keyof typeof COMPARISONS;
+
+// The lookups read copies of the tables without a prototype: a hand-made AST may name an
+// operator `constructor`, which every object inherits.
+const byName = <T>(entries: [string, T][]): Readonly<Record<string, T | undefined>> =>
+  Object.assign(Object.create(null), Object.fromEntries(entries));
+const BINARY_ROWS = byName<BinaryRow>(Object.entries(BINARY));
+const INT_IMPLS = byName(Object.entries(BINARY_ROWS).flatMap(([op, row]) => (row?.int ? [[op, row.int]] : [])));
+const FLOAT_IMPLS = byName(Object.entries(BINARY_ROWS).flatMap(([op, row]) => (row?.float ? [[op, row.float]] : [])));
+const UNARY_ROWS = byName<UnaryRow>(Object.entries(UNARY));
+const COMPARISON_ROWS = byName<ComparisonRow>(Object.entries(COMPARISONS));
+
+export function binaryRow(op: BinOp): BinaryRow | undefined {
+  return BINARY_ROWS[op];
+}
+/** Binary operator `op` on operands of type `ty`, or undefined when that type has no such operator. */
+export function binaryImpl(op: BinOp, ty: Ty): BinaryImpl | undefined {
+  return (ty === 'float' ? FLOAT_IMPLS : INT_IMPLS)[op]; // a pointer computes as an int
+}
+export function unaryRow(op: UnOp): UnaryRow | undefined {
+  return UNARY_ROWS[op];
+}
+export function comparisonRow(op: CmpOp): ComparisonRow | undefined {
+  return COMPARISON_ROWS[op];
+}
+
+/** The rows' names, in the table's order. */
+export const names = <T extends object>(table: T): (keyof T & string)[] => Object.keys(table) as (keyof T & string)[];

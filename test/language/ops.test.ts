@@ -1,0 +1,168 @@
+// The operator table (src/source/ops.ts): each row's meaning and its lowering agree, lane by
+// lane, for every row; the rows print, the generator uses the rows marked for it, and lookups
+// find only the tables' own rows. A new row is checked here without a test of its own.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  BINARY,
+  binaryImpl,
+  type BinaryImpl,
+  binaryRow,
+  type CmpLowering,
+  COMPARISONS,
+  comparisonRow,
+  names,
+  type OpEmitter,
+  ORDER,
+  UNARY,
+  type UnaryRow,
+  unaryRow,
+} from '../../src/source/ops.ts';
+import type { BinOp, CmpOp, Expr, UnOp } from '../../src/source/ast.ts';
+import { Printer } from '../../src/source/print.ts';
+import { generate, rng } from '../../src/source/generate.ts';
+import { aluFunction, type AluCode, int, p, type Reg, regText, type Src, v, type WriteCond } from '../../src/compiler/ir.ts';
+import { addCarry, negFlag, zeroFlag } from '../../src/vc4/arith.ts';
+import { ADD_OP_BY_NAME, smallImmValue } from '../../src/vc4/tables.ts';
+
+/** Patterns that find edge cases as ints and as floats, then random ones. */
+const SPECIAL = [
+  0, 1, -1, 2, 15, 16, 31, 32, -16, 0x7fffffff, -0x80000000, 0xffffff, 0x1000000, 0x80000000 | 0, 0x3f800000, 0xbf800000 | 0,
+  0x00000001, 0x807fffff | 0, 0x00800000, 0x7f7fffff, 0x7f800000, 0xff800000 | 0, 0x7fc00000, 0xffc00000 | 0, 0x4b000000,
+];
+const random = rng(23);
+const PATTERNS = [...SPECIAL, ...Array.from({ length: 40 }, () => random() | 0)];
+const PAIRS = PATTERNS.flatMap((a) => PATTERNS.map((b) => [a, b] as const));
+const hex = (x: number) => '0x' + (x >>> 0).toString(16);
+
+test('a binary row lowered to one ALU operation means what that operation computes', () => {
+  for (const op of names(BINARY))
+    for (const ty of ['int', 'float'] as const) {
+      const impl: BinaryImpl | undefined = binaryImpl(op, ty);
+      if (!impl || typeof impl.lower !== 'string') continue;
+      const alu = aluFunction(impl.lower)!;
+      for (const [a, b] of PAIRS) assert.equal(impl.fn(a, b), alu(a, b) | 0, `${ty} ${op}(${hex(a)}, ${hex(b)})`);
+    }
+});
+
+test('a unary row lowered to one ALU operation means what that operation computes', () => {
+  for (const op of names(UNARY)) {
+    const row: UnaryRow = UNARY[op];
+    if (typeof row.lower !== 'string') continue;
+    const alu = aluFunction(row.lower)!;
+    for (const a of PATTERNS) assert.equal(row.fn(a), alu(a, a) | 0, `${op}(${hex(a)})`);
+  }
+});
+
+/**
+ * One lane of a QPU running what a lowering function emits: registers by name, the flags Z, N and
+ * C as the add ALU sets them (vc4/arith.ts).
+ */
+class OneLane implements OpEmitter {
+  private readonly regs = new Map<string, number>();
+  private flags = { z: 0, n: 0, c: 0 };
+  private next = 100;
+  readonly p = p;
+  readonly int = int;
+  fresh() {
+    return v(this.next++);
+  }
+  set(r: Reg, x: number) {
+    this.regs.set(regText(r), x | 0);
+  }
+  get(s: Src): number {
+    if (s.k === 'imm') return smallImmValue(s.code) | 0;
+    const x = this.regs.get(regText(s));
+    if (x === undefined) throw new Error(`${regText(s)} read before it is written`);
+    return x;
+  }
+  holds(c: WriteCond): boolean {
+    const f = { z: this.flags.z, n: this.flags.n, c: this.flags.c }[c[0] as 'z' | 'n' | 'c'];
+    return c[1] === 's' ? f === 1 : c[1] === 'c' ? f === 0 : false;
+  }
+  alu(code: AluCode, dst: Reg, a: Src, b: Src = a, extra: { cond?: WriteCond; setf?: boolean } = {}) {
+    if (extra.cond && extra.setf) throw new Error('a conditional flag setting: not modelled');
+    if (extra.cond && !this.holds(extra.cond)) return;
+    const [x, y] = [this.get(a), this.get(b)];
+    const r = aluFunction(code)!(x, y) | 0;
+    if (extra.setf) {
+      const add = ADD_OP_BY_NAME.get(code);
+      if (!add) throw new Error(`flags from ${code}: only the add ALU's are modelled`);
+      this.flags = { z: zeroFlag(r), n: negFlag(r), c: addCarry(add.code, x, y, r) };
+    }
+    if (!(dst.k === 'p' && dst.name === 'nop')) this.set(dst, r);
+  }
+  mov(dst: Reg, src: Src, cond?: WriteCond) {
+    this.alu('mov', dst, src, src, cond ? { cond } : {});
+  }
+}
+
+/** Whether comparison lowering `how` holds for a and b, run on one lane. */
+function lowered(how: CmpLowering, a: number, b: number): boolean {
+  const l = new OneLane();
+  const [x, y] = [v(0), v(1)];
+  l.set(x, a);
+  l.set(y, b);
+  if ('mask' in how) {
+    const m = l.fresh();
+    how.mask(l, m, x, y);
+    return l.get(m) === 1;
+  }
+  l.alu(how.setf, p('nop'), how.swap ? y : x, how.swap ? x : y, { setf: true });
+  return l.holds(how.holds);
+}
+
+test('a comparison\'s lowering holds exactly where its meaning does, on ints and floats', () => {
+  for (const op of names(COMPARISONS))
+    for (const ty of ['int', 'float'] as const) {
+      const row = COMPARISONS[op];
+      for (const [a, b] of PAIRS) assert.equal(lowered(row[ty], a, b), row.holds(ORDER[ty](a, b)), `${ty} ${hex(a)} ${row.infix} ${hex(b)}`);
+    }
+});
+
+test('operators print as their rows say: infix, prefix, or as a call', () => {
+  const pr = new Printer((id) => `v${id}`);
+  const a: Expr = { k: 'var', id: 0, ty: 'int' };
+  const b: Expr = { k: 'var', id: 1, ty: 'int' };
+  const bin = (op: BinOp) => pr.expr({ k: 'bin', op, ty: 'int', a, b });
+  const un = (op: UnOp) => pr.expr({ k: 'un', op, ty: 'int', a });
+  const cmp = (op: CmpOp) => pr.bool({ k: 'cmp', op, ty: 'int', a, b });
+  assert.deepEqual([bin('add'), bin('ushr'), bin('min'), un('not'), un('toInt'), cmp('le')], ['(v0 + v1)', '(v0 >>> v1)', 'min(v0, v1)', '~v0', 'toInt(v0)', 'v0 <= v1']);
+  for (const op of names(BINARY)) {
+    const infix = binaryRow(op)!.infix;
+    assert.equal(bin(op), infix ? `(v0 ${infix} v1)` : `${op}(v0, v1)`);
+  }
+  for (const op of names(UNARY)) {
+    const prefix = unaryRow(op)!.prefix;
+    assert.equal(un(op), prefix ? `${prefix}v0` : `${op}(v0)`);
+  }
+  for (const op of names(COMPARISONS)) assert.equal(cmp(op), `v0 ${COMPARISONS[op].infix} v1`);
+});
+
+test('the generator uses every row marked for it, with the types the row has', () => {
+  const seen = new Set<string>();
+  const walk = (x: unknown): void => {
+    if (Array.isArray(x)) return x.forEach(walk);
+    if (!x || typeof x !== 'object') return;
+    const o = x as { k?: string; op?: string; ty?: string };
+    if (o.k === 'bin' || o.k === 'un' || o.k === 'cmp') seen.add(`${o.k} ${o.op} ${o.k === 'un' ? '' : o.ty}`);
+    Object.values(o).forEach(walk);
+  };
+  for (let seed = 0; seed < 200; seed++) walk(generate(seed).ast.body);
+  const want = new Set<string>();
+  for (const op of names(BINARY))
+    for (const ty of ['int', 'float'] as const) if (BINARY[op].generate && binaryImpl(op, ty)) want.add(`bin ${op} ${ty}`);
+  for (const op of names(UNARY)) if (UNARY[op].generate) want.add(`un ${op} `);
+  for (const op of names(COMPARISONS)) for (const ty of ['int', 'float']) if (COMPARISONS[op].generate) want.add(`cmp ${op} ${ty}`);
+  assert.deepEqual([...seen].sort(), [...want].sort());
+});
+
+test('lookups find only the tables\' own rows, and a type an operator lacks finds nothing', () => {
+  assert.equal(binaryImpl('shl', 'float'), undefined);
+  assert.equal(binaryImpl('shl', 'int*')?.lower, 'shl'); // a pointer computes as an int
+  for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    assert.equal(binaryImpl(name as BinOp, 'int'), undefined, name);
+    assert.equal(unaryRow(name as UnOp), undefined, name);
+    assert.equal(comparisonRow(name as CmpOp), undefined, name);
+  }
+});
