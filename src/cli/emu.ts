@@ -57,7 +57,8 @@ options:
                        instead of in time order, to show races (docs/emulator.md); the same
                        seed runs the same way
   --dump-js            after the run, print the JavaScript each translated block of the
-                       program became (docs/emulator.md, "How it runs")
+                       program became, each instruction's part headed by its assembly
+                       (docs/emulator.md, "How it runs")
   --dump-wasm          after the run, print the WebAssembly SIMD functions that run the
                        blocks' lane arithmetic, as text, an operation a line
   --syntax S           PROG is assembly in this dialect, whatever its name: qpu-ts (the
@@ -100,9 +101,9 @@ example (the SHA-256 series' hello world):
     const uniformWords = Array.from({ length: qpus }, (_, q) => (uniforms.length ? uniforms[Math.min(q, uniforms.length - 1)]!.length : 0));
     checkMemory(path, program.length / 2, specs, uniformWords);
 
-    // The listings of SIMD functions cost translation time: kept only when asked for, in a
-    // translation made for this run.
-    listings.on = !!values['dump-wasm'];
+    // Listings (the SIMD functions' text, each instruction's assembly in the JavaScript) cost
+    // translation time: kept only when asked for, in a translation made for this run.
+    listings.on = !!values['dump-wasm'] || !!values['dump-js'];
     if (listings.on) forgetTranslations();
     const m = new Machine(new GpuMemory(MEMORY_BYTES));
     let loaded;

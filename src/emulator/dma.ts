@@ -7,7 +7,7 @@
 // the setup says (vpm.ts), or a MemoryFault naming the first address outside the allocations.
 
 import { BUS_BASE, type GpuMemory, WRITE } from '../common/memory.ts';
-import type { Qpu } from './qpu.ts';
+import type { QpuClock as Qpu } from './store-race.ts';
 import { addRange, type Clocks, type StoreRaces } from './store-race.ts';
 import type { StoredWords } from './stored.ts';
 import type { Timing } from './timing.ts';

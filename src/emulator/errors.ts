@@ -3,6 +3,7 @@
 // host process or a hang: a run either finishes or ends with one of these.
 
 import { SEMAPHORES } from '../vc4/chip.ts';
+import type { Violation } from '../vc4/rules.ts';
 
 export type EmulatorErrorKind =
   | 'rule' // a hardware rule broken (strict mode)
@@ -45,6 +46,17 @@ export class EmulatorError extends Error {
     super(where ? `QPU ${where.qpu}, pc ${where.pc} (${where.instruction}): ${message}` : message);
     this.name = 'EmulatorError';
   }
+}
+
+/** An I/O error without a location; the run loop adds QPU, pc and the instruction. */
+export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', message: string, rule?: string): EmulatorError {
+  // A broken rule is tagged with its name, as the validator's and strict mode's findings are.
+  return new EmulatorError(kind, kind === 'rule' && rule ? `[${rule}] ${message}` : message, undefined, rule);
+}
+
+/** A broken hardware rule (strict runs), without a location. */
+export function ruleError(v: Violation): EmulatorError {
+  return new EmulatorError('rule', `[${v.rule}] ${v.message}`, undefined, v.rule);
 }
 
 /** What deadlockError reads of each QPU. */

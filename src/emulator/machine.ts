@@ -1,5 +1,5 @@
 // The machine: 1 to 12 QPUs (3 slices of 4) sharing GPU memory, the VPM, the DMA engines, 16
-// semaphores and a mutex, advancing together in time. Each QPU has its own clock; instructions
+// semaphores and a mutex (sync.ts), advancing together in time. Each QPU has its own clock; instructions
 // that touch what other QPUs can see run in time order, so contention (one DMA at a time, the
 // mutex, a slice's TMU) shows in the cycle counts, and results do not depend on how the host
 // interleaves the QPUs (or, given a seed, in a random interleaving: common/interleave.ts). A run ends
@@ -7,23 +7,26 @@
 // fault, a deadlock, or the step budget. A caller's onProgress hears how far a long run has got,
 // where the run reads the clock (common/budget.ts).
 
-import { MAX_QPUS, SEMAPHORES } from '../vc4/chip.ts';
+import * as chip from '../vc4/chip.ts';
+import { MAX_QPUS } from '../vc4/chip.ts';
+import * as fields from '../vc4/fields.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { encodeProgram } from '../vc4/codec.ts';
 import type { Instr } from '../vc4/instr.ts';
-import { MUTEX_MISUSE, RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
+import { RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc4/rules.ts';
 import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { HOT_CALLS, type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, RAISE_WITH_EITHER, RunBudget } from '../common/budget.ts';
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
-import { deadlockError, EmulatorError } from './errors.ts';
+import { deadlockError, EmulatorError, ruleError } from './errors.ts';
 import { drawRunning, Interleaving, interleaveSeed } from '../common/interleave.ts';
 import { StoreRaces } from './store-race.ts';
 import { StoredWords } from './stored.ts';
+import { MUTEX, SyncUnits } from './sync.ts';
 import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ } from '../common/memory.ts';
-import { ioError, Qpu, TMU_SLOTS } from './qpu.ts';
+import { Qpu, type QpuHost, TMU_SLOTS } from './qpu.ts';
 import { type RunResult, runResult } from './report.ts';
 import { checkTiming, PI_TIMING, type Timing } from './timing.ts';
 import { VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
@@ -38,11 +41,14 @@ export { MAX_QPUS } from '../vc4/chip.ts';
  */
 export const SLACK = 32;
 
+// Numbers of the chip that TMU requests and taken branches use, as constants of this module: V8
+// folds these into the code, but loads (and checks) an imported binding at every use.
+const QPUS_PER_SLICE = chip.QPUS_PER_SLICE;
+const TMUS_PER_SLICE = chip.TMUS_PER_SLICE;
+const INSTRUCTION_BYTES = fields.INSTRUCTION_BYTES;
+
 /** Iterations a block that loops to itself runs in one call at most: 64 of at most MAX_BLOCK instructions, CLOCK_EVERY. */
 const LOOPS_PER_CALL = CLOCK_EVERY / MAX_BLOCK;
-
-/** What a blocked QPU waits for: semaphores 0-15, or the mutex (the number after them). */
-const MUTEX = SEMAPHORES;
 
 export interface MachineRunOptions {
   /** Stop at the first broken hardware rule (default true). */
@@ -74,11 +80,8 @@ export interface LoadedProgram extends Translation {
   readonly code: Allocation;
 }
 
-export class Machine {
+export class Machine implements QpuHost {
   readonly vpm = new Int32Array(VPM_WORDS);
-  /** Each semaphore's count. */
-  readonly semaphores = new Uint8Array(16);
-  mutexHolder = -1;
   codeBase = 0;
   /**
    * The running QPU's limits: a shared-unit step runs only while its clock is at most `horizon`
@@ -89,15 +92,8 @@ export class Machine {
   horizon = Infinity;
   private syncHorizon = Infinity;
   private syncTie = MAX_QPUS;
-  /**
-   * When each unit of each semaphore became available, for the cycle model: a count (taken by a
-   * down) becomes available at the up that made it, a free place below 15 (taken by an up) at
-   * the down that made it. An operation happens no earlier than the unit it takes.
-   */
-  private readonly semaCounts: number[][] = [];
-  private readonly semaRoom: number[][] = [];
-  /** When the mutex was last released. */
-  private mutexFreeAt = 0;
+  /** The semaphores and the mutex. */
+  readonly sync = new SyncUnits();
   private qpus: Qpu[] = [];
   /** The QPUs, made on first use and reused by every run, and their strict runs' VPM word sets. */
   private readonly pool: Qpu[] = [];
@@ -107,7 +103,7 @@ export class Machine {
   readonly dma: DmaEngines = new DmaEngines(this);
   private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
   /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2, cold at the start of each run. */
-  private readonly caches = new TmuCaches(MAX_QPUS / 2);
+  private readonly caches = new TmuCaches((MAX_QPUS / QPUS_PER_SLICE) * TMUS_PER_SLICE);
   /** The run in progress: its random interleaving (undefined: time order); whether it wants aligned addresses. */
   private turns: Interleaving | undefined;
   aligned = false;
@@ -134,7 +130,7 @@ export class Machine {
   load(program: Uint32Array | readonly Instr[], name = 'code'): LoadedProgram {
     const words = program instanceof Uint32Array ? program : encodeProgram(program);
     const t = translation(words);
-    const code = this.memory.alloc(t.length * 8, name, READ);
+    const code = this.memory.alloc(t.length * INSTRUCTION_BYTES, name, READ);
     this.memory.words.set(new Int32Array(words.buffer, words.byteOffset, words.length), this.memory.index(code.address));
     return { code, ...t };
   }
@@ -152,13 +148,7 @@ export class Machine {
     // Every run starts from the same state, whatever ran before (on a Pi the VPM keeps what the
     // last user left: a program must not read VPM it did not write; docs/emulator.md).
     this.vpm.fill(0);
-    this.semaphores.fill(0);
-    for (let n = 0; n < 16; n++) {
-      this.semaCounts[n] = [];
-      this.semaRoom[n] = new Array<number>(15).fill(0);
-    }
-    this.mutexHolder = -1;
-    this.mutexFreeAt = 0;
+    this.sync.reset();
     this.dma.reset();
     this.tmuFree.fill(0);
     this.caches.clear();
@@ -280,7 +270,12 @@ export class Machine {
       // A block that loops to itself runs at most this many times a call, within the budget and
       // often enough back here to read the clock (CLOCK_EVERY).
       q.loops = Math.min(LOOPS_PER_CALL, Math.floor(budget.left / MAX_BLOCK));
-      const status = fn(q);
+      let status: number;
+      try {
+        status = fn(q);
+      } catch (e) {
+        throw this.locate(q, q.pc, e); // a block leaves pc at the instruction that failed
+      }
       budget.left -= q.count - before;
       if (budget.watch && (budget.clock += q.count - before + 1) >= CLOCK_EVERY) this.readClock(q, budget, opts);
       if (status === CONTINUE) continue;
@@ -318,12 +313,12 @@ export class Machine {
   }
 
   /** Strict mode: stops the run at a broken rule. */
-  ruleBroken(q: Qpu, pc: number, v: Violation): never {
-    throw this.locate(q, pc, new EmulatorError('rule', `[${v.rule}] ${v.message}`, undefined, v.rule));
+  private ruleBroken(q: Qpu, pc: number, v: Violation): never {
+    throw this.locate(q, pc, ruleError(v));
   }
 
   /** Adds the QPU, pc and instruction to an error raised while executing. */
-  locate(q: Qpu, pc: number, e: unknown): EmulatorError {
+  private locate(q: Qpu, pc: number, e: unknown): EmulatorError {
     const instr = this.program!.instr(pc);
     const where = { qpu: q.id, pc, instruction: instr ? disassembleInstr(instr) : '(outside the program)' };
     if (e instanceof EmulatorError) return e.where ? e : new EmulatorError(e.kind, e.message, where, e.rule);
@@ -372,8 +367,8 @@ export class Machine {
    * unless tmu_noswap is set (Guide pp. 39-40, p. 23).
    */
   tmuSchedule(q: Qpu, t: number, time: number, lines: Int32Array, nLines: number): number {
-    const swap = !q.noSwap && q.id % 4 >= 2 ? 1 : 0;
-    const unit = Math.floor(q.id / 4) * 2 + (t ^ swap);
+    const swap = !q.noSwap && q.id % QPUS_PER_SLICE >= QPUS_PER_SLICE / 2 ? 1 : 0;
+    const unit = Math.floor(q.id / QPUS_PER_SLICE) * TMUS_PER_SLICE + (t ^ swap);
     // The request's lines: those its TMU's cache misses are fetched one after another, from L2
     // or from memory; the request's data is ready when the slowest has arrived.
     const T = this.timing;
@@ -404,47 +399,21 @@ export class Machine {
     return earliest;
   }
 
-  /**
-   * A semaphore instruction (Guide p. 33): a down blocks at 0, an up at 15; false (and the QPU
-   * blocks) when it must wait. Otherwise it takes the earliest available unit (a count for a
-   * down, room below 15 for an up), stalling until that unit became available, and makes one of
-   * the other kind available at its own clock. QPUs waiting on this semaphore retry.
-   */
+  /** A semaphore instruction (sync.ts); QPUs waiting on the semaphore retry. */
   semaphore(q: Qpu, n: number, down: boolean): boolean {
-    const from = down ? this.semaCounts[n]! : this.semaRoom[n]!;
-    if (from.length === 0) {
-      q.waitingFor = `semaphore ${n} to ${down ? 'be above 0' : 'be below 15'} (it is ${this.semaphores[n]})`;
-      q.waitingOn = n;
-      return false;
-    }
-    q.stall(takeEarliest(from), 'semaphore');
-    (down ? this.semaRoom[n]! : this.semaCounts[n]!).push(q.time);
-    this.semaphores[n] = this.semaCounts[n]!.length;
+    if (!this.sync.semaphore(q, n, down)) return false;
     this.wake(n);
     return true;
   }
 
-  /**
-   * Reading the mutex register (Guide p. 24): false when another QPU holds it. Taking it stalls
-   * until it was released.
-   */
+  /** Reading the mutex register (sync.ts). */
   mutexAcquire(q: Qpu): boolean {
-    if (this.mutexHolder === q.id) throw ioError('rule', MUTEX_MISUSE['mutex-relock'], 'mutex-relock');
-    if (this.mutexHolder !== -1) {
-      q.waitingFor = `the mutex, held by QPU ${this.mutexHolder}`;
-      q.waitingOn = MUTEX;
-      return false;
-    }
-    q.stall(this.mutexFreeAt, 'mutex');
-    this.mutexHolder = q.id;
-    return true;
+    return this.sync.mutexAcquire(q);
   }
 
-  /** Writing the mutex register releases it; QPUs waiting for it retry. Only the holder may. */
+  /** Writing the mutex register (sync.ts); QPUs waiting for it retry. */
   mutexRelease(q: Qpu): void {
-    if (this.mutexHolder !== q.id) throw ioError('rule', MUTEX_MISUSE['mutex-unlock-unheld'], 'mutex-unlock-unheld');
-    this.mutexHolder = -1;
-    this.mutexFreeAt = q.time;
+    this.sync.mutexRelease(q);
     this.wake(MUTEX);
   }
 
@@ -481,33 +450,13 @@ export class Machine {
   }
 
   /** The instruction index of an absolute branch target, or a fault. */
-  branchIndex(q: Qpu, addr: number): number {
+  branchIndex(addr: number): number {
     const off = addr - this.codeBase;
     const n = this.program!.length;
-    if (off % 8 !== 0 || off < 0 || off / 8 >= n)
+    if (off % INSTRUCTION_BYTES !== 0 || off < 0 || off / INSTRUCTION_BYTES >= n)
       throw new EmulatorError('fault', `branch to ${hex(addr)}, which is not an instruction of the program (${hex(this.codeBase)}, ${n} instructions)`);
-    void q;
-    return off / 8;
-  }
-
-  all(flags: Int32Array, v: number): boolean {
-    for (let l = 0; l < 16; l++) if (flags[l] !== v) return false;
-    return true;
-  }
-  any(flags: Int32Array, v: number): boolean {
-    for (let l = 0; l < 16; l++) if (flags[l] === v) return true;
-    return false;
+    return off / INSTRUCTION_BYTES;
   }
 }
 
 const isError = (v: Violation) => RULES[v.rule].severity === 'error';
-
-/** Removes and returns the smallest of a few numbers. */
-function takeEarliest(a: number[]): number {
-  let k = 0;
-  for (let i = 1; i < a.length; i++) if (a[i]! < a[k]!) k = i;
-  const t = a[k]!;
-  a[k] = a[a.length - 1]!;
-  a.pop();
-  return t;
-}

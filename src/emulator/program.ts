@@ -12,23 +12,14 @@
 import { checkProgramSize, decodeHiLo, fieldOf, fieldValue, kindOf, ProgramSizeError } from '../vc4/codec.ts';
 import { type Effects, effectsOf } from '../vc4/effects.ts';
 import type { AluInstr, Instr } from '../vc4/instr.ts';
-import { instrViolations, sequenceViolations, type Violation } from '../vc4/rules.ts';
+import { SIG_SMALL_IMM } from '../vc4/fields.ts';
+import { R_NOP } from '../vc4/registers.ts';
+import type { Violation } from '../vc4/rules.ts';
+import { MUX_A, MUX_B } from '../vc4/tables.ts';
 import { blockEnd, type BlockFn, compileBlock, compileUnit } from './blocks.ts';
 import type { TranslateOptions } from './translate.ts';
 import { EmulatorError } from './errors.ts';
-
-export interface Step {
-  readonly instr: Instr;
-  readonly effects: Effects;
-  /** Touches state other QPUs see: runs only when no other QPU is more than SLACK earlier. */
-  readonly shared: boolean;
-  /** A semaphore or mutex access: runs only when this QPU is the earliest. */
-  readonly sync: boolean;
-  readonly nop: boolean;
-  /** Rules broken by the instruction alone, and along the fall-through from the two before it. */
-  readonly alone: Violation[];
-  readonly fallThrough: Violation[];
-}
+import { makeStep, type Step } from './step.ts';
 
 export interface Translation {
   /** Instructions in the program. */
@@ -241,18 +232,6 @@ function decodeAt(words: Uint32Array, pc: number): { instr: Instr; effects: Effe
   return { instr, effects: effectsOf(instr) };
 }
 
-function makeStep({ instr, effects: e }: { instr: Instr; effects: Effects }, before: (Effects | undefined)[]): Step {
-  return {
-    instr,
-    effects: e,
-    shared: isShared(instr, e),
-    sync: instr.kind === 'sema' || e.raddrs.includes(51) || e.waddrs.some((w) => w.addr === 51),
-    nop: isNop(instr),
-    alone: instrViolations(e),
-    fallThrough: sequenceViolations(e, before),
-  };
-}
-
 /** A read-only array view of `length` items, each made by `at` when it is read. */
 function lazyList<T>(length: number, at: (i: number) => T): readonly T[] {
   return new Proxy([] as T[], {
@@ -263,17 +242,6 @@ function lazyList<T>(length: number, at: (i: number) => T): readonly T[] {
     },
     has: (target, key) => (typeof key === 'string' && /^(0|[1-9]\d*)$/.test(key) ? Number(key) < length : Reflect.has(target, key)),
   });
-}
-
-/** Instructions whose effects other QPUs can see or that depend on shared units. */
-function isShared(i: Instr, e: Effects): boolean {
-  if (i.kind === 'sema') return true;
-  if (e.vpmAny || e.peripherals.length > 0 || e.tmuLoads[0] + e.tmuLoads[1] > 0) return true;
-  return e.waddrs.some((w) => w.addr === 38 || w.addr === 51) || e.raddrs.includes(51);
-}
-
-function isNop(i: Instr): boolean {
-  return i.kind === 'alu' && i.opAdd === 0 && i.opMul === 0 && (i.sig === 1 || i.sig === 13) && i.raddrA === 39 && (i.sig === 13 || i.raddrB === 39);
 }
 
 const F_RADDR_A = fieldOf('alu', 'raddrA');
@@ -287,7 +255,7 @@ function anyReadsNopRegister(words: Uint32Array, length: number): boolean {
     const hi = words[2 * pc + 1]!;
     const lo = words[2 * pc]!;
     if (kindOf(hi) !== 'alu' || (fieldValue(hi, lo, F_OP_ADD) === 0 && fieldValue(hi, lo, F_OP_MUL) === 0)) continue;
-    if (fieldValue(hi, lo, F_RADDR_A) !== 39 && fieldValue(hi, lo, F_RADDR_B) !== 39) continue;
+    if (fieldValue(hi, lo, F_RADDR_A) !== R_NOP && fieldValue(hi, lo, F_RADDR_B) !== R_NOP) continue;
     if (readsNopRegister(decodeHiLo(hi, lo) as AluInstr)) return true;
   }
   return false;
@@ -295,5 +263,5 @@ function anyReadsNopRegister(words: Uint32Array, length: number): boolean {
 
 function readsNopRegister(i: AluInstr): boolean {
   const muxes = [...(i.opAdd ? [i.addA, i.addB] : []), ...(i.opMul ? [i.mulA, i.mulB] : [])];
-  return (muxes.includes(6) && i.raddrA === 39) || (muxes.includes(7) && i.sig !== 13 && i.raddrB === 39);
+  return (muxes.includes(MUX_A) && i.raddrA === R_NOP) || (muxes.includes(MUX_B) && i.sig !== SIG_SMALL_IMM && i.raddrB === R_NOP);
 }

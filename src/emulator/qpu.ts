@@ -1,48 +1,40 @@
 // One QPU: its registers, flags, program counter, clock, FIFOs, and what its register-mapped
 // I/O does. Translated instructions (translate.ts) call the methods here for everything beyond
 // lane arithmetic. Facts are from Broadcom's reference guide (pages cited) unless noted.
+// Needs: a host (the machine, machine.ts) for what the QPUs share: memory, the VPM, the DMA
+// engines, the TMUs' schedule, semaphores and the mutex. Guarantees: each I/O method does what
+// the register's write or read does, or throws an EmulatorError without a location (the run
+// loop adds QPU, pc and instruction).
 
 import { sfu } from '../vc4/arith.ts';
-import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import * as chip from '../vc4/chip.ts';
+import { BUS_BASE, type GpuMemory, hex, UNIFORMS } from '../common/memory.ts';
 import { LINE_SHIFT } from './caches.ts';
-import { EmulatorError } from './errors.ts';
-import type { Machine } from './machine.ts';
-import { BUS_BASE, hex, UNIFORMS } from '../common/memory.ts';
-import { FIRST_LINE, gatherAfterStore } from './stored.ts';
+import type { DmaEngines } from './dma.ts';
+import { ioError } from './errors.ts';
+import * as layout from './layout.ts';
+import { FLAG_C, FLAG_N, FLAG_Z, R_WORDS, SLOT_WORDS } from './layout.ts';
 import { newStats, type QpuStats, type StallCause } from './report.ts';
+import type { StoreRaces } from './store-race.ts';
+import { FIRST_LINE, gatherAfterStore, type StoredWords } from './stored.ts';
+import { CYCLES_PER_INSTR } from './timing.ts';
+import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
+
+// The numbers the I/O paths use in their loops, as constants of this module: V8 folds these into
+// the code, but loads (and checks) an imported binding at every use.
+const LANES = chip.LANES;
+const TMU_FIFO_DEPTH = chip.TMU_FIFO_DEPTH;
+const R4 = layout.R4;
+const R5 = layout.R5;
+
+/** The SFU's result is in r4 for the third instruction after the write (Guide p. 23). */
+const SFU_INSTRUCTIONS = 3;
 
 /** A TMU gather whose lanes span more bytes than this is checked for store races lane by lane. */
 const RACE_SPAN = 1 << 16;
 
 /** BUS_BASE as an int32, for word indices: (address - BUS_BASE_I32) >>> 2. */
 const BUS_BASE_I32 = BUS_BASE | 0;
-import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
-import { CYCLES_PER_INSTR } from './timing.ts';
-
-// Layout of the register array R (16 lanes a register).
-export const REG_A = 0;
-export const REG_B = 512;
-export const ACC = 1024; // r0-r5 at ACC + 16 * n
-/** Scratch vectors the compiled code uses: the A and B inputs, the two ALU results, a temp. */
-export const SA = 1120;
-export const SB = 1136;
-export const SADD = 1152;
-export const SMUL = 1168;
-export const STMP = 1184; // 32 words: the mul inputs, for flags of a rotated result
-export const SROT = 1216;
-/** One word where generated code stores a float to read its rounded pattern back. */
-export const FSCR = 1232;
-export const R_WORDS = 1236;
-/**
- * A QPU's whole state the translated code touches is one array of SLOT_WORDS words (its slot in
- * the register memory the WebAssembly code shares, wasm/slots.ts): the registers (R_WORDS), the
- * flags as 0/1 words (16 each), and scratch words for the SIMD code's calls back into arith.
- */
-export const FLAG_Z = R_WORDS;
-export const FLAG_N = FLAG_Z + 16;
-export const FLAG_C = FLAG_N + 16;
-export const WSCR = FLAG_C + 16;
-export const SLOT_WORDS = WSCR + 16;
 
 export { newStats, type QpuStats, STALL_CAUSES, type StallCause } from './report.ts';
 
@@ -54,16 +46,10 @@ export const TMU_SLOTS = 8;
 
 /** One TMU's requests in flight for one QPU: a ring of TMU_SLOTS 16-lane results. */
 class TmuFifo {
-  readonly data = new Int32Array(16 * TMU_SLOTS);
+  readonly data = new Int32Array(LANES * TMU_SLOTS);
   readonly readyAt = new Float64Array(TMU_SLOTS);
   head = 0;
   count = 0;
-}
-
-/** An I/O error without a location; the run loop adds QPU, pc and the instruction. */
-export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', message: string, rule?: string): EmulatorError {
-  // A broken rule is tagged with its name, as the validator's and strict mode's findings are.
-  return new EmulatorError(kind, kind === 'rule' && rule ? `[${rule}] ${message}` : message, undefined, rule);
 }
 
 /**
@@ -73,6 +59,38 @@ export function ioError(kind: 'fault' | 'unsupported' | 'rule' | 'deadlock', mes
  */
 function misaligned(what: 'read' | 'write', lane: number, address: number): string {
   return `a ${what} of lane ${lane} at ${hex(address)} is not a multiple of 4`;
+}
+
+/**
+ * What a QPU, and the code translated for it, use of the machine it runs on (machine.ts): the
+ * units the QPUs share, and the order in which the QPUs reach them.
+ */
+export interface QpuHost {
+  readonly memory: GpuMemory;
+  readonly vpm: Int32Array;
+  readonly dma: DmaEngines;
+  /** Strict runs: the DMA stores that may still be writing memory (rule dma-store-race). */
+  readonly races: StoreRaces;
+  /** Strict runs: the words DMA stores have written in this run (rule gather-after-store). */
+  readonly stored: StoredWords;
+  /** Whether a TMU lane or DMA transfer at an address not a multiple of 4 faults. */
+  readonly aligned: boolean;
+  /** The bus address of the program's first instruction. */
+  readonly codeBase: number;
+  /** The clock up to which the running QPU may take a shared-unit step. */
+  readonly horizon: number;
+  /** Whether the running QPU must let another go first before a semaphore or mutex step. */
+  syncLate(q: Qpu): boolean;
+  /** The cycle at which a request from `q` at `time` to TMU `t` for cache lines `lines[0..nLines)` has its data. */
+  tmuSchedule(q: Qpu, t: number, time: number, lines: Int32Array, nLines: number): number;
+  /** A semaphore instruction; false when the QPU must wait. */
+  semaphore(q: Qpu, n: number, down: boolean): boolean;
+  /** Reading the mutex; false when the QPU must wait. */
+  mutexAcquire(q: Qpu): boolean;
+  /** Writing the mutex. */
+  mutexRelease(q: Qpu): void;
+  /** The instruction index of an absolute branch target, or a fault. */
+  branchIndex(addr: number): number;
 }
 
 /** A queued VPM read setup: its block, the vectors it still delivers, and when its first is ready. */
@@ -123,7 +141,7 @@ export class Qpu {
   unifAddr = 0;
   noSwap = false;
   private readonly tmu = [new TmuFifo(), new TmuFifo()];
-  private readonly tmuLines = new Int32Array(16);
+  private readonly tmuLines = new Int32Array(LANES);
   /** Strict runs stop at the rules' TMU depth; other runs at the hardware's. */
   tmuLimit = TMU_FIFO_DEPTH;
   private sfuResult: Int32Array | undefined;
@@ -149,7 +167,7 @@ export class Qpu {
 
   constructor(
     readonly id: number,
-    readonly m: Machine,
+    readonly m: QpuHost,
   ) {
     this.moveTo(this.home, 0, false);
   }
@@ -168,9 +186,9 @@ export class Qpu {
     if (copy) words.set(new Int32Array(this.R.buffer, this.R.byteOffset, SLOT_WORDS));
     this.R = words.subarray(0, R_WORDS);
     this.F = new Float32Array(buffer, byteOffset, R_WORDS);
-    this.Z = words.subarray(FLAG_Z, FLAG_Z + 16);
-    this.N = words.subarray(FLAG_N, FLAG_N + 16);
-    this.C = words.subarray(FLAG_C, FLAG_C + 16);
+    this.Z = words.subarray(FLAG_Z, FLAG_Z + LANES);
+    this.N = words.subarray(FLAG_N, FLAG_N + LANES);
+    this.C = words.subarray(FLAG_C, FLAG_C + LANES);
   }
 
   reset(pc: number, uniforms: number): void {
@@ -214,13 +232,13 @@ export class Qpu {
   // ---- SFU (Guide p. 23): the result is in r4 for the third instruction after the write.
 
   sfu(fn: number, src: number, mask: number): void {
-    const out = new Int32Array(16);
+    const out = new Int32Array(LANES);
     const R = this.R;
     void mask; // the SFU computes every lane, as the FIFOs do for conditional writes (addendum)
-    for (let l = 0; l < 16; l++) out[l] = sfu(fn, R[src + l]!);
+    for (let l = 0; l < LANES; l++) out[l] = sfu(fn, R[src + l]!);
     this.syncR4();
     this.sfuResult = out;
-    this.sfuDueAt = this.count + 3;
+    this.sfuDueAt = this.count + SFU_INSTRUCTIONS;
     this.stats.sfuOps++;
   }
 
@@ -230,7 +248,7 @@ export class Qpu {
    */
   syncR4(ahead = 0): void {
     if (this.sfuResult && this.count + ahead >= this.sfuDueAt) {
-      this.R.set(this.sfuResult, ACC + 64);
+      this.R.set(this.sfuResult, R4);
       this.sfuResult = undefined;
     }
   }
@@ -247,7 +265,7 @@ export class Qpu {
     const mem = this.m.memory;
     const R = this.R;
     const data = fifo.data;
-    const base = 16 * slot;
+    const base = LANES * slot;
     // The distinct cache lines the lanes touch, for the cycle model (most requests touch one),
     // and the lowest and highest address.
     const lines = this.tmuLines;
@@ -255,7 +273,7 @@ export class Qpu {
     let lo = 0xffffffff;
     let hi = 0;
     let low = 0; // the lanes' low two bits, or'ed
-    for (let l = 0; l < 16; l++) {
+    for (let l = 0; l < LANES; l++) {
       if (!(mask & (1 << l))) continue;
       const addr = R[src + l]! >>> 0;
       if (addr < lo) lo = addr;
@@ -281,7 +299,7 @@ export class Qpu {
     if (mask === 0xffff && !stale && ((low & 3) === 0 || !this.m.aligned) && mem.spans(lo, hi) && (!racing || (hi - lo < RACE_SPAN && this.m.races.clear(this.id, this.time, (lo & ~3) >>> 0, ((hi & ~3) >>> 0) + 4)))) {
       // Every lane inside one readable allocation that no store has written or is still writing: no check per lane.
       const words = mem.words;
-      for (let l = 0; l < 16; l++) data[base + l] = words[(R[src + l]! - BUS_BASE_I32) >>> 2]!;
+      for (let l = 0; l < LANES; l++) data[base + l] = words[(R[src + l]! - BUS_BASE_I32) >>> 2]!;
     } else this.tmuGatherChecked(t, src, mask, data, base, racing, stale);
     fifo.readyAt[slot] = this.m.tmuSchedule(this, t, this.time, lines, nLines);
     fifo.count++;
@@ -298,7 +316,7 @@ export class Qpu {
     const stored = this.m.stored;
     const mem = this.m.memory;
     const storeEnds = this.m.races.pageEnd;
-    for (let l = 0; l < 16; l++) {
+    for (let l = 0; l < LANES; l++) {
       if (!(mask & (1 << l))) {
         data[base + l] = 0;
         continue;
@@ -323,7 +341,7 @@ export class Qpu {
     this.syncR4();
     const R = this.R;
     const data = fifo.data;
-    for (let l = 0, from = 16 * slot; l < 16; l++) R[ACC + 64 + l] = data[from + l]!;
+    for (let l = 0, from = LANES * slot; l < LANES; l++) R[R4 + l] = data[from + l]!;
     fifo.head = (slot + 1) % TMU_SLOTS;
     fifo.count--;
     this.stats.tmuLoads++;
@@ -357,11 +375,11 @@ export class Qpu {
     if (b.size === 32) {
       const first = first32(b);
       const step = step32(b);
-      for (let e = 0; e < 16; e++) R[dst + e] = vpm[first + e * step]!;
+      for (let e = 0; e < LANES; e++) R[dst + e] = vpm[first + e * step]!;
     } else {
       // 8- and 16-bit elements read zero-extended (VC4C's emulator; unpack converts further).
       const mask = b.size === 16 ? 0xffff : 0xff;
-      for (let e = 0; e < 16; e++) {
+      for (let e = 0; e < LANES; e++) {
         const f = blockField(b, e);
         R[dst + e] = (vpm[f.word]! >>> f.shift) & mask;
       }
@@ -389,11 +407,11 @@ export class Qpu {
       const first = first32(b);
       const step = step32(b);
       const R = this.R;
-      for (let e = 0; e < 16; e++) vpm[first + e * step] = R[src + e]!;
+      for (let e = 0; e < LANES; e++) vpm[first + e * step] = R[src + e]!;
     } else {
       // An 8- or 16-bit write stores the low bits of each element and keeps the rest of the word.
       const mask = b.size === 16 ? 0xffff : 0xff;
-      for (let e = 0; e < 16; e++) {
+      for (let e = 0; e < LANES; e++) {
         const f = blockField(b, e);
         vpm[f.word] = (vpm[f.word]! & ~(mask << f.shift)) | ((this.R[src + e]! & mask) << f.shift);
       }
@@ -403,7 +421,7 @@ export class Qpu {
 
   /** Strict runs: a VPM access to words this QPU's DMA transfer still uses is a rule error. */
   private dmaRace(b: VpmBlock, busy: VpmWordSet, done: number, what: string, wait: string): void {
-    for (let e = 0; e < 16; e++)
+    for (let e = 0; e < LANES; e++)
       if (busy.has(blockField(b, e).word))
         throw ioError('rule', `a VPM ${what} (it ends at cycle ${done}, now ${this.time}): read ${wait} first`, 'vpm-dma-race');
   }
@@ -462,7 +480,7 @@ export class Qpu {
       const from = perQuad ? q * 4 : 0;
       if (!(mask & (1 << from))) continue;
       const v = R[src + from]!;
-      for (let j = 0; j < 4; j++) R[ACC + 80 + q * 4 + j] = v;
+      for (let j = 0; j < 4; j++) R[R5 + q * 4 + j] = v;
     }
   }
 

@@ -3,8 +3,8 @@
 // those bytes before then may see the old data on a chip and would not here. This remembers
 // the rows of the stores that may still be writing, cheaply enough to ask at every TMU lane.
 
-import { ioError, type Qpu } from './qpu.ts';
 import { BUS_BASE, hex, PAGE } from '../common/memory.ts';
+import { ioError } from './errors.ts';
 
 /** The 4 KiB page of GPU memory a bus address is in (past the table for addresses outside it). */
 export function pageOf(address: number): number {
@@ -16,6 +16,12 @@ export function addRange(rows: [number, number][], lo: number, hi: number): void
   const last = rows[rows.length - 1];
   if (last && last[1] === lo) last[1] = hi;
   else rows.push([lo, hi]);
+}
+
+/** What the list reads of a QPU that reads memory: its number and its clock. */
+export interface QpuClock {
+  readonly id: number;
+  readonly time: number;
 }
 
 /** What the list needs of the machine: the earliest clock of a QPU still running. */
@@ -93,7 +99,7 @@ export class StoreRaces {
    * A read by `q` of bytes [lo, hi) at cycle `time` (its clock, or when its DMA load starts)
    * that another QPU's DMA store is still writing is rule dma-store-race.
    */
-  check(q: Qpu, lo: number, hi: number, what: string, time = q.time): void {
+  check(q: QpuClock, lo: number, hi: number, what: string, time = q.time): void {
     const u = this.overlapping(q.id, time, lo, hi);
     if (u)
       throw ioError(

@@ -1,18 +1,45 @@
 // Translates a decoded instruction into JavaScript that executes it on a QPU: the lane loop
 // specialised to the instruction's opcodes, muxes, conditions and destinations, with the
-// register-mapped I/O calls resolved at translation time. blocks.ts puts these pieces together
-// into functions. Needs: a decoded instruction. Guarantees: code that either stops at BLOCKED,
-// before any effect, when the instruction must wait for another QPU (semaphore, mutex), or
-// performs the whole instruction; words the emulator cannot run become a statement that throws a
-// clear error.
+// register-mapped I/O calls resolved at translation time (the reads and writes: access.ts; the
+// ALU operations: inline.ts). blocks.ts puts these pieces together into functions. Needs: a decoded instruction. Guarantees: code (code.ts) that either stops at
+// its wait, before any effect, when the instruction must wait for another QPU (semaphore,
+// mutex), or performs the whole instruction; words the emulator cannot run become a statement
+// that throws a clear error.
 //
-// Every local the code declares ends in the instruction's index, so that blocks.ts can run the
+// The locals an instruction's code declares before its lane loop end in the instruction's
+// index, and each instruction's loop body is a block of its own, so that blocks.ts can run the
 // lane loops of several instructions as one loop.
 
 import * as arith from '../vc4/arith.ts';
 import type { AluInstr, BranchInstr, Instr, LoadImmInstr, SemaInstr } from '../vc4/instr.ts';
-import { addWriteFile, mulWriteFile, type RegFile, writeInfo } from '../vc4/registers.ts';
-import { ADD_OPS, MUL_OPS, perElementValues, smallImmValue } from '../vc4/tables.ts';
+import { LANES } from '../vc4/chip.ts';
+import { SIG_SMALL_IMM } from '../vc4/fields.ts';
+import { addWriteFile, mulWriteFile, R_MUTEX, R_UNIF, type RegFile, W_NOP, writeInfo } from '../vc4/registers.ts';
+import {
+  ADD_OPS,
+  type AddOpName,
+  BRANCH_ALWAYS,
+  BRANCH_CONDITIONS,
+  COND_NEVER,
+  LDI_MODE_32,
+  LDI_MODE_SIGNED,
+  LDI_MODE_UNSIGNED,
+  MUL_OPS,
+  type MulOpName,
+  MUX_A,
+  MUX_B,
+  MUX_R4,
+  PACK_MUL_MODES,
+  perElementValues,
+  SIG_LOAD_TMU0,
+  SIG_LOAD_TMU1,
+  SIG_PROG_END,
+  SIGNALS,
+  SMALL_IMM_ROTATE_R5,
+  smallImmRotation,
+  smallImmValue,
+  TLB_LOAD_SIGNALS,
+} from '../vc4/tables.ts';
 import {
   ADD_FLOAT_OUT,
   ADD_IDENTITY,
@@ -21,7 +48,6 @@ import {
   addOpCode,
   constVal,
   exprVal,
-  intOfFloat,
   loadFloat,
   MUL_FLOAT_OUT,
   MUL_IDENTITY,
@@ -32,38 +58,24 @@ import {
   type Val,
 } from './inline.ts';
 import { packA, packMul, unpackA, unpackR4 } from './pack.ts';
-import { ACC, ioError, REG_A, REG_B, SA, SADD, SB, SMUL, SROT, STMP } from './qpu.ts';
+import { condDef, condLocal, element0Write, flagCode, genRead, genWrite, needInt, Unsupported } from './access.ts';
+import { C, type Code, type InstrCode, isWait, js, N, print, R, set, Z } from './code.ts';
+import { ioError } from './errors.ts';
+import { ACC, R4, R5, REG_A, SADD, SMUL, SROT, STMP } from './layout.ts';
+
+/** Whether every lane of `flags` (LANES of them) is `v` (a branch condition's all-). */
+function allLanes(flags: Int32Array, v: number): boolean {
+  for (let l = 0; l < flags.length; l++) if (flags[l] !== v) return false;
+  return true;
+}
+/** Whether any lane of `flags` is `v` (a branch condition's any-). */
+function anyLane(flags: Int32Array, v: number): boolean {
+  for (let l = 0; l < flags.length; l++) if (flags[l] === v) return true;
+  return false;
+}
 
 /** The helper functions generated code calls, by name. */
-export const HELPERS: Readonly<Record<string, unknown>> = { ...arith, packA, packMul, unpackA, unpackR4, ioError, ACC };
-
-/** Generated code writes this where an instruction must wait for another QPU, before any effect. */
-export const BLOCKED = '@BLOCKED@';
-/** Written where r4 is about to be read: blocks.ts replaces it with the SFU-result check. */
-export const SYNC_R4 = '@SYNC_R4@';
-
-/** One instruction's code: before the lane loop, the loop's body (lane `l`), and after it. */
-export interface InstrCode {
-  readonly pre: string[];
-  readonly loop: string[];
-  readonly post: string[];
-  /** Only lane arithmetic: its loop can run fused with its neighbours' (no I/O, signals, cross-lane writes). */
-  fusable: boolean;
-  /** Reads values other lanes produce. */
-  crossLane?: boolean;
-  /** The lanes the loop must run: 1 when everything it writes takes element 0 only (setups, DMA addresses). */
-  lanes?: 1 | 16;
-  /** Where in `post` the rotated write of the mul result starts (a rotating instruction). */
-  rotationPost?: number;
-  /** The locals holding the lanes of each I/O write outside a rotation (set in the lane loop, read after it). */
-  ioMasks?: string[];
-  /**
-   * Reads an I/O register whose value depends on this QPU's clock or on shared units (VPM,
-   * vr_busy/vw_busy, vr_wait/vw_wait): it runs alone, at its own time, never hoisted to the start
-   * of a fused group.
-   */
-  io?: boolean;
-}
+export const HELPERS: Readonly<Record<string, unknown>> = { ...arith, packA, packMul, unpackA, unpackR4, ioError, allLanes, anyLane };
 
 export interface TranslateOptions {
   /** The program reads the nop register somewhere, so regfile reads must be remembered (addendum). */
@@ -81,282 +93,177 @@ export function instrCode(ins: Instr, pc: number, opts: TranslateOptions): Instr
     else genBranch(ins, pc, c);
   } catch (e) {
     if (!(e instanceof Unsupported)) throw e;
-    return { pre: [`throw ioError(${JSON.stringify(e.kind)}, ${JSON.stringify(e.message)});`], loop: [], post: [], fusable: false };
+    return { pre: [js`throw ioError(${JSON.stringify(e.kind)}, ${JSON.stringify(e.message)});`], loop: [], post: [], fusable: false };
   }
   return c;
 }
 
-/** An instruction's code as one piece, for running it on its own. */
-export function joinCode(c: InstrCode): string {
-  return [...c.pre, c.loop.length ? `for (let l = 0; l < ${c.lanes ?? 16}; l++) {\n${c.loop.join('\n')}\n}` : '', ...c.post].join('\n');
-}
+const SIG_BREAKPOINT = SIGNALS.indexOf('bkpt');
+/** Signals only fragment shaders use: thread switches, the scoreboard, tile-buffer loads (Table 4). */
+const FRAGMENT_SIGNALS: ReadonlySet<number> = new Set([...(['thrsw', 'lthrsw', 'sbwait', 'sbdone'] as const).map((s) => SIGNALS.indexOf(s)), ...TLB_LOAD_SIGNALS]);
 
-class Unsupported extends Error {
-  constructor(
-    readonly kind: 'unsupported' | 'fault',
-    message: string,
-  ) {
-    super(message);
-  }
+function signalCode(sig: number, c: InstrCode): void {
+  if (sig === SIG_BREAKPOINT) throw new Unsupported('unsupported', 'a software breakpoint (bkpt signal)');
+  if (FRAGMENT_SIGNALS.has(sig)) throw new Unsupported('unsupported', 'a thread-switch, scoreboard or tile-buffer signal, which only fragment shaders use');
+  // Two delay slots run after a program end, then the QPU is idle (Guide p. 21): a program end
+  // in them (a broken rule, end-in-end-delay-slot) does not restart them.
+  if (sig === SIG_PROG_END) c.post.push(js`if (!(q.endCountdown > 0)) q.endCountdown = 3;`);
+  if (sig === SIG_LOAD_TMU0 || sig === SIG_LOAD_TMU1) c.post.push(js`q.tmuLoad(${sig - SIG_LOAD_TMU0});`);
 }
 
 /**
- * I/O registers that take element 0 of what is written (and that lane's condition): setups, DMA
- * and uniform addresses, tmu_noswap, host_int, the mutex (Guide Table 14; p. 22 for unif_addr).
+ * Loads an operation's inputs into locals `x`, `y` (`ints`) and, for float ops, their floats
+ * `fx`, `fy` (`float`); only `x` and `fx` when it reads one input (`unary`).
  */
-const ELEMENT_0 = new Set(['unif_addr', 'vr_setup', 'vw_setup', 'vr_addr', 'vw_addr', 'tmu_noswap', 'host_int', 'mutex']);
-
-/** Whether an ALU's write needs only lane 0 computed: it writes nothing, or an ELEMENT_0 register. */
-function element0Write(op: number, file: RegFile, addr: number): boolean {
-  return op === 0 || addr === 39 || ELEMENT_0.has(writeInfo(file, addr).name);
-}
-
-const COND_EXPR = ['false', 'true', 'Z[l]', '!Z[l]', 'N[l]', '!N[l]', 'C[l]', '!C[l]'];
-
-/** Where reading address `addr` of `file` gets its value, for lane `l`. */
-function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, opts: TranslateOptions): Val {
-  const last = file === 'a' ? 'q.lastA' : 'q.lastB';
-  const base = file === 'a' ? REG_A : REG_B;
-  const S = file === 'a' ? SA : SB;
-  const remember = (int: string) => {
-    if (opts.lastReads) c.loop.push(`if (l >= 12) ${last}[l - 12] = ${int};`);
-  };
-  let v: Val;
-  if (addr < 32) v = regVal(`${base + 16 * addr}+l`);
-  else
-    switch (addr) {
-      case 32:
-        c.pre.push(`const u${file}${pc} = q.readUniform(), fu${file}${pc} = toF(u${file}${pc});`);
-        v = { int: `u${file}${pc}`, float: `fu${file}${pc}` };
-        break;
-      case 35:
-        throw new Unsupported('unsupported', 'reads varyings, which only fragment shaders have');
-      case 39:
-        // Lanes 12-15 of an earlier read: an instruction using it is not fused with those before.
-        return { ...exprVal(`${last}[l & 3]`), crossLane: true };
-      case 41:
-      case 42:
-        throw new Unsupported('unsupported', `reads ${file === 'a' ? 'ra' : 'rb'}${addr}, a fragment-shader register`);
-      case 48:
-        c.io = true;
-        c.pre.push(`q.vpmRead(${S});`);
-        v = regVal(`${S}+l`);
-        break;
-      case 49:
-        c.io = true;
-        c.pre.push(`const busy${file}${pc} = q.dmaBusy(${file === 'b'});`);
-        v = exprVal(`busy${file}${pc}`);
-        break;
-      case 50:
-        c.io = true;
-        c.pre.push(`q.dmaWait(${file === 'b'});`);
-        v = constVal(0);
-        break;
-      default:
-        // The mutex and unmapped addresses read as the element number (A) or QPU number (B) (p. 24).
-        v = exprVal(file === 'a' ? 'l' : 'q.id');
-    }
-  remember(v.int);
-  return v;
-}
-
-interface PackInfo {
-  pm: number;
-  mode: number;
-  isMul: boolean;
-  isFloat: boolean;
-  /** For add and sub: expressions of the signed overflow and the carry, which the packs use. */
-  overflow?: string;
-}
-
-/** Code that writes `v` (a local of the lane loop) to `addr` of `file`, under condition `cond`. */
-function genWrite(
-  c: InstrCode,
-  v: string,
-  file: RegFile,
-  addr: number,
-  cond: string,
-  pack: PackInfo,
-  scratch: number,
-  tag: string,
-  l = 'l',
-  /** A float result kept as a double (fr/sl/rb locals), and the set of those made into ints. */
-  floatOut?: { defined: Set<string> },
-): void {
-  if (addr === 39 || cond === 'false') return;
-  const guard = (stmt: string) => c.loop.push(cond === 'true' ? stmt : `if (${cond}) ${stmt}`);
-  const target = addr < 32 ? (file === 'a' ? REG_A : REG_B) + 16 * addr : addr <= 35 ? ACC + 16 * (addr - 32) : -1;
-  const plain = !(pack.pm === 1 && pack.isMul && pack.mode) && !(pack.pm === 0 && pack.mode && file === 'a' && addr < 32);
-  if (target >= 0 && plain && floatOut) {
-    guard(`{ if (sl${v}) R[${target}+${l}] = rb${v}; else F[${target}+${l}] = fr${v}; }`);
-    return;
-  }
-  if (floatOut) needInt(c, v, floatOut.defined);
-  if (target >= 0) {
-    let value = v;
-    if (pack.pm === 1 && pack.isMul && pack.mode) value = `packMul(${pack.mode}, R[${target}+${l}], ${v})`;
-    else if (pack.pm === 0 && pack.mode && file === 'a' && addr < 32)
-      value = `packA(${pack.mode}, R[${target}+${l}], ${v}, ${pack.isFloat}${pack.overflow ?? ''})`;
-    guard(`R[${target}+${l}] = ${value};`);
-    return;
-  }
-  // I/O: collect the vector and the lanes that write, then act once after the loop.
-  const m = `m${tag}`;
-  c.pre.push(`let ${m} = 0;`);
-  if (l === 'l') (c.ioMasks ??= []).push(m);
-  c.loop.push(`R[${scratch}+${l}] = ${v};`);
-  c.loop.push(cond === 'true' ? `${m} |= 1 << ${l};` : `if (${cond}) ${m} |= 1 << ${l};`);
-  c.post.push(ioWrite(file, addr, scratch, m));
-}
-
-/** The call that performs an I/O write (Guide Table 14). */
-function ioWrite(file: RegFile, addr: number, src: number, mask: string): string {
-  const isB = file === 'b';
-  if (addr === 36) return `q.setNoSwap(${src}, ${mask});`;
-  if (addr === 37) return `q.writeR5(${src}, ${mask}, ${!isB});`;
-  if (addr === 38) return `q.hostInterrupt(${src}, ${mask});`;
-  if (addr === 40) return `if (${mask} & 1) q.setUniformAddress(R[${src}]);`;
-  if (addr >= 41 && addr <= 47) throw new Unsupported('unsupported', `writes ${writeInfo(file, addr).name}, a tile-buffer or fragment register`);
-  if (addr === 48) return `q.vpmWrite(${src});`;
-  if (addr === 49) return isB ? `q.writeSetup(R[${src}]);` : `q.readSetup(R[${src}]);`;
-  if (addr === 50) return isB ? `q.dmaStore(R[${src}]);` : `q.dmaLoad(R[${src}]);`;
-  if (addr === 51) return `q.m.mutexRelease(q);`;
-  if (addr >= 52 && addr <= 55) return `q.sfu(${addr - 52}, ${src}, ${mask});`;
-  if (addr === 56 || addr === 60) return `q.tmuRequest(${addr === 60 ? 1 : 0}, ${src}, ${mask});`;
-  throw new Unsupported(
-    'unsupported',
-    `writes ${writeInfo(file, addr).name}: texture lookups are not supported, only general-memory lookups through tmu0_s/tmu1_s`,
-  );
-}
-
-function signalCode(sig: number, c: InstrCode): void {
-  if (sig === 0) throw new Unsupported('unsupported', 'a software breakpoint (bkpt signal)');
-  if ([2, 4, 5, 6, 7, 8, 9, 12].includes(sig))
-    throw new Unsupported('unsupported', 'a thread-switch, scoreboard or tile-buffer signal, which only fragment shaders use');
-  // Two delay slots run after a program end, then the QPU is idle (Guide p. 21): a program end
-  // in them (a broken rule, end-in-end-delay-slot) does not restart them.
-  if (sig === 3) c.post.push('if (!(q.endCountdown > 0)) q.endCountdown = 3;');
-  if (sig === 10 || sig === 11) c.post.push(`q.tmuLoad(${sig - 10});`);
-}
-
-/** Flag updates from result `r` (Z: all bits zero; N: bit 31); `carry` is the C expression. */
-function flagCode(r: string, cond: string, carry: string, l = 'l'): string[] {
-  const set = `{ Z[${l}] = ${r} === 0 ? 1 : 0; N[${l}] = ${r} >>> 31; C[${l}] = ${carry}; }`;
-  return [cond === 'true' ? set : `if (${cond}) ${set}`];
-}
-
-/** Loads two inputs into locals `x`, `y` and, for float ops, their floats `fx`, `fy`. */
-function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, float: boolean, ints = true): void {
-  const same = a.int === b.int;
-  if (ints) c.loop.push(`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
+function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, { float, ints, unary }: { float: boolean; ints: boolean; unary: boolean }): void {
+  const same = sameCode(a.int, b.int);
+  if (ints) c.loop.push(unary ? js`const ${x} = ${a.int};` : js`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
   if (!float) return;
-  const load = (name: string, v: Val) => (v.findex ? loadFloat(name, v.findex) : `const ${name} = ${v.float};`);
-  c.loop.push(load(fx!, a), same ? `const ${fy} = ${fx};` : load(fy!, b));
+  c.loop.push(floatInput(c, fx!, a));
+  if (!unary) c.loop.push(same ? js`const ${fy} = ${fx};` : floatInput(c, fy!, b));
 }
 
-/** Makes sure the int pattern of a float result `out` is defined (once) before it is used. */
-function needInt(c: InstrCode, out: string, defined: Set<string>): void {
-  if (defined.has(out)) return;
-  defined.add(out);
-  c.loop.push(intOfFloat(out));
+/** Loads input `v`'s float into local `name`: from the F view for a register, else its float (defined before the loop when it needs it). */
+function floatInput(c: InstrCode, name: string, v: Val): Code {
+  if (v.fref) return loadFloat(name, v.fref);
+  if (v.floatDef && !c.pre.includes(v.floatDef)) c.pre.push(v.floatDef);
+  return js`const ${name} = ${v.float};`;
+}
+
+/** Whether two pieces of code are the same expression. */
+const sameCode = (a: Code, b: Code) => print(a) === print(b);
+
+/** Whether an operation reads regfile A's value as a float (`op` a float operation and a mux A). */
+const floatFromA = (op: { input: string }, a: number, b: number) => op.input === 'float' && (a === MUX_A || b === MUX_A);
+
+/** Whether an ALU's write reaches anything: a register or an I/O register, under a condition other than never. */
+const goes = (file: RegFile, addr: number, cond: number) => writeInfo(file, addr).unit !== 'nop' && cond !== COND_NEVER;
+
+/** What an ALU instruction's muxes choose from: its register-file reads, and whether regfile A unpacks to float. */
+interface Inputs {
+  readonly i: AluInstr;
+  readonly a: Val;
+  readonly b: Val;
+  readonly aFloat: boolean;
+  readonly c: InstrCode;
+}
+
+/** The value mux `m` gives (Table 3): r0-r5, regfile A (unpacked by pm 0) or B; r4 unpacked by pm 1. */
+function mux({ i, a, b, aFloat, c }: Inputs, m: number): Val {
+  if ((m === MUX_A && a.crossLane) || (m === MUX_B && b.crossLane)) c.crossLane = true;
+  if (m === MUX_A) return i.pm === 0 && i.unpack ? exprVal(js`unpackA(${i.unpack}, ${a.int}, ${aFloat})`) : a;
+  if (m === MUX_B) return b;
+  if (m === MUX_R4 && i.pm === 1 && i.unpack) return exprVal(js`unpackR4(${i.unpack}, ${R(R4, 'l')})`);
+  return regVal(ACC + LANES * m); // r0-r5
 }
 
 function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): void {
-  const add = ADD_OPS[i.opAdd];
-  if (!add) throw new Unsupported('unsupported', `add opcode ${i.opAdd} is reserved`);
-  const mul = MUL_OPS[i.opMul]!;
+  const addInfo = ADD_OPS[i.opAdd];
+  if (!addInfo) throw new Unsupported('unsupported', `add opcode ${i.opAdd} is reserved`);
+  const mulInfo = MUL_OPS[i.opMul]!;
+  const add = addInfo.name as AddOpName;
+  const mul = mulInfo.name as MulOpName;
   // An ALU with opcode nop still writes when its write address and condition say so: the mul
   // ALU its last result of elements 12-15 (vc4asm's addendum, "Secret access to previous MUL
   // ALU result"), the add ALU something undocumented. Not modelled, so never silently dropped.
-  if (i.opAdd === 0 && i.waddrAdd !== 39 && i.condAdd !== 0)
+  if (add === 'nop' && i.waddrAdd !== W_NOP && i.condAdd !== COND_NEVER)
     throw new Unsupported('unsupported', `the add ALU's opcode is nop but it writes address ${i.waddrAdd}: what that writes is not documented`);
-  if (i.opMul === 0 && i.waddrMul !== 39 && i.condMul !== 0)
+  if (mul === 'nop' && i.waddrMul !== W_NOP && i.condMul !== COND_NEVER)
     throw new Unsupported(
       'unsupported',
       `the mul ALU's opcode is nop but it writes address ${i.waddrMul}: that writes its last result of elements 12-15 (vc4asm's addendum), which the emulator does not model`,
     );
-  const smallImm = i.sig === 13;
-  if (i.raddrA === 51 || (!smallImm && i.raddrB === 51)) c.pre.push(`if (!q.m.mutexAcquire(q)) ${BLOCKED}`);
+  const smallImm = i.sig === SIG_SMALL_IMM;
+  if (i.raddrA === R_MUTEX || (!smallImm && i.raddrB === R_MUTEX)) c.pre.push({ until: js`q.m.mutexAcquire(q)` });
   if (!smallImm) signalCode(i.sig, c);
-  if (i.pm === 1 && i.pack !== 0 && (i.pack < 3 || i.pack > 7)) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
+  if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
 
   // The two register-file reads happen whether or not an ALU uses them (uniforms pop, ...).
-  const aVal = genRead('a', i.raddrA, pc, c, opts);
+  const aVal = genRead('a', i.raddrA, pc, c, opts.lastReads);
   let bVal: Val;
   if (smallImm) {
     bVal = constVal(smallImmValue(i.raddrB));
-    if (opts.lastReads) c.loop.push(`if (l >= 12) q.lastB[l - 12] = ${bVal.int};`);
-  } else if (i.raddrA === 32 && i.raddrB === 32) {
+    if (opts.lastReads) c.loop.push(js`if (l >= 12) q.lastB[l - 12] = ${bVal.int};`);
+  } else if (i.raddrA === R_UNIF && i.raddrB === R_UNIF) {
     bVal = aVal; // both ports reading uniforms take one uniform (Mesa's and the kernel's validators)
-    if (opts.lastReads) c.loop.push(`if (l >= 12) q.lastB[l - 12] = ${aVal.int};`);
-  } else bVal = genRead('b', i.raddrB, pc, c, opts);
+    if (opts.lastReads) c.loop.push(js`if (l >= 12) q.lastB[l - 12] = ${aVal.int};`);
+  } else bVal = genRead('b', i.raddrB, pc, c, opts.lastReads);
 
-  const usesR4 = (i.opAdd !== 0 && (i.addA === 4 || i.addB === 4)) || (i.opMul !== 0 && (i.mulA === 4 || i.mulB === 4));
-  if (usesR4) c.pre.push(SYNC_R4);
+  const usesR4 = (add !== 'nop' && (i.addA === MUX_R4 || i.addB === MUX_R4)) || (mul !== 'nop' && (i.mulA === MUX_R4 || i.mulB === MUX_R4));
+  if (usesR4) c.pre.push({ syncR4: true });
   // Unpacking regfile A converts to float if any ALU that reads A does a float operation (Table 6).
-  const readsA = (op: { input: string }, a: number, b: number) => op.input === 'float' && (a === 6 || b === 6);
-  const aFloat = readsA(add, i.addA, i.addB) || readsA(mul, i.mulA, i.mulB);
-  const mux = (m: number): Val => {
-    if ((m === 6 && aVal.crossLane) || (m === 7 && bVal.crossLane)) c.crossLane = true;
-    if (m === 6) return i.pm === 0 && i.unpack ? exprVal(`unpackA(${i.unpack}, ${aVal.int}, ${aFloat})`) : aVal;
-    if (m === 7) return bVal;
-    if (m === 4 && i.pm === 1 && i.unpack) return exprVal(`unpackR4(${i.unpack}, R[${ACC + 64}+l])`);
-    return regVal(`${ACC + 16 * m}+l`);
-  };
-  const rotates = smallImm && i.raddrB >= 48 && i.opMul !== 0;
-  const flagsFrom = !i.sf ? 'none' : i.opAdd !== 0 ? 'add' : i.opMul !== 0 ? 'mul' : 'none';
-  const ca = i.condAdd <= 1 ? COND_EXPR[i.condAdd]! : 'ca';
-  const cm = i.condMul <= 1 ? COND_EXPR[i.condMul]! : 'cm';
+  const aFloat = floatFromA(addInfo, i.addA, i.addB) || floatFromA(mulInfo, i.mulA, i.mulB);
+  const inputs: Inputs = { i, a: aVal, b: bVal, aFloat, c };
+  const rotates = smallImm && i.raddrB >= SMALL_IMM_ROTATE_R5 && mul !== 'nop';
+  const flagsFrom = !i.sf ? 'none' : add !== 'nop' ? 'add' : mul !== 'nop' ? 'mul' : 'none';
+  // An ALU computes only what goes somewhere: a register, an I/O register, the flags, a rotation.
+  const addOut = add !== 'nop' && (flagsFrom === 'add' || goes(addWriteFile(i.ws), i.waddrAdd, i.condAdd));
+  const mulOut = mul !== 'nop' && (flagsFrom === 'mul' || rotates || goes(mulWriteFile(i.ws), i.waddrMul, i.condMul));
   // Conditions use the flags from before this instruction.
-  if (ca === 'ca' && i.opAdd !== 0) c.loop.push(`const ca = ${COND_EXPR[i.condAdd]};`);
-  if (cm === 'cm' && i.opMul !== 0) c.loop.push(`const cm = ${COND_EXPR[i.condMul]};`);
+  const ca = condLocal(i.condAdd, 'ca');
+  const cm = condLocal(i.condMul, 'cm');
+  if (ca === 'ca' && addOut) c.loop.push(condDef(i.condAdd, ca));
+  if (cm === 'cm' && mulOut) c.loop.push(condDef(i.condMul, cm));
   const ints = new Set<string>();
-  const rotatesMul = smallImm && i.raddrB >= 48 && i.opMul !== 0;
-  const addF = ADD_FLOAT_OUT.has(i.opAdd) ? { defined: ints } : undefined;
-  const mulF = MUL_FLOAT_OUT.has(i.opMul) ? { defined: ints } : undefined;
-  if (i.opAdd !== 0) {
+  const addF = ADD_FLOAT_OUT.has(add) ? { defined: ints } : undefined;
+  const mulF = MUL_FLOAT_OUT.has(mul) ? { defined: ints } : undefined;
+  // An ALU's inputs may read other lanes (the nop register) even when it computes nothing.
+  const [addX, addY] = add !== 'nop' ? [mux(inputs, i.addA), mux(inputs, i.addB)] : [];
+  const [mulX, mulY] = mul !== 'nop' ? [mux(inputs, i.mulA), mux(inputs, i.mulB)] : [];
+  if (addOut) {
     // fadd and fsub need their inputs' patterns only on the slow path: read them there.
-    const [x, y] = [mux(i.addA), mux(i.addB)];
-    const lazy = (i.opAdd === 1 || i.opAdd === 2) && !(i.pm === 0 && i.pack);
-    loadInputs(c, ['aa', 'ab', 'fa', 'fb'], x, y, ADD_READS_FLOAT.has(i.opAdd), !lazy);
-    if (x.int === y.int && ADD_IDENTITY.has(i.opAdd)) c.loop.push('const ra = aa;');
-    else c.loop.push(...addOpCode(i.opAdd, 'ra', lazy ? [x.int, y.int] : undefined));
-  }
-  if (i.opMul !== 0) {
-    const [x, y] = [mux(i.mulA), mux(i.mulB)];
-    const lazy = i.opMul === 1 && !(i.sf && i.opAdd === 0) && !rotatesMul;
-    loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], x, y, MUL_READS_FLOAT.has(i.opMul), !lazy);
-    if (x.int === y.int && MUL_IDENTITY.has(i.opMul)) c.loop.push('const rm = ma;');
-    else c.loop.push(...mulOpCode(i.opMul, 'rm', lazy ? [x.int, y.int] : undefined));
-  }
-  // Writes come after every input of the lane has been read.
-  if (i.opAdd !== 0) {
-    const overflow = i.opAdd === 12 || i.opAdd === 13 ? `, addOverflow(${i.opAdd}, aa, ab) ? 1 : 0, ${addCarryExpr(i.opAdd, 'ra')}` : undefined;
-    const pack = { pm: i.pm, mode: i.pack, isMul: false, isFloat: arith.ADD_FLOAT_RESULT.has(i.opAdd), overflow };
-    genWrite(c, 'ra', addWriteFile(i.ws), i.waddrAdd, ca, pack, SADD, `a${pc}`, 'l', addF);
-    if (flagsFrom === 'add') {
-      if (addF) needInt(c, 'ra', ints);
-      c.loop.push(...flagCode('ra', ca, addCarryExpr(i.opAdd, 'ra')));
+    const [x, y] = [addX!, addY!];
+    const lazy = (add === 'fadd' || add === 'fsub') && !(i.pm === 0 && i.pack);
+    // A move (`or x, x`) copies its input; the flags' carry reads both inputs.
+    const move = sameCode(x.int, y.int) && ADD_IDENTITY.has(add);
+    if (move && flagsFrom !== 'add') c.loop.push(js`const add_out = ${x.int};`);
+    else {
+      // ftoi reads only its input's float; a move setting flags reads its input twice only for the carry (and, or: C is 0).
+      const unary = addInfo.arity === 1 || (move && (add === 'and' || add === 'or'));
+      loadInputs(c, ['aa', 'ab', 'fa', 'fb'], x, y, { float: ADD_READS_FLOAT.has(add), ints: !lazy && add !== 'ftoi', unary });
+      c.loop.push(...(move ? [js`const add_out = aa;`] : addOpCode(add, 'add_out', lazy ? [x.int, y.int] : undefined)));
     }
   }
-  if (i.opMul !== 0) {
+  if (mulOut) {
+    const [x, y] = [mulX!, mulY!];
+    const lazy = mul === 'fmul' && !(i.sf && add === 'nop') && !rotates;
+    // A move (`v8min x, x`) copies its input; a rotation's flags read both inputs.
+    const move = sameCode(x.int, y.int) && MUL_IDENTITY.has(mul);
+    if (move && flagsFrom !== 'mul' && !rotates) c.loop.push(js`const mul_out = ${x.int};`);
+    else {
+      // A rotated move without flags reads its input once; with them, the carry reads both.
+      loadInputs(c, ['ma', 'mb', 'fma', 'fmb'], x, y, { float: MUL_READS_FLOAT.has(mul), ints: !lazy, unary: move && flagsFrom !== 'mul' });
+      c.loop.push(...(move ? [js`const mul_out = ma;`] : mulOpCode(mul, 'mul_out', lazy ? [x.int, y.int] : undefined)));
+    }
+  }
+  // Writes come after every input of the lane has been read.
+  if (addOut) {
+    const overflow = add === 'add' || add === 'sub' ? js`, addOverflow(${i.opAdd}, aa, ab) ? 1 : 0, ${addCarryExpr(add, 'add_out')}` : undefined;
+    const pack = { pm: i.pm, mode: i.pack, isMul: false, isFloat: arith.ADD_FLOAT_RESULT.has(i.opAdd), overflow };
+    genWrite(c, 'add_out', addWriteFile(i.ws), i.waddrAdd, ca, pack, SADD, `a${pc}`, 'l', addF);
+    if (flagsFrom === 'add') {
+      if (addF) needInt(c, 'add_out', ints);
+      c.loop.push(flagCode('add_out', ca, addCarryExpr(add, 'add_out')));
+    }
+  }
+  if (mulOut) {
     if (rotates) {
-      c.pre.push(`let cmask${pc} = 0;`);
-      if (mulF) needInt(c, 'rm', ints);
-      c.loop.push(`R[${SMUL}+l] = rm; if (${cm}) cmask${pc} |= 1 << l;`);
-      if (flagsFrom === 'mul') c.loop.push(`R[${STMP}+l] = ma; R[${STMP + 16}+l] = mb;`);
+      c.pre.push(js`let cmask${pc} = 0;`);
+      if (mulF) needInt(c, 'mul_out', ints);
+      c.loop.push(js`${set(R(SMUL, 'l'))} = mul_out;`, cm === 'true' ? js`cmask${pc} |= 1 << l;` : js`if (${cm}) cmask${pc} |= 1 << l;`);
+      if (flagsFrom === 'mul') c.loop.push(js`${set(R(STMP, 'l'))} = ma; ${set(R(STMP + LANES, 'l'))} = mb;`);
       rotateCode(i, pc, c, flagsFrom === 'mul');
     } else {
-      genWrite(c, 'rm', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: i.opMul === 1 }, SMUL, `m${pc}`, 'l', mulF);
+      genWrite(c, 'mul_out', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: mul === 'fmul' }, SMUL, `m${pc}`, 'l', mulF);
       if (flagsFrom === 'mul') {
-        if (mulF) needInt(c, 'rm', ints);
-        c.loop.push(...flagCode('rm', cm, mulCarryExpr(i.opMul)));
+        if (mulF) needInt(c, 'mul_out', ints);
+        c.loop.push(flagCode('mul_out', cm, mulCarryExpr(mul)));
       }
     }
   }
-  c.fusable = !c.crossLane && !c.io && c.post.length === 0 && !c.pre.some((s) => s.includes(BLOCKED));
+  c.fusable = !c.crossLane && !c.io && c.post.length === 0 && !c.pre.some(isWait);
   // Flags and remembered reads (the nop register) need every lane; a rotation reads them all.
-  if (!i.sf && !opts.lastReads && !rotates && element0Write(i.opAdd, addWriteFile(i.ws), i.waddrAdd) && element0Write(i.opMul, mulWriteFile(i.ws), i.waddrMul))
+  if (!i.sf && !opts.lastReads && !rotates && element0Write(add !== 'nop', addWriteFile(i.ws), i.waddrAdd) && element0Write(mul !== 'nop', mulWriteFile(i.ws), i.waddrMul))
     c.lanes = 1;
 }
 
@@ -366,85 +273,85 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
  * addendum). Conditions are those of the destination lane, evaluated before this instruction.
  */
 function rotateCode(i: AluInstr, pc: number, c: InstrCode, flagsFromMul: boolean): void {
-  const full = i.mulA <= 3 && i.mulB <= 3;
-  const rot = i.raddrB === 48 ? `(R[${ACC + 80}] & 15)` : String(i.raddrB - 48);
+  const full = i.mulA < MUX_R4 && i.mulB < MUX_R4; // both inputs r0-r3
+  const rot = i.raddrB === SMALL_IMM_ROTATE_R5 ? js`(${R(R5)} & 15)` : [String(smallImmRotation(i.raddrB))];
   const inner: InstrCode = { pre: [], loop: [], post: [], fusable: false };
-  const pack = { pm: i.pm, mode: i.pack, isMul: true, isFloat: i.opMul === 1 };
+  const pack = { pm: i.pm, mode: i.pack, isMul: true, isFloat: MUL_OPS[i.opMul]!.name === 'fmul' };
   genWrite(inner, 'rd', mulWriteFile(i.ws), i.waddrMul, 'cd', pack, SROT, `r${pc}`, 'd');
-  if (flagsFromMul)
-    inner.loop.push(...flagCode('rd', 'cd', `mulCarry(${i.opMul}, R[${STMP}+s], R[${STMP + 16}+s])`, 'd'));
+  if (flagsFromMul) inner.loop.push(flagCode('rd', 'cd', js`mulCarry(${i.opMul}, ${R(STMP, 's')}, ${R(STMP + LANES, 's')})`, 'd'));
   // r5 is read when the instruction starts, before this instruction's own writes (its add ALU
   // may write r5, which happens after the lane loop): the Guide's rule that r5 must not be
   // written by the previous instruction (p. 37) means the amount is latched at issue.
-  c.pre.push(...inner.pre, `const rot${pc} = ${rot};`);
+  c.pre.push(...inner.pre, js`const rot${pc} = ${rot};`);
   c.rotationPost = c.post.length;
   c.post.push(
-    'for (let d = 0; d < 16; d++) {',
-    `const s = ${full ? `(d - rot${pc}) & 15` : `(d & 12) | ((d - rot${pc}) & 3)`};`,
-    `const rd = R[${SMUL}+s], cd = (cmask${pc} >>> d) & 1;`,
+    js`for (let d = 0; d < ${LANES}; d++) {`,
+    js`const s = ${full ? `(d - rot${pc}) & 15` : `(d & 12) | ((d - rot${pc}) & 3)`};`,
+    js`const rd = ${R(SMUL, 's')}, cd = (cmask${pc} >>> d) & 1;`,
     ...inner.loop,
-    '}',
+    js`}`,
     ...inner.post,
   );
 }
 
 function ldiValues(i: LoadImmInstr): number[] {
-  if (i.mode === 0) return new Array<number>(16).fill(i.imm | 0);
-  if (i.mode === 1 || i.mode === 3) return perElementValues(i.imm, i.mode === 1);
+  if (i.mode === LDI_MODE_32) return new Array<number>(LANES).fill(i.imm | 0);
+  if (i.mode === LDI_MODE_SIGNED || i.mode === LDI_MODE_UNSIGNED) return perElementValues(i.imm, i.mode === LDI_MODE_SIGNED);
   throw new Unsupported('unsupported', `load-immediate mode ${i.mode} is not defined`);
 }
 
 /** Load immediate and semaphore: both ALUs output the value (Guide p. 33). */
 function genImm(i: LoadImmInstr | SemaInstr, pc: number, values: number[], c: InstrCode): void {
-  if (i.pm === 1 && i.pack !== 0 && (i.pack < 3 || i.pack > 7)) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
+  if (i.pm === 1 && PACK_MUL_MODES[i.pack] === undefined) throw new Unsupported('unsupported', `mul pack mode ${i.pack} is reserved`);
   const same = values.every((v) => v === values[0]);
-  if (!same) c.pre.push(`const V${pc} = [${values.join(', ')}];`);
-  c.loop.push(`const v = ${same ? values[0] : `V${pc}[l]`};`);
-  const ca = i.condAdd <= 1 ? COND_EXPR[i.condAdd]! : 'ca';
-  const cm = i.condMul <= 1 ? COND_EXPR[i.condMul]! : 'cm';
-  if (ca === 'ca') c.loop.push(`const ca = ${COND_EXPR[i.condAdd]};`);
-  if (cm === 'cm') c.loop.push(`const cm = ${COND_EXPR[i.condMul]};`);
+  if (!same) c.pre.push(js`const V${pc} = [${values.join(', ')}];`);
+  c.loop.push(js`const v = ${same ? values[0]! : `V${pc}[l]`};`);
+  const ca = condLocal(i.condAdd, 'ca');
+  const cm = condLocal(i.condMul, 'cm');
+  if (ca === 'ca') c.loop.push(condDef(i.condAdd, ca));
+  if (cm === 'cm') c.loop.push(condDef(i.condMul, cm));
   const before = c.loop.length;
   genWrite(c, 'v', addWriteFile(i.ws), i.waddrAdd, ca, { pm: i.pm, mode: i.pack, isMul: false, isFloat: false }, SADD, `a${pc}`);
   genWrite(c, 'v', mulWriteFile(i.ws), i.waddrMul, cm, { pm: i.pm, mode: i.pack, isMul: true, isFloat: false }, SMUL, `m${pc}`);
-  if (i.sf) c.loop.push(...flagCode('v', ca, '0'));
+  if (i.sf) c.loop.push(flagCode('v', ca, '0'));
   if (c.loop.length === before) c.loop.length = 0;
   c.fusable = i.kind === 'ldi' && c.post.length === 0;
-  if (!i.sf && element0Write(1, addWriteFile(i.ws), i.waddrAdd) && element0Write(1, mulWriteFile(i.ws), i.waddrMul)) c.lanes = 1;
+  if (!i.sf && element0Write(true, addWriteFile(i.ws), i.waddrAdd) && element0Write(true, mulWriteFile(i.ws), i.waddrMul)) c.lanes = 1;
 }
 
 function genSema(i: SemaInstr, pc: number, c: InstrCode): void {
-  c.pre.push(`if (!q.m.semaphore(q, ${i.sema}, ${i.down === 1})) ${BLOCKED}`);
-  genImm(i, pc, new Array<number>(16).fill(((i.rest << 5) | (i.down << 4) | i.sema) | 0), c);
+  c.pre.push({ until: js`q.m.semaphore(q, ${i.sema}, ${i.down === 1})` });
+  // The whole low word reaches the ALU outputs (fields.ts SEMA_LAYOUT): rest, down, sema.
+  genImm(i, pc, new Array<number>(LANES).fill(((i.rest << 5) | (i.down << 4) | i.sema) | 0), c);
 }
 
-const BRANCH_EXPR = (cond: number): string => {
-  const flag = ['Z', 'N', 'C'][cond >> 2];
-  const all = (cond & 2) === 0;
-  const set = (cond & 1) === 0;
-  return `${all ? 'q.m.all' : 'q.m.any'}(${flag}, ${set ? 1 : 0})`;
-};
+/**
+ * A branch condition (Table 11) as an expression of the flags. Its name says it: all or any
+ * lanes, an `n` when the flag must be clear, the flag (`allz`: every Z set; `anync`: some C clear).
+ */
+function branchExpr(cond: number): Code {
+  const name = BRANCH_CONDITIONS[cond]!;
+  const clear = name.length === 'allnz'.length;
+  const flag = { z: Z, n: N, c: C }[name.slice(-1) as 'z' | 'n' | 'c'];
+  return js`${name.startsWith('all') ? 'allLanes' : 'anyLane'}(${flag}, ${clear ? 0 : 1})`;
+}
 
 function genBranch(i: BranchInstr, pc: number, c: InstrCode): void {
-  if (i.cond >= 12 && i.cond <= 14) throw new Unsupported('unsupported', `branch condition ${i.cond} is reserved`);
-  const taken = i.cond === 15 ? 'true' : BRANCH_EXPR(i.cond);
+  if (BRANCH_CONDITIONS[i.cond] === undefined) throw new Unsupported('unsupported', `branch condition ${i.cond} is reserved`);
+  if (i.cond !== BRANCH_ALWAYS) c.taken = branchExpr(i.cond);
   const link = `((q.m.codeBase + ${(pc + 4) * 8}) | 0)`;
   // The target: the immediate, plus PC + 4 when relative, plus element 15 of regfile A (addendum).
-  const target = [`${i.imm}`, i.rel ? `q.m.codeBase + ${(pc + 4) * 8}` : '', i.reg ? `R[${REG_A + 16 * i.raddrA + 15}]` : '']
-    .filter(Boolean)
-    .join(' + ');
+  const target: Code[] = [[`${i.imm}`], ...(i.rel ? [[`q.m.codeBase + ${(pc + 4) * 8}`]] : []), ...(i.reg ? [[R(REG_A + LANES * i.raddrA, 15)]] : [])];
   // The target is computed before the link is written: with the link and the target in one
   // register (bra ra0, ZERO, ra0) the jump uses the register's old value.
-  c.pre.push(`if (${taken}) {`, `const link${pc} = ${link};`, `const t${pc} = q.m.branchIndex(q, (${target}) >>> 0);`);
-  c.loop.push(`const v = link${pc};`);
+  c.pre.push(js`const t${pc} = q.m.branchIndex((${target.flatMap((t, k) => (k ? [' + ', ...t] : t))}) >>> 0);`);
+  c.loop.push(js`const v = link${pc};`);
   const before = c.loop.length;
   genWrite(c, 'v', addWriteFile(i.ws), i.waddrAdd, 'true', { pm: 0, mode: 0, isMul: false, isFloat: false }, SADD, `a${pc}`);
   genWrite(c, 'v', mulWriteFile(i.ws), i.waddrMul, 'true', { pm: 0, mode: 0, isMul: true, isFloat: false }, SMUL, `m${pc}`);
-  if (i.raddrA & 1) c.loop.push('Z[l] = v === 0 ? 1 : 0; N[l] = v >>> 31; C[l] = 0;'); // bit 45 is set-flags (addendum)
+  if (i.raddrA & 1) c.loop.push(flagCode('v', 'true', '0')); // bit 45 is set-flags (addendum)
   if (c.loop.length === before) c.loop.length = 0;
+  else c.pre.unshift(js`const link${pc} = ${link};`);
   // A branch in the last delay slot of another queues behind it (vc4asm's addendum).
-  c.post.push(
-    `if (q.branchCountdown > 0) { q.branchTarget2 = t${pc}; q.branchCountdown2 = 4; } else { q.branchTarget = t${pc}; q.branchCountdown = 4; }`,
-    '}',
-  );
+  c.post.push(js`if (q.branchCountdown > 0) { q.branchTarget2 = t${pc}; q.branchCountdown2 = 4; } else { q.branchTarget = t${pc}; q.branchCountdown = 4; }`);
 }

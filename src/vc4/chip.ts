@@ -17,6 +17,9 @@ export const MAX_QPUS = 12;
 /** QPUs sharing a slice's TMUs and SFU (Guide p. 13). */
 export const QPUS_PER_SLICE = 4;
 
+/** TMUs of a slice: two, the QPUs' tmu0 and tmu1, the second half of a slice's QPUs swapped (Guide pp. 13, 39-40). */
+export const TMUS_PER_SLICE = 2;
+
 /** Counting semaphores shared by the QPUs, 0-15, each counting 0-15 (Guide p. 33). */
 export const SEMAPHORES = 16;
 export const SEMAPHORE_MAX = 15;

@@ -10,7 +10,8 @@ import { type AluInstr, nopInstr } from '../../src/vc4/instr.ts';
 import { ADD_OPS, smallImmValue } from '../../src/vc4/tables.ts';
 import { Machine } from '../../src/emulator/machine.ts';
 import { packA, packMul, unpackA, unpackR4 } from '../../src/emulator/pack.ts';
-import { ACC, type Qpu, REG_A, REG_B } from '../../src/emulator/qpu.ts';
+import { ACC, REG_A, REG_B } from '../../src/emulator/layout.ts';
+import type { Qpu } from '../../src/emulator/qpu.ts';
 import { setSimd } from '../../src/emulator/program.ts';
 
 /** Every test runs with lane arithmetic as WebAssembly SIMD from the first run, and without it. */

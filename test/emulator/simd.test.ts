@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Machine } from '../../src/emulator/machine.ts';
 import { setSimd, type SimdMode } from '../../src/emulator/program.ts';
-import { ACC, REG_A } from '../../src/emulator/qpu.ts';
+import { ACC, REG_A } from '../../src/emulator/layout.ts';
 import { slotsInUse } from '../../src/emulator/wasm/slots.ts';
 import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { encodeProgram } from '../../src/vc4/codec.ts';

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EmulatorError } from '../../src/emulator/errors.ts';
-import { ACC, type Qpu, REG_A } from '../../src/emulator/qpu.ts';
+import { ACC, REG_A } from '../../src/emulator/layout.ts';
+import type { Qpu } from '../../src/emulator/qpu.ts';
 import { END, type EmuOptions, lanes, runAsm } from '../helpers/emu.ts';
 
 function failsBothWays(src: string, opts: EmuOptions = {}): EmulatorError {

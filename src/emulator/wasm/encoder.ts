@@ -126,7 +126,10 @@ function name(out: number[], s: string): void {
   out.push(...bytes);
 }
 
-/** Whether functions keep a listing of what they emit (for `qpu emu --dump-wasm`; it costs translation time). */
+/**
+ * Whether translations keep listings: SIMD functions the text of what they emit, blocks' JavaScript
+ * each instruction's assembly (for `qpu emu --dump-wasm` and `--dump-js`; it costs translation time).
+ */
 export const listings = { on: false };
 
 /** One function's body under construction: its locals, its code, and its listing. */

@@ -2,7 +2,7 @@
 // blocks.ts fuses into one lane loop) becomes one function over a QPU's registers in the shared
 // register memory (slots.ts), four lanes a v128 and four chunks of lanes one after another. The
 // instructions of a run depend on each other only lane by lane, so chunk by chunk is as good as
-// instruction by instruction. Results are those of translate.ts's JavaScript, bit for bit:
+// instruction by instruction. Results are those of the JavaScript translation's, bit for bit:
 // floats through float.ts, whose rare lanes (NaN, infinities, overflow) call back into arith.ts.
 // Needs: instructions `supported` accepts. Guarantees: a function (base: the slot's byte offset,
 // qpu: the QPU's number) with the effect of running the instructions in order on that slot.
@@ -11,9 +11,9 @@ import * as arith from '../../vc4/arith.ts';
 import type { AluInstr, Instr, LoadImmInstr } from '../../vc4/instr.ts';
 import { addWriteFile, mulWriteFile, R_ELEM_NUM, R_NOP, type RegFile, W_ACC0, W_ACC5, W_DMA_ADDR, W_HOST_INT, W_MUTEX, W_NOP, W_SFU_LOG, W_SFU_RECIP, W_TMU_NOSWAP, W_TMU0_S, W_TMU1_S, W_UNIF_ADDR, W_VPM, W_VPM_SETUP } from '../../vc4/registers.ts';
 import { SIG_SMALL_IMM as SMALL_IMM } from '../../vc4/fields.ts';
-import { ADD_OPS, COND_ALWAYS, COND_NEVER, LDI_MODE_32, LDI_MODE_SIGNED, LDI_MODE_UNSIGNED, MUL_OPS, MUX_A, MUX_B, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, SMALL_IMM_ROTATE_R5, smallImmValue } from '../../vc4/tables.ts';
+import { ADD_OPS, type AddOpName, COND_ALWAYS, COND_NEVER, LDI_MODE_32, LDI_MODE_SIGNED, LDI_MODE_UNSIGNED, MUL_OPS, type MulOpName, MUX_A, MUX_B, MUX_R4, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, SMALL_IMM_ROTATE_R5, smallImmValue } from '../../vc4/tables.ts';
 import { ADD_IDENTITY, MUL_IDENTITY } from '../inline.ts';
-import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, SADD, SMUL, WSCR } from '../qpu.ts';
+import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, SADD, SMUL, wordName, WSCR } from '../layout.ts';
 import { type FunctionBuilder, type ImportedFunction, type SimdOp } from './encoder.ts';
 import { emitFaddSub, emitFmul, emitFtoi, emitItof } from './float.ts';
 
@@ -44,7 +44,7 @@ const REGFILE_WORDS = 32; // addresses 0-31 are register-file words; r0-r3 (W_AC
 const plainWrite = (addr: number) => addr < W_ACC0 + 4 || addr === W_NOP;
 /**
  * I/O registers a write (with condition `always`) reaches through the ALU's scratch vector
- * (SADD, SMUL), which the JavaScript after the SIMD function passes on (translate.ts's ioWrite):
+ * (SADD, SMUL), which the JavaScript after the SIMD function passes on (access.ts ioWrite):
  * the VPM, the SFU, TMU requests, r5, and the registers that take element 0 (setups, DMA and
  * uniform addresses, tmu_noswap, host_int, the mutex).
  */
@@ -130,13 +130,6 @@ export function emitLanes(f: FunctionBuilder, instrs: readonly Instr[], first: n
     from = k + 1;
   });
   stretch(instrs.length);
-}
-
-/** A readable name for register-memory word `w` (the first lane of a vector). */
-function wordName(w: number): string {
-  if (w >= FLAG_Z) return ['Z', 'N', 'C'][(w - FLAG_Z) >> 4]!;
-  if (w >= ACC) return `r${(w - ACC) >> 4}`;
-  return w >= REG_B ? `rb${(w - REG_B) >> 4}` : `ra${(w - REG_A) >> 4}`;
 }
 
 /**
@@ -326,7 +319,7 @@ class Emitter {
       conds.push([ma, mm]);
       this.end();
     }
-    const full = i.mulA <= 3 && i.mulB <= 3;
+    const full = i.mulA < MUX_R4 && i.mulB < MUX_R4; // both inputs r0-r3
     const j = n >> 2;
     const r = n & 3;
     for (let c = 0; c < 4; c++) {
@@ -369,11 +362,11 @@ class Emitter {
 
   private addResult(i: AluInstr, x: number, y: number, out: number, imm: number, flags: boolean): number | undefined {
     const f = this.f;
-    const op = name(ADD_OPS[i.opAdd]);
+    const op = name(ADD_OPS[i.opAdd]) as AddOpName;
     const carry = this.tmp(11, 'carry');
     const bit = () => f.v128i32(splat(1)).simd('v128.and');
     this.cleanTemps.delete(out);
-    if (x === y && ADD_IDENTITY.has(i.opAdd)) {
+    if (x === y && ADD_IDENTITY.has(op)) {
       if (this.clean(x)) this.cleanTemps.add(out);
       f.get(x).set(out);
       return undefined; // and, or: C is 0; min, max, fmin, fmax: a > a is false
@@ -456,9 +449,9 @@ class Emitter {
 
   private mulOp(i: AluInstr, x: number, y: number, out: number): void {
     const f = this.f;
-    const op = name(MUL_OPS[i.opMul]);
+    const op = name(MUL_OPS[i.opMul]) as MulOpName;
     this.cleanTemps.delete(out);
-    if (x === y && MUL_IDENTITY.has(i.opMul)) {
+    if (x === y && MUL_IDENTITY.has(op)) {
       if (this.clean(x)) this.cleanTemps.add(out);
       return void f.get(x).set(out);
     }

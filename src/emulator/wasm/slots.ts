@@ -1,5 +1,5 @@
 // The register memory: one WebAssembly.Memory, shared by every translation's SIMD code, holding
-// a slot of SLOT_WORDS words (qpu.ts) for each QPU of the runs in progress. A run attaches its
+// a slot of SLOT_WORDS words (layout.ts) for each QPU of the runs in progress. A run attaches its
 // QPUs to free slots when it starts and detaches them when it ends, copying their state back
 // into words of their own, so that the QPUs of a finished run stay readable (Machine.lastRun)
 // and the memory holds only the runs in progress: 12 slots for a run on every QPU.
@@ -7,7 +7,7 @@
 // C views are over its slot while attached; growing the memory (a run inside another run's
 // callback) moves every attached QPU's views to the new buffer.
 
-import { SLOT_WORDS } from '../qpu.ts';
+import { SLOT_WORDS } from '../layout.ts';
 
 /** What the pool needs of a QPU: to move its views to a buffer at a byte offset. */
 export interface SlotUser {
