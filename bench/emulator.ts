@@ -1,5 +1,6 @@
-// Emulator speed: emulated QPU instructions per second of wall time, strict mode on, on two
-// hand-written kernels (examples/asm: mandel, ALU only; vadd, TMU/VPM/DMA) and on the seed
+// Emulator speed: emulated QPU instructions per second of wall time, strict mode on, on three
+// hand-written kernels (examples/asm: mandel, ALU only; vadd, TMU/VPM/DMA; bench/packs.qasm,
+// the pack and unpack paths) and on the seed
 // kernels compiled at -O2, beside QPULib's emulator on the same kernels (docs/comparisons.md).
 // Each case: its first run (translation and JIT included), then REPS warm runs (short ones repeat
 // for half a second in all), best and median.
@@ -75,6 +76,13 @@ for (const qpus of [1, 12]) {
     }),
   );
 }
+// Packs and unpacks (bench/packs.qasm): under tsx a closure made at each pack cost 200 times.
+cases.push(
+  asmCase('packs and unpacks', 1, assemble(readFileSync(new URL('./packs.qasm', import.meta.url), 'utf8')).words, () => ({
+    uniforms: [''],
+    buffers: new Map(),
+  })),
+);
 // The seed kernels, run as a user runs them (the emulator target: argument set-up, isolation).
 // rot3D v1/v2 on several QPUs race by design and run without strict checks; they are left out.
 for (const c of SEED_CASES.filter(strictFor)) {

@@ -24,14 +24,12 @@ export class Unsupported extends Error {
 }
 
 /**
- * I/O registers that take element 0 of what is written (and that lane's condition): setups, DMA
- * and uniform addresses, tmu_noswap, host_int, the mutex (Guide Table 14; p. 22 for unif_addr).
+ * Whether an ALU's write (`writes`: its opcode is not nop) needs only lane 0 computed: it writes
+ * nothing, or an I/O register that takes element 0 of what is written (the register table's
+ * `scalar` rows: setups, DMA and uniform addresses, tmu_noswap, host_int, the mutex).
  */
-const ELEMENT_0 = new Set(['unif_addr', 'vr_setup', 'vw_setup', 'vr_addr', 'vw_addr', 'tmu_noswap', 'host_int', 'mutex']);
-
-/** Whether an ALU's write (`writes`: its opcode is not nop) needs only lane 0 computed: it writes nothing, or an ELEMENT_0 register. */
 export function element0Write(writes: boolean, file: RegFile, addr: number): boolean {
-  return !writes || addr === W_NOP || ELEMENT_0.has(writeInfo(file, addr).name);
+  return !writes || addr === W_NOP || writeInfo(file, addr).scalar === true;
 }
 
 /** Each write condition (Table 2) as an expression of lane `l`'s flags, by code. */

@@ -13,6 +13,7 @@ import { checkProgramSize, decodeHiLo, fieldOf, fieldValue, kindOf, ProgramSizeE
 import { type Effects, effectsOf } from '../vc4/effects.ts';
 import type { AluInstr, Instr } from '../vc4/instr.ts';
 import { SIG_SMALL_IMM } from '../vc4/fields.ts';
+import { BRANCH_DELAY_SLOTS, branchTarget } from '../vc4/flow.ts';
 import { R_NOP } from '../vc4/registers.ts';
 import type { Violation } from '../vc4/rules.ts';
 import { MUX_A, MUX_B } from '../vc4/tables.ts';
@@ -208,9 +209,10 @@ function translate(words: Uint32Array): Translation {
 /** Whether the block at `start` ends with a relative branch (its last delay slot) back to `start`. */
 function loopsToItself(t: Translation, start: number): boolean {
   const end = t.blockEnd(start);
-  if (end - 3 < start) return false;
-  const b = t.instr(end - 3)!;
-  return b.kind === 'branch' && b.rel === 1 && b.reg === 0 && end + 1 + b.imm / 8 === start;
+  const at = end - BRANCH_DELAY_SLOTS;
+  if (at < start) return false;
+  const b = t.instr(at)!;
+  return b.kind === 'branch' && b.rel === 1 && b.reg === 0 && branchTarget(at, b.imm) === start;
 }
 
 /** `make(pc)`, remembered for the last STEP_SLOTS instructions asked for (one slot per pc modulo). */

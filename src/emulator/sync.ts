@@ -4,7 +4,7 @@
 // Needs: the QPUs' steps in clock order. Guarantees: an operation either waits (false; the QPU
 // says what for) or happens no earlier than the unit it takes became available.
 
-import { SEMAPHORE_MAX, SEMAPHORES } from '../vc4/chip.ts';
+import { SEMAPHORE_COUNT_MAX, SEMAPHORES } from '../vc4/chip.ts';
 import { MUTEX_MISUSE } from '../vc4/rules.ts';
 import { ioError } from './errors.ts';
 import type { Qpu } from './qpu.ts';
@@ -18,7 +18,7 @@ export class SyncUnits {
   mutexHolder = -1;
   /**
    * When each unit of each semaphore became available: a count (taken by a down) at the up that
-   * made it, a free place below SEMAPHORE_MAX (taken by an up) at the down that made it.
+   * made it, a free place below SEMAPHORE_COUNT_MAX (taken by an up) at the down that made it.
    */
   private readonly counts: number[][] = [];
   private readonly room: number[][] = [];
@@ -30,14 +30,14 @@ export class SyncUnits {
     this.semaphores.fill(0);
     for (let n = 0; n < SEMAPHORES; n++) {
       this.counts[n] = [];
-      this.room[n] = new Array<number>(SEMAPHORE_MAX).fill(0);
+      this.room[n] = new Array<number>(SEMAPHORE_COUNT_MAX).fill(0);
     }
     this.mutexHolder = -1;
     this.mutexFreeAt = 0;
   }
 
   /**
-   * A semaphore instruction (Guide p. 33): a down blocks at 0, an up at SEMAPHORE_MAX; false (and
+   * A semaphore instruction (Guide p. 33): a down blocks at 0, an up at SEMAPHORE_COUNT_MAX; false (and
    * the QPU blocks) when it must wait. Otherwise it takes the earliest available unit (a count
    * for a down, room for an up), stalling until that unit became available, and makes one of the
    * other kind available at its own clock.
@@ -45,7 +45,7 @@ export class SyncUnits {
   semaphore(q: Qpu, n: number, down: boolean): boolean {
     const from = down ? this.counts[n]! : this.room[n]!;
     if (from.length === 0) {
-      q.waitingFor = `semaphore ${n} to ${down ? 'be above 0' : `be below ${SEMAPHORE_MAX}`} (it is ${this.semaphores[n]})`;
+      q.waitingFor = `semaphore ${n} to ${down ? 'be above 0' : `be below ${SEMAPHORE_COUNT_MAX}`} (it is ${this.semaphores[n]})`;
       q.waitingOn = n;
       return false;
     }

@@ -13,7 +13,8 @@
 import * as arith from '../vc4/arith.ts';
 import type { AluInstr, BranchInstr, Instr, LoadImmInstr, SemaInstr } from '../vc4/instr.ts';
 import { LANES } from '../vc4/chip.ts';
-import { SIG_SMALL_IMM } from '../vc4/fields.ts';
+import { BRANCH_SETS_FLAGS, SIG_SMALL_IMM } from '../vc4/fields.ts';
+import { BRANCH_DELAY_SLOTS, linkOffset } from '../vc4/flow.ts';
 import { addWriteFile, mulWriteFile, R_MUTEX, R_UNIF, type RegFile, W_NOP, writeInfo } from '../vc4/registers.ts';
 import {
   ADD_OPS,
@@ -339,9 +340,9 @@ function branchExpr(cond: number): Code {
 function genBranch(i: BranchInstr, pc: number, c: InstrCode): void {
   if (BRANCH_CONDITIONS[i.cond] === undefined) throw new Unsupported('unsupported', `branch condition ${i.cond} is reserved`);
   if (i.cond !== BRANCH_ALWAYS) c.taken = branchExpr(i.cond);
-  const link = `((q.m.codeBase + ${(pc + 4) * 8}) | 0)`;
+  const link = `((q.m.codeBase + ${linkOffset(pc)}) | 0)`;
   // The target: the immediate, plus PC + 4 when relative, plus element 15 of regfile A (addendum).
-  const target: Code[] = [[`${i.imm}`], ...(i.rel ? [[`q.m.codeBase + ${(pc + 4) * 8}`]] : []), ...(i.reg ? [[R(REG_A + LANES * i.raddrA, 15)]] : [])];
+  const target: Code[] = [[`${i.imm}`], ...(i.rel ? [[`q.m.codeBase + ${linkOffset(pc)}`]] : []), ...(i.reg ? [[R(REG_A + LANES * i.raddrA, LANES - 1)]] : [])];
   // The target is computed before the link is written: with the link and the target in one
   // register (bra ra0, ZERO, ra0) the jump uses the register's old value.
   c.pre.push(js`const t${pc} = q.m.branchIndex((${target.flatMap((t, k) => (k ? [' + ', ...t] : t))}) >>> 0);`);
@@ -349,9 +350,9 @@ function genBranch(i: BranchInstr, pc: number, c: InstrCode): void {
   const before = c.loop.length;
   genWrite(c, 'v', addWriteFile(i.ws), i.waddrAdd, 'true', { pm: 0, mode: 0, isMul: false, isFloat: false }, SADD, `a${pc}`);
   genWrite(c, 'v', mulWriteFile(i.ws), i.waddrMul, 'true', { pm: 0, mode: 0, isMul: true, isFloat: false }, SMUL, `m${pc}`);
-  if (i.raddrA & 1) c.loop.push(flagCode('v', 'true', '0')); // bit 45 is set-flags (addendum)
+  if (i.raddrA & BRANCH_SETS_FLAGS) c.loop.push(flagCode('v', 'true', '0')); // bit 45 is set-flags (addendum)
   if (c.loop.length === before) c.loop.length = 0;
   else c.pre.unshift(js`const link${pc} = ${link};`);
   // A branch in the last delay slot of another queues behind it (vc4asm's addendum).
-  c.post.push(js`if (q.branchCountdown > 0) { q.branchTarget2 = t${pc}; q.branchCountdown2 = 4; } else { q.branchTarget = t${pc}; q.branchCountdown = 4; }`);
+  c.post.push(js`if (q.branchCountdown > 0) { q.branchTarget2 = t${pc}; q.branchCountdown2 = ${BRANCH_DELAY_SLOTS + 1}; } else { q.branchTarget = t${pc}; q.branchCountdown = ${BRANCH_DELAY_SLOTS + 1}; }`);
 }

@@ -11,7 +11,7 @@
 // onProgress hears how far a long run has got (common/budget.ts).
 
 import { GATHER_AFTER_STORE_HINT, gatherAfterStore, MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
-import { LANES, SEMAPHORE_MAX, SEMAPHORES } from '../vc4/chip.ts';
+import { LANES, SEMAPHORE_COUNT_MAX, SEMAPHORES } from '../vc4/chip.ts';
 import type { GpuMemory } from '../common/memory.ts';
 import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS, RAISE_WITH_OPTION, RunBudget } from '../common/budget.ts';
 import { hex, WRITE } from '../common/memory.ts';
@@ -280,8 +280,8 @@ class Interpreter {
         return undefined;
       }
       case 'sema': {
-        while (s.down ? this.semaphores[s.n] === 0 : this.semaphores[s.n] === SEMAPHORE_MAX)
-          yield { what: `semaphore ${s.n} to ${s.down ? 'be above 0' : `be below ${SEMAPHORE_MAX}`} (it is ${this.semaphores[s.n]})` };
+        while (s.down ? this.semaphores[s.n] === 0 : this.semaphores[s.n] === SEMAPHORE_COUNT_MAX)
+          yield { what: `semaphore ${s.n} to ${s.down ? 'be above 0' : `be below ${SEMAPHORE_COUNT_MAX}`} (it is ${this.semaphores[s.n]})` };
         this.semaphores[s.n]! += s.down ? -1 : 1;
         return undefined;
       }

@@ -20,9 +20,10 @@ export const QPUS_PER_SLICE = 4;
 /** TMUs of a slice: two, the QPUs' tmu0 and tmu1, the second half of a slice's QPUs swapped (Guide pp. 13, 39-40). */
 export const TMUS_PER_SLICE = 2;
 
-/** Counting semaphores shared by the QPUs, 0-15, each counting 0-15 (Guide p. 33). */
+/** Counting semaphores shared by the QPUs, numbered 0-15 (Guide p. 33). */
 export const SEMAPHORES = 16;
-export const SEMAPHORE_MAX = 15;
+/** The highest count a semaphore holds: each counts 0-15, and an increment at 15 waits (Guide p. 33). */
+export const SEMAPHORE_COUNT_MAX = 15;
 
 /** Rows of the VPM for general-purpose use, of 16 words each: 4 KiB (Guide p. 53). */
 export const VPM_ROWS = 64;

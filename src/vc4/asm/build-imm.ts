@@ -7,7 +7,7 @@ import type { BranchInstr, Instr, LoadImmInstr, SemaInstr, WriteFields } from '.
 import { decodeHiLo, encodeHiLo, formatWord } from '../codec.ts';
 import { ignoredMask } from '../canonical.ts';
 import { semaInstr } from '../instr.ts';
-import { SEMAPHORE_MAX, SEMAPHORES } from '../chip.ts';
+import { SEMAPHORES } from '../chip.ts';
 import { BRANCH_SETS_FLAGS, INSTRUCTION_BYTES } from '../fields.ts';
 import { branchOffset } from '../flow.ts';
 import { readInfo, W_NOP } from '../registers.ts';
@@ -262,8 +262,8 @@ export function buildSema(mnemonic: string, suffixes: Suffix[], ops: Operand[], 
     rest = ops;
   }
   const numOp = rest[0];
-  if (numOp?.kind !== 'number' || numOp.value.isFloat || numOp.value.value < 0 || numOp.value.value > SEMAPHORE_MAX)
-    throw new BuildError(`there are ${SEMAPHORES} semaphores, numbered 0 to ${SEMAPHORE_MAX}`, numOp?.col ?? col);
+  if (numOp?.kind !== 'number' || numOp.value.isFloat || numOp.value.value < 0 || numOp.value.value >= SEMAPHORES)
+    throw new BuildError(`there are ${SEMAPHORES} semaphores, numbered 0 to ${SEMAPHORES - 1}`, numOp?.col ?? col);
   const dests = rest.slice(1).map(resolveDest);
   if (dests.length > 2) throw new BuildError(`${mnemonic} writes two destinations at most, one per ALU`, dests[2]!.col);
   const base = semaInstr(down, numOp.value.value);

@@ -13,7 +13,7 @@
 // and branch offsets count bytes.
 
 import { encodeProgram, MAX_PROGRAM_INSTRUCTIONS, programSizeProblem } from '../codec.ts';
-import { ACCUMULATORS, SEMAPHORE_MAX, SEMAPHORES } from '../chip.ts';
+import { ACCUMULATORS, SEMAPHORES } from '../chip.ts';
 import { branchOffset } from '../flow.ts';
 import { REGFILE_LOCATIONS, REGISTER_ADDRESSES, W_ACC0, W_NOP } from '../registers.ts';
 import type { AluInstr, BranchInstr, Instr, LoadImmInstr } from '../instr.ts';
@@ -357,7 +357,7 @@ function buildSema(c: Cursor): Instr {
   c.expect(',', 'after the direction');
   const t = c.next('the semaphore number');
   const n = seriesNumber(t, false);
-  if (n > SEMAPHORE_MAX) throw new SeriesError(`there are ${SEMAPHORES} semaphores, numbered 0 to ${SEMAPHORE_MAX}`, t.col);
+  if (n >= SEMAPHORES) throw new SeriesError(`there are ${SEMAPHORES} semaphores, numbered 0 to ${SEMAPHORES - 1}`, t.col);
   c.end('the semaphore number');
   return semaInstr(down, n);
 }
