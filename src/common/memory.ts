@@ -245,7 +245,7 @@ export class GpuMemory {
       return owner;
     });
     this.allowed.fill(0);
-    grants.forEach((g, i) => (this.allowed[owners[i]!] |= this.rights[owners[i]!]! & g.access));
+    grants.forEach((g, i) => (this.allowed[owners[i]!]! |= this.rights[owners[i]!]! & g.access));
     this.grants = grants;
     this.restrictedTo = who;
   }

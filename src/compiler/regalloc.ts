@@ -230,11 +230,11 @@ function usesOf(code: readonly IrInstr[], nregs: number, coalesce: boolean): Use
       copies[i.a.id]!.push({ other: i.dst, weight: w });
     }
     if (i.op === 'alu') {
-      for (const r of [i.dst, i.a, i.b]) if (r.k === 'v') (note(r.id), (weight[r.id] += 1));
+      for (const r of [i.dst, i.a, i.b]) if (r.k === 'v') (note(r.id), (weight[r.id]! += 1));
       const w = LOOP_WEIGHT ** Math.min(depth[n]!, 4);
       if (i.a.k === 'v' && !(i.b.k === 'v' && i.b.id === i.a.id)) partners[i.a.id]!.push({ other: i.b, weight: w });
       if (i.b.k === 'v' && !(i.a.k === 'v' && i.a.id === i.b.id)) partners[i.b.id]!.push({ other: i.a, weight: w });
-    } else if (i.op === 'ldi' && i.dst.k === 'v') note(i.dst.id), (weight[i.dst.id] += 1);
+    } else if (i.op === 'ldi' && i.dst.k === 'v') note(i.dst.id), (weight[i.dst.id]! += 1);
   });
   return { partners, copies, weight, order };
 }

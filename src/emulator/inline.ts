@@ -88,7 +88,7 @@ export const MUL_IDENTITY: ReadonlySet<MulOpName> = new Set(['v8min', 'v8max']);
  * Statements computing add-ALU operation `op` of inputs `a` and `b` (locals `aa`/`ab` hold their
  * patterns, `fa`/`fb` their float values when the op reads floats) into `out`.
  */
-export function addOpCode(op: AddOpName, out: string, [ia, ib]: readonly Code[] = [['aa'], ['ab']]): Code[] {
+export function addOpCode(op: AddOpName, out: string, [ia, ib]: readonly [Code, Code] = [['aa'], ['ab']]): Code[] {
   const c = (expr: string) => [js`const ${out} = ${expr};`];
   switch (op) {
     case 'fadd':
@@ -145,7 +145,7 @@ export function addOpCode(op: AddOpName, out: string, [ia, ib]: readonly Code[] 
 }
 
 /** The same for the mul ALU, with inputs `ma`/`mb` (`fma`/`fmb`). */
-export function mulOpCode(op: MulOpName, out: string, [ia, ib]: readonly Code[] = [['ma'], ['mb']]): Code[] {
+export function mulOpCode(op: MulOpName, out: string, [ia, ib]: readonly [Code, Code] = [['ma'], ['mb']]): Code[] {
   const c = (expr: string) => [js`const ${out} = ${expr};`];
   switch (op) {
     case 'fmul':

@@ -116,12 +116,12 @@ function signalCode(sig: number, c: InstrCode): void {
  * Loads an operation's inputs into locals `x`, `y` (`ints`) and, for float ops, their floats
  * `fx`, `fy` (`float`); only `x` and `fx` when it reads one input (`unary`).
  */
-function loadInputs(c: InstrCode, [x, y, fx, fy]: string[], a: Val, b: Val, { float, ints, unary }: { float: boolean; ints: boolean; unary: boolean }): void {
+function loadInputs(c: InstrCode, [x, y, fx, fy]: readonly [string, string, string, string], a: Val, b: Val, { float, ints, unary }: { float: boolean; ints: boolean; unary: boolean }): void {
   const same = sameCode(a.int, b.int);
   if (ints) c.loop.push(unary ? js`const ${x} = ${a.int};` : js`const ${x} = ${a.int}, ${y} = ${same ? x : b.int};`);
   if (!float) return;
-  c.loop.push(floatInput(c, fx!, a));
-  if (!unary) c.loop.push(same ? js`const ${fy} = ${fx};` : floatInput(c, fy!, b));
+  c.loop.push(floatInput(c, fx, a));
+  if (!unary) c.loop.push(same ? js`const ${fy} = ${fx};` : floatInput(c, fy, b));
 }
 
 /** Loads input `v`'s float into local `name`: from the F view for a register, else its float (defined before the loop when it needs it). */

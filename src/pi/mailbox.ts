@@ -68,6 +68,9 @@ export const TAG = {
 
 export type TagName = keyof typeof TAG;
 
+/** A tag's response values, as many as its row says. */
+export type Response<T extends TagName> = (typeof TAG)[T]['responseWords'] extends 2 ? [number, number] : [number];
+
 /** Word 1 of a message: the request code, and the firmware's answers (vcmailbox.7). */
 export const PROPERTY_CODE = {
   request: 0x00000000,
@@ -175,17 +178,19 @@ export function buildMessage(tag: TagName, values: readonly number[]): Uint32Arr
  * word (0x80000000), the tag id, the tag's response bit and that the response is not shorter
  * than the tag's; throws a MailboxError naming the tag otherwise.
  */
-export function readResponse(tag: TagName, message: Uint32Array): number[] {
-  const info = TAG[tag];
+export function readResponse<T extends TagName>(tag: T, message: Uint32Array): Response<T> {
+  const info: TagInfo = TAG[tag];
   const words = messageWords(tag);
+  /** Word i of the message, which has `words` words once its length is checked. */
+  const word = (i: number): number => message[i] ?? 0;
   if (message.length !== words || message[WORD.size] !== words * BYTES_PER_WORD) {
     throw failure(tag, `the message has ${message.length} words and size word ${message[WORD.size]}, not the ${words} words (${words * BYTES_PER_WORD} bytes) of this tag`);
   }
-  checkStatus(tag, message[WORD.code]);
-  if (message[WORD.tag] !== info.id) {
-    throw failure(tag, `the response is for tag ${hex(message[WORD.tag])}, not ${hex(info.id)}`);
+  checkStatus(tag, word(WORD.code));
+  if (word(WORD.tag) !== info.id) {
+    throw failure(tag, `the response is for tag ${hex(word(WORD.tag))}, not ${hex(info.id)}`);
   }
-  const indicator = message[WORD.indicator];
+  const indicator = word(WORD.indicator);
   if ((indicator & TAG_RESPONSE_BIT) === 0) {
     throw failure(tag, `the firmware did not answer tag ${hex(info.id)} (its response bit is clear): this firmware does not know the tag; update it (sudo apt full-upgrade) and reboot`);
   }
@@ -193,7 +198,7 @@ export function readResponse(tag: TagName, message: Uint32Array): number[] {
   if (length < info.responseWords * BYTES_PER_WORD) {
     throw failure(tag, `the firmware answered ${length} bytes, less than the ${info.responseWords * BYTES_PER_WORD} bytes of this tag's response`);
   }
-  return Array.from(message.subarray(WORD.values, WORD.values + info.responseWords));
+  return Array.from(message.subarray(WORD.values, WORD.values + info.responseWords)) as Response<T>;
 }
 
 function checkStatus(tag: TagName, code: number): void {
@@ -255,7 +260,7 @@ export class Mailbox {
   constructor(private readonly device: Pick<PiDevice, 'property'>) {}
 
   /** Sends one tag and returns its response values; what overrides the tag's words in errors. */
-  private call(tag: TagName, values: readonly number[], what?: string): number[] {
+  private call<T extends TagName>(tag: T, values: readonly number[], what?: string): Response<T> {
     const message = buildMessage(tag, values);
     try {
       this.device.property(message);
