@@ -21,6 +21,7 @@ export {
   recip,
   recipsqrt,
   rotate,
+  select,
   semaDec,
   semaInc,
   store,

@@ -11,7 +11,7 @@
 // QPU's store row of the VPM and a DMA store, the blocking one waiting for it. The VPM rows:
 // 0 .. N-1 store rows, N .. 2N-1 load rows, then spill rows (spill.ts).
 
-import { type BoolExpr, childBlocks, type Cond, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
+import { type BoolExpr, childBlocks, type Cond, containsKind, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
 import { CompileError } from './errors.ts';
 import { branchCond, OPPOSITE, type TrueCode } from './lower-words.ts';
 import { arithType, binaryImpl, type CmpLowering, comparisonRow, type OpEmitter, unaryRow } from '../source/ops.ts';
@@ -193,15 +193,22 @@ class Lowering implements OpEmitter {
           this.exprInto(s.e, dst);
           return;
         }
-        // Expressions set no flags: the value is computed straight into the lanes the mask keeps.
+        if (setsFlags(s.e)) {
+          // A select sets flags of its own: the value first, then the mask's flags to keep it.
+          const value = this.expr(s.e);
+          this.flagsFromMask(mask);
+          this.mov(dst, value, 'zc');
+          return;
+        }
+        // The value is computed straight into the lanes the mask keeps.
         this.flagsFromMask(mask);
         this.exprInto(s.e, dst, 'zc');
         return;
       }
       case 'where': {
-        if (!mask && this.opts.whereFlags && [...s.then, ...s.else].every((x) => x.k === 'assign')) {
+        if (!mask && this.opts.whereFlags && [...s.then, ...s.else].every((x) => x.k === 'assign' && !setsFlags(x.e))) {
           // The condition's own flags, set once: each assignment writes where they hold (then)
-          // or fail (else). Expressions set no flags, so they stay valid through the body.
+          // or fail (else). These expressions set no flags, so they stay valid through the body.
           const t = this.flags(s.b);
           for (const x of s.then) this.stmtUnder(x, t);
           for (const x of s.else) this.stmtUnder(x, OPPOSITE[t]);
@@ -458,6 +465,30 @@ class Lowering implements OpEmitter {
         this.mov(dst, p('vpm'), cond);
         return;
       }
+      case 'select': {
+        // Both values, then the condition's flags, then two moves: b, and a where it holds. When
+        // dst is one of the values, each move writes only its own lanes, so neither reads a lane
+        // the other wrote.
+        if (cond) throw new Error('internal: a select lowers before the flags it is written under (setsFlags)');
+        const a = this.expr(e.a);
+        const b = this.expr(e.b);
+        const t = this.flags(e.c);
+        if (sameReg(dst, a) || sameReg(dst, b)) {
+          this.mov(dst, a, t);
+          this.mov(dst, b, OPPOSITE[t]);
+        } else {
+          this.mov(dst, b);
+          this.mov(dst, a, t);
+        }
+        return;
+      }
+      default:
+        throw new Error(`internal: no lowering for expression ${(e satisfies never as Expr).k}`);
     }
   }
 }
+
+/** Whether computing e sets flags (a select does: lowering computes it before setting any it is written under). */
+const setsFlags = (e: Expr): boolean => containsKind(e, 'select');
+
+const sameReg = (r: Reg, x: Src): boolean => (r.k === 'v' ? x.k === 'v' && x.id === r.id : x.k === 'p' && x.name === r.name);

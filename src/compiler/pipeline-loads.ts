@@ -38,7 +38,7 @@
 // iteration, peeled, prefetches nothing.
 
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarInfo, VarRef } from '../source/ast.ts';
-import { childBlocks, isPtr } from '../source/ast.ts';
+import { childBlocks, childExprs, isPtr } from '../source/ast.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 
 type ForStmt = Extract<Stmt, { k: 'for' }>;
@@ -78,18 +78,9 @@ export function sameExpr(a: Expr, b: Expr): boolean {
 
 /** Whether every leaf of an expression (a literal, variable, special value or load) passes `ok`. */
 function everyLeaf(e: Expr, ok: (leaf: Expr) => boolean): boolean {
-  switch (e.k) {
-    case 'bin':
-      return everyLeaf(e.a, ok) && everyLeaf(e.b, ok);
-    case 'un':
-      return everyLeaf(e.a, ok);
-    case 'rotate':
-      return everyLeaf(e.a, ok) && everyLeaf(e.n, ok);
-    case 'ptradd':
-      return everyLeaf(e.p, ok) && everyLeaf(e.n, ok);
-    default:
-      return ok(e);
-  }
+  if (e.k === 'load') return ok(e);
+  const children = childExprs(e);
+  return children.length ? children.every((c) => everyLeaf(c, ok)) : ok(e);
 }
 
 /** The variables whose value may differ between lanes: written under Where, by receive, from lanes. */

@@ -1,5 +1,5 @@
 // Statements and built-in functions of the language: If/Else, While, For, Where/Else, Break,
-// any/all, index(), me(), numQPUs(), rotate, gather/receive/store, the special functions,
+// any/all, index(), me(), numQPUs(), rotate, select, gather/receive/store, the special functions,
 // semaphores and the mutex. Each records a statement in the kernel being built.
 
 import type { Cond, Expr, Stmt } from '../source/ast.ts';
@@ -21,6 +21,7 @@ import {
   type IntLike,
   type IntVar,
   PtrExpr,
+  describeTy,
 } from './values.ts';
 
 /** True in the lanes where b holds: for If, While and For, a plain vector condition means any(b). */
@@ -157,6 +158,41 @@ export function rotate<T extends IntExpr | FloatExpr>(x: T, n: IntLike): T {
     throw b.error(`rotate by ${n}: the amount is 0 to ${LANES - 1} lanes, or an Int`);
   const node: Expr = { k: 'rotate', ty: x.ty, a: x.node, n: exprOf(n, 'int', 'rotate') };
   return (x instanceof FloatExpr ? floatExpr(node, b) : intExpr(node, b)) as T;
+}
+
+// ---- select
+
+/**
+ * Lane by lane, `a` where `c` holds and `b` where it does not. Both values are computed in every
+ * lane. The two have one type (a number takes the other's); two numbers make an Int when both are
+ * integers.
+ */
+export function select(c: BoolValue, a: FloatExpr, b: FloatExpr | number): FloatExpr;
+export function select(c: BoolValue, a: FloatExpr | number, b: FloatExpr): FloatExpr;
+export function select(c: BoolValue, a: IntLike, b: IntLike): IntExpr;
+export function select<E extends Elem>(c: BoolValue, a: PtrExpr<E>, b: PtrExpr<E>): PtrExpr<E>;
+export function select(c: BoolValue, a: IntExpr | FloatExpr | PtrExpr<Elem> | number, b: IntExpr | FloatExpr | PtrExpr<Elem> | number): IntExpr | FloatExpr | PtrExpr<Elem> {
+  const bld = builder('select');
+  const cond = boolOf(c, 'select');
+  checkOwner(cond.owner, 'select');
+  const typed = [a, b].find((x) => typeof x !== 'number');
+  if (typed !== undefined && !(typed instanceof IntExpr || typed instanceof FloatExpr || typed instanceof PtrExpr))
+    throw bld.error(`select chooses between two Ints, two Floats or two Ptrs (or numbers), not ${describeHost(typed)}`);
+  if (typed instanceof PtrExpr) {
+    for (const x of [a, b]) {
+      if (!(x instanceof PtrExpr) || x.ty !== typed.ty) throw bld.error(`select between ${describeTy(typed.ty)} and ${typeof x === 'number' ? `the number ${x}` : describeTy((x as PtrExpr<Elem>).ty)}: both must be the same kind of Ptr`);
+      checkOwner(x.owner, 'select');
+    }
+    const node: Expr = { k: 'select', ty: typed.ty, c: cond.node, a: (a as PtrExpr<Elem>).node, b: (b as PtrExpr<Elem>).node };
+    return new PtrExpr(node, bld, typed.elem);
+  }
+  const ty = typed === undefined ? 'int' : typed.ty === 'float' ? 'float' : 'int';
+  for (const x of [a, b])
+    if (typeof x !== 'number' && x.ty !== ty) throw bld.error(`select between ${describeTy((typed as IntExpr).ty)} and ${describeTy(x.ty)}: both values must have one type (convert one with toFloat() or toInt())`);
+  if (typed === undefined && !(Number.isInteger(a) && Number.isInteger(b)))
+    throw bld.error(`select(c, ${a}, ${b}): between two numbers it makes an Int; write Float(${a}) for a Float`);
+  const node: Expr = { k: 'select', ty, c: cond.node, a: exprOf(a as IntLike, ty, 'select'), b: exprOf(b as IntLike, ty, 'select') };
+  return ty === 'float' ? floatExpr(node, bld) : intExpr(node, bld);
 }
 
 // ---- memory

@@ -208,6 +208,13 @@ function* exprVariants(e: Expr): Generator<Expr> {
     case 'load':
       for (const ptr of exprVariants(e.ptr)) yield { ...e, ptr };
       return;
+    case 'select':
+      yield e.a;
+      yield e.b;
+      for (const a of exprVariants(e.a)) yield { ...e, a };
+      for (const b of exprVariants(e.b)) yield { ...e, b };
+      for (const c of boolVariants(e.c)) yield { ...e, c };
+      return;
     default:
       return;
   }

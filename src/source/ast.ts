@@ -28,7 +28,9 @@ export type Expr =
   /** Pointer plus a number of elements (4 bytes each), lane by lane. */
   | { readonly k: 'ptradd'; readonly ty: 'int*' | 'float*'; readonly p: Expr; readonly n: Expr }
   /** The 16 consecutive values from the address in lane 0 of `ptr` (a blocking load). */
-  | { readonly k: 'load'; readonly ty: 'int' | 'float'; readonly ptr: Expr };
+  | { readonly k: 'load'; readonly ty: 'int' | 'float'; readonly ptr: Expr }
+  /** Lane by lane, `a` where condition `c` holds and `b` where it does not (both computed in every lane). */
+  | { readonly k: 'select'; readonly ty: Ty; readonly c: BoolExpr; readonly a: Expr; readonly b: Expr };
 
 export type BoolExpr =
   | { readonly k: 'cmp'; readonly op: CmpOp; readonly ty: Ty; readonly a: Expr; readonly b: Expr }
@@ -109,22 +111,41 @@ export function childBlocks(s: Stmt): Stmt[][] {
   }
 }
 
+/** The expressions an expression computes from, conditions' operands included, in evaluation order. */
+export function childExprs(e: Expr): Expr[] {
+  switch (e.k) {
+    case 'bin':
+      return [e.a, e.b];
+    case 'un':
+      return [e.a];
+    case 'rotate':
+      return [e.a, e.n];
+    case 'ptradd':
+      return [e.p, e.n];
+    case 'load':
+      return [e.ptr];
+    case 'select':
+      return [e.a, e.b, ...boolOperands(e.c)];
+    case 'lit':
+    case 'var':
+    case 'special':
+      return [];
+  }
+}
+
+/** The expressions a condition compares, in evaluation order. */
+export function boolOperands(b: BoolExpr): Expr[] {
+  return b.k === 'cmp' ? [b.a, b.b] : b.k === 'not' ? boolOperands(b.a) : [...boolOperands(b.a), ...boolOperands(b.b)];
+}
+
+/** Whether an expression, or any it computes from, is of kind `k`. */
+export function containsKind(e: Expr, k: Expr['k']): boolean {
+  return e.k === k || childExprs(e).some((c) => containsKind(c, k));
+}
+
 /** Whether an expression reads memory (a blocking load). */
 export function readsMemory(e: Expr): boolean {
-  switch (e.k) {
-    case 'load':
-      return true;
-    case 'bin':
-      return readsMemory(e.a) || readsMemory(e.b);
-    case 'un':
-      return readsMemory(e.a);
-    case 'rotate':
-      return readsMemory(e.a) || readsMemory(e.n);
-    case 'ptradd':
-      return readsMemory(e.p) || readsMemory(e.n);
-    default:
-      return false;
-  }
+  return containsKind(e, 'load');
 }
 
 /** Whether a statement itself (not a block it holds) reads or writes memory: a load, a store, a gather, a receive. */

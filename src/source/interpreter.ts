@@ -379,6 +379,14 @@ class Interpreter {
         for (let l = 0; l < L; l++) out[l] = this.read(q, (base + 4 * l) >>> 0, l);
         return out;
       }
+      case 'select': {
+        // Both values in every lane, then the condition (the order lowering computes them in).
+        const a = this.eval(q, e.a);
+        const b = this.eval(q, e.b);
+        const c = this.bool(q, e.c);
+        for (let l = 0; l < L; l++) out[l] = c[l] ? a[l]! : b[l]!;
+        return out;
+      }
     }
   }
 

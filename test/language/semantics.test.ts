@@ -20,6 +20,7 @@ import {
   Ptr,
   receive,
   rotate,
+  select,
   semaDec,
   semaInc,
   SharedArray,
@@ -68,6 +69,45 @@ test('rotate by a number and by an Int (its lane 0); index, me, numQPUs', () => 
   });
   const [out] = onAll(k.setNumQPUs(4), () => [SharedArray.int32(64)]);
   assert.deepEqual(Array.from(out), [0, 1, 2, 3].flatMap((q) => lanes(() => q * 100 + 4)));
+});
+
+test('select chooses lane by lane, between Ints, Floats, Ptrs and numbers, inside Where and in conditions', () => {
+  assert.deepEqual(ints((r) => r.set(select(index().lt(5), index(), 100))), lanes((l) => (l < 5 ? l : 100)));
+  // The destination is one of the values, either way round.
+  assert.deepEqual(ints((r) => (r.set(index()), r.set(select(index().ge(8), r.mul(2), r)))), lanes((l) => (l >= 8 ? 2 * l : l)));
+  assert.deepEqual(ints((r) => (r.set(index()), r.set(select(index().ge(8), 7, r)))), lanes((l) => (l >= 8 ? 7 : l)));
+  // Nested, on a combined condition, and on the float order (-0 equals 0).
+  const nested = ints((r) => r.set(select(index().lt(4).or(index().gt(12)), select(index().eq(0), -1, 1), select(index().lt(8), 2, 3))));
+  assert.deepEqual(nested, lanes((l) => (l < 4 || l > 12 ? (l === 0 ? -1 : 1) : l < 8 ? 2 : 3)));
+  assert.deepEqual(floats((r) => r.set(select(Float(0).eq(Float(-0)), Float(1.5), 2.5))), lanes(() => 1.5));
+  // Inside Where, whose own flags the select must not disturb, and in an If's condition.
+  const masked = ints((r) => {
+    const i = Int(index());
+    Where(i.lt(10), () => r.set(select(i.lt(5), i.add(100), i.add(200)))).Else(() => r.set(select(i.eq(12), 1, 2)));
+  });
+  assert.deepEqual(masked, lanes((l) => (l < 10 ? (l < 5 ? l + 100 : l + 200) : l === 12 ? 1 : 2)));
+  assert.deepEqual(ints((r) => If(any(select(index().lt(8), index(), 0).eq(15)), () => r.set(1)).Else(() => r.set(2))), lanes(() => 2));
+  // Between two pointers: each lane loads through its own choice (gather).
+  const k = kernel([Ptr(Int), Ptr(Int), Ptr(Int)], (a, b, out) => {
+    gather(select(index().lt(8), a.add(index()), b.add(index())));
+    const x = Int(0);
+    receive(x);
+    out.store(x);
+  });
+  const filled = (f: (l: number) => number) => {
+    const a = SharedArray.int32(16);
+    a.set(lanes(f));
+    return a;
+  };
+  const [, , out] = onAll(k, () => [filled((l) => l), filled((l) => 100 + l), SharedArray.int32(16)]);
+  assert.deepEqual(Array.from(out), lanes((l) => (l < 8 ? l : 100 + l)));
+});
+
+test('select refuses values of two types, and two non-integer numbers, at the user\'s line', () => {
+  assert.throws(() => kernel([Ptr(Int)], () => void select(index().lt(1), Int(1), Float(1) as never)), /select between an Int and a Float: both values must have one type/);
+  assert.throws(() => kernel([Ptr(Int)], () => void select(index().lt(1), 1.5, 2)), /between two numbers it makes an Int; write Float\(1\.5\)/);
+  assert.throws(() => kernel([Ptr(Int), Ptr(Float)], (p, q) => void select(index().lt(1), p, q as never)), /both must be the same kind of Ptr/);
+  assert.throws(() => kernel([Ptr(Int)], () => void select(true as never, 1, 2)), /select needs a vector condition/);
 });
 
 test('Where / Else nest and mask assignments lane by lane', () => {

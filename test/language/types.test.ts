@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { Float, gather, Int, kernel, Ptr, receive, rotate, SharedArray, store, Where } from '../../src/index.ts';
+import { Float, gather, Int, kernel, Ptr, receive, rotate, select, SharedArray, store, Where } from '../../src/index.ts';
 import type { FloatType, HostArgs, Kernel, PtrType } from '../../src/index.ts';
 
 /** Never called: the lines below only have to type-check (or fail to, where marked). */
@@ -35,6 +35,15 @@ export function typeChecks(): void {
     const g: typeof pf = pf;
     void g;
     rotate(f, 3).add(1.5);
+    select(n.lt(0), n, 1).shl(2);
+    select(f.lt(0), 0.5, f).recip();
+    select(n.eq(0), pi, pi.add(1)).load().add(n);
+    // @ts-expect-error select between an Int and a Float
+    select(n.lt(0), n, f);
+    // @ts-expect-error select of Ints is an Int, which a Float variable does not take
+    f.set(select(n.lt(0), n, 1));
+    // @ts-expect-error select needs a vector condition
+    select(true, n, 1);
     // @ts-expect-error a pointer variable holds pointers of its own element type
     Ptr(Int)(pf);
   });
