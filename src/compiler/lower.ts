@@ -465,6 +465,24 @@ class Lowering implements OpEmitter {
         this.mov(dst, p('vpm'), cond);
         return;
       }
+      case 'lane': {
+        // Rotated so that lane n comes to lane 0, written to r5 through its replicating port
+        // (r5rep: lane 0 to all 16, Guide p. 18), then read from r5. A constant n takes one
+        // rotation by a small immediate; an Int n, its negation in r5 as the rotation amount.
+        const a = this.materialize(this.expr(e.a));
+        if (e.n.k === 'lit') {
+          const by = -e.n.bits & (LANES - 1);
+          if (by === 0) this.mov(p('r5rep'), a);
+          else this.emit({ op: 'alu', code: 'v8min', dst: p('r5rep'), a, b: a, rot: by });
+        } else {
+          this.alu('sub', p('r5rep'), int(0), this.expr(e.n));
+          const t = this.fresh();
+          this.emit({ op: 'alu', code: 'v8min', dst: t, a, b: a, rot: 'r5' });
+          this.mov(p('r5rep'), t);
+        }
+        this.mov(dst, p('r5'), cond);
+        return;
+      }
       case 'select': {
         // Both values, then the condition's flags, then two moves: b, and a where it holds. When
         // dst is one of the values, each move writes only its own lanes, so neither reads a lane

@@ -14,6 +14,7 @@
 
 import { type BinOp, type BoolExpr, type CmpOp, type Expr, readsMemory, type Ty, type UnOp, type VarRef } from '../source/ast.ts';
 import { UNARY } from '../source/ops.ts';
+import { LANES } from '../vc4/chip.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { builder, callerPlace, checkOwner, current, describeHost, DslError as DslErrorClass, type DslError, type KernelBuilder } from './builder.ts';
 import { declaredName, explicitName } from './names.ts';
@@ -109,6 +110,16 @@ function unary<O extends UnOp>(x: Vec, cls: 'Int' | 'Float', op: O): ElemExpr<(t
   return (ty === 'int' ? int(node, b) : flt(node, b)) as ElemExpr<(typeof UNARY)[O]['to']>;
 }
 
+/** Lane n of x in every lane, for the method `${cls}.lane`: n is 0-15, or an Int whose lane 0 counts (modulo 16). */
+function lane(x: Vec, cls: 'Int' | 'Float', n: IntLike): Expr {
+  const what = `${cls}.lane`;
+  const b = builder(what);
+  checkOwner(x.owner, what);
+  if (typeof n === 'number' && (!Number.isInteger(n) || n < 0 || n >= LANES))
+    throw b.error(`${what}(${n}): lanes are numbered 0 to ${LANES - 1}; an Int picks by its lane 0`);
+  return { k: 'lane', ty: x.ty, a: x.node, n: exprOf(n, 'int', what) };
+}
+
 export class IntExpr extends Vec {
   declare private readonly brandInt: void;
 
@@ -170,6 +181,10 @@ export class IntExpr extends Vec {
   toFloat(): FloatExpr {
     return unary(this, 'Int', 'toFloat');
   }
+  /** Lane n's value in every lane (a broadcast): n is 0-15, or an Int whose lane 0 counts, modulo 16. */
+  lane(n: IntLike): IntExpr {
+    return int(lane(this, 'Int', n), builder('Int.lane'));
+  }
   eq(x: IntLike): BoolValue {
     return this.cmp('eq', x);
   }
@@ -192,6 +207,11 @@ export class IntExpr extends Vec {
 
 export class FloatExpr extends Vec {
   declare private readonly brandFloat: void;
+
+  /** Lane n's value in every lane (a broadcast): n is 0-15, or an Int whose lane 0 counts, modulo 16. */
+  lane(n: IntLike): FloatExpr {
+    return flt(lane(this, 'Float', n), builder('Float.lane'));
+  }
 
   private bin(op: BinOp, x: FloatLike): FloatExpr {
     const b = builder(`Float.${op}`);

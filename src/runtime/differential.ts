@@ -208,6 +208,11 @@ function* exprVariants(e: Expr): Generator<Expr> {
     case 'load':
       for (const ptr of exprVariants(e.ptr)) yield { ...e, ptr };
       return;
+    case 'lane':
+      yield e.a;
+      for (const a of exprVariants(e.a)) yield { ...e, a };
+      for (const n of exprVariants(e.n)) yield { ...e, n };
+      return;
     case 'select':
       yield e.a;
       yield e.b;

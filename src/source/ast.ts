@@ -29,6 +29,8 @@ export type Expr =
   | { readonly k: 'ptradd'; readonly ty: 'int*' | 'float*'; readonly p: Expr; readonly n: Expr }
   /** The 16 consecutive values from the address in lane 0 of `ptr` (a blocking load). */
   | { readonly k: 'load'; readonly ty: 'int' | 'float'; readonly ptr: Expr }
+  /** Lane n of `a` in every lane: n is lane 0 of `n`, modulo 16. */
+  | { readonly k: 'lane'; readonly ty: Ty; readonly a: Expr; readonly n: Expr }
   /** Lane by lane, `a` where condition `c` holds and `b` where it does not (both computed in every lane). */
   | { readonly k: 'select'; readonly ty: Ty; readonly c: BoolExpr; readonly a: Expr; readonly b: Expr };
 
@@ -119,6 +121,7 @@ export function childExprs(e: Expr): Expr[] {
     case 'un':
       return [e.a];
     case 'rotate':
+    case 'lane':
       return [e.a, e.n];
     case 'ptradd':
       return [e.p, e.n];

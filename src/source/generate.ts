@@ -259,7 +259,7 @@ class Generator {
       if (c === 4) return this.params[4]!;
       return lit('int', this.intLit());
     }
-    const c = this.int(12);
+    const c = this.int(13);
     if (c <= 5) return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: this.intExpr(depth - 1, inWhere) };
     if (c === 6 || c === 7) {
       const u = this.unary('int', c === 6 ? 'int' : 'float', depth, inWhere);
@@ -268,6 +268,7 @@ class Generator {
     if (c === 8) return this.rotate('int', depth, inWhere);
     if (c === 9 && !inWhere) return { k: 'load', ty: 'int', ptr: this.loadPtr('int') };
     if (c === 10) return this.select('int', depth, inWhere);
+    if (c === 11) return this.lane('int', depth, inWhere);
     return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: lit('int', this.intLit()) };
   }
 
@@ -280,7 +281,7 @@ class Generator {
       if (c === 3) return this.params[5]!;
       return lit('float', this.floatLit());
     }
-    const c = this.int(12);
+    const c = this.int(13);
     if (c <= 5) return { k: 'bin', op: this.pick(BIN.float), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: this.floatExpr(depth - 1, inWhere) };
     if (c === 6 || c === 7) {
       const u = this.unary('float', c === 6 ? 'int' : 'float', depth, inWhere);
@@ -289,6 +290,7 @@ class Generator {
     if (c === 8) return this.rotate('float', depth, inWhere);
     if (c === 9 && !inWhere) return { k: 'load', ty: 'float', ptr: this.loadPtr('float') };
     if (c === 10) return this.select('float', depth, inWhere);
+    if (c === 11) return this.lane('float', depth, inWhere);
     return { k: 'bin', op: this.pick(BIN.float), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: lit('float', this.floatLit()) };
   }
 
@@ -310,6 +312,13 @@ class Generator {
     const a = this.expr(ty, depth - 1, inWhere);
     const n = this.chance(0.5) ? lit('int', this.int(LANES)) : this.intExpr(depth - 1, inWhere);
     return { k: 'rotate', ty, a, n };
+  }
+
+  /** x.lane(n): by a constant lane, or by a random Int (whose lane 0, modulo 16, counts). */
+  private lane(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
+    const a = this.expr(ty, depth - 1, inWhere);
+    const n = this.chance(0.5) ? lit('int', this.int(LANES)) : this.intExpr(depth - 1, inWhere);
+    return { k: 'lane', ty, a, n };
   }
 
   /** select(c, a, b) on two random values of one type; the condition loads only where the values may. */

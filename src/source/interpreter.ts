@@ -379,6 +379,10 @@ class Interpreter {
         for (let l = 0; l < L; l++) out[l] = this.read(q, (base + 4 * l) >>> 0, l);
         return out;
       }
+      case 'lane': {
+        const a = this.eval(q, e.a);
+        return out.fill(a[this.eval(q, e.n)[0]! & (L - 1)]!);
+      }
       case 'select': {
         // Both values in every lane, then the condition (the order lowering computes them in).
         const a = this.eval(q, e.a);

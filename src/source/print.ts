@@ -45,6 +45,8 @@ export class Printer {
         return `(${this.expr(e.p)} + ${this.expr(e.n)})`;
       case 'load':
         return `*${this.expr(e.ptr)}`;
+      case 'lane':
+        return `${this.expr(e.a)}.lane(${this.expr(e.n)})`;
       case 'select':
         return `select(${this.bool(e.c)}, ${this.expr(e.a)}, ${this.expr(e.b)})`;
     }

@@ -103,6 +103,19 @@ test('select chooses lane by lane, between Ints, Floats, Ptrs and numbers, insid
   assert.deepEqual(Array.from(out), lanes((l) => (l < 8 ? l : 100 + l)));
 });
 
+test('x.lane(n) broadcasts lane n, by a number or an Int (its lane 0, modulo 16), inside Where too', () => {
+  assert.deepEqual(ints((r) => r.set(index().mul(3).add(1).lane(5))), lanes(() => 16));
+  assert.deepEqual(ints((r) => r.set(index().lane(0).add(index().lane(15)))), lanes(() => 15));
+  assert.deepEqual(ints((r) => r.set(index().mul(2).lane(index().add(18)))), lanes(() => 4)); // 18 mod 16 = 2
+  assert.deepEqual(floats((r) => r.set(index().toFloat().mul(0.5).lane(7))), lanes(() => 3.5));
+  const masked = ints((r) => {
+    const i = Int(index().mul(10));
+    Where(i.ge(50), () => r.set(i.lane(index().add(3)))).Else(() => r.set(i.lane(1).lane(9)));
+  });
+  assert.deepEqual(masked, lanes((l) => (l >= 5 ? 30 : 10)));
+  assert.throws(() => kernel([Ptr(Int)], () => void index().lane(16)), /Int\.lane\(16\): lanes are numbered 0 to 15/);
+});
+
 test('select refuses values of two types, and two non-integer numbers, at the user\'s line', () => {
   assert.throws(() => kernel([Ptr(Int)], () => void select(index().lt(1), Int(1), Float(1) as never)), /select between an Int and a Float: both values must have one type/);
   assert.throws(() => kernel([Ptr(Int)], () => void select(index().lt(1), 1.5, 2)), /between two numbers it makes an Int; write Float\(1\.5\)/);

@@ -35,6 +35,10 @@ export function typeChecks(): void {
     const g: typeof pf = pf;
     void g;
     rotate(f, 3).add(1.5);
+    n.lane(3).shl(f.toInt().lane(n));
+    f.lane(0).recip();
+    // @ts-expect-error a lane number is an Int, not a Float
+    n.lane(f);
     select(n.lt(0), n, 1).shl(2);
     select(f.lt(0), 0.5, f).recip();
     select(n.eq(0), pi, pi.add(1)).load().add(n);
