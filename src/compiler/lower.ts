@@ -337,8 +337,9 @@ class Lowering implements OpEmitter {
   /** How comparison b sets flags or makes a mask, from its row of ops.ts. */
   private comparison(b: BoolExpr & { k: 'cmp' }): CmpLowering {
     const row = comparisonRow(b.op);
-    if (!row) throw new CompileError(`kernel ${this.k.name}: the QPU has no comparison '${b.op}'`);
-    return row[arithType(b.ty)];
+    const how = row?.[arithType(b.ty)];
+    if (!how) throw new CompileError(`kernel ${this.k.name}: the QPU has no ${arithType(b.ty)} comparison '${b.op}'`);
+    return how;
   }
 
 

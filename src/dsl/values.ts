@@ -181,6 +181,35 @@ export class IntExpr extends Vec {
   toFloat(): FloatExpr {
     return unary(this, 'Int', 'toFloat');
   }
+  /** The negation, wrapping around: Int(-2147483648).neg() is -2147483648. */
+  neg(): IntExpr {
+    return unary(this, 'Int', 'neg');
+  }
+  /** The magnitude, as Math.abs(x) | 0: Int(-2147483648).abs() is -2147483648. */
+  abs(): IntExpr {
+    return unary(this, 'Int', 'abs');
+  }
+  /** Leading zero bits, 0-32. */
+  clz(): IntExpr {
+    return unary(this, 'Int', 'clz');
+  }
+  /** The same 32 bits read as a Float (a bit cast, not a conversion). */
+  asFloat(): FloatExpr {
+    return unary(this, 'Int', 'asFloat');
+  }
+  /** Unsigned comparisons: both operands read as 0 to 2^32 - 1. */
+  ult(x: IntLike): BoolValue {
+    return this.cmp('ult', x);
+  }
+  ule(x: IntLike): BoolValue {
+    return this.cmp('ule', x);
+  }
+  ugt(x: IntLike): BoolValue {
+    return this.cmp('ugt', x);
+  }
+  uge(x: IntLike): BoolValue {
+    return this.cmp('uge', x);
+  }
   /** Lane n's value in every lane (a broadcast): n is 0-15, or an Int whose lane 0 counts, modulo 16. */
   lane(n: IntLike): IntExpr {
     return int(lane(this, 'Int', n), builder('Int.lane'));
@@ -211,6 +240,14 @@ export class FloatExpr extends Vec {
   /** Lane n's value in every lane (a broadcast): n is 0-15, or an Int whose lane 0 counts, modulo 16. */
   lane(n: IntLike): FloatExpr {
     return flt(lane(this, 'Float', n), builder('Float.lane'));
+  }
+  /** The magnitude: the sign bit cleared (NaNs too). */
+  abs(): FloatExpr {
+    return unary(this, 'Float', 'fabs');
+  }
+  /** The same 32 bits read as an Int (a bit cast, not a conversion). */
+  asInt(): IntExpr {
+    return unary(this, 'Float', 'asInt');
   }
 
   private bin(op: BinOp, x: FloatLike): FloatExpr {

@@ -13,7 +13,7 @@
 // computed can be compared.
 
 import type { BinOp, BoolExpr, CmpOp, Cond, Expr, KernelAst, Stmt, Ty, UnOp, VarInfo, VarRef } from './ast.ts';
-import { type ArithType, BINARY, binaryImpl, COMPARISONS, names, UNARY } from './ops.ts';
+import { type ArithType, BINARY, binaryImpl, COMPARISONS, comparisonRow, names, UNARY } from './ops.ts';
 import { BARRIER_SEMAPHORE } from '../source/ast.ts';
 import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
 
@@ -77,7 +77,8 @@ const UN: Record<ArithType, Record<ArithType, UnOp[]>> = {
   int: { int: unaries('int', 'int'), float: unaries('int', 'float') },
   float: { int: unaries('float', 'int'), float: unaries('float', 'float') },
 };
-const CMP: CmpOp[] = names(COMPARISONS).filter((op) => COMPARISONS[op].generate);
+const comparisons = (ty: ArithType): CmpOp[] => names(COMPARISONS).filter((op) => COMPARISONS[op].generate && comparisonRow(op)?.[ty] !== undefined);
+const CMP: Record<ArithType, CmpOp[]> = { int: comparisons('int'), float: comparisons('float') };
 /** Float patterns that find edge cases: zeros, denormals, infinities, NaNs, extremes. */
 const SPECIAL_FLOATS = [
   0, 0x80000000, 0x3f800000, 0xbf800000, 0x00000001, 0x807fffff, 0x00800000, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000,
@@ -359,7 +360,7 @@ class Generator {
       return { k: c === 0 ? 'and' : 'or', a: this.boolExpr(depth - 1, loads), b: this.boolExpr(depth - 1, loads) };
     }
     const ty = this.chance(0.6) ? 'int' : 'float';
-    return { k: 'cmp', op: this.pick(CMP), ty, a: this.expr(ty, 1, !loads), b: this.expr(ty, 1, !loads) };
+    return { k: 'cmp', op: this.pick(CMP[ty]), ty, a: this.expr(ty, 1, !loads), b: this.expr(ty, 1, !loads) };
   }
 
   // ---- statements

@@ -17,7 +17,7 @@ import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_ST
 import { hex, WRITE } from '../common/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
-import { arithType, binaryImpl, comparisonRow, ORDER, unaryRow } from './ops.ts';
+import { arithType, binaryImpl, comparisonOrder, comparisonRow, ORDER, unaryRow } from './ops.ts';
 import { Interleaving } from '../common/interleave.ts';
 import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 
@@ -400,10 +400,10 @@ class Interpreter {
       case 'cmp': {
         const x = this.eval(q, b.a);
         const y = this.eval(q, b.b);
-        const holds = comparisonRow(b.op)?.holds;
-        if (!holds) throw new InterpreterError(`no comparison ${b.op}`);
-        const order = ORDER[arithType(b.ty)];
-        for (let l = 0; l < L; l++) out[l] = holds(order(x[l]!, y[l]!)) ? 1 : 0;
+        const row = comparisonRow(b.op);
+        if (!row?.[arithType(b.ty)]) throw new InterpreterError(`no ${arithType(b.ty)} comparison ${b.op}`);
+        const order = ORDER[comparisonOrder(row, b.ty)];
+        for (let l = 0; l < L; l++) out[l] = row.holds(order(x[l]!, y[l]!)) ? 1 : 0;
         return out;
       }
       case 'and':

@@ -87,11 +87,15 @@ export type CmpLowering =
   | { readonly mask: (l: OpEmitter, m: VReg, a: Src, b: Src) => void };
 
 export interface ComparisonRow {
-  readonly infix: string;
-  /** Whether it holds, given how a compares with b in their type's order (-1, 0 or 1: ORDER). */
+  /** Printed between its operands (`a < b`); without one, as a call (`ult(a, b)`). */
+  readonly infix?: string;
+  /** Whether it holds, given how a compares with b in its order (-1, 0 or 1: ORDER). */
   readonly holds: (order: number) => boolean;
+  /** The order it compares in: its operands' type's (the default), or ints as unsigned. */
+  readonly order?: 'unsigned';
+  /** Its lowering on ints and on floats, for the types it has. */
   readonly int: CmpLowering;
-  readonly float: CmpLowering;
+  readonly float?: CmpLowering;
   /** Whether the generator uses it (on ints and on floats). */
   readonly generate: boolean;
 }
@@ -141,6 +145,28 @@ export const UNARY = {
   /** Truncates toward zero; out of the int range gives 0. */
   toInt: { from: 'float', to: 'int', fn: arith.ftoi, lower: 'ftoi', generate: true },
   toFloat: { from: 'int', to: 'float', fn: arith.itof, lower: 'itof', generate: true },
+  /** The negation, wrapping around (-(-2^31) is -2^31). */
+  neg: { from: 'int', to: 'int', fn: (a) => arith.sub(0, a), lower: (l, dst, a, _b, cond) => l.alu('sub', dst, l.int(0), a, { cond }), generate: true },
+  /** The magnitude, wrapping around as JavaScript's (Math.abs(x) | 0): abs(-2^31) is -2^31. */
+  abs: {
+    from: 'int',
+    to: 'int',
+    fn: (a) => arith.max(a, arith.sub(0, a)),
+    lower: (l, dst, a, _b, cond) => {
+      const t = l.fresh();
+      l.alu('sub', t, l.int(0), a);
+      l.alu('max', dst, a, t, { cond });
+    },
+    generate: true,
+  },
+  /** Leading zero bits, 0-32 (the add ALU's clz). */
+  clz: { from: 'int', to: 'int', fn: arith.clz, lower: 'clz', generate: true },
+  /** The same 32 bits as a Float (a bit cast: no conversion). */
+  asFloat: { from: 'int', to: 'float', fn: (a) => a, lower: (l, dst, a, _b, cond) => l.mov(dst, a, cond), generate: true },
+  /** The same 32 bits as an Int. */
+  asInt: { from: 'float', to: 'int', fn: (a) => a, lower: (l, dst, a, _b, cond) => l.mov(dst, a, cond), generate: true },
+  /** The magnitude: the sign bit cleared (the add ALU's fmaxabs of a with itself). */
+  fabs: { from: 'float', to: 'float', fn: (a) => arith.fmaxabs(a, a), lower: 'fmaxabs', generate: true },
   recip: { from: 'float', to: 'float', ...sfu('sfu_recip'), generate: true },
   recipsqrt: { from: 'float', to: 'float', ...sfu('sfu_recipsqrt'), generate: true },
   exp2: { from: 'float', to: 'float', ...sfu('sfu_exp2'), generate: true },
@@ -150,8 +176,9 @@ export const UNARY = {
 // ---- comparisons
 
 /** How two values compare, -1, 0 or 1: ints signed; floats as the chip's fmin and fmax order them, patterns as sign-magnitude integers. */
-export const ORDER: Readonly<Record<ArithType, (a: number, b: number) => number>> = {
+export const ORDER: Readonly<Record<ArithType | 'unsigned', (a: number, b: number) => number>> = {
   int: (a, b) => ((a | 0) < (b | 0) ? -1 : (a | 0) > (b | 0) ? 1 : 0),
+  unsigned: (a, b) => (a >>> 0 < b >>> 0 ? -1 : a >>> 0 > b >>> 0 ? 1 : 0),
   float: (a, b) => {
     const ka = arith.fkey(a);
     const kb = arith.fkey(b);
@@ -189,6 +216,11 @@ export const COMPARISONS = {
   le: { infix: '<=', holds: (c) => c <= 0, int: order('max', false, 'cc'), float: order('fmax', false, 'cc'), generate: true },
   gt: { infix: '>', holds: (c) => c > 0, int: order('max', false, 'cs'), float: order('fmax', false, 'cs'), generate: true },
   ge: { infix: '>=', holds: (c) => c >= 0, int: order('max', true, 'cc'), float: order('fmax', true, 'cc'), generate: true },
+  // Unsigned, on ints only: flags from `sub.setf a, b`, C set where a < b as unsigned (its borrow).
+  ult: { holds: (c) => c < 0, order: 'unsigned', int: { setf: 'sub', holds: 'cs' }, generate: true },
+  ule: { holds: (c) => c <= 0, order: 'unsigned', int: { setf: 'sub', swap: true, holds: 'cc' }, generate: true },
+  ugt: { holds: (c) => c > 0, order: 'unsigned', int: { setf: 'sub', swap: true, holds: 'cs' }, generate: true },
+  uge: { holds: (c) => c >= 0, order: 'unsigned', int: { setf: 'sub', holds: 'cc' }, generate: true },
 } as const satisfies Record<string, ComparisonRow>;
 
 // ---- lookups (a kernel AST made by hand may name an operator no row has)
@@ -220,6 +252,8 @@ export function unaryRow(op: UnOp): UnaryRow | undefined {
 export function comparisonRow(op: CmpOp): ComparisonRow | undefined {
   return COMPARISON_ROWS[op];
 }
+/** The order comparison `row` compares operands of type `ty` in (ORDER's key). */
+export const comparisonOrder = (row: ComparisonRow, ty: Ty): ArithType | 'unsigned' => row.order ?? arithType(ty);
 
 /** The rows' names, in the table's order. */
 export const names = <T extends object>(table: T): (keyof T & string)[] => Object.keys(table) as (keyof T & string)[];

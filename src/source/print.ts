@@ -55,7 +55,10 @@ export class Printer {
   bool(b: BoolExpr): string {
     switch (b.k) {
       case 'cmp':
-        return `${this.expr(b.a)} ${comparisonRow(b.op)?.infix} ${this.expr(b.b)}`;
+      {
+        const infix = comparisonRow(b.op)?.infix;
+        return infix ? `${this.expr(b.a)} ${infix} ${this.expr(b.b)}` : `${b.op}(${this.expr(b.a)}, ${this.expr(b.b)})`;
+      }
       case 'and':
         return `(${this.bool(b.a)} && ${this.bool(b.b)})`;
       case 'or':

@@ -28,6 +28,7 @@ import {
   Where,
   While,
 } from '../../src/index.ts';
+import type { IntVar } from '../../src/index.ts';
 import { floats, ints, lanes, onAll } from '../helpers/lang.ts';
 
 test('integers: wrap-around add/sub, 24-bit multiply, shifts by the low 5 bits, signed min/max/compare', () => {
@@ -101,6 +102,26 @@ test('select chooses lane by lane, between Ints, Floats, Ptrs and numbers, insid
   };
   const [, , out] = onAll(k, () => [filled((l) => l), filled((l) => 100 + l), SharedArray.int32(16)]);
   assert.deepEqual(Array.from(out), lanes((l) => (l < 8 ? l : 100 + l)));
+});
+
+test('neg, abs, clz, unsigned comparisons and bit casts, at the edges of the int range', () => {
+  const v = [0, 1, -1, 2 ** 31 - 1, -(2 ** 31), 12345, -7, 0x10000, 0x80, 3, -3, 255, -256, 2 ** 30, 5, -(2 ** 30)];
+  const inputs = (r: IntVar) => {
+    r.set(0);
+    v.forEach((x, l) => Where(index().eq(l), () => r.set(x)));
+  };
+  assert.deepEqual(ints((r) => (inputs(r), r.set(r.neg()))), v.map((x) => -x | 0));
+  assert.deepEqual(ints((r) => (inputs(r), r.set(r.abs()))), v.map((x) => Math.abs(x) | 0));
+  assert.deepEqual(ints((r) => (inputs(r), r.set(r.clz()))), v.map((x) => Math.clz32(x)));
+  const u = (x: number) => x >>> 0;
+  const w = v.map((_, l) => v[(l + 5) & 15]!);
+  for (const [op, f] of [['ult', (a: number, b: number) => u(a) < u(b)], ['ule', (a: number, b: number) => u(a) <= u(b)], ['ugt', (a: number, b: number) => u(a) > u(b)], ['uge', (a: number, b: number) => u(a) >= u(b)]] as const)
+    assert.deepEqual(ints((r) => (inputs(r), r.set(select(r[op](rotate(r, 11)), 1, 0)))), v.map((x, l) => (f(x, w[l]!) ? 1 : 0)), op);
+  // A float's bits and back; abs clears the sign bit, of -0 and NaN too.
+  assert.deepEqual(ints((r) => (inputs(r), r.set(r.asFloat().asInt()))), v);
+  const bits = ints((r) => (inputs(r), r.set(r.asFloat().abs().asInt())));
+  assert.deepEqual(bits, v.map((x) => x & 0x7fffffff)); // a selection, not arithmetic: denormals keep their bits
+  assert.deepEqual(floats((r) => r.set(Float(-2.5).abs().add(Float(0).abs()))), lanes(() => 2.5));
 });
 
 test('x.lane(n) broadcasts lane n, by a number or an Int (its lane 0, modulo 16), inside Where too', () => {
