@@ -11,7 +11,7 @@
 // QPU's store row of the VPM and a DMA store, the blocking one waiting for it. The VPM rows:
 // 0 .. N-1 store rows, N .. 2N-1 load rows, then spill rows (spill.ts).
 
-import { type BoolExpr, childBlocks, type Cond, containsKind, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
+import { type BoolExpr, childBlocks, childExprs, type Cond, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
 import { CompileError } from './errors.ts';
 import { branchCond, OPPOSITE, type TrueCode } from './lower-words.ts';
 import { arithType, binaryImpl, type CmpLowering, comparisonRow, type OpEmitter, unaryRow } from '../source/ops.ts';
@@ -405,8 +405,10 @@ class Lowering implements OpEmitter {
         return;
       case 'bin': {
         // Its row of ops.ts: one ALU operation, or a function that emits several.
-        const how = binaryImpl(e.op, e.ty)?.lower;
-        if (!how) throw new CompileError(`kernel ${this.k.name}: the QPU has no ${e.ty} operation '${e.op}'`);
+        const impl = binaryImpl(e.op, e.ty);
+        if (!impl) throw new CompileError(`kernel ${this.k.name}: the QPU has no ${e.ty} operation '${e.op}'`);
+        if (impl.setsFlags && cond) throw new Error(`internal: ${e.op} sets flags and lowers before the flags it is written under (setsFlags)`);
+        const how = impl.lower;
         const a = this.expr(e.a);
         const b = this.expr(e.b);
         if (typeof how === 'string') this.alu(how, dst, a, b, c);
@@ -507,7 +509,11 @@ class Lowering implements OpEmitter {
   }
 }
 
-/** Whether computing e sets flags (a select does: lowering computes it before setting any it is written under). */
-const setsFlags = (e: Expr): boolean => containsKind(e, 'select');
+/**
+ * Whether computing e sets flags: a select does, and an operator whose row says so (umin, umax).
+ * Lowering computes such an expression before setting any flags it is written under.
+ */
+const setsFlags = (e: Expr): boolean =>
+  e.k === 'select' || (e.k === 'bin' && binaryImpl(e.op, e.ty)?.setsFlags === true) || childExprs(e).some(setsFlags);
 
 const sameReg = (r: Reg, x: Src): boolean => (r.k === 'v' ? x.k === 'v' && x.id === r.id : x.k === 'p' && x.name === r.name);

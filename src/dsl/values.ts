@@ -197,6 +197,13 @@ export class IntExpr extends Vec {
   asFloat(): FloatExpr {
     return unary(this, 'Int', 'asFloat');
   }
+  /** Unsigned min and max: both operands read as 0 to 2^32 - 1. */
+  umin(x: IntLike): IntExpr {
+    return this.bin('umin', x);
+  }
+  umax(x: IntLike): IntExpr {
+    return this.bin('umax', x);
+  }
   /** Unsigned comparisons: both operands read as 0 to 2^32 - 1. */
   ult(x: IntLike): BoolValue {
     return this.cmp('ult', x);

@@ -53,6 +53,11 @@ export type OpLowering = AddOpName | MulOpName | ((l: OpEmitter, dst: Reg, a: Sr
 export interface BinaryImpl {
   readonly fn: (a: number, b: number) => number;
   readonly lower: OpLowering;
+  /**
+   * Its lowering sets flags (and is never given a condition): lowering computes it before any
+   * flags an assignment of it is written under (compiler/lower.ts, setsFlags).
+   */
+  readonly setsFlags?: true;
 }
 
 export interface BinaryRow {
@@ -102,6 +107,21 @@ export interface ComparisonRow {
 
 // ---- binary operators (docs/language.md, "Types and values", "What each operation computes")
 
+/**
+ * umin (or, with `greater`, umax): `sub.setf` sets C where its first operand is below its second
+ * as unsigned (its borrow), then b, and a where C says a wins, into a temporary the value's
+ * destination copies (the destination may be one of the operands).
+ */
+function unsignedPick(greater: boolean): OpLowering {
+  return (l, dst, a, b) => {
+    l.alu('sub', l.p('nop'), greater ? b : a, greater ? a : b, { setf: true });
+    const t = l.fresh();
+    l.mov(t, b);
+    l.mov(t, a, 'cs');
+    l.mov(dst, t);
+  };
+}
+
 export const BINARY = {
   add: { infix: '+', int: { fn: arith.add, lower: 'add' }, float: { fn: arith.fadd, lower: 'fadd' }, generate: true },
   sub: { infix: '-', int: { fn: arith.sub, lower: 'sub' }, float: { fn: arith.fsub, lower: 'fsub' }, generate: true },
@@ -114,6 +134,9 @@ export const BINARY = {
   shr: { infix: '>>', int: { fn: arith.asr, lower: 'asr' }, generate: true },
   ushr: { infix: '>>>', int: { fn: arith.shr, lower: 'shr' }, generate: true },
   ror: { int: { fn: arith.ror, lower: 'ror' }, generate: true },
+  /** Unsigned min and max: both read as 0 to 2^32 - 1 (three moves after sub.setf; no ALU has them). */
+  umin: { int: { fn: (a, b) => (a >>> 0 < b >>> 0 ? a : b), lower: unsignedPick(false), setsFlags: true }, generate: true },
+  umax: { int: { fn: (a, b) => (a >>> 0 > b >>> 0 ? a : b), lower: unsignedPick(true), setsFlags: true }, generate: true },
   and: { infix: '&', int: { fn: arith.and, lower: 'and' }, generate: true },
   or: { infix: '|', int: { fn: arith.or, lower: 'or' }, generate: true },
   xor: { infix: '^', int: { fn: arith.xor, lower: 'xor' }, generate: true },

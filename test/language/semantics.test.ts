@@ -117,6 +117,10 @@ test('neg, abs, clz, unsigned comparisons and bit casts, at the edges of the int
   const w = v.map((_, l) => v[(l + 5) & 15]!);
   for (const [op, f] of [['ult', (a: number, b: number) => u(a) < u(b)], ['ule', (a: number, b: number) => u(a) <= u(b)], ['ugt', (a: number, b: number) => u(a) > u(b)], ['uge', (a: number, b: number) => u(a) >= u(b)]] as const)
     assert.deepEqual(ints((r) => (inputs(r), r.set(select(r[op](rotate(r, 11)), 1, 0)))), v.map((x, l) => (f(x, w[l]!) ? 1 : 0)), op);
+  assert.deepEqual(ints((r) => (inputs(r), r.set(r.umin(rotate(r, 11))))), v.map((x, l) => (u(x) < u(w[l]!) ? x : w[l]!)));
+  assert.deepEqual(ints((r) => (inputs(r), r.set(r.umax(rotate(r, 11))))), v.map((x, l) => (u(x) > u(w[l]!) ? x : w[l]!)));
+  // The destination among the operands, and under Where (whose own flags umin must not disturb).
+  assert.deepEqual(ints((r) => (inputs(r), Where(index().lt(8), () => r.set(rotate(r, 11).umin(r))))), v.map((x, l) => (l < 8 ? (u(w[l]!) < u(x) ? w[l]! : x) : x)));
   // A float's bits and back; abs clears the sign bit, of -0 and NaN too.
   assert.deepEqual(ints((r) => (inputs(r), r.set(r.asFloat().asInt()))), v);
   const bits = ints((r) => (inputs(r), r.set(r.asFloat().abs().asInt())));
