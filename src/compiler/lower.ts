@@ -49,6 +49,13 @@ class Lowering implements OpEmitter {
   /** The IR's constructors, for the operators' lowering functions (ops.ts). */
   readonly p = p;
   readonly int = int;
+  word(bits: number): Src {
+    const imm = smallImm(bits, 'int') ?? smallImm(bits, 'float');
+    if (imm) return imm;
+    const r = this.fresh();
+    this.emit({ op: 'ldi', dst: r, bits });
+    return r;
+  }
   private next = 0;
   private labels = 0;
   private readonly vars: VReg[] = [];
@@ -416,8 +423,10 @@ class Lowering implements OpEmitter {
         return;
       }
       case 'un': {
-        const how = unaryRow(e.op)?.lower;
-        if (!how) throw new CompileError(`kernel ${this.k.name}: the QPU has no operation '${e.op}'`);
+        const row = unaryRow(e.op);
+        if (!row) throw new CompileError(`kernel ${this.k.name}: the QPU has no operation '${e.op}'`);
+        if (row.setsFlags && cond) throw new Error(`internal: ${e.op} sets flags and lowers before the flags it is written under (setsFlags)`);
+        const how = row.lower;
         const a = this.expr(e.a);
         if (typeof how === 'string') this.alu(how, dst, a, a, c);
         else how(this, dst, a, a, cond);
@@ -514,6 +523,9 @@ class Lowering implements OpEmitter {
  * Lowering computes such an expression before setting any flags it is written under.
  */
 const setsFlags = (e: Expr): boolean =>
-  e.k === 'select' || (e.k === 'bin' && binaryImpl(e.op, e.ty)?.setsFlags === true) || childExprs(e).some(setsFlags);
+  e.k === 'select' ||
+  (e.k === 'bin' && binaryImpl(e.op, e.ty)?.setsFlags === true) ||
+  (e.k === 'un' && unaryRow(e.op)?.setsFlags === true) ||
+  childExprs(e).some(setsFlags);
 
 const sameReg = (r: Reg, x: Src): boolean => (r.k === 'v' ? x.k === 'v' && x.id === r.id : x.k === 'p' && x.name === r.name);

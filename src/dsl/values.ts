@@ -248,6 +248,16 @@ export class FloatExpr extends Vec {
   lane(n: IntLike): FloatExpr {
     return flt(lane(this, 'Float', n), builder('Float.lane'));
   }
+  /** Toward zero, down, up: the integral float (as Math.trunc, floor, ceil; -0.5 gives -0, NaN and infinities stay). */
+  trunc(): FloatExpr {
+    return unary(this, 'Float', 'trunc');
+  }
+  floor(): FloatExpr {
+    return unary(this, 'Float', 'floor');
+  }
+  ceil(): FloatExpr {
+    return unary(this, 'Float', 'ceil');
+  }
   /** The magnitude: the sign bit cleared (NaNs too). */
   abs(): FloatExpr {
     return unary(this, 'Float', 'fabs');

@@ -39,6 +39,8 @@ export interface OpEmitter {
   mov(dst: Reg, src: Src, cond?: WriteCond): void;
   p(name: PRegName): PReg;
   int(n: number): Imm;
+  /** A 32-bit pattern as an operand: a small immediate when one reads as it (as an int or a float), else loaded (`ldi`). */
+  word(bits: number): Src;
 }
 
 /**
@@ -71,6 +73,8 @@ export interface BinaryRow {
 }
 
 export interface UnaryRow {
+  /** Its lowering sets flags (and is never given a condition), as BinaryImpl.setsFlags. */
+  readonly setsFlags?: true;
   /** The operand's type and the result's. */
   readonly from: ArithType;
   readonly to: ArithType;
@@ -163,6 +167,53 @@ function sfu(reg: SfuRegister): Pick<UnaryRow, 'fn' | 'lower'> {
   };
 }
 
+// ---- rounding a float to an integral float: trunc, floor, ceil (as Math's, on float32)
+
+/** 2^23 as a float's pattern: from there on every float is integral (or infinite, or NaN). */
+const INTEGRAL_FROM = 0x4b000000;
+const ONE = 0x3f800000;
+
+/**
+ * trunc, floor or ceil on a pattern, as the lowering below computes it with the chip's
+ * arithmetic: ftoi and itof (exact below 2^23), a's sign kept (so -0.5 gives -0), then one step
+ * down (floor) where that passed a, or up (ceil); a itself from 2^23 on, infinities and NaNs.
+ */
+function rounded(mode: 'trunc' | 'floor' | 'ceil', a: number): number {
+  const m = arith.fmaxabs(a, a);
+  if ((m | 0) >= INTEGRAL_FROM) return a;
+  let t = arith.itof(arith.ftoi(a)) | (a ^ m);
+  if (mode === 'floor' && arith.fkey(t) > arith.fkey(a)) t = arith.fsub(t, ONE);
+  if (mode === 'ceil' && arith.fkey(a) > arith.fkey(t)) t = arith.fadd(t, ONE);
+  return t;
+}
+
+function roundedLowering(mode: 'trunc' | 'floor' | 'ceil'): OpLowering {
+  return (l, dst, a) => {
+    const i = l.fresh();
+    l.alu('ftoi', i, a);
+    const t = l.fresh();
+    l.alu('itof', t, i);
+    const m = l.fresh();
+    l.alu('fmaxabs', m, a);
+    const sign = l.fresh();
+    l.alu('xor', sign, a, m);
+    l.alu('or', t, t, sign);
+    // fmax.setf sets C where its first operand is the greater in the float order.
+    if (mode === 'floor') l.alu('fmax', l.p('nop'), t, a, { setf: true });
+    if (mode === 'ceil') l.alu('fmax', l.p('nop'), a, t, { setf: true });
+    if (mode !== 'trunc') l.alu(mode === 'floor' ? 'fsub' : 'fadd', t, t, l.word(ONE), { cond: 'cs' });
+    // N where m < 2^23 (both non-negative): the rounded value there, a elsewhere.
+    l.alu('sub', l.p('nop'), m, l.word(INTEGRAL_FROM), { setf: true });
+    const r = l.fresh();
+    l.mov(r, a);
+    l.mov(r, t, 'ns');
+    l.mov(dst, r);
+  };
+}
+
+const roundingRow = (mode: 'trunc' | 'floor' | 'ceil') =>
+  ({ from: 'float', to: 'float', fn: (a: number) => rounded(mode, a), lower: roundedLowering(mode), setsFlags: true, generate: true }) as const;
+
 export const UNARY = {
   not: { from: 'int', to: 'int', prefix: '~', fn: arith.not, lower: 'not', generate: true },
   /** Truncates toward zero; out of the int range gives 0. */
@@ -188,6 +239,10 @@ export const UNARY = {
   asFloat: { from: 'int', to: 'float', fn: (a) => a, lower: (l, dst, a, _b, cond) => l.mov(dst, a, cond), generate: true },
   /** The same 32 bits as an Int. */
   asInt: { from: 'float', to: 'int', fn: (a) => a, lower: (l, dst, a, _b, cond) => l.mov(dst, a, cond), generate: true },
+  /** Toward zero, down and up to an integral float (Math.trunc, floor and ceil on float32; -0 stays -0). */
+  trunc: roundingRow('trunc'),
+  floor: roundingRow('floor'),
+  ceil: roundingRow('ceil'),
   /** The magnitude: the sign bit cleared (the add ALU's fmaxabs of a with itself). */
   fabs: { from: 'float', to: 'float', fn: (a) => arith.fmaxabs(a, a), lower: 'fmaxabs', generate: true },
   recip: { from: 'float', to: 'float', ...sfu('sfu_recip'), generate: true },

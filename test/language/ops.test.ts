@@ -24,7 +24,7 @@ import type { BinOp, CmpOp, Expr, UnOp } from '../../src/source/ast.ts';
 import { Printer } from '../../src/source/print.ts';
 import { generate, rng } from '../../src/source/generate.ts';
 import { aluFunction, type AluCode, int, p, type Reg, regText, type Src, v, type WriteCond } from '../../src/compiler/ir.ts';
-import { addCarry, negFlag, zeroFlag } from '../../src/vc4/arith.ts';
+import { addCarry, negFlag, sfu, zeroFlag } from '../../src/vc4/arith.ts';
 import { ADD_OP_BY_NAME, smallImmValue } from '../../src/vc4/tables.ts';
 
 /** Patterns that find edge cases as ints and as floats, then random ones. */
@@ -60,12 +60,20 @@ test('a unary row lowered to one ALU operation means what that operation compute
  * One lane of a QPU running what a lowering function emits: registers by name, the flags Z, N and
  * C as the add ALU sets them (vc4/arith.ts).
  */
+/** The SFU's registers in the order arith.sfu numbers its functions; a write puts the result in r4. */
+const SFU_WRITES = ['sfu_recip', 'sfu_recipsqrt', 'sfu_exp2', 'sfu_log2'];
+
 class OneLane implements OpEmitter {
   private readonly regs = new Map<string, number>();
   private flags = { z: 0, n: 0, c: 0 };
   private next = 100;
   readonly p = p;
   readonly int = int;
+  word(bits: number): Src {
+    const r = this.fresh();
+    this.set(r, bits);
+    return r;
+  }
   fresh() {
     return v(this.next++);
   }
@@ -92,7 +100,8 @@ class OneLane implements OpEmitter {
       if (!add) throw new Error(`flags from ${code}: only the add ALU's are modelled`);
       this.flags = { z: zeroFlag(r), n: negFlag(r), c: addCarry(add.code, x, y, r) };
     }
-    if (!(dst.k === 'p' && dst.name === 'nop')) this.set(dst, r);
+    if (dst.k === 'p' && dst.name.startsWith('sfu_')) this.set(p('r4'), sfu(SFU_WRITES.indexOf(dst.name), r));
+    else if (!(dst.k === 'p' && dst.name === 'nop')) this.set(dst, r);
   }
   mov(dst: Reg, src: Src, cond?: WriteCond) {
     this.alu('mov', dst, src, src, cond ? { cond } : {});
@@ -121,6 +130,27 @@ test('a comparison\'s lowering holds exactly where its meaning does, on ints and
       const how = row[ty];
       if (!how) continue; // a comparison ints have and floats do not (ult, ...)
       for (const [a, b] of PAIRS) assert.equal(lowered(how, a, b), row.holds(ORDER[comparisonOrder(row, ty)](a, b)), `${ty} ${hex(a)} ${op} ${hex(b)}`);
+    }
+});
+
+test('a row lowered to several instructions means what its row says, run on one lane', () => {
+  const run = (lower: Exclude<BinaryImpl['lower'], string>, a: number, b: number) => {
+    const l = new OneLane();
+    const [x, y, d] = [v(0), v(1), v(2)];
+    l.set(x, a);
+    l.set(y, b);
+    l.set(d, 0x5eed);
+    lower(l, d, x, y, undefined);
+    return l.get(d);
+  };
+  for (const op of names(UNARY)) {
+    const row: UnaryRow = UNARY[op];
+    if (typeof row.lower !== 'string') for (const a of PATTERNS) assert.equal(run(row.lower, a, a), row.fn(a) | 0, `${op}(${hex(a)})`);
+  }
+  for (const op of names(BINARY))
+    for (const ty of ['int', 'float'] as const) {
+      const impl: BinaryImpl | undefined = binaryImpl(op, ty);
+      if (impl && typeof impl.lower !== 'string') for (const [a, b] of PAIRS) assert.equal(run(impl.lower, a, b), impl.fn(a, b) | 0, `${ty} ${op}(${hex(a)}, ${hex(b)})`);
     }
 });
 

@@ -28,7 +28,7 @@ import {
   Where,
   While,
 } from '../../src/index.ts';
-import type { IntVar } from '../../src/index.ts';
+import type { FloatExpr, IntVar } from '../../src/index.ts';
 import { floats, ints, lanes, onAll } from '../helpers/lang.ts';
 
 test('integers: wrap-around add/sub, 24-bit multiply, shifts by the low 5 bits, signed min/max/compare', () => {
@@ -126,6 +126,19 @@ test('neg, abs, clz, unsigned comparisons and bit casts, at the edges of the int
   const bits = ints((r) => (inputs(r), r.set(r.asFloat().abs().asInt())));
   assert.deepEqual(bits, v.map((x) => x & 0x7fffffff)); // a selection, not arithmetic: denormals keep their bits
   assert.deepEqual(floats((r) => r.set(Float(-2.5).abs().add(Float(0).abs()))), lanes(() => 2.5));
+});
+
+test('trunc, floor and ceil are Math\'s on float32, -0, halves, large values, infinities and NaN included', () => {
+  const xs = [0.5, -0.5, 1.5, -1.5, 2, -2, 0, -0, 8388607.5, -8388607.5, 2 ** 23, 1e30, -1e30, Infinity, -Infinity, 3.75];
+  const run = (f: (x: FloatExpr) => FloatExpr) =>
+    floats((r) => {
+      xs.forEach((x, l) => Where(index().eq(l), () => r.set(x)));
+      r.set(f(r));
+    });
+  for (const [name, f] of [['trunc', Math.trunc], ['floor', Math.floor], ['ceil', Math.ceil]] as const)
+    assert.deepEqual(run((x) => x[name]()).map((y) => Object.is(y, -0) ? '-0' : y), xs.map((x) => (Object.is(f(Math.fround(x)), -0) ? '-0' : f(Math.fround(x)))), name);
+  const nan = floats((r) => r.set(Int(0x7fc00000).asFloat().floor()));
+  assert.ok(nan.every(Number.isNaN));
 });
 
 test('x.lane(n) broadcasts lane n, by a number or an Int (its lane 0, modulo 16), inside Where too', () => {
