@@ -258,6 +258,14 @@ export class FloatExpr extends Vec {
   ceil(): FloatExpr {
     return unary(this, 'Float', 'ceil');
   }
+  /** The nearest integral float, halves up (as Math.round: -2.5 gives -2, -0.4 gives -0). */
+  round(): FloatExpr {
+    return unary(this, 'Float', 'round');
+  }
+  /** x minus its floor: in [0, 1) for finite x (GLSL's fract). */
+  fract(): FloatExpr {
+    return unary(this, 'Float', 'fract');
+  }
   /** The magnitude: the sign bit cleared (NaNs too). */
   abs(): FloatExpr {
     return unary(this, 'Float', 'fabs');

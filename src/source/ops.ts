@@ -167,27 +167,37 @@ function sfu(reg: SfuRegister): Pick<UnaryRow, 'fn' | 'lower'> {
   };
 }
 
-// ---- rounding a float to an integral float: trunc, floor, ceil (as Math's, on float32)
+// ---- rounding a float to an integral float: trunc, floor, ceil, round (as Math's, on float32), fract
 
 /** 2^23 as a float's pattern: from there on every float is integral (or infinite, or NaN). */
 const INTEGRAL_FROM = 0x4b000000;
 const ONE = 0x3f800000;
+const HALF = 0x3f000000;
+const MINUS_HALF = 0xbf000000 | 0;
+
+type Rounding = 'trunc' | 'floor' | 'ceil' | 'round' | 'fract';
 
 /**
- * trunc, floor or ceil on a pattern, as the lowering below computes it with the chip's
- * arithmetic: ftoi and itof (exact below 2^23), a's sign kept (so -0.5 gives -0), then one step
- * down (floor) where that passed a, or up (ceil); a itself from 2^23 on, infinities and NaNs.
+ * A rounding of a pattern, as the lowering below computes it with the chip's arithmetic: ftoi
+ * and itof (exact below 2^23) with a's sign put back (so -0.5 truncates to -0), then one step
+ * where that passed a (floor, ceil) or where a is half a step or more away (round: halves go up,
+ * as Math.round); from 2^23 on, infinities and NaNs, a itself. fract is a minus its floor.
  */
-function rounded(mode: 'trunc' | 'floor' | 'ceil', a: number): number {
+function rounded(mode: Rounding, a: number): number {
   const m = arith.fmaxabs(a, a);
-  if ((m | 0) >= INTEGRAL_FROM) return a;
   let t = arith.itof(arith.ftoi(a)) | (a ^ m);
-  if (mode === 'floor' && arith.fkey(t) > arith.fkey(a)) t = arith.fsub(t, ONE);
+  if ((mode === 'floor' || mode === 'fract') && arith.fkey(t) > arith.fkey(a)) t = arith.fsub(t, ONE);
   if (mode === 'ceil' && arith.fkey(a) > arith.fkey(t)) t = arith.fadd(t, ONE);
-  return t;
+  if (mode === 'round') {
+    const d = arith.fsub(a, t);
+    if (!(arith.fkey(HALF) > arith.fkey(d))) t = arith.fadd(t, ONE);
+    if (arith.fkey(MINUS_HALF) > arith.fkey(d)) t = arith.fsub(t, ONE);
+  }
+  const r = (m | 0) < INTEGRAL_FROM ? t : a;
+  return mode === 'fract' ? arith.fsub(a, r) : r;
 }
 
-function roundedLowering(mode: 'trunc' | 'floor' | 'ceil'): OpLowering {
+function roundedLowering(mode: Rounding): OpLowering {
   return (l, dst, a) => {
     const i = l.fresh();
     l.alu('ftoi', i, a);
@@ -199,19 +209,33 @@ function roundedLowering(mode: 'trunc' | 'floor' | 'ceil'): OpLowering {
     l.alu('xor', sign, a, m);
     l.alu('or', t, t, sign);
     // fmax.setf sets C where its first operand is the greater in the float order.
-    if (mode === 'floor') l.alu('fmax', l.p('nop'), t, a, { setf: true });
-    if (mode === 'ceil') l.alu('fmax', l.p('nop'), a, t, { setf: true });
-    if (mode !== 'trunc') l.alu(mode === 'floor' ? 'fsub' : 'fadd', t, t, l.word(ONE), { cond: 'cs' });
+    if (mode === 'floor' || mode === 'fract') {
+      l.alu('fmax', l.p('nop'), t, a, { setf: true });
+      l.alu('fsub', t, t, l.word(ONE), { cond: 'cs' });
+    }
+    if (mode === 'ceil') {
+      l.alu('fmax', l.p('nop'), a, t, { setf: true });
+      l.alu('fadd', t, t, l.word(ONE), { cond: 'cs' });
+    }
+    if (mode === 'round') {
+      const d = l.fresh();
+      l.alu('fsub', d, a, t);
+      l.alu('fmax', l.p('nop'), l.word(HALF), d, { setf: true });
+      l.alu('fadd', t, t, l.word(ONE), { cond: 'cc' });
+      l.alu('fmax', l.p('nop'), l.word(MINUS_HALF), d, { setf: true });
+      l.alu('fsub', t, t, l.word(ONE), { cond: 'cs' });
+    }
     // N where m < 2^23 (both non-negative): the rounded value there, a elsewhere.
     l.alu('sub', l.p('nop'), m, l.word(INTEGRAL_FROM), { setf: true });
     const r = l.fresh();
     l.mov(r, a);
     l.mov(r, t, 'ns');
-    l.mov(dst, r);
+    if (mode === 'fract') l.alu('fsub', dst, a, r);
+    else l.mov(dst, r);
   };
 }
 
-const roundingRow = (mode: 'trunc' | 'floor' | 'ceil') =>
+const roundingRow = (mode: Rounding) =>
   ({ from: 'float', to: 'float', fn: (a: number) => rounded(mode, a), lower: roundedLowering(mode), setsFlags: true, generate: true }) as const;
 
 export const UNARY = {
@@ -243,6 +267,10 @@ export const UNARY = {
   trunc: roundingRow('trunc'),
   floor: roundingRow('floor'),
   ceil: roundingRow('ceil'),
+  /** To the nearest integral float, halves up (Math.round on float32: -2.5 gives -2, -0.4 gives -0). */
+  round: roundingRow('round'),
+  /** x minus its floor, in [0, 1) for finite x (GLSL's fract); NaN for infinities. */
+  fract: roundingRow('fract'),
   /** The magnitude: the sign bit cleared (the add ALU's fmaxabs of a with itself). */
   fabs: { from: 'float', to: 'float', fn: (a) => arith.fmaxabs(a, a), lower: 'fmaxabs', generate: true },
   recip: { from: 'float', to: 'float', ...sfu('sfu_recip'), generate: true },

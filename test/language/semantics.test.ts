@@ -128,15 +128,18 @@ test('neg, abs, clz, unsigned comparisons and bit casts, at the edges of the int
   assert.deepEqual(floats((r) => r.set(Float(-2.5).abs().add(Float(0).abs()))), lanes(() => 2.5));
 });
 
-test('trunc, floor and ceil are Math\'s on float32, -0, halves, large values, infinities and NaN included', () => {
+test('trunc, floor, ceil and round are Math\'s on float32, fract is x - floor(x), -0, halves, large values, infinities and NaN included', () => {
   const xs = [0.5, -0.5, 1.5, -1.5, 2, -2, 0, -0, 8388607.5, -8388607.5, 2 ** 23, 1e30, -1e30, Infinity, -Infinity, 3.75];
   const run = (f: (x: FloatExpr) => FloatExpr) =>
     floats((r) => {
       xs.forEach((x, l) => Where(index().eq(l), () => r.set(x)));
       r.set(f(r));
     });
-  for (const [name, f] of [['trunc', Math.trunc], ['floor', Math.floor], ['ceil', Math.ceil]] as const)
+  for (const [name, f] of [['trunc', Math.trunc], ['floor', Math.floor], ['ceil', Math.ceil], ['round', Math.round]] as const)
     assert.deepEqual(run((x) => x[name]()).map((y) => Object.is(y, -0) ? '-0' : y), xs.map((x) => (Object.is(f(Math.fround(x)), -0) ? '-0' : f(Math.fround(x)))), name);
+  const fract = run((x) => x.fract());
+  xs.forEach((x, l) => assert.equal(fract[l], Number.isFinite(x) ? Math.fround(x) - Math.floor(Math.fround(x)) : NaN, `fract(${x})`));
+  assert.deepEqual(floats((r) => r.set(Float(-2.5).round().add(Float(0.49999997).round()))), lanes(() => -2));
   const nan = floats((r) => r.set(Int(0x7fc00000).asFloat().floor()));
   assert.ok(nan.every(Number.isNaN));
 });
