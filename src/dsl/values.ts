@@ -89,6 +89,9 @@ export function literal(v: number, ty: 'int' | 'float', what: string): Expr {
   return { k: 'lit', ty, bits: floatBits(v) | 0 };
 }
 
+/** +Infinity's pattern: a float's magnitude above it is a NaN, below it finite. */
+const INFINITY_BITS = 0x7f800000;
+
 /** The largest finite float32, and the smallest normal one (the QPU reads denormals as 0: docs/emulator.md, "Arithmetic"). */
 const FLOAT_MAX = 3.4028234663852886e38;
 const FLOAT_MIN_NORMAL = 1.1754943508222875e-38;
@@ -273,6 +276,17 @@ export class FloatExpr extends Vec {
   /** The same 32 bits read as an Int (a bit cast, not a conversion). */
   asInt(): IntExpr {
     return unary(this, 'Float', 'asInt');
+  }
+  /**
+   * Whether each lane is a NaN, or finite (neither NaN nor infinite): from the pattern, its
+   * magnitude's bits above or below infinity's (0x7f800000), so a kernel's dump shows them as
+   * such a comparison.
+   */
+  isNaN(): BoolValue {
+    return this.abs().asInt().gt(INFINITY_BITS);
+  }
+  isFinite(): BoolValue {
+    return this.abs().asInt().lt(INFINITY_BITS);
   }
 
   private bin(op: BinOp, x: FloatLike): FloatExpr {

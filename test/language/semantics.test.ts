@@ -28,7 +28,7 @@ import {
   Where,
   While,
 } from '../../src/index.ts';
-import type { FloatExpr, IntVar } from '../../src/index.ts';
+import type { BoolValue, FloatExpr, IntVar } from '../../src/index.ts';
 import { floats, ints, lanes, onAll } from '../helpers/lang.ts';
 
 test('integers: wrap-around add/sub, 24-bit multiply, shifts by the low 5 bits, signed min/max/compare', () => {
@@ -140,6 +140,17 @@ test('trunc, floor, ceil and round are Math\'s on float32, fract is x - floor(x)
   const fract = run((x) => x.fract());
   xs.forEach((x, l) => assert.equal(fract[l], Number.isFinite(x) ? Math.fround(x) - Math.floor(Math.fround(x)) : NaN, `fract(${x})`));
   assert.deepEqual(floats((r) => r.set(Float(-2.5).round().add(Float(0.49999997).round()))), lanes(() => -2));
+  // isNaN and isFinite, on every kind of pattern: NaNs of both signs and payloads, infinities, zeros, denormals.
+  const patterns = [0x7fc00000, 0xffc00000 | 0, 0x7f800001, 0x7f800000, 0xff800000 | 0, 0, 0x80000000 | 0, 1, 0x7f7fffff, 0x3f800000, 0xbf800000 | 0, 0x7fffffff, -1, 0x00800000, 12345, 0x4b000000];
+  const classify = (f: (x: FloatExpr) => BoolValue) =>
+    ints((r) => {
+      const x = Int(0);
+      patterns.forEach((b, l) => Where(index().eq(l), () => x.set(b)));
+      r.set(select(f(x.asFloat()), 1, 0));
+    });
+  const asFloat = (b: number) => new Float32Array(new Int32Array([b]).buffer)[0]!;
+  assert.deepEqual(classify((x) => x.isNaN()), patterns.map((b) => (Number.isNaN(asFloat(b)) ? 1 : 0)));
+  assert.deepEqual(classify((x) => x.isFinite()), patterns.map((b) => (Number.isFinite(asFloat(b)) ? 1 : 0)));
   const nan = floats((r) => r.set(Int(0x7fc00000).asFloat().floor()));
   assert.ok(nan.every(Number.isNaN));
 });
