@@ -175,9 +175,10 @@ export function select(c: BoolValue, a: IntExpr | FloatExpr | PtrExpr<Elem> | nu
   const bld = builder('select');
   const cond = boolOf(c, 'select');
   checkOwner(cond.owner, 'select');
-  const typed = [a, b].find((x) => typeof x !== 'number');
-  if (typed !== undefined && !(typed instanceof IntExpr || typed instanceof FloatExpr || typed instanceof PtrExpr))
-    throw bld.error(`select chooses between two Ints, two Floats or two Ptrs (or numbers), not ${describeHost(typed)}`);
+  const isValue = (x: unknown): x is IntExpr | FloatExpr | PtrExpr<Elem> => x instanceof IntExpr || x instanceof FloatExpr || x instanceof PtrExpr;
+  for (const x of [a, b] as unknown[])
+    if (typeof x !== 'number' && !isValue(x)) throw bld.error(`select chooses between two Ints, two Floats or two Ptrs (or numbers), not ${describeHost(x)}`);
+  const typed = [a, b].find(isValue);
   if (typed instanceof PtrExpr) {
     for (const x of [a, b]) {
       if (!(x instanceof PtrExpr) || x.ty !== typed.ty) throw bld.error(`select between ${describeTy(typed.ty)} and ${typeof x === 'number' ? `the number ${x}` : describeTy((x as PtrExpr<Elem>).ty)}: both must be the same kind of Ptr`);

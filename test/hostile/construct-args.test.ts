@@ -1,0 +1,84 @@
+// The new constructs' arguments as plain JavaScript can pass them: select's condition and values,
+// x.lane(n)'s lane, and the Int methods that take an operand (umin, umax, ult, ...), each given
+// every kind of junk: nothing, strings, objects, fractions, NaN, lanes out of range, booleans,
+// values of another kernel, values forged with Object.create, a Float where an Int goes. Each
+// kernel() call ends in a kernel or in a DslError naming the kernel and the user's line; never a
+// TypeError from inside qpu-ts.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import * as Q from '../../src/index.ts';
+import { DslError } from '../../src/dsl/builder.ts';
+
+const { Float, index, Int, kernel, Ptr, select } = Q;
+const HERE = /construct-args\.test\.ts:\d+:\d+/;
+
+let leaked: unknown;
+kernel([Ptr(Int)], () => {
+  leaked = index();
+});
+
+/** Junk, made inside the kernel being built (so that its own values can be among it). */
+const junk = (): [string, unknown][] => [
+  ['undefined', undefined],
+  ['null', null],
+  ['a string', 'x'],
+  ['an object', {}],
+  ['an array', [1]],
+  ['NaN', NaN],
+  ['1.5', 1.5],
+  ['-1', -1],
+  ['16', 16],
+  ['2^40', 2 ** 40],
+  ['true', true],
+  ['another kernel\'s value', leaked],
+  ['a forged Int', Object.create(Object.getPrototypeOf(Int(0)))],
+  ['a Float', Float(1.5)],
+  ['a condition', index().lt(3)],
+];
+
+/** Builds a kernel whose body uses `use`; returns 'ok', or fails unless it is a located DslError. */
+function attempt(what: string, use: () => void): 'ok' | 'refused' {
+  try {
+    kernel([Ptr(Int)], function junky(p) {
+      use();
+      p.store(index());
+    });
+    return 'ok';
+  } catch (e) {
+    if (!(e instanceof DslError) || !/^kernel junky \(/.test(e.message) || !HERE.test(e.message)) assert.fail(`${what}: unexpected ${(e as Error)?.stack ?? e}`);
+    return 'refused';
+  }
+}
+
+test('select, lane and the operand-taking methods refuse every kind of junk at the user\'s line', () => {
+  const calls: [string, (x: unknown) => unknown][] = [
+    ['select(x, 1, 2)', (x) => select(x as Q.BoolValue, 1, 2)],
+    ['select(c, x, 2)', (x) => select(index().lt(3), x as number, 2)],
+    ['select(c, Int, x)', (x) => select(index().lt(3), index(), x as number)],
+    ['Int.lane(x)', (x) => index().lane(x as number)],
+    ['Float.lane(x)', (x) => index().toFloat().lane(x as number)],
+    ['Int.umin(x)', (x) => index().umin(x as number)],
+    ['Int.ult(x)', (x) => index().ult(x as number)],
+  ];
+  const outcomes = new Map<string, string>();
+  const kinds = 15; // junk() makes 15 kinds (it needs a kernel being built to run)
+  for (const [name, call] of calls)
+    for (let i = 0; i < kinds; i++) {
+      let label = '';
+      const got = attempt(name, () => {
+        const [l, x] = junk()[i]!;
+        label = l;
+        call(x);
+      });
+      outcomes.set(`${name} with ${label}`, got);
+    }
+  assert.equal(outcomes.size, calls.length * kinds);
+  // What builds: a 32-bit integer where an Int goes, a Float chosen beside a number, a condition where one goes.
+  const built = [...outcomes].filter(([, v]) => v === 'ok').map(([k]) => k);
+  const expected = [
+    ...['select(c, x, 2)', 'select(c, Int, x)', 'Int.umin(x)', 'Int.ult(x)'].flatMap((n) => [`${n} with -1`, `${n} with 16`]),
+    'select(c, x, 2) with a Float',
+    'select(x, 1, 2) with a condition',
+  ];
+  assert.deepEqual(built.sort(), expected.sort());
+});
