@@ -1,0 +1,59 @@
+// What each of the language's newer constructs costs in compiled code: instructions executed per
+// 16 results at -O2, in a loop of N iterations applying it CHAIN times in a row, measured as the
+// difference from the same loop around plain adds or fmuls (the loop's own instructions cancel;
+// a chain keeps the loop's spare slots from hiding the cost). Counts, not timings.
+// Run: npm run bench:constructs [-- --json out.json]
+import { writeFileSync } from 'node:fs';
+import { Float, For, index, Int, kernel, Ptr, select, SharedArray } from '../src/index.ts';
+import type { FloatVar, IntVar } from '../src/index.ts';
+
+const N = 64;
+const CHAIN = 4;
+
+type Body = { int?: (r: IntVar, i: IntVar) => void; float?: (r: FloatVar, i: IntVar) => void };
+
+/** Instructions executed by QPU 0 for a loop of N iterations running `body` on r (i is the counter). */
+function executed(body: Body): number {
+  const k = kernel([Ptr(Int), Ptr(Float)], (pi, pf) => {
+    const r = Int(index());
+    const f = Float(index().toFloat().add(0.25));
+    const i = Int(0);
+    For(i.lt(N), () => i.set(i.add(1)), () => {
+      for (let c = 0; c < CHAIN; c++) {
+        body.int?.(r, i);
+        body.float?.(f, i);
+      }
+    });
+    pi.store(r);
+    pf.store(f);
+  });
+  const report = k.emulateSync([SharedArray.int32(16), SharedArray.float32(16)]);
+  return report.stepsPerQpu[0]!;
+}
+
+const CASES: [string, Body][] = [
+  ['select (Int, on a comparison)', { int: (r, i) => r.set(select(r.lt(i), r.add(i), i)) }],
+  ['x.lane(5)', { int: (r) => r.set(r.lane(5).add(r)) }],
+  ['x.lane(i) (an Int)', { int: (r, i) => r.set(r.lane(i).add(r)) }],
+  ['umin', { int: (r, i) => r.set(r.umin(i).add(r)) }],
+  ['Int abs', { int: (r, i) => r.set(r.sub(i).abs()) }],
+  ['Float trunc', { float: (f) => f.set(f.mul(1.5).trunc()) }],
+  ['Float floor', { float: (f) => f.set(f.mul(1.5).floor()) }],
+  ['Float round', { float: (f) => f.set(f.mul(1.5).round()) }],
+];
+/** The same loops around one add or one fmul, whose cost is subtracted. */
+const BASE: Record<'int' | 'float', Body> = {
+  int: { int: (r, i) => r.set(r.add(i)) },
+  float: { float: (f) => f.set(f.mul(1.5)) },
+};
+
+const base = { int: executed(BASE.int), float: executed(BASE.float) };
+const records = CASES.map(([name, body]) => {
+  const kind = body.int ? 'int' : 'float';
+  const perIteration = (executed(body) - base[kind]) / (N * CHAIN);
+  return { construct: name, instructionsPer16: perIteration };
+});
+console.log(`instructions executed per 16 results at -O2, beyond one add (Int) or one fmul (Float), ${CHAIN} in a row in a loop of ${N}:`);
+for (const r of records) console.log(`  ${r.construct.padEnd(32)} ${r.instructionsPer16.toFixed(2)}`);
+const at = process.argv.indexOf('--json');
+if (at > 0 && process.argv[at + 1]) writeFileSync(process.argv[at + 1]!, JSON.stringify(records, null, 2) + '\n');
