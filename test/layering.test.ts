@@ -4,9 +4,9 @@
 // memory, the assembler's two circles).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { circles, importGraph } from './helpers/imports.ts';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
@@ -24,20 +24,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   cli: ['common', 'source', 'dsl', 'compiler', 'emulator', 'pi', 'runtime'],
 };
 
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
-}
-
-/** Each file of src (relative to it) with the files of src it imports or re-exports from. */
-function graph(): Map<string, string[]> {
-  const g = new Map<string, string[]>();
-  for (const f of files(SRC)) {
-    const text = readFileSync(f, 'utf8');
-    const targets = [...text.matchAll(/^(?:import|export)[^'"]*?from\s+'(\.[^']+)'/gm)].map((m) => relative(SRC, resolve(dirname(f), m[1]!)));
-    g.set(relative(SRC, f), targets);
-  }
-  return g;
-}
+const graph = () => importGraph(SRC);
 
 const folderOf = (f: string) => (f.includes('/') ? f.slice(0, f.indexOf('/')) : '');
 
@@ -64,16 +51,5 @@ test('every folder of src is placed in the order', () => {
 });
 
 test('no file of src imports itself through others', () => {
-  const g = graph();
-  const circles: string[] = [];
-  const state = new Map<string, 'open' | 'done'>();
-  const visit = (f: string, path: string[]) => {
-    if (state.get(f) === 'done') return;
-    if (state.get(f) === 'open') return void circles.push([...path.slice(path.indexOf(f)), f].join(' -> '));
-    state.set(f, 'open');
-    for (const t of g.get(f) ?? []) visit(t, [...path, f]);
-    state.set(f, 'done');
-  };
-  for (const f of g.keys()) visit(f, []);
-  assert.deepEqual(circles, []);
+  assert.deepEqual(circles(graph()), []);
 });
