@@ -97,7 +97,7 @@ test('a wrong command line is status 2 for every subcommand', async () => {
   await fails(2, ['asm', hello], /say where the code goes: -o OUT\.bin, or --hex to print it/);
   await fails(2, ['emu', bin, '--dump', 'out'], /--dump out: there is no buffer out/);
   await fails(2, ['compile', gcd, '--kernel', 'nope'], /--kernel nope: .* has no such kernel; it exports: gcd, gcdUnrolled/);
-  await fails(2, ['compile', gcd, '--kernel', 'gcd', '--dump', 'x'], /--dump x: the stages are ast, pipeline, ir, .*/);
+  await fails(2, ['compile', gcd, '--kernel', 'gcd', '--dump', 'x'], /--dump x: the stages are ast, pipeline, induction, ir, .*/);
 });
 
 test('-o naming the input file is refused before anything is written, under any name', async () => {

@@ -5,7 +5,9 @@
 // levels, `--passes`, `--dump` and `qpu compile --help`; docs/contributing.md, "Adding a compiler
 // pass", says what else a new pass needs. The files, in order:
 //   pipeline-loads.ts  AST -> AST: a counted loop's blocking loads become gathers one iteration ahead
-//   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags); frame.ts
+//   induction.ts AST -> AST: a loop counter's products with invariants become running sums
+//   lower.ts     AST -> IR over virtual registers (loops inverted, Where by flags); ranges.ts
+//                the Int values' intervals it reads; frame.ts
 //                its prologue and end, lower-words.ts the words it uses, source/ops.ts the operators
 //   dead.ts, fold.ts, cse.ts, direct.ts, hoist.ts, strength.ts  the IR passes (rows below)
 //   cfg.ts       basic blocks, edges and loops, for the passes that follow control flow
@@ -39,6 +41,7 @@ import { reduceStrength } from './strength.ts';
 import { hoistConstants } from './hoist.ts';
 import { type Lowered, lower } from './lower.ts';
 import { pipelineLoads } from './pipeline-loads.ts';
+import { reduceProducts } from './induction.ts';
 import { checkKernel } from '../source/check.ts';
 import { printKernel } from '../source/print.ts';
 import { accumulatorValues, allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
@@ -69,8 +72,10 @@ interface Step {
 /** The compiler's steps in the order they run. */
 export const PIPELINE = [
   { name: 'pipeline', level: 2, does: "a counted loop's blocking loads as gathers a loop ahead (AST)", shows: '... after loads were pipelined into gathers (-O2)' },
+  { name: 'induction', level: 1, does: 'a loop counter times an invariant as a running sum (AST)', shows: '... after products of loop counters became running sums' },
   { name: 'invert', level: 1, does: 'loops test at the bottom (in lowering)' },
   { name: 'flags', level: 1, does: 'a Where sets flags once and writes under them (in lowering)' },
+  { name: 'ranges', level: 1, does: 'a product of 24-bit values is one mul24 (in lowering)' },
   { name: 'ir', shows: 'lowered to instructions over virtual registers (%n)' },
   { name: 'dead', level: 1, ir: removeDeadCode, does: 'values no path reads removed', shows: 'the IR after dead-code removal' },
   { name: 'fold', level: 1, ir: foldConstants, does: "operations on constants computed with the chip's arithmetic", shows: '... after constant folding' },
@@ -178,7 +183,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     throw new RangeError(`kernel ${ast.name}: optimization level ${opts.opt}: the levels are ${OPT_LEVELS.join(', ')}`);
   const dumps: Dumps = new Map();
   const source = astPasses(ast, opts, dumps);
-  const lowered = lower(source, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags') });
+  const lowered = lower(source, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags'), ranges: passOn(opts, 'ranges') });
   const header = () => [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
   dumps.set('ir', () => `${header()}\n${printIr(lowered.code)}`);
   const ir = irPasses(lowered, opts, dumps, header);
@@ -217,7 +222,13 @@ function astPasses(ast: KernelAst, opts: CompileOptions, dumps: Dumps): KernelAs
   dumps.set('pipeline', () =>
     !piped ? '# pass pipeline is off: the kernel stands\n' : `# loads pipelined in ${piped.loops} loop${piped.loops === 1 ? '' : 's'}\n${printKernel(piped.ast)}`,
   );
-  return piped?.ast ?? ast;
+  const source = piped?.ast ?? ast;
+  const summed = passOn(opts, 'induction') ? reduceProducts(source) : undefined;
+  if (summed && opts.verify) checkKernel(summed.ast);
+  dumps.set('induction', () =>
+    !summed ? '# pass induction is off: the kernel stands\n' : `# ${summed.products} product${summed.products === 1 ? '' : 's'} as running sums\n${printKernel(summed.ast)}`,
+  );
+  return summed?.ast ?? source;
 }
 
 /** The IR passes in PIPELINE's order: each run if on, verified if asked, its output kept for its dump. */

@@ -18,7 +18,9 @@ import { arithType, binaryImpl, type CmpLowering, comparisonRow, type OpEmitter,
 import { epilogue, prologue } from './frame.ts';
 import { type AluCode, def, int, type IrInstr, irText, p, type Reg, smallImm, type Src, uses, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
-import { LANES } from '../vc4/chip.ts';
+import { LANES, MAX_QPUS } from '../vc4/chip.ts';
+import { isFloatSmallImm, smallImmValue } from '../vc4/tables.ts';
+import { exprRange, type Range, variableRanges } from './ranges.ts';
 import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 
 export interface Lowered {
@@ -37,6 +39,8 @@ export interface LowerOptions {
   readonly invertLoops?: boolean;
   /** A `Where` whose body only assigns sets the flags once and writes under its condition (pass `flags`). */
   readonly whereFlags?: boolean;
+  /** Operators read their operands' value ranges (pass `ranges`: a multiply of 24-bit values is one `mul24`). */
+  readonly ranges?: boolean;
 }
 
 /** Lowers kernel `k` for `qpus` QPUs (the count places the VPM rows). */
@@ -55,6 +59,15 @@ class Lowering implements OpEmitter {
     const r = this.fresh();
     this.emit({ op: 'ldi', dst: r, bits });
     return r;
+  }
+  /** The known intervals of Int values in virtual registers (pass `ranges`). */
+  private readonly known = new Map<number, Range>();
+  private readonly varRanges: readonly (Range | undefined)[];
+  range(x: Src): Range | undefined {
+    if (!this.opts.ranges) return undefined;
+    if (x.k === 'imm') return isFloatSmallImm(x.code) ? undefined : { lo: smallImmValue(x.code), hi: smallImmValue(x.code) };
+    if (x.k === 'p') return x.name === 'elem_num' ? { lo: 0, hi: LANES - 1 } : undefined;
+    return this.known.get(x.id);
   }
   private next = 0;
   private labels = 0;
@@ -76,6 +89,7 @@ class Lowering implements OpEmitter {
   ) {
     const has = (ss: readonly Stmt[]): boolean => ss.some((s) => s.k === 'storeNB' || childBlocks(s).some(has));
     this.nonBlockingStores = has(k.body);
+    this.varRanges = opts.ranges ? variableRanges(k) : [];
   }
 
   fresh(): VReg {
@@ -145,6 +159,9 @@ class Lowering implements OpEmitter {
     for (const _ of k.vars) this.vars.push(this.fresh());
     const f = prologue(this, k.params.length, this.vars, this.qpus);
     ({ qpu: this.qpu, nqpus: this.nqpus, vpmSetup: this.vpmSetup, dmaSetup: this.dmaSetup, loadDma: this.loadDma, loadRead: this.loadRead } = f);
+    this.varRanges.forEach((r, id) => r && this.known.set(this.vars[id]!.id, r));
+    this.known.set(this.qpu.id, { lo: 0, hi: MAX_QPUS - 1 });
+    this.known.set(this.nqpus.id, { lo: 1, hi: MAX_QPUS });
 
     this.block(k.body);
     epilogue(this, this.qpu, this.nqpus);
@@ -388,6 +405,8 @@ class Lowering implements OpEmitter {
     if (e.k === 'special') return e.what === 'index' ? p('elem_num') : e.what === 'me' ? this.qpu : this.nqpus;
     const r = this.fresh();
     this.exprInto(e, r);
+    const known = this.opts.ranges ? exprRange(e, this.varRanges) : undefined;
+    if (known) this.known.set(r.id, known);
     return r;
   }
 

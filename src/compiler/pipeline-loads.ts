@@ -38,7 +38,7 @@
 // iteration, peeled, prefetches nothing.
 
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarInfo, VarRef } from '../source/ast.ts';
-import { childBlocks, childExprs, isPtr } from '../source/ast.ts';
+import { assignedIn, childBlocks, childExprs, isPtr, sameExpr } from '../source/ast.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 
 type ForStmt = Extract<Stmt, { k: 'for' }>;
@@ -71,11 +71,6 @@ function bin(op: 'add' | 'sub' | 'shl', a: Expr, b: Expr): Expr {
   return { k: 'bin', op, ty: 'int', a, b };
 }
 
-/** Whether two expressions are the same computation (same shape, same variables). */
-export function sameExpr(a: Expr, b: Expr): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 /** Whether every leaf of an expression (a literal, variable, special value or load) passes `ok`. */
 function everyLeaf(e: Expr, ok: (leaf: Expr) => boolean): boolean {
   if (e.k === 'load') return ok(e);
@@ -104,15 +99,6 @@ function laneVaryingVars(k: KernelAst): Set<number> {
     walk(k.body, false);
   }
   return varying;
-}
-
-/** The variables statements assign (assignments and receives, at any depth). */
-function assignedIn(ss: readonly Stmt[], out = new Set<number>()): Set<number> {
-  for (const s of ss) {
-    if (s.k === 'assign' || s.k === 'receive') out.add(s.v.id);
-    for (const b of childBlocks(s)) assignedIn(b, out);
-  }
-  return out;
 }
 
 /** Whether some statement, at any depth, is of one of these kinds. */

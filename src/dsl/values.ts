@@ -143,9 +143,19 @@ export class IntExpr extends Vec {
   sub(x: IntLike): IntExpr {
     return this.bin('sub', x);
   }
-  /** The hardware's 24-bit multiply: the low 24 bits of each operand, unsigned. */
+  /**
+   * The product's low 32 bits, as JavaScript's Math.imul (`Int(-8).mul(100)` is -800). One
+   * instruction where the compiler can show both operands fit in 24 bits unsigned, up to five otherwise.
+   */
   mul(x: IntLike): IntExpr {
     return this.bin('mul', x);
+  }
+  /**
+   * The hardware's 24-bit multiply, one instruction: the low 24 bits of each operand read as
+   * unsigned, multiplied, the low 32 bits kept (`Int(-1).mul24(16)` is 268435440).
+   */
+  mul24(x: IntLike): IntExpr {
+    return this.bin('mul24', x);
   }
   min(x: IntLike): IntExpr {
     return this.bin('min', x);

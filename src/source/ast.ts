@@ -165,3 +165,71 @@ export function accessesMemory(s: Stmt): boolean {
       return false;
   }
 }
+
+/** Whether two expressions are the same computation (same shape, same variables). */
+export function sameExpr(a: Expr, b: Expr): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The variables statements assign (assignments and receives, at any depth). */
+export function assignedIn(ss: readonly Stmt[], out = new Set<number>()): Set<number> {
+  for (const s of ss) {
+    if (s.k === 'assign' || s.k === 'receive') out.add(s.v.id);
+    for (const b of childBlocks(s)) assignedIn(b, out);
+  }
+  return out;
+}
+
+/** e with every expression in it, itself included, replaced by what `f` gives (children first). */
+export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
+  const m = (x: Expr) => mapExpr(x, f);
+  switch (e.k) {
+    case 'bin':
+      return f({ ...e, a: m(e.a), b: m(e.b) });
+    case 'un':
+      return f({ ...e, a: m(e.a) });
+    case 'rotate':
+    case 'lane':
+      return f({ ...e, a: m(e.a), n: m(e.n) });
+    case 'ptradd':
+      return f({ ...e, p: m(e.p), n: m(e.n) });
+    case 'load':
+      return f({ ...e, ptr: m(e.ptr) });
+    case 'select':
+      return f({ ...e, c: mapBool(e.c, f), a: m(e.a), b: m(e.b) });
+    default:
+      return f(e);
+  }
+}
+
+/** A condition with mapExpr applied to the expressions it compares. */
+export function mapBool(b: BoolExpr, f: (e: Expr) => Expr): BoolExpr {
+  if (b.k === 'cmp') return { ...b, a: mapExpr(b.a, f), b: mapExpr(b.b, f) };
+  if (b.k === 'not') return { ...b, a: mapBool(b.a, f) };
+  return { ...b, a: mapBool(b.a, f), b: mapBool(b.b, f) };
+}
+
+/** A statement with mapExpr applied to every expression in it and in the statements it holds. */
+export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
+  const block = (ss: readonly Stmt[]) => ss.map((x) => mapStmt(x, f));
+  const cond = (c: Cond): Cond => ({ ...c, b: mapBool(c.b, f) });
+  switch (s.k) {
+    case 'assign':
+      return { ...s, e: mapExpr(s.e, f) };
+    case 'store':
+    case 'storeNB':
+      return { ...s, ptr: mapExpr(s.ptr, f), e: mapExpr(s.e, f) };
+    case 'gather':
+      return { ...s, ptr: mapExpr(s.ptr, f) };
+    case 'if':
+      return { ...s, c: cond(s.c), then: block(s.then), else: block(s.else) };
+    case 'where':
+      return { ...s, b: mapBool(s.b, f), then: block(s.then), else: block(s.else) };
+    case 'while':
+      return { ...s, c: cond(s.c), body: block(s.body) };
+    case 'for':
+      return { ...s, c: cond(s.c), step: block(s.step), body: block(s.body) };
+    default:
+      return s;
+  }
+}

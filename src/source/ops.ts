@@ -12,9 +12,13 @@
 // pointer-typed operand computes as an int (arithType).
 
 import * as arith from '../vc4/arith.ts';
+import { multiply } from './ops-int.ts';
+import { roundingRow } from './ops-round.ts';
+import type { OpEmitter, OpLowering } from './op-emitter.ts';
 import { W_SFU_RECIP, WRITE_A, type WriteName } from '../vc4/registers.ts';
-import type { AddOpName, MulOpName } from '../vc4/tables.ts';
-import type { AluCode, Imm, PReg, PRegName, Reg, Src, TrueCode, VReg, WriteCond } from '../compiler/operands.ts';
+import type { TrueCode, VReg, AluCode, Src } from '../compiler/operands.ts';
+
+export type { OpEmitter, OpLowering } from './op-emitter.ts';
 
 /** A value's type: a 16-lane vector of int32 or float32, or of addresses of such values. */
 export type Ty = 'int' | 'float' | 'int*' | 'float*';
@@ -27,29 +31,6 @@ export const isPtr = (t: Ty): t is 'int*' | 'float*' => t.endsWith('*');
 export type ArithType = 'int' | 'float';
 /** The type whose arithmetic an operand of type `ty` uses: a pointer computes as an int. */
 export const arithType = (ty: Ty): ArithType => (ty === 'float' ? 'float' : 'int');
-
-/**
- * What an operator's lowering function needs of a lowering (compiler/lower.ts provides it): to
- * emit instructions, and the IR's registers and small immediates (compiler/ir.ts's p and int, so
- * that the language needs only the IR's types).
- */
-export interface OpEmitter {
-  fresh(): VReg;
-  alu(code: AluCode, dst: Reg, a: Src, b?: Src, extra?: { cond?: WriteCond; setf?: boolean }): void;
-  mov(dst: Reg, src: Src, cond?: WriteCond): void;
-  p(name: PRegName): PReg;
-  int(n: number): Imm;
-  /** A 32-bit pattern as an operand: a small immediate when one reads as it (as an int or a float), else loaded (`ldi`). */
-  word(bits: number): Src;
-}
-
-/**
- * How an operator becomes QPU instructions, its operands computed: one ALU operation (Tables 12
- * and 13) from the operands into the destination (a unary operator's operand is read as both),
- * or a function that emits several instructions. With `cond`, only the last instruction writes
- * `dst`, in the lanes where the condition code holds; the others write temporaries.
- */
-export type OpLowering = AddOpName | MulOpName | ((l: OpEmitter, dst: Reg, a: Src, b: Src, cond: TrueCode | undefined) => void);
 
 /** A binary operator on one type: its meaning per lane and its lowering. */
 export interface BinaryImpl {
@@ -129,8 +110,10 @@ function unsignedPick(greater: boolean): OpLowering {
 export const BINARY = {
   add: { infix: '+', int: { fn: arith.add, lower: 'add' }, float: { fn: arith.fadd, lower: 'fadd' }, generate: true },
   sub: { infix: '-', int: { fn: arith.sub, lower: 'sub' }, float: { fn: arith.fsub, lower: 'fsub' }, generate: true },
-  /** On ints, the hardware's 24-bit multiply: the low 24 bits of each operand, unsigned. */
-  mul: { infix: '*', int: { fn: arith.mul24, lower: 'mul24' }, float: { fn: arith.fmul, lower: 'fmul' }, generate: true },
+  /** On ints, the low 32 bits of the product (Math.imul), from the chip's 24-bit multiply (ops-int.ts). */
+  mul: { infix: '*', int: { fn: Math.imul, lower: multiply }, float: { fn: arith.fmul, lower: 'fmul' }, generate: true },
+  /** The hardware's 24-bit multiply: the low 24 bits of each operand, unsigned, multiplied; one instruction. */
+  mul24: { int: { fn: arith.mul24, lower: 'mul24' }, generate: true },
   min: { int: { fn: arith.min, lower: 'min' }, float: { fn: arith.fmin, lower: 'fmin' }, generate: true },
   max: { int: { fn: arith.max, lower: 'max' }, float: { fn: arith.fmax, lower: 'fmax' }, generate: true },
   /** Shifts and the rotation by the amount's low 5 bits; shr keeps the sign (the chip's asr), ushr shifts zeros in (its shr). */
@@ -166,77 +149,6 @@ function sfu(reg: SfuRegister): Pick<UnaryRow, 'fn' | 'lower'> {
     },
   };
 }
-
-// ---- rounding a float to an integral float: trunc, floor, ceil, round (as Math's, on float32), fract
-
-/** 2^23 as a float's pattern: from there on every float is integral (or infinite, or NaN). */
-const INTEGRAL_FROM = 0x4b000000;
-const ONE = 0x3f800000;
-const HALF = 0x3f000000;
-const MINUS_HALF = 0xbf000000 | 0;
-
-type Rounding = 'trunc' | 'floor' | 'ceil' | 'round' | 'fract';
-
-/**
- * A rounding of a pattern, as the lowering below computes it with the chip's arithmetic: ftoi
- * and itof (exact below 2^23) with a's sign put back (so -0.5 truncates to -0), then one step
- * where that passed a (floor, ceil) or where a is half a step or more away (round: halves go up,
- * as Math.round); from 2^23 on, infinities and NaNs, a itself. fract is a minus its floor.
- */
-function rounded(mode: Rounding, a: number): number {
-  const m = arith.fmaxabs(a, a);
-  let t = arith.itof(arith.ftoi(a)) | (a ^ m);
-  if ((mode === 'floor' || mode === 'fract') && arith.fkey(t) > arith.fkey(a)) t = arith.fsub(t, ONE);
-  if (mode === 'ceil' && arith.fkey(a) > arith.fkey(t)) t = arith.fadd(t, ONE);
-  if (mode === 'round') {
-    const d = arith.fsub(a, t);
-    if (!(arith.fkey(HALF) > arith.fkey(d))) t = arith.fadd(t, ONE);
-    if (arith.fkey(MINUS_HALF) > arith.fkey(d)) t = arith.fsub(t, ONE);
-  }
-  const r = (m | 0) < INTEGRAL_FROM ? t : a;
-  return mode === 'fract' ? arith.fsub(a, r) : r;
-}
-
-function roundedLowering(mode: Rounding): OpLowering {
-  return (l, dst, a) => {
-    const i = l.fresh();
-    l.alu('ftoi', i, a);
-    const t = l.fresh();
-    l.alu('itof', t, i);
-    const m = l.fresh();
-    l.alu('fmaxabs', m, a);
-    const sign = l.fresh();
-    l.alu('xor', sign, a, m);
-    l.alu('or', t, t, sign);
-    // fmax.setf sets C where its first operand is the greater in the float order.
-    if (mode === 'floor' || mode === 'fract') {
-      l.alu('fmax', l.p('nop'), t, a, { setf: true });
-      l.alu('fsub', t, t, l.word(ONE), { cond: 'cs' });
-    }
-    if (mode === 'ceil') {
-      l.alu('fmax', l.p('nop'), a, t, { setf: true });
-      l.alu('fadd', t, t, l.word(ONE), { cond: 'cs' });
-    }
-    if (mode === 'round') {
-      const d = l.fresh();
-      l.alu('fsub', d, a, t);
-      l.alu('fmax', l.p('nop'), l.word(HALF), d, { setf: true });
-      l.alu('fadd', t, t, l.word(ONE), { cond: 'cc' });
-      l.alu('fmax', l.p('nop'), l.word(MINUS_HALF), d, { setf: true });
-      l.alu('fsub', t, t, l.word(ONE), { cond: 'cs' });
-    }
-    // N where m < 2^23 (both non-negative): the rounded value there, a elsewhere.
-    l.alu('sub', l.p('nop'), m, l.word(INTEGRAL_FROM), { setf: true });
-    const r = l.fresh();
-    l.mov(r, a);
-    l.mov(r, t, 'ns');
-    if (mode === 'fract') l.alu('fsub', dst, a, r);
-    else l.mov(dst, r);
-  };
-}
-
-const roundingRow = (mode: Rounding) =>
-  ({ from: 'float', to: 'float', fn: (a: number) => rounded(mode, a), lower: roundedLowering(mode), setsFlags: true, generate: true }) as const;
 
 export const UNARY = {
   not: { from: 'int', to: 'int', prefix: '~', fn: arith.not, lower: 'not', generate: true },

@@ -56,7 +56,7 @@ test('qpu compile prints the assembly, each stage with --dump, and writes machin
   assert.equal(onlySchedule.out, compile(gcd.ast, { qpus: 1, opt: 0, passes: { schedule: true, hoist: false } }).asm);
   const unknownPass = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--passes', 'fast');
   assert.equal(unknownPass.code, 2);
-  assert.match(unknownPass.err, /--passes: unknown pass 'fast': the passes are pipeline, invert, flags, dead, fold, cse, direct, hoist, strength, acc, coalesce, schedule, pair/);
+  assert.match(unknownPass.err, /--passes: unknown pass 'fast': the passes are pipeline, induction, invert, flags, ranges, dead, fold, cse, direct, hoist, strength, acc, coalesce, schedule, pair/);
 });
 
 test('qpu compile explains what is wrong: several kernels, unknown kernel, bad stage or QPU count, no module', async () => {
@@ -65,7 +65,7 @@ test('qpu compile explains what is wrong: several kernels, unknown kernel, bad s
   assert.match(several.err, /exports 2 kernels \(gcd, gcdUnrolled\): choose one with --kernel/);
   const unknown = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'nope');
   assert.match(unknown.err, /--kernel nope: examples\/gcd\.ts has no such kernel; it exports: gcd, gcdUnrolled/);
-  assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', 'x')).err, /the stages are ast, pipeline, ir, dead, fold, cse, direct, hoist, strength, liveness/);
+  assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--dump', 'x')).err, /the stages are ast, pipeline, induction, ir, dead, fold, cse, direct, hoist, strength, liveness/);
   for (const q of ['13', '0', '0x4', '2.5', '', '1e1', '+2', ' 2'])
     assert.match((await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--qpus', q)).err, /--qpus .*: expected a whole number from 1 to 12, in decimal digits\n$/);
   // The exit statuses of qpu emu, qpu asm and the rest (test/cli-exit.test.ts): a file that cannot be

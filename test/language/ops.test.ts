@@ -35,6 +35,9 @@ const SPECIAL = [
 const random = rng(23);
 const PATTERNS = [...SPECIAL, ...Array.from({ length: 40 }, () => random() | 0)];
 const PAIRS = PATTERNS.flatMap((a) => PATTERNS.map((b) => [a, b] as const));
+/** Operands in 24 bits and powers of two, which multiplies lower differently when told. */
+const SMALL = [0, 1, 2, 3, 16, 255, 256, 0x7fffff, 0xffffff, 0x1000000, 2 ** 30, -(2 ** 31), ...Array.from({ length: 8 }, () => random() & 0xffffff)];
+const SMALL_PAIRS = SMALL.flatMap((a) => [...SMALL, -1, -8, 0x12345678].map((b) => [a, b] as const));
 const hex = (x: number) => '0x' + (x >>> 0).toString(16);
 
 test('a binary row lowered to one ALU operation means what that operation computes', () => {
@@ -69,6 +72,11 @@ class OneLane implements OpEmitter {
   private next = 100;
   readonly p = p;
   readonly int = int;
+  /** The intervals the lowering is told its operands lie in (compiler/ranges.ts), by register. */
+  readonly known = new Map<string, { lo: number; hi: number }>();
+  range(x: Src) {
+    return x.k === 'imm' ? undefined : this.known.get(regText(x));
+  }
   word(bits: number): Src {
     const r = this.fresh();
     this.set(r, bits);
@@ -134,11 +142,16 @@ test('a comparison\'s lowering holds exactly where its meaning does, on ints and
 });
 
 test('a row lowered to several instructions means what its row says, run on one lane', () => {
-  const run = (lower: Exclude<BinaryImpl['lower'], string>, a: number, b: number) => {
+  // Each operand told nothing of its range, or its own value as its range (a constant), or,
+  // where it fits in 24 bits unsigned, that it does.
+  const told = (a: number) => [undefined, { lo: a, hi: a }, ...(a >= 0 && a < 2 ** 24 ? [{ lo: 0, hi: 2 ** 24 - 1 }] : [])];
+  const run = (lower: Exclude<BinaryImpl['lower'], string>, a: number, b: number, ra?: { lo: number; hi: number }, rb?: { lo: number; hi: number }) => {
     const l = new OneLane();
     const [x, y, d] = [v(0), v(1), v(2)];
     l.set(x, a);
     l.set(y, b);
+    if (ra) l.known.set(regText(x), ra);
+    if (rb) l.known.set(regText(y), rb);
     l.set(d, 0x5eed);
     lower(l, d, x, y, undefined);
     return l.get(d);
@@ -150,7 +163,10 @@ test('a row lowered to several instructions means what its row says, run on one 
   for (const op of names(BINARY))
     for (const ty of ['int', 'float'] as const) {
       const impl: BinaryImpl | undefined = binaryImpl(op, ty);
-      if (impl && typeof impl.lower !== 'string') for (const [a, b] of PAIRS) assert.equal(run(impl.lower, a, b), impl.fn(a, b) | 0, `${ty} ${op}(${hex(a)}, ${hex(b)})`);
+      if (impl && typeof impl.lower !== 'string')
+        for (const [a, b] of [...PAIRS, ...SMALL_PAIRS])
+          for (const ra of told(a))
+            for (const rb of told(b)) assert.equal(run(impl.lower, a, b, ra, rb), impl.fn(a, b) | 0, `${ty} ${op}(${hex(a)}, ${hex(b)}) told ${JSON.stringify([ra, rb])}`);
     }
 });
 

@@ -31,10 +31,10 @@ import {
 import type { BoolValue, FloatExpr, IntVar } from '../../src/index.ts';
 import { floats, ints, lanes, onAll } from '../helpers/lang.ts';
 
-test('integers: wrap-around add/sub, 24-bit multiply, shifts by the low 5 bits, signed min/max/compare', () => {
+test('integers: wrap-around add/sub, the 24-bit multiply, shifts by the low 5 bits, signed min/max/compare', () => {
   assert.deepEqual(ints((r) => r.set(index().add(0x7fffffff))), lanes((l) => (l + 0x7fffffff) | 0));
-  assert.deepEqual(ints((r) => r.set(Int(-1).mul(16))), lanes(() => 268435440));
-  assert.deepEqual(ints((r) => r.set(Int(0x1000003).mul(index()))), lanes((l) => 3 * l));
+  assert.deepEqual(ints((r) => r.set(Int(-1).mul24(16))), lanes(() => 268435440));
+  assert.deepEqual(ints((r) => r.set(Int(0x1000003).mul24(index()))), lanes((l) => 3 * l));
   assert.deepEqual(ints((r) => r.set(Int(1).shl(index().add(32)))), lanes((l) => 1 << l));
   assert.deepEqual(ints((r) => r.set(Int(-64).shr(index()))), lanes((l) => -64 >> l));
   assert.deepEqual(ints((r) => r.set(Int(-64).ushr(index()))), lanes((l) => (-64 >>> l) | 0));

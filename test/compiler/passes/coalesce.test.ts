@@ -12,7 +12,7 @@ test('coalesce: a copy whose two values do not interfere shares one register and
     const i = Int(0);
     For(i.lt(n), () => i.set(i.add(1)), () => {
       b.set(a); // a's old value dies here, and b dies in a's new one
-      a.set(b.mul(b).add(i));
+      a.set(b.mul24(b).add(i));
     });
     p.store(a);
   });

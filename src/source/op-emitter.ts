@@ -1,0 +1,31 @@
+// What an operator's lowering function (a row of ops.ts) is given and may do: the lowering's
+// emitter (compiler/lower.ts implements it, test/language/ops.test.ts runs it on one lane).
+
+import type { AddOpName, MulOpName } from '../vc4/tables.ts';
+import type { AluCode, Imm, PReg, PRegName, Reg, Src, TrueCode, VReg, WriteCond } from '../compiler/operands.ts';
+
+/**
+ * What an operator's lowering function needs of a lowering (compiler/lower.ts provides it): to
+ * emit instructions, and the IR's registers and small immediates (compiler/ir.ts's p and int, so
+ * that the language needs only the IR's types).
+ */
+export interface OpEmitter {
+  fresh(): VReg;
+  alu(code: AluCode, dst: Reg, a: Src, b?: Src, extra?: { cond?: WriteCond; setf?: boolean }): void;
+  mov(dst: Reg, src: Src, cond?: WriteCond): void;
+  p(name: PRegName): PReg;
+  int(n: number): Imm;
+  /** A 32-bit pattern as an operand: a small immediate when one reads as it (as an int or a float), else loaded (`ldi`). */
+  word(bits: number): Src;
+  /** An interval every lane of Int operand x is known to lie in (compiler/ranges.ts), if one is. */
+  range(x: Src): { readonly lo: number; readonly hi: number } | undefined;
+}
+
+/**
+ * How an operator becomes QPU instructions, its operands computed: one ALU operation (Tables 12
+ * and 13) from the operands into the destination (a unary operator's operand is read as both),
+ * or a function that emits several instructions. With `cond`, only the last instruction writes
+ * `dst`, in the lanes where the condition code holds; the others write temporaries.
+ */
+export type OpLowering = AddOpName | MulOpName | ((l: OpEmitter, dst: Reg, a: Src, b: Src, cond: TrueCode | undefined) => void);
+
