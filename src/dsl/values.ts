@@ -157,6 +157,25 @@ export class IntExpr extends Vec {
   mul24(x: IntLike): IntExpr {
     return this.bin('mul24', x);
   }
+  /**
+   * The quotient truncated toward zero, as JavaScript's `(a / b) | 0` (by 0: 0; -2^31 by -1:
+   * -2^31). About 40 instructions by an Int, a shift or two by a power of two (docs/language.md).
+   */
+  div(x: IntLike): IntExpr {
+    return this.bin('div', x);
+  }
+  /** The remainder with the dividend's sign, as JavaScript's `(a % b) | 0` (by 0: 0). */
+  rem(x: IntLike): IntExpr {
+    return this.bin('rem', x);
+  }
+  /** The quotient of both read as unsigned (0 to 2^32 - 1), as `((a >>> 0) / (b >>> 0)) | 0` (by 0: 0). */
+  udiv(x: IntLike): IntExpr {
+    return this.bin('udiv', x);
+  }
+  /** The remainder of both read as unsigned, as `((a >>> 0) % (b >>> 0)) | 0` (by 0: 0). */
+  urem(x: IntLike): IntExpr {
+    return this.bin('urem', x);
+  }
   min(x: IntLike): IntExpr {
     return this.bin('min', x);
   }

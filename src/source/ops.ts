@@ -13,6 +13,7 @@
 
 import * as arith from '../vc4/arith.ts';
 import { multiply } from './ops-int.ts';
+import { divide, division } from './ops-div.ts';
 import { roundingRow } from './ops-round.ts';
 import type { OpEmitter, OpLowering } from './op-emitter.ts';
 import { W_SFU_RECIP, WRITE_A, type WriteName } from '../vc4/registers.ts';
@@ -114,6 +115,14 @@ export const BINARY = {
   mul: { infix: '*', int: { fn: Math.imul, lower: multiply }, float: { fn: arith.fmul, lower: 'fmul' }, generate: true },
   /** The hardware's 24-bit multiply: the low 24 bits of each operand, unsigned, multiplied; one instruction. */
   mul24: { int: { fn: arith.mul24, lower: 'mul24' }, generate: true },
+  /**
+   * Integer division and remainder, as JavaScript's (a / b) | 0 and (a % b) | 0: truncated toward
+   * zero, the remainder with the dividend's sign, both 0 by 0 (ops-div.ts); udiv and urem read both unsigned.
+   */
+  div: { int: { fn: divide.div, lower: division('q', true), setsFlags: true }, generate: true },
+  rem: { int: { fn: divide.rem, lower: division('r', true), setsFlags: true }, generate: true },
+  udiv: { int: { fn: divide.udiv, lower: division('q', false), setsFlags: true }, generate: true },
+  urem: { int: { fn: divide.urem, lower: division('r', false), setsFlags: true }, generate: true },
   min: { int: { fn: arith.min, lower: 'min' }, float: { fn: arith.fmin, lower: 'fmin' }, generate: true },
   max: { int: { fn: arith.max, lower: 'max' }, float: { fn: arith.fmax, lower: 'fmax' }, generate: true },
   /** Shifts and the rotation by the amount's low 5 bits; shr keeps the sign (the chip's asr), ushr shifts zeros in (its shr). */

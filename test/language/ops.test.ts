@@ -67,6 +67,8 @@ test('a unary row lowered to one ALU operation means what that operation compute
 const SFU_WRITES = ['sfu_recip', 'sfu_recipsqrt', 'sfu_exp2', 'sfu_log2'];
 
 class OneLane implements OpEmitter {
+  /** The SFU's result for function fn of x (arith.sfu: exact; a test may make it err as the chip's). */
+  constructor(private readonly sfuFn: (fn: number, x: number) => number = sfu) {}
   private readonly regs = new Map<string, number>();
   private flags = { z: 0, n: 0, c: 0 };
   private next = 100;
@@ -108,7 +110,7 @@ class OneLane implements OpEmitter {
       if (!add) throw new Error(`flags from ${code}: only the add ALU's are modelled`);
       this.flags = { z: zeroFlag(r), n: negFlag(r), c: addCarry(add.code, x, y, r) };
     }
-    if (dst.k === 'p' && dst.name.startsWith('sfu_')) this.set(p('r4'), sfu(SFU_WRITES.indexOf(dst.name), r));
+    if (dst.k === 'p' && dst.name.startsWith('sfu_')) this.set(p('r4'), this.sfuFn(SFU_WRITES.indexOf(dst.name), r));
     else if (!(dst.k === 'p' && dst.name === 'nop')) this.set(dst, r);
   }
   mov(dst: Reg, src: Src, cond?: WriteCond) {
@@ -219,4 +221,39 @@ test('lookups find only the tables\' own rows, and a type an operator lacks find
     assert.equal(unaryRow(name as UnOp), undefined, name);
     assert.equal(comparisonRow(name as CmpOp), undefined, name);
   }
+});
+
+test('integer division and remainder are exact for every int32, signed and unsigned, with the SFU 2^-11 off either way', () => {
+  // Operands of every length (random bit counts), their edges, and divisors near each power of two.
+  const r = rng(2401);
+  const sized = () => {
+    const bits = 1 + Math.floor(r() * 32);
+    const x = Math.floor((r() >>> 0) / 2 ** (32 - bits));
+    return (r() & 1 ? -x : x) | 0;
+  };
+  const edges = [0, 1, -1, 2, -2, 3, 7, 0x7fffffff, -0x80000000, 0x7ffffffe, -0x7fffffff, 0xffff, 0x10000, 0xffffff, 0x1000000, 46341];
+  const pairs: [number, number][] = [];
+  for (const a of edges) for (const b of edges) pairs.push([a, b]);
+  for (let i = 0; i < 30000; i++) pairs.push([sized(), sized()]);
+  for (let k = 0; k < 32; k++) for (const dk of [-1, 0, 1]) for (let i = 0; i < 20; i++) pairs.push([sized(), (2 ** k + dk) | 0]);
+  const err = (scale: number) => (fn: number, x: number) => {
+    const exact = sfu(fn, x);
+    return fn === 0 ? (Math.fround(new Float32Array(new Int32Array([exact]).buffer)[0]! * scale) === Infinity ? exact : new Int32Array(new Float32Array([new Float32Array(new Int32Array([exact]).buffer)[0]! * scale]).buffer)[0]!) : exact;
+  };
+  for (const sfuFn of [sfu, err(1 + 2 ** -11), err(1 - 2 ** -11)])
+    for (const op of ['div', 'rem', 'udiv', 'urem'] as const) {
+      const impl = binaryImpl(op, 'int')!;
+      const lower = impl.lower as Exclude<BinaryImpl['lower'], string>;
+      for (const [a, b] of pairs)
+        // The divisor unknown, and (with the exact SFU) known to be the constant it is: its reciprocal is then computed in advance.
+        for (const told of sfuFn === sfu ? [false, true] : [false]) {
+          const l = new OneLane(sfuFn);
+          const [x, y, d] = [v(0), v(1), v(2)];
+          l.set(x, a);
+          l.set(y, b);
+          if (told) l.known.set(regText(y), { lo: b, hi: b });
+          lower(l, d, x, y, undefined);
+          if (l.get(d) !== impl.fn(a, b)) assert.fail(`${op}(${a}, ${b})${told ? ' by a constant' : ''}: ${l.get(d)}, not ${impl.fn(a, b)}`);
+        }
+    }
 });
