@@ -14,13 +14,14 @@
 // block (so under the same Where and If), p = p + d. Products that value ranges show fit in 24
 // bits (one mul24, compiler/ranges.ts) and products by a power of two (one shift) stay.
 
-import { assignedIn, childBlocks, type Expr, type KernelAst, mapExpr, mapStmt, readsMemory, sameExpr, type Stmt, type VarInfo, type VarRef } from '../source/ast.ts';
+import { assignedIn, childBlocks, childExprs, type Expr, type KernelAst, mapStmt, readsMemory, sameExpr, someExpr, type Stmt, type VarInfo, type VarRef } from '../source/ast.ts';
 import { exprRange, fits24, type Range, variableRanges } from './ranges.ts';
 
 type Assign = Stmt & { k: 'assign' };
 
 /** The kernel with loop counters' products as running sums, and how many products became sums. */
 export function reduceProducts(k: KernelAst): { ast: KernelAst; products: number } {
+  if (!someExpr(k.body, isProduct)) return { ast: k, products: 0 };
   const r = new Reducer(k);
   const body = r.block(k.body);
   return { ast: { ...k, vars: r.vars, body }, products: r.products };
@@ -29,16 +30,15 @@ export function reduceProducts(k: KernelAst): { ast: KernelAst; products: number
 class Reducer {
   readonly vars: VarInfo[];
   products = 0;
-  private readonly ranges: readonly (Range | undefined)[];
-  constructor(k: KernelAst) {
+  private ranges: readonly (Range | undefined)[] | undefined;
+  constructor(private readonly k: KernelAst) {
     this.vars = [...k.vars];
-    this.ranges = variableRanges(k);
   }
 
   block(ss: readonly Stmt[]): Stmt[] {
     return ss.flatMap((s) => {
       const inner = mapBlocks(s, (b) => this.block(b));
-      return inner.k === 'for' || inner.k === 'while' ? this.loop(inner) : [inner];
+      return (inner.k === 'for' || inner.k === 'while') && hasProduct(inner) ? this.loop(inner) : [inner];
     });
   }
 
@@ -82,6 +82,7 @@ class Reducer {
 
   /** Whether c * x is as cheap as a sum already: both fit in 24 bits, or x is a power of two. */
   private cheap(c: VarRef, x: Expr): boolean {
+    this.ranges ??= variableRanges(this.k);
     const rx = exprRange(x, this.ranges);
     if (rx && rx.lo === rx.hi && rx.lo > 0 && (rx.lo & (rx.lo - 1)) === 0) return true;
     return fits24(this.ranges[c.id]) && fits24(rx);
@@ -94,17 +95,14 @@ class Reducer {
   }
 }
 
+/** Whether a statement holds an Int product anywhere. */
+const isProduct = (e: Expr): boolean => e.k === 'bin' && e.op === 'mul' && e.ty === 'int';
+const hasProduct = (s: Stmt): boolean => someExpr([s], isProduct);
+
 const mul = (a: Expr, b: Expr): Expr => ({ k: 'bin', op: 'mul', ty: 'int', a, b });
 
 /** Whether e reads any of these variables. */
-const mentionsAny = (e: Expr, ids: ReadonlySet<number>): boolean => {
-  let hit = false;
-  mapExpr(e, (x) => {
-    if (x.k === 'var' && ids.has(x.id)) hit = true;
-    return x;
-  });
-  return hit;
-};
+const mentionsAny = (e: Expr, ids: ReadonlySet<number>): boolean => (e.k === 'var' && ids.has(e.id)) || childExprs(e).some((x) => mentionsAny(x, ids));
 
 /**
  * The loop's counters: each Int variable the loop assigns only by `c = c + s` (either order,

@@ -60,14 +60,24 @@ class Lowering implements OpEmitter {
     this.emit({ op: 'ldi', dst: r, bits });
     return r;
   }
-  /** The known intervals of Int values in virtual registers (pass `ranges`). */
+  /** The known intervals of Int values in virtual registers (pass `ranges`): fixed ones (me(), numQPUs()). */
   private readonly known = new Map<number, Range>();
-  private readonly varRanges: readonly (Range | undefined)[];
+  /** What the virtual registers expr() computed hold, and the variables' registers: for range(). */
+  private readonly computed = new Map<number, Expr>();
+  private readonly varOf = new Map<number, number>();
+  /** The variables' intervals, worked out when an operator first asks (ranges.ts). */
+  private varRanges: readonly (Range | undefined)[] | undefined;
   range(x: Src): Range | undefined {
     if (!this.opts.ranges) return undefined;
     if (x.k === 'imm') return isFloatSmallImm(x.code) ? undefined : { lo: smallImmValue(x.code), hi: smallImmValue(x.code) };
     if (x.k === 'p') return x.name === 'elem_num' ? { lo: 0, hi: LANES - 1 } : undefined;
-    return this.known.get(x.id);
+    const fixed = this.known.get(x.id);
+    if (fixed) return fixed;
+    this.varRanges ??= variableRanges(this.k);
+    const id = this.varOf.get(x.id);
+    if (id !== undefined) return this.varRanges[id];
+    const e = this.computed.get(x.id);
+    return e && exprRange(e, this.varRanges);
   }
   private next = 0;
   private labels = 0;
@@ -89,7 +99,6 @@ class Lowering implements OpEmitter {
   ) {
     const has = (ss: readonly Stmt[]): boolean => ss.some((s) => s.k === 'storeNB' || childBlocks(s).some(has));
     this.nonBlockingStores = has(k.body);
-    this.varRanges = opts.ranges ? variableRanges(k) : [];
   }
 
   fresh(): VReg {
@@ -159,7 +168,7 @@ class Lowering implements OpEmitter {
     for (const _ of k.vars) this.vars.push(this.fresh());
     const f = prologue(this, k.params.length, this.vars, this.qpus);
     ({ qpu: this.qpu, nqpus: this.nqpus, vpmSetup: this.vpmSetup, dmaSetup: this.dmaSetup, loadDma: this.loadDma, loadRead: this.loadRead } = f);
-    this.varRanges.forEach((r, id) => r && this.known.set(this.vars[id]!.id, r));
+    this.vars.forEach((r, id) => this.varOf.set(r.id, id));
     this.known.set(this.qpu.id, { lo: 0, hi: MAX_QPUS - 1 });
     this.known.set(this.nqpus.id, { lo: 1, hi: MAX_QPUS });
 
@@ -405,8 +414,7 @@ class Lowering implements OpEmitter {
     if (e.k === 'special') return e.what === 'index' ? p('elem_num') : e.what === 'me' ? this.qpu : this.nqpus;
     const r = this.fresh();
     this.exprInto(e, r);
-    const known = this.opts.ranges ? exprRange(e, this.varRanges) : undefined;
-    if (known) this.known.set(r.id, known);
+    if (this.opts.ranges && e.ty === 'int') this.computed.set(r.id, e);
     return r;
   }
 

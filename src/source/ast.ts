@@ -233,3 +233,28 @@ export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
       return s;
   }
 }
+
+/** Whether some expression in statements (at any depth, conditions' operands too), or one it computes from, passes `pred`. */
+export function someExpr(ss: readonly Stmt[], pred: (e: Expr) => boolean): boolean {
+  const inExpr = (e: Expr): boolean => pred(e) || childExprs(e).some(inExpr);
+  const inBool = (b: BoolExpr): boolean => boolOperands(b).some(inExpr);
+  return ss.some((s) => {
+    switch (s.k) {
+      case 'assign':
+        return inExpr(s.e);
+      case 'store':
+      case 'storeNB':
+        return inExpr(s.ptr) || inExpr(s.e);
+      case 'gather':
+        return inExpr(s.ptr);
+      case 'if':
+      case 'while':
+      case 'for':
+        return inBool(s.c.b) || childBlocks(s).some((b) => someExpr(b, pred));
+      case 'where':
+        return inBool(s.b) || childBlocks(s).some((b) => someExpr(b, pred));
+      default:
+        return false;
+    }
+  });
+}
