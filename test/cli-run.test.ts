@@ -177,3 +177,29 @@ console.log(q[0]);
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--interleave/);
 });
+
+test('--sfu chip runs every kernel with the SFU off as a chip\'s: a quotient by recip() alone goes wrong, on both targets alike', () => {
+  const naive = program(`import { Float, Int, kernel, Ptr, SharedArray } from 'qpu-ts';
+const q = kernel([Ptr(Int)], function q(p) {
+  const a = Int(p.load());
+  p.store(a.toFloat().mul(Float(3).recip()).toInt());
+});
+const p = SharedArray.int32(16);
+for (let l = 0; l < 16; l++) p[l] = 3000 * (l + 1);
+await q(p);
+console.log(Array.from(p).join(' '));
+`);
+  const want = Array.from({ length: 16 }, (_, l) => 1000 * (l + 1)).join(' ');
+  const out = (target: string, ...more: string[]) => {
+    const r = runProcess(naive, '--target', target, ...more);
+    assert.equal(r.code, 0, r.err);
+    return r.out.trim();
+  };
+  assert.equal(out('emulator'), want);
+  const chip = out('emulator', '--sfu', 'chip');
+  assert.notEqual(chip, want);
+  assert.equal(out('interpreter', '--sfu', 'chip'), chip);
+  const bad = runProcess(naive, '--sfu', 'fast');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--sfu fast: the modes are exact, chip/);
+});

@@ -15,7 +15,7 @@ import { forgetTranslations } from '../emulator/program.ts';
 import { formatStats } from '../emulator/report.ts';
 import { listings } from '../emulator/wasm/encoder.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
-import { type Command, CliError, EXIT, exitHelp, formatBytes, onePositional, parse, parseCount, shown, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, formatBytes, onePositional, parse, parseCount, sfuMode, shown, SYNTAX_OPTION, syntaxOf } from './io.ts';
 import { writeDump } from './dump.ts';
 import { allocBuffers, type BufferSpec, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
@@ -27,7 +27,8 @@ export const emuCommand: Command = {
   summary: 'run machine code on the emulator',
   help: `usage: qpu emu PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]|NAME:[WORDS]@FILE] ...
                     [--uniforms LIST] ... [--dump NAME[:FORMAT]] ... [--stats] [--trace]
-                    [--max-steps N] [--no-strict] [--interleave SEED] [--dump-js] [--dump-wasm]
+                    [--max-steps N] [--no-strict] [--interleave SEED] [--sfu MODE]
+                    [--dump-js] [--dump-wasm]
 
 Runs PROG.bin (or PROG.qasm, assembled first) on N emulated QPUs (1-${MAX_QPUS}, default 1), all
 starting at the first instruction, until every one has ended its program. PROG.bin must hold at
@@ -54,6 +55,7 @@ options:
                        ${DEFAULT_SECONDS} s of running, whichever comes first)
   --no-strict          do not stop at broken hardware rules
   --interleave SEED    run the QPUs in a random interleaving drawn from SEED (0 to ${MAX_SEED})
+  --sfu MODE           the SFU's results: exact (the default) or chip (off as a chip's are)
                        instead of in time order, to show races (docs/emulator.md); the same
                        seed runs the same way
   --dump-js            after the run, print the JavaScript each translated block of the
@@ -82,6 +84,7 @@ example (the SHA-256 series' hello world):
       'max-steps': { type: 'string' },
       'no-strict': { type: 'boolean' },
       interleave: { type: 'string' },
+      sfu: { type: 'string' },
       ...SYNTAX_OPTION,
     });
     const path = onePositional(positionals, 'program');
@@ -125,7 +128,7 @@ example (the SHA-256 series' hello world):
     let result;
     const bar = runBar(path, maxSteps ?? EMULATOR_STEPS);
     try {
-      result = launch(m, { program: loaded, qpus, uniforms, buffers }, { strict: !values['no-strict'], maxSteps, trace, onProgress: trace ? undefined : bar.onProgress, interleave });
+      result = launch(m, { program: loaded, qpus, uniforms, buffers }, { strict: !values['no-strict'], maxSteps, trace, onProgress: trace ? undefined : bar.onProgress, interleave, sfu: sfuMode(values.sfu) });
     } catch (e) {
       // LaunchErrors are about the command line (uniform lists); the rest about the program's run.
       const err = oneLine(e, '', e instanceof LaunchError || e instanceof RangeError ? EXIT.USAGE : EXIT.INPUT);

@@ -8,7 +8,8 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { DifferentialRunner, INTERLEAVE_EVERY, interleaveFor, shrink } from '../runtime/differential.ts';
 import { generate, type GeneratorOptions } from '../source/generate.ts';
 import { printKernel } from '../source/print.ts';
-import { CliError, parseCount } from './io.ts';
+import { CliError, parseCount, sfuMode } from './io.ts';
+import type { SfuMode } from '../vc4/sfu-model.ts';
 import { type ProgressBar, progressBar } from '../runtime/progress.ts';
 import type { OptLevel } from '../compiler/driver.ts';
 import { setSimd, type SimdMode } from '../emulator/program.ts';
@@ -28,10 +29,13 @@ interface FuzzArgs {
   simd?: SimdMode;
   /** One program in this many runs its QPUs in random interleavings on both targets (--interleave; 0: none). */
   interleave?: number;
+  /** Both targets' SFU mode (--sfu, default exact). */
+  sfu?: SfuMode;
 }
 
 const USAGE = `usage: npm run fuzz -- [--count N] [--seed S] [--jobs J] [--keep-going] [--quiet]
                         [--vars V] [--qpus LIST] [-O LEVEL] [--simd MODE] [--interleave K]
+                        [--sfu MODE]
 
 Generates N random programs (default 1000) from seeds S, S+1, ... (default S = 1), runs each on
 the reference interpreter and compiled on the emulator, and compares their memory bit for bit.
@@ -44,7 +48,8 @@ make the compiler spill), --qpus LIST the QPU counts to choose among (e.g. 1,2,4
 when the emulator runs lane arithmetic as WebAssembly SIMD: hot (the default: blocks entered 32
 times), always, or off (docs/emulator.md), --interleave K: every K-th seed (those divisible
 by K; default ${INTERLEAVE_EVERY}, 0 for none, 1 for all) runs its QPUs in a random interleaving
-drawn from the seed, on both targets (docs/language.md, "Random interleavings"). The same seed
+drawn from the seed, on both targets (docs/language.md, "Random interleavings"), --sfu MODE
+both targets' SFU: exact (the default) or chip (off as a chip's is). The same seed
 with the same options makes the same program. Numbers are
 decimal digits only. Exit status: 0 all agree, 1 a disagreement, 2 a wrong command line.`;
 
@@ -67,6 +72,7 @@ function parse(argv: readonly string[]): FuzzArgs {
     else if (k === '--vars') a.gen = { ...a.gen, vars: num(10_000) };
     else if (k === '-O' || k === '--opt') a.opt = num(2) as OptLevel;
     else if (k === '--interleave') a.interleave = num(1_000_000);
+    else if (k === '--sfu') a.sfu = sfuMode(value());
     else if (k === '--simd') {
       const m = value();
       if (m !== 'hot' && m !== 'always' && m !== 'off') throw new CliError(`--simd ${m}: expected hot, always or off`);
@@ -99,7 +105,7 @@ function fuzzBar(args: FuzzArgs): ProgressBar {
  * Runs seeds seed, seed + stride, ... (count of them); returns 0, or 1 after printing a failure.
  * `bar` shows the progress (stopped before anything else is printed).
  */
-export function fuzz(args: FuzzArgs, out: (s: string) => void = console.log, stride = 1, runner = new DifferentialRunner(args.opt), bar?: ProgressBar): number {
+export function fuzz(args: FuzzArgs, out: (s: string) => void = console.log, stride = 1, runner = new DifferentialRunner(args.opt, args.sfu), bar?: ProgressBar): number {
   const t0 = performance.now();
   let failures = 0;
   const log = (text: string) => (bar?.stop(), out(text));
@@ -151,7 +157,7 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
     // From the sources a worker registers tsx first (tsx-worker.mjs); built, it runs this file.
     const entry = import.meta.url.endsWith('.ts') ? new URL('./tsx-worker.mjs', import.meta.url) : new URL(import.meta.url);
     return new Worker(entry, {
-      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false, gen: args.gen, opt: args.opt, simd: args.simd, interleave: args.interleave },
+      workerData: { module: import.meta.url, seed: args.seed + k, count, stride: args.jobs, keepGoing: args.keepGoing ?? false, gen: args.gen, opt: args.opt, simd: args.simd, interleave: args.interleave, sfu: args.sfu },
     });
   });
   await Promise.all(
@@ -188,7 +194,7 @@ async function fuzzParallel(args: FuzzArgs): Promise<number> {
 }
 
 if (!isMainThread && parentPort && workerData) {
-  const { seed, count, stride, keepGoing, gen, opt, simd, interleave } = workerData as {
+  const { seed, count, stride, keepGoing, gen, opt, simd, interleave, sfu } = workerData as {
     seed: number;
     count: number;
     stride: number;
@@ -197,10 +203,11 @@ if (!isMainThread && parentPort && workerData) {
     opt?: OptLevel;
     simd?: SimdMode;
     interleave?: number;
+    sfu?: SfuMode;
   };
   const port = parentPort;
   if (simd) setSimd(simd);
-  const runner = new DifferentialRunner(opt);
+  const runner = new DifferentialRunner(opt, sfu);
   let status = 0;
   for (let i = 0; i < count && (status === 0 || keepGoing); i++) {
     const s = seed + i * stride;
@@ -213,7 +220,7 @@ if (!isMainThread && parentPort && workerData) {
   try {
     const args = parse(process.argv.slice(2));
     if (args.simd) setSimd(args.simd);
-    process.exitCode = args.jobs > 1 ? await fuzzParallel(args) : fuzz(args, console.log, 1, new DifferentialRunner(args.opt), fuzzBar(args));
+    process.exitCode = args.jobs > 1 ? await fuzzParallel(args) : fuzz(args, console.log, 1, new DifferentialRunner(args.opt, args.sfu), fuzzBar(args));
   } catch (e) {
     if (!(e instanceof CliError)) throw e;
     console.error(`fuzz: ${e.message}\n\n${USAGE}`);

@@ -2,6 +2,7 @@
 // numbers on the command line, and the I/O it may use (the real process for `qpu`, a recorder in
 // tests).
 
+import { SFU_MODES, type SfuMode } from '../vc4/sfu-model.ts';
 import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { getSystemErrorMap, parseArgs, type ParseArgsConfig } from 'node:util';
 import { ASM_SYNTAXES, type AsmSyntax } from '../vc4/asm/assembler.ts';
@@ -347,4 +348,11 @@ export function formatBytes(n: number): string {
   for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const)
     if (n >= size) return `${Number((n / size).toFixed(1))} ${unit}`;
   return `${n} bytes`;
+}
+
+/** An --sfu value: the SFU's mode (vc4/sfu-model.ts), or undefined when the option is not given. */
+export function sfuMode(text: string | undefined): SfuMode | undefined {
+  if (text === undefined) return undefined;
+  if (!(SFU_MODES as readonly string[]).includes(text)) throw new CliError(`--sfu ${shown(text)}: the modes are ${SFU_MODES.join(', ')}`);
+  return text as SfuMode;
 }

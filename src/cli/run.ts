@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { type OverseenOptions, type OverseenRun, oversee, type RunObserver, runsOverseen } from '../runtime/oversight.ts';
 import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
 import { PI_TIMING } from '../emulator/timing.ts';
-import { type Command, CliError, EXIT, exitHelp, type Io, parse, parseCount, shown } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, type Io, parse, parseCount, sfuMode, shown } from './io.ts';
 import { inUserCode, loadModule } from './module.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 
@@ -19,7 +19,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run a TypeScript program that uses kernels',
   help: `usage: qpu run PROGRAM.ts [--kernel NAME] [--qpus N] [--target T] [--max-steps N]
-                         [--no-strict] [--interleave SEED] [--stats] [-- ARGS ...]
+                         [--no-strict] [--interleave SEED] [--sfu MODE] [--stats] [-- ARGS ...]
 
 Runs PROGRAM.ts, a TypeScript program that uses kernels (an ES module: .mts, or .ts in a package
 with "type": "module"), as \`node PROGRAM.ts ARGS\` would (process.argv holds PROGRAM.ts and
@@ -44,6 +44,8 @@ options:
       --interleave SEED
                       emulator and interpreter: run the QPUs in a random interleaving
                       drawn from SEED (0 to ${MAX_SEED}), so that a race shows
+      --sfu MODE      emulator and interpreter: the SFU's results exact (the default) or
+                      off as a chip's are (chip: docs/emulator.md), to test code for a Pi
       --stats         after each run, print on standard error the kernel, target, QPUs,
                       steps, cycles and estimated Pi time (emulator), the time measured on
                       the QPUs (pi), and the time it took here
@@ -66,6 +68,7 @@ examples:
       'max-steps': { type: 'string' },
       'no-strict': { type: 'boolean' },
       interleave: { type: 'string' },
+      sfu: { type: 'string' },
       stats: { type: 'boolean' },
     });
     const [path, ...programArgs] = positionals;
@@ -78,6 +81,7 @@ examples:
       maxSteps: values['max-steps'] === undefined ? undefined : parseCount(values['max-steps'], EMULATOR_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps'),
       strict: values['no-strict'] ? false : undefined,
       interleave: values.interleave === undefined ? undefined : parseCount(values.interleave, 0, 0, MAX_SEED, '--interleave'),
+      sfu: sfuMode(values.sfu),
       // On a Pi, --stats puts the cycle model's estimate beside the measured time.
       estimate: values.stats ? true : undefined,
     };

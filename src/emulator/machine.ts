@@ -20,6 +20,7 @@ import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATO
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
 import { deadlockError, EmulatorError, ruleError } from './errors.ts';
 import { drawRunning, Interleaving, interleaveSeed } from '../common/interleave.ts';
+import { type SfuMode, sfuOf } from '../vc4/sfu-model.ts';
 import { StoreRaces } from './store-race.ts';
 import { StoredWords } from './stored.ts';
 import { MUTEX, SyncUnits } from './sync.ts';
@@ -69,6 +70,8 @@ export interface MachineRunOptions {
   readonly raiseWith?: string;
   /** A seed: the QPUs in a random interleaving drawn from it, not in time order (common/interleave.ts); the same costs. */
   readonly interleave?: number;
+  /** The SFU's results: correctly rounded (default), or off as a chip's are (vc4/sfu-model.ts). */
+  readonly sfu?: SfuMode;
   /** A TMU lane or DMA transfer at an address not a multiple of 4 faults (kernels' strict runs); by default, as on a chip, the low two bits are ignored (Guide p. 41). */
   readonly aligned?: boolean;
 }
@@ -171,6 +174,7 @@ export class Machine implements QpuHost {
         this.qpus.push(q);
         q.reset(0, u);
         q.tmuLimit = strict ? TMU_FIFO_DEPTH : TMU_SLOTS;
+        q.sfuFn = sfuOf(opts.sfu);
         q.dmaWords = strict ? (this.wordSets[id] ??= { load: new VpmWordSet(), store: new VpmWordSet() }) : null;
         opts.init?.(q);
       }

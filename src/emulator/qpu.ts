@@ -145,6 +145,8 @@ export class Qpu {
   /** Strict runs stop at the rules' TMU depth; other runs at the hardware's. */
   tmuLimit = TMU_FIFO_DEPTH;
   private sfuResult: Int32Array | undefined;
+  /** The SFU's function of a pattern: arith.sfu, or the chip model (a run's `sfu` mode, set by Machine.run). */
+  sfuFn: (fn: number, bits: number) => number = sfu;
   private sfuDueAt = 0;
   private vpmWriteBlock: VpmBlock | undefined;
   /** Queued VPM read setups with the vectors each still has to deliver, oldest at vpmReadHead. */
@@ -235,7 +237,7 @@ export class Qpu {
     const out = new Int32Array(LANES);
     const R = this.R;
     void mask; // the SFU computes every lane, as the FIFOs do for conditional writes (addendum)
-    for (let l = 0; l < LANES; l++) out[l] = sfu(fn, R[src + l]!);
+    for (let l = 0; l < LANES; l++) out[l] = this.sfuFn(fn, R[src + l]!);
     this.syncR4();
     this.sfuResult = out;
     this.sfuDueAt = this.count + SFU_INSTRUCTIONS;

@@ -5,6 +5,7 @@
 // the order. On a mismatch, shrink() cuts the program down, statement by statement and
 // expression by expression, to a smaller one that still disagrees.
 
+import type { SfuMode } from '../vc4/sfu-model.ts';
 import { compile, type OptLevel } from '../compiler/driver.ts';
 import { type Allocation, GpuMemory } from '../common/memory.ts';
 import type { BoolExpr, Expr, KernelAst, Stmt } from '../source/ast.ts';
@@ -37,8 +38,11 @@ function regions(a: Record<'inI' | 'inF' | 'outI' | 'outF', Allocation>): ArrayA
 
 /** Runs programs on both targets, in GPU memory renewed now and then (pages are never reused). */
 export class DifferentialRunner {
-  /** `opt`: the compiler's optimization level for the emulator's side. */
-  constructor(private readonly opt: OptLevel = 2) {}
+  /** `opt`: the compiler's optimization level for the emulator's side; `sfu`: both targets' SFU mode. */
+  constructor(
+    private readonly opt: OptLevel = 2,
+    private readonly sfu?: SfuMode,
+  ) {}
   private memory = new GpuMemory();
   private target = new EmulatorTarget(this.memory);
   private runs = 0;
@@ -68,6 +72,7 @@ export class DifferentialRunner {
         arrays: regions(a),
         maxSteps: 2_000_000,
         interleave,
+        sfu: this.sfu,
       });
     } catch (e) {
       return { kind: 'invalid', error: String((e as Error).message ?? e) };
@@ -75,7 +80,7 @@ export class DifferentialRunner {
     const b = arrays();
     try {
       const c = compile(ast, { qpus: p.qpus, opt: this.opt, verify: true });
-      this.target.run(c, b.args, regions(b), { maxSteps: 50_000_000, interleave });
+      this.target.run(c, b.args, regions(b), { maxSteps: 50_000_000, interleave, sfu: this.sfu });
     } catch (e) {
       return { kind: 'mismatch', detail: `the emulator run failed: ${(e as Error).message ?? e}` };
     }

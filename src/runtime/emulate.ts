@@ -12,6 +12,7 @@ import type { Compiled } from '../compiler/driver.ts';
 import { type LoadedProgram, Machine, type MachineRunOptions, type RunResult } from '../emulator/machine.ts';
 import { type Allocation, footprint, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../common/memory.ts';
 import { PI_TIMING, type Timing } from '../emulator/timing.ts';
+import type { SfuMode } from '../vc4/sfu-model.ts';
 
 export interface EmulateOptions {
   /** Instructions all QPUs may execute in total before the run stops (default 200 million). */
@@ -24,6 +25,8 @@ export interface EmulateOptions {
   readonly raiseWith?: string;
   /** A seed: the QPUs run in a random interleaving drawn from it (Machine.run's interleave). */
   readonly interleave?: number;
+  /** The SFU's results: correctly rounded (default), or off as a chip's are (vc4/sfu-model.ts). */
+  readonly sfu?: SfuMode;
 }
 
 /** An array a kernel is given: the parameter's name, and where the array is. */
@@ -100,9 +103,9 @@ export class EmulatorTarget {
     if (c.scratchBytes) grants.push({ name: 'scratch', address: this.scratch!.address, bytes: this.scratch!.bytes, access: READ_WRITE, internal: true });
     this.memory.restrict(grants, `kernel ${c.kernel}`);
     try {
-      const { maxSteps, strict = true, onProgress, raiseWith, interleave } = opts;
+      const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu } = opts;
       // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
-      return this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, aligned: strict });
+      return this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict });
     } finally {
       this.memory.unrestrict();
     }

@@ -5,6 +5,8 @@
 // sets none of its own, and the observer is told when the run starts, as it progresses, and how
 // it ended. One oversight at a time, for the whole process (the command line's).
 
+import type { SfuMode } from '../vc4/sfu-model.ts';
+
 export interface OverseenOptions {
   readonly target?: 'emulator' | 'interpreter' | 'pi';
   readonly qpus?: number;
@@ -14,6 +16,7 @@ export interface OverseenOptions {
   readonly estimate?: boolean;
   /** The emulator and the interpreter: QPUs in a random interleaving drawn from this seed. */
   readonly interleave?: number;
+  readonly sfu?: SfuMode;
 }
 
 /** What kernel.ts tells the observer of a run. */

@@ -15,6 +15,7 @@ import { MAX_TIMEOUT_MS } from '../pi/target.ts';
 import { knownRun, type RunReport } from './report.ts';
 import { defaultTarget } from './default-target.ts';
 import { interleaveSeed } from '../common/interleave.ts';
+import { SFU_MODES, type SfuMode } from '../vc4/sfu-model.ts';
 
 export type { RunReport } from './report.ts';
 
@@ -50,6 +51,12 @@ export interface KernelRunOptions extends RunOptions {
    * from it instead of the target's fixed order, to show races (common/interleave.ts).
    */
   readonly interleave?: number;
+  /**
+   * Emulator and interpreter: the SFU's results (recip, recipsqrt, exp2, log2, and what is built
+   * on them): 'exact', correctly rounded (default), or 'chip', off by as much as a real chip's
+   * were measured to be (vc4/sfu-model.ts), to test code that must hold on a Pi.
+   */
+  readonly sfu?: SfuMode;
 }
 
 /** How far a run has got, for onProgress. */
@@ -95,9 +102,10 @@ export interface Run {
   readonly estimate: boolean | undefined;
   readonly timeoutMs: number | undefined;
   readonly interleave: number | undefined;
+  readonly sfu: SfuMode | undefined;
 }
 
-const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs', 'interleave'];
+const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs', 'interleave', 'sfu'];
 const TARGETS: readonly RunTarget[] = ['emulator', 'interpreter', 'pi'];
 
 /**
@@ -130,6 +138,8 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
   const seed = interleaveSeed(x.interleave);
   if (typeof seed === 'object') fail(RangeError, `${seed.error}, not ${describeHost(x.interleave)}`);
   if (seed !== undefined && target === 'pi') fail(TypeError, `interleave is for the emulator and the interpreter: a Pi's QPUs interleave as they run`);
+  if (x.sfu !== undefined && !(SFU_MODES as readonly unknown[]).includes(x.sfu)) fail(TypeError, `sfu must be 'exact' or 'chip', not ${describeHost(x.sfu)}`);
+  if (x.sfu !== undefined && target === 'pi') fail(TypeError, `sfu is for the emulator and the interpreter: a Pi's SFU is the chip's own`);
   const budget = stepBudget(x.maxSteps, target === 'interpreter' ? INTERPRETER_STEPS : EMULATOR_STEPS, `kernel ${name}`);
   return {
     target,
@@ -141,6 +151,7 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
     estimate: x.estimate as boolean | undefined,
     timeoutMs: x.timeoutMs as number | undefined,
     interleave: seed as number | undefined,
+    sfu: x.sfu as SfuMode | undefined,
   };
 }
 

@@ -78,7 +78,7 @@ function emulatorRun(ast: KernelAst, c: Compiled, values: number[], arrays: Arra
     onProgress &&
     ((steps: number, cycles: number, done: boolean) => onProgress({ target: 'emulator', steps, maxSteps: r.budget, cycles, seconds: cycles / hz, done }));
   try {
-    return emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave });
+    return emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave, sfu: r.sfu });
   } catch (e) {
     throw e instanceof EmulatorError ? inKernel(ast, c, e) : e;
   }
@@ -120,7 +120,7 @@ const INTERPRETER: Target = {
     const onProgress = r.onProgress;
     const progress = onProgress && ((steps: number, done: boolean) => onProgress({ target: 'interpreter', steps, maxSteps: r.budget, done }));
     const statements = staged(gpuMemory, values, arrays, (v, regions) =>
-      interpret(k.ast, { qpus: r.qpus, args: v, memory: gpuMemory, arrays: regions, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave }).steps,
+      interpret(k.ast, { qpus: r.qpus, args: v, memory: gpuMemory, arrays: regions, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave, sfu: r.sfu }).steps,
     );
     return interpreterReport(r.qpus, statements, estimate.later, r.estimate ? estimate.now() : undefined);
   },

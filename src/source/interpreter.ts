@@ -19,6 +19,7 @@ import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
 import { arithType, binaryImpl, comparisonOrder, comparisonRow, ORDER, unaryRow } from './ops.ts';
 import { Interleaving } from '../common/interleave.ts';
+import { type SfuMode, sfuOf } from '../vc4/sfu-model.ts';
 import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 
 /** Lanes of a vector. */
@@ -49,6 +50,8 @@ export interface InterpretOptions {
    * boundaries (common/interleave.ts), instead of in turn. The same seed runs the same way.
    */
   readonly interleave?: number;
+  /** The SFU's results: correctly rounded (default), or off as a chip's are (vc4/sfu-model.ts). */
+  readonly sfu?: SfuMode;
 }
 
 export interface InterpretResult {
@@ -113,7 +116,9 @@ class Interpreter {
     this.budget = new RunBudget(opts.maxSteps, INTERPRETER_STEPS, `kernel ${k.name}`, INTERPRETER_PROGRESS_EVERY, !!opts.onProgress, RAISE_WITH_OPTION);
     this.printer = messagePrinter(k);
     this.turns = opts.interleave === undefined ? undefined : new Interleaving(opts.interleave);
+    this.sfu = sfuOf(opts.sfu);
   }
+  private readonly sfu: (fn: number, bits: number) => number;
 
   run(): InterpretResult {
     const { args } = this.opts;
@@ -357,8 +362,10 @@ class Interpreter {
       }
       case 'un': {
         const a = this.eval(q, e.a);
-        const f = unaryRow(e.op)?.fn;
-        if (!f) throw new InterpreterError(`no operation ${e.op}`);
+        const row = unaryRow(e.op);
+        if (!row) throw new InterpreterError(`no operation ${e.op}`);
+        const fn = row.sfu;
+        const f = fn === undefined ? row.fn : (x: number) => this.sfu(fn, x);
         for (let l = 0; l < L; l++) out[l] = f(a[l]!);
         return out;
       }

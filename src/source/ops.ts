@@ -63,6 +63,8 @@ export interface UnaryRow {
   /** Printed before its operand (`~a`); without one, as a call (`toInt(a)`). */
   readonly prefix?: string;
   readonly fn: (a: number) => number;
+  /** An SFU function's number (arith.sfu): its meaning depends on the run's SFU mode (vc4/sfu-model.ts), which `fn` takes as exact. */
+  readonly sfu?: number;
   readonly lower: OpLowering;
   /** Whether the generator uses it, among the unary operators of the same two types (generate.ts). */
   readonly generate: boolean;
@@ -148,9 +150,10 @@ type SfuRegister = Extract<WriteName, `sfu_${string}`>;
  * reaches r4 two instructions later: space.ts spaces them). arith.sfu numbers the functions
  * in the order of their registers.
  */
-function sfu(reg: SfuRegister): Pick<UnaryRow, 'fn' | 'lower'> {
+function sfu(reg: SfuRegister): Pick<UnaryRow, 'fn' | 'lower' | 'sfu'> {
   const n = WRITE_A.findIndex((r) => r.name === reg) - W_SFU_RECIP;
   return {
+    sfu: n,
     fn: (a) => arith.sfu(n, a),
     lower: (l, dst, a, _b, cond) => {
       l.mov(l.p(reg), a);
