@@ -348,7 +348,18 @@ export class FloatExpr extends Vec {
   toInt(): IntExpr {
     return unary(this, 'Float', 'toInt');
   }
-  /** 1/x, from the special-function unit. */
+  /**
+   * x / y: the SFU's reciprocal of y sharpened by a Newton step, 7 instructions; within a few
+   * ulps of the correctly rounded quotient, with a chip's SFU too (docs/language.md has the figure).
+   */
+  div(x: FloatLike): FloatExpr {
+    return this.bin('div', x);
+  }
+  /** The square root: NaN for negatives (-0 too), +infinity for +infinity; within a few ulps (docs/language.md). */
+  sqrt(): FloatExpr {
+    return unary(this, 'Float', 'sqrt');
+  }
+  /** 1/x, from the special-function unit: as accurate as a chip's SFU, 11 bits or so (div is accurate). */
   recip(): FloatExpr {
     return unary(this, 'Float', 'recip');
   }
@@ -557,8 +568,8 @@ function instead(kind: ValueKind, hint: string): string {
     return 'conditions combine with c.and(d), c.or(d), c.not(), and are used by If, While, For and Where';
   if (kind === 'int*' || kind === 'float*') return 'write p.add(n) for the address n elements on';
   if (hint === 'default') return 'write a.add(b) for +, a.eq(b) for ==';
-  const divide = kind === 'float' ? ', a.mul(b.recip()) for /' : '';
-  return `write a.sub(b) for -, a.mul(b) for *${divide}, a.lt(b), a.le(b), a.gt(b), a.ge(b) for <, <=, >, >=`;
+  const rem = kind === 'int' ? ', a.rem(b) for %' : '';
+  return `write a.sub(b) for -, a.mul(b) for *, a.div(b) for /${rem}, a.lt(b), a.le(b), a.gt(b), a.ge(b) for <, <=, >, >=`;
 }
 
 /** How JavaScript used the value, from Symbol.toPrimitive's hint. */

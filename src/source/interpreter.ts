@@ -357,16 +357,14 @@ class Interpreter {
         const b = this.eval(q, e.b);
         const f = binaryImpl(e.op, e.ty)?.fn;
         if (!f) throw new InterpreterError(`no ${e.ty} operation ${e.op}`);
-        for (let l = 0; l < L; l++) out[l] = f(a[l]!, b[l]!);
+        for (let l = 0; l < L; l++) out[l] = f(a[l]!, b[l]!, this.sfu);
         return out;
       }
       case 'un': {
         const a = this.eval(q, e.a);
-        const row = unaryRow(e.op);
-        if (!row) throw new InterpreterError(`no operation ${e.op}`);
-        const fn = row.sfu;
-        const f = fn === undefined ? row.fn : (x: number) => this.sfu(fn, x);
-        for (let l = 0; l < L; l++) out[l] = f(a[l]!);
+        const f = unaryRow(e.op)?.fn;
+        if (!f) throw new InterpreterError(`no operation ${e.op}`);
+        for (let l = 0; l < L; l++) out[l] = f(a[l]!, this.sfu);
         return out;
       }
       case 'rotate': {

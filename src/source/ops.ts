@@ -14,12 +14,16 @@
 import * as arith from '../vc4/arith.ts';
 import { multiply } from './ops-int.ts';
 import { divide, division } from './ops-div.ts';
+import { fdiv, fdivLowering, sqrt, sqrtLowering } from './ops-float.ts';
 import { roundingRow } from './ops-round.ts';
 import type { OpEmitter, OpLowering } from './op-emitter.ts';
 import { W_SFU_RECIP, WRITE_A, type WriteName } from '../vc4/registers.ts';
 import type { TrueCode, VReg, AluCode, Src } from '../compiler/operands.ts';
 
 export type { OpEmitter, OpLowering } from './op-emitter.ts';
+
+/** The SFU's function of a pattern (function 0 recip, 1 recipsqrt, 2 exp2, 3 log2): arith.sfu, or vc4/sfu-model.ts's chip model. */
+export type Sfu = (fn: number, bits: number) => number;
 
 /** A value's type: a 16-lane vector of int32 or float32, or of addresses of such values. */
 export type Ty = 'int' | 'float' | 'int*' | 'float*';
@@ -35,7 +39,8 @@ export const arithType = (ty: Ty): ArithType => (ty === 'float' ? 'float' : 'int
 
 /** A binary operator on one type: its meaning per lane and its lowering. */
 export interface BinaryImpl {
-  readonly fn: (a: number, b: number) => number;
+  /** Its meaning; one built on the SFU computes with `sfu` (arith.sfu, or the chip model of a run's `sfu: 'chip'`). */
+  readonly fn: (a: number, b: number, sfu?: Sfu) => number;
   readonly lower: OpLowering;
   /**
    * Its lowering sets flags (and is never given a condition): lowering computes it before any
@@ -62,9 +67,8 @@ export interface UnaryRow {
   readonly to: ArithType;
   /** Printed before its operand (`~a`); without one, as a call (`toInt(a)`). */
   readonly prefix?: string;
-  readonly fn: (a: number) => number;
-  /** An SFU function's number (arith.sfu): its meaning depends on the run's SFU mode (vc4/sfu-model.ts), which `fn` takes as exact. */
-  readonly sfu?: number;
+  /** Its meaning; one built on the SFU computes with `sfu` (as BinaryImpl's). */
+  readonly fn: (a: number, sfu?: Sfu) => number;
   readonly lower: OpLowering;
   /** Whether the generator uses it, among the unary operators of the same two types (generate.ts). */
   readonly generate: boolean;
@@ -121,7 +125,7 @@ export const BINARY = {
    * Integer division and remainder, as JavaScript's (a / b) | 0 and (a % b) | 0: truncated toward
    * zero, the remainder with the dividend's sign, both 0 by 0 (ops-div.ts); udiv and urem read both unsigned.
    */
-  div: { int: { fn: divide.div, lower: division('q', true), setsFlags: true }, generate: true },
+  div: { int: { fn: divide.div, lower: division('q', true), setsFlags: true }, float: { fn: fdiv, lower: fdivLowering }, generate: true },
   rem: { int: { fn: divide.rem, lower: division('r', true), setsFlags: true }, generate: true },
   udiv: { int: { fn: divide.udiv, lower: division('q', false), setsFlags: true }, generate: true },
   urem: { int: { fn: divide.urem, lower: division('r', false), setsFlags: true }, generate: true },
@@ -150,11 +154,10 @@ type SfuRegister = Extract<WriteName, `sfu_${string}`>;
  * reaches r4 two instructions later: space.ts spaces them). arith.sfu numbers the functions
  * in the order of their registers.
  */
-function sfu(reg: SfuRegister): Pick<UnaryRow, 'fn' | 'lower' | 'sfu'> {
+function sfu(reg: SfuRegister): Pick<UnaryRow, 'fn' | 'lower'> {
   const n = WRITE_A.findIndex((r) => r.name === reg) - W_SFU_RECIP;
   return {
-    sfu: n,
-    fn: (a) => arith.sfu(n, a),
+    fn: (a, f = arith.sfu) => f(n, a),
     lower: (l, dst, a, _b, cond) => {
       l.mov(l.p(reg), a);
       l.mov(dst, l.p('r4'), cond);
@@ -197,6 +200,8 @@ export const UNARY = {
   fract: roundingRow('fract'),
   /** The magnitude: the sign bit cleared (the add ALU's fmaxabs of a with itself). */
   fabs: { from: 'float', to: 'float', fn: (a) => arith.fmaxabs(a, a), lower: 'fmaxabs', generate: true },
+  /** The root, from recipsqrt and a Newton step (ops-float.ts): NaN below 0 (-0 too), +infinity for +infinity. */
+  sqrt: { from: 'float', to: 'float', fn: sqrt, lower: sqrtLowering, setsFlags: true, generate: true },
   recip: { from: 'float', to: 'float', ...sfu('sfu_recip'), generate: true },
   recipsqrt: { from: 'float', to: 'float', ...sfu('sfu_recipsqrt'), generate: true },
   exp2: { from: 'float', to: 'float', ...sfu('sfu_exp2'), generate: true },

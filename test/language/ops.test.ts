@@ -25,6 +25,7 @@ import { Printer } from '../../src/source/print.ts';
 import { generate, rng } from '../../src/source/generate.ts';
 import { aluFunction, type AluCode, int, p, type Reg, regText, type Src, v, type WriteCond } from '../../src/compiler/ir.ts';
 import { addCarry, negFlag, sfu, zeroFlag } from '../../src/vc4/arith.ts';
+import { sfuChip } from '../../src/vc4/sfu-model.ts';
 import { ADD_OP_BY_NAME, smallImmValue } from '../../src/vc4/tables.ts';
 
 /** Patterns that find edge cases as ints and as floats, then random ones. */
@@ -147,8 +148,8 @@ test('a row lowered to several instructions means what its row says, run on one 
   // Each operand told nothing of its range, or its own value as its range (a constant), or,
   // where it fits in 24 bits unsigned, that it does.
   const told = (a: number) => [undefined, { lo: a, hi: a }, ...(a >= 0 && a < 2 ** 24 ? [{ lo: 0, hi: 2 ** 24 - 1 }] : [])];
-  const run = (lower: Exclude<BinaryImpl['lower'], string>, a: number, b: number, ra?: { lo: number; hi: number }, rb?: { lo: number; hi: number }) => {
-    const l = new OneLane();
+  const run = (lower: Exclude<BinaryImpl['lower'], string>, a: number, b: number, ra?: { lo: number; hi: number }, rb?: { lo: number; hi: number }, f = sfu) => {
+    const l = new OneLane(f);
     const [x, y, d] = [v(0), v(1), v(2)];
     l.set(x, a);
     l.set(y, b);
@@ -160,7 +161,9 @@ test('a row lowered to several instructions means what its row says, run on one 
   };
   for (const op of names(UNARY)) {
     const row: UnaryRow = UNARY[op];
-    if (typeof row.lower !== 'string') for (const a of PATTERNS) assert.equal(run(row.lower, a, a), row.fn(a) | 0, `${op}(${hex(a)})`);
+    // With the exact SFU and with the chip model: the meaning takes the same SFU as the lane.
+    if (typeof row.lower !== 'string')
+      for (const f of [sfu, sfuChip]) for (const a of PATTERNS) assert.equal(run(row.lower, a, a, undefined, undefined, f), row.fn(a, f) | 0, `${op}(${hex(a)})`);
   }
   for (const op of names(BINARY))
     for (const ty of ['int', 'float'] as const) {
@@ -169,6 +172,8 @@ test('a row lowered to several instructions means what its row says, run on one 
         for (const [a, b] of [...PAIRS, ...SMALL_PAIRS])
           for (const ra of told(a))
             for (const rb of told(b)) assert.equal(run(impl.lower, a, b, ra, rb), impl.fn(a, b) | 0, `${ty} ${op}(${hex(a)}, ${hex(b)}) told ${JSON.stringify([ra, rb])}`);
+      if (impl && typeof impl.lower !== 'string' && ty === 'float')
+        for (const [a, b] of PAIRS) assert.equal(run(impl.lower, a, b, undefined, undefined, sfuChip), impl.fn(a, b, sfuChip) | 0, `${ty} ${op}(${hex(a)}, ${hex(b)}), the chip's SFU`);
     }
 });
 

@@ -37,6 +37,14 @@ export function typeChecks(): void {
     rotate(f, 3).add(1.5);
     n.lane(3).shl(f.toInt().lane(n));
     f.lane(0).recip();
+    n.mul(n).mul24(3).div(n).rem(7).udiv(n).urem(2);
+    f.div(2).div(f).sqrt().add(1);
+    // @ts-expect-error an Int divided by a Float
+    n.div(f);
+    // @ts-expect-error no unsigned division of Floats
+    f.udiv(f);
+    // @ts-expect-error Ints have no square root
+    n.sqrt();
     // @ts-expect-error a lane number is an Int, not a Float
     n.lane(f);
     select(n.lt(0), n, 1).shl(2);

@@ -1,0 +1,88 @@
+// Float division and square root (and, as it grows, the math library): on the interpreter and on
+// the emulator at -O0 and -O2 (onAll), bit for bit; within the ulps docs/language.md documents
+// (bench/accuracy.ts measures them over dense sweeps), with the exact SFU and with the chip's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Float, kernel, Ptr, SharedArray } from '../../src/index.ts';
+import { onAll } from '../helpers/lang.ts';
+import { unaryRow } from '../../src/source/ops.ts';
+
+const f32 = (x: number) => Math.fround(x);
+/** Ulps between two floats of one sign. */
+const ulps = (a: number, b: number) => {
+  const view = new Float32Array([a, b]);
+  const i = new Int32Array(view.buffer);
+  return Math.abs(i[0]! - i[1]!);
+};
+
+const xs = [1, 2, 3, 0.1, 1e-30, 3.4e30, 7, 9.99, 100, 0.5, 12345.678, 1e10, 2.5e-5, 1.5, 64, 0.3333];
+const ys = [3, 7, -1.5, 0.7, 2e-10, 5.5e3, -7, 3.33, 0.001, 0.25, -0.1, 3e-5, 17, 1.5, 8, 11];
+
+const both = kernel([Ptr(Float), Ptr(Float), Ptr(Float)], (px, py, out) => {
+  const x = Float(px.load());
+  const y = Float(py.load());
+  out.store(x.div(y));
+  out.add(16).store(x.sqrt());
+  out.add(32).store(y.sqrt());
+  out.add(48).store(x.div(4));
+});
+
+test('div and sqrt agree on every target and are within 2 ulps of the correctly rounded results', () => {
+  const [, , out] = onAll(both, () => [SharedArray.from<Float32Array>(new Float32Array(xs)), SharedArray.from<Float32Array>(new Float32Array(ys)), SharedArray.float32(64)]);
+  xs.forEach((x, l) => {
+    const [fx, fy] = [f32(x), f32(ys[l]!)];
+    assert.ok(ulps(out[l]!, f32(fx / fy)) <= 2, `${fx} / ${fy}: ${out[l]}`);
+    assert.ok(ulps(out[16 + l]!, f32(Math.sqrt(fx))) <= 2, `sqrt ${fx}: ${out[16 + l]}`);
+    if (fy > 0) assert.ok(ulps(out[32 + l]!, f32(Math.sqrt(fy))) <= 2, `sqrt ${fy}`);
+    else assert.ok(Number.isNaN(out[32 + l]), `sqrt ${fy} is NaN`);
+    assert.ok(ulps(out[48 + l]!, f32(fx / 4)) <= 2, `${fx} / 4`);
+  });
+});
+
+test('with the chip\'s SFU, div and sqrt stay within 7 and 4 ulps, the same on the interpreter and the emulator', () => {
+  const run = (how: 'interpretSync' | 'emulateSync') => {
+    const out = SharedArray.float32(64);
+    both[how]([SharedArray.from<Float32Array>(new Float32Array(xs)), SharedArray.from<Float32Array>(new Float32Array(ys)), out], { sfu: 'chip' });
+    return out;
+  };
+  const out = run('interpretSync');
+  assert.deepEqual(Array.from(run('emulateSync')), Array.from(out));
+  xs.forEach((x, l) => {
+    const [fx, fy] = [f32(x), f32(ys[l]!)];
+    assert.ok(ulps(out[l]!, f32(fx / fy)) <= 7, `${fx} / ${fy}: ${out[l]}`);
+    assert.ok(ulps(out[16 + l]!, f32(Math.sqrt(fx))) <= 4, `sqrt ${fx}: ${out[16 + l]}`);
+  });
+});
+
+test('sqrt\'s and div\'s special values: 0, -0, infinities, NaN, negatives', () => {
+  const specials = [0, -0, Infinity, -Infinity, NaN, -1, 4, 1e-38, 2, -2, 1, 0, 8, 3, Infinity, 1];
+  const divisors = [0, 2, 2, 2, 2, Infinity, 0, 1, -0, 4, -Infinity, 5, 2, 3, 0, 1];
+  const k = kernel([Ptr(Float), Ptr(Float), Ptr(Float)], (px, py, out) => {
+    const x = Float(px.load());
+    out.store(x.sqrt());
+    out.add(16).store(x.div(Float(py.load())));
+  });
+  const [, , out] = onAll(k, () => [SharedArray.from<Float32Array>(new Float32Array(specials)), SharedArray.from<Float32Array>(new Float32Array(divisors)), SharedArray.float32(32)]);
+  const sq = Array.from(out.slice(0, 16));
+  assert.deepEqual(sq.slice(0, 6).map(String), ['0', 'NaN', 'Infinity', 'NaN', 'NaN', 'NaN']);
+  assert.equal(sq[6], 2);
+  const q = Array.from(out.slice(16));
+  assert.equal(q[0], 0); // 0 / 0: 0 (the chip's fmul of a zero)
+  assert.equal(q[1], 0); // -0 / 2 computes as 0
+  assert.equal(q[2], Infinity);
+  assert.equal(q[5], 0); // -1 / infinity
+  assert.equal(q[6], Infinity); // 4 / 0
+});
+
+test('sqrt gives a NaN for every pattern from +infinity\'s up but +infinity, negative powers of two and -infinity too', () => {
+  const sqrt = unaryRow('sqrt')!.fn;
+  const isNaN32 = (bits: number) => (bits & 0x7f800000) === 0x7f800000 && (bits & 0x7fffff) !== 0;
+  const check = (bits: number) => {
+    const r = sqrt(bits | 0);
+    if ((bits | 0) === 0x7f800000) assert.equal(r, 0x7f800000);
+    else if (!isNaN32(r)) assert.fail(`sqrt of pattern 0x${(bits >>> 0).toString(16)} gave 0x${(r >>> 0).toString(16)}`);
+  };
+  for (let b = 0x7f800000; b <= 0xffffffff; b += 4099) check(b);
+  for (let e = 0; e < 256; e++) check((0x80000000 | (e << 23)) >>> 0); // every negative with a zero mantissa
+  check(0x7f800000);
+});
