@@ -29,3 +29,6 @@ export interface OpEmitter {
  */
 export type OpLowering = AddOpName | MulOpName | ((l: OpEmitter, dst: Reg, a: Src, b: Src, cond: TrueCode | undefined) => void);
 
+
+/** The SFU's function of a pattern (function 0 recip, 1 recipsqrt, 2 exp2, 3 log2): arith.sfu, or vc4/sfu-model.ts's chip model. */
+export type Sfu = (fn: number, bits: number) => number;

@@ -6,8 +6,7 @@
 // correctly rounded quotient and root over a sweep of float32 (docs/language.md has the figures).
 
 import * as arith from '../vc4/arith.ts';
-import type { OpEmitter, OpLowering } from './op-emitter.ts';
-import type { Sfu } from './ops.ts';
+import type { OpEmitter, OpLowering, Sfu } from './op-emitter.ts';
 import type { Src } from '../compiler/operands.ts';
 
 const RECIP = 0;

@@ -16,14 +16,11 @@ import { multiply } from './ops-int.ts';
 import { divide, division } from './ops-div.ts';
 import { fdiv, fdivLowering, sqrt, sqrtLowering } from './ops-float.ts';
 import { roundingRow } from './ops-round.ts';
-import type { OpEmitter, OpLowering } from './op-emitter.ts';
+import type { OpEmitter, OpLowering, Sfu } from './op-emitter.ts';
 import { W_SFU_RECIP, WRITE_A, type WriteName } from '../vc4/registers.ts';
 import type { TrueCode, VReg, AluCode, Src } from '../compiler/operands.ts';
 
-export type { OpEmitter, OpLowering } from './op-emitter.ts';
-
-/** The SFU's function of a pattern (function 0 recip, 1 recipsqrt, 2 exp2, 3 log2): arith.sfu, or vc4/sfu-model.ts's chip model. */
-export type Sfu = (fn: number, bits: number) => number;
+export type { OpEmitter, OpLowering, Sfu } from './op-emitter.ts';
 
 /** A value's type: a 16-lane vector of int32 or float32, or of addresses of such values. */
 export type Ty = 'int' | 'float' | 'int*' | 'float*';

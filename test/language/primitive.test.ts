@@ -16,10 +16,10 @@ const num = (x: unknown) => x as number;
 /** Each case: its name, the marker ending its line here (where the error must point), what it does, the message. */
 const CASES: [string, string, (p: IntVar) => unknown, RegExp][] = [
   ['Int(index() + 1)', 'plus', () => Int(num(index()) + 1), /an Int was used with \+ or == \(JavaScript operators\): JavaScript operators do not work on kernel values; write a\.add\(b\) for \+, a\.eq\(b\) for ==$/], // plus
-  ['x * 2', 'times', (n) => Int(num(n) * 2), /an Int was used as a number \(an operator such as -, \*, \/, %, <, >, <= or >=\): .*write a\.sub\(b\) for -, a\.mul\(b\) for \*, a\.lt\(b\), a\.le\(b\), a\.gt\(b\), a\.ge\(b\) for <, <=, >, >=$/], // times
+  ['x * 2', 'times', (n) => Int(num(n) * 2), /an Int was used as a number \(an operator such as -, \*, \/, %, <, >, <= or >=\): .*write a\.sub\(b\) for -, a\.mul\(b\) for \*, a\.div\(b\) for \/, a\.rem\(b\) for %, a\.lt\(b\), a\.le\(b\), a\.gt\(b\), a\.ge\(b\) for <, <=, >, >=$/], // times
   ['`${x}`', 'template', (n) => `${n}`, /an Int was used as a string \(a template literal such as `\$\{x\}`, or String\(x\)\): a kernel value stands for code the kernel runs, not a value the host can print; print the whole kernel with k\.dump\(\)$/], // template
   ['x < y', 'less', (n) => num(n) < num(Int(1)), /an Int was used as a number \(an operator such as -, \*, \/, %, <, >, <= or >=\)/], // less
-  ['a Float / 2', 'divide', () => Float(num(Float(1)) / 2), /a Float was used as a number .*write a\.sub\(b\) for -, a\.mul\(b\) for \*, a\.mul\(b\.recip\(\)\) for \/, a\.lt\(b\)/], // divide
+  ['a Float / 2', 'divide', () => Float(num(Float(1)) / 2), /a Float was used as a number .*write a\.sub\(b\) for -, a\.mul\(b\) for \*, a\.div\(b\) for \/, a\.lt\(b\)/], // divide
   ['a Ptr + 1', 'pointer', () => num(Ptr(Int)()) + 1, /a Ptr\(Int\) was used with \+ or == .*write p\.add\(n\) for the address n elements on$/], // pointer
   ['a condition + 1', 'condition', (n) => num(n.lt(1)) + 1, /a condition \(a comparison\) was used with \+ or == .*conditions combine with c\.and\(d\), c\.or\(d\), c\.not\(\)/], // condition
   ['-any(c)', 'any', (n) => -num(any(n.lt(1))), /any\(\.\.\.\) was used as a number/], // any
