@@ -17,6 +17,8 @@ const fromF = (x: number) => ((f32[0] = x), i32[0]!);
 /** A pattern's place in the order of floats: ulps between two patterns are the difference of their places. */
 const place = (bits: number) => (bits < 0 ? -(bits & 0x7fffffff) : bits);
 const NORMAL_MIN = 2 ** -126;
+/** The largest |x| sin and cos are measured to (their range reduction is exact below about 2^13 pi). */
+const TRIG_LIMIT = 25000;
 const normal = (x: number) => Number.isFinite(x) && (x === 0 || Math.abs(x) >= NORMAL_MIN) && Math.abs(x) <= 3.4028234663852886e38;
 
 interface Case {
@@ -61,6 +63,37 @@ const CASES: Case[] = [
     },
     fn: ([x], s) => unaryRow('sqrt')!.fn(x!, s),
     exact: ([x]) => Math.sqrt(toF(x!)),
+  },
+  ...(['sin', 'cos'] as const).map((name) => ({
+    name: `Float ${name}`,
+    domain: `|x| <= ${TRIG_LIMIT} (x normal)`,
+    *inputs() {
+      for (const x of patterns(fromF(NORMAL_MIN), fromF(TRIG_LIMIT), quick ? 4099 : 61)) {
+        yield [x];
+        yield [x | 0x80000000];
+      }
+    },
+    fn: ([x]: number[], s: Sfu) => unaryRow(name)!.fn(x!, s),
+    exact: ([x]: number[]) => Math[name](toF(x!)),
+  })),
+  {
+    name: 'Float exp',
+    domain: 'x from -87.33 to 88.72 (the result normal)',
+    *inputs() {
+      for (const x of patterns(fromF(NORMAL_MIN), fromF(88.72), quick ? 1021 : 17)) yield [x];
+      for (const x of patterns(fromF(NORMAL_MIN), fromF(87.33), quick ? 1021 : 17)) yield [x | 0x80000000];
+    },
+    fn: ([x], s) => unaryRow('exp')!.fn(x!, s),
+    exact: ([x]) => Math.exp(toF(x!)),
+  },
+  {
+    name: 'Float log',
+    domain: 'x normal, x > 0',
+    *inputs() {
+      for (const x of patterns(fromF(NORMAL_MIN), fromF(3.4028234663852886e38), quick ? 4099 : 61)) yield [x];
+    },
+    fn: ([x], s) => unaryRow('log')!.fn(x!, s),
+    exact: ([x]) => Math.log(toF(x!)),
   },
 ];
 

@@ -359,6 +359,22 @@ export class FloatExpr extends Vec {
   sqrt(): FloatExpr {
     return unary(this, 'Float', 'sqrt');
   }
+  /** sin(x): within a few ulps for |x| up to 25,000 (docs/language.md has the figures). */
+  sin(): FloatExpr {
+    return unary(this, 'Float', 'sin');
+  }
+  /** cos(x): within a few ulps for |x| up to 25,000. */
+  cos(): FloatExpr {
+    return unary(this, 'Float', 'cos');
+  }
+  /** e^x: within 1 ulp where the result is a normal float; +infinity above, 0 below. */
+  exp(): FloatExpr {
+    return unary(this, 'Float', 'exp');
+  }
+  /** The natural logarithm: within 2 ulps for positive x; -infinity for 0, NaN for negatives. */
+  log(): FloatExpr {
+    return unary(this, 'Float', 'log');
+  }
   /** 1/x, from the special-function unit: as accurate as a chip's SFU, 11 bits or so (div is accurate). */
   recip(): FloatExpr {
     return unary(this, 'Float', 'recip');

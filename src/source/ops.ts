@@ -15,6 +15,8 @@ import * as arith from '../vc4/arith.ts';
 import { multiply } from './ops-int.ts';
 import { divide, division } from './ops-div.ts';
 import { fdiv, fdivLowering, sqrt, sqrtLowering } from './ops-float.ts';
+import { dualUnary } from './dual.ts';
+import { exp, log, sinOrCos } from './math.ts';
 import { roundingRow } from './ops-round.ts';
 import type { OpEmitter, OpLowering, Sfu } from './op-emitter.ts';
 import { W_SFU_RECIP, WRITE_A, type WriteName } from '../vc4/registers.ts';
@@ -199,6 +201,11 @@ export const UNARY = {
   fabs: { from: 'float', to: 'float', fn: (a) => arith.fmaxabs(a, a), lower: 'fmaxabs', generate: true },
   /** The root, from recipsqrt and a Newton step (ops-float.ts): NaN below 0 (-0 too), +infinity for +infinity. */
   sqrt: { from: 'float', to: 'float', fn: sqrt, lower: sqrtLowering, setsFlags: true, generate: true },
+  /** The math library (math.ts): each meaning and lowering from one definition. */
+  sin: { from: 'float', to: 'float', ...dualUnary((o, x) => sinOrCos(o, x, false)), generate: true },
+  cos: { from: 'float', to: 'float', ...dualUnary((o, x) => sinOrCos(o, x, true)), generate: true },
+  exp: { from: 'float', to: 'float', ...dualUnary(exp), setsFlags: true, generate: true },
+  log: { from: 'float', to: 'float', ...dualUnary(log), setsFlags: true, generate: true },
   recip: { from: 'float', to: 'float', ...sfu('sfu_recip'), generate: true },
   recipsqrt: { from: 'float', to: 'float', ...sfu('sfu_recipsqrt'), generate: true },
   exp2: { from: 'float', to: 'float', ...sfu('sfu_exp2'), generate: true },

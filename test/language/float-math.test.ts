@@ -86,3 +86,39 @@ test('sqrt gives a NaN for every pattern from +infinity\'s up but +infinity, neg
   for (let e = 0; e < 256; e++) check((0x80000000 | (e << 23)) >>> 0); // every negative with a zero mantissa
   check(0x7f800000);
 });
+
+test('sin, cos, exp and log agree on every target and are within their documented ulps', () => {
+  const xs = [0.5, -0.5, 1, 3.14159, -3.14159, 100, -1000, 12345.6, 1e-3, 2, 10, -20, 80, -80, 0.1, 7];
+  const k = kernel([Ptr(Float), Ptr(Float)], (px, out) => {
+    const x = Float(px.load());
+    out.store(x.sin());
+    out.add(16).store(x.cos());
+    out.add(32).store(x.exp());
+    out.add(48).store(x.abs().log());
+  });
+  const [, out] = onAll(k, () => [SharedArray.from<Float32Array>(new Float32Array(xs)), SharedArray.float32(64)]);
+  const within = (got: number, want: number, most: number, what: string) => assert.ok(ulps(got, f32(want)) <= most || Math.abs(got - want) < 1e-37, `${what}: ${got}, not ${f32(want)}`);
+  xs.forEach((x, l) => {
+    const fx = f32(x);
+    within(out[l]!, Math.sin(fx), 5, `sin ${fx}`);
+    within(out[16 + l]!, Math.cos(fx), 5, `cos ${fx}`);
+    within(out[32 + l]!, Math.exp(fx), 2, `exp ${fx}`);
+    within(out[48 + l]!, Math.log(Math.abs(fx)), 2, `log ${Math.abs(fx)}`);
+  });
+});
+
+test('exp and log at the edges: overflow, underflow, 0, negatives, infinities', () => {
+  const xs = [89, 100, -88, -1000, Infinity, -Infinity, 0, -0, 88.7, -87.3, 1e-45, -1, 1, Infinity, 1e38, 3];
+  const k = kernel([Ptr(Float), Ptr(Float)], (px, out) => {
+    const x = Float(px.load());
+    out.store(x.exp());
+    out.add(16).store(x.log());
+  });
+  const [, out] = onAll(k, () => [SharedArray.from<Float32Array>(new Float32Array(xs)), SharedArray.float32(32)]);
+  const e = Array.from(out.slice(0, 16));
+  assert.deepEqual(e.slice(0, 8), [Infinity, Infinity, 0, 0, Infinity, 0, 1, 1]);
+  assert.ok(ulps(e[8]!, f32(Math.exp(f32(88.7)))) <= 2 && ulps(e[9]!, f32(Math.exp(f32(-87.3)))) <= 2);
+  const g = Array.from(out.slice(16));
+  assert.deepEqual(g.slice(4, 8).map(String), ['Infinity', 'NaN', '-Infinity', '-Infinity']);
+  assert.deepEqual(g.slice(10, 13).map(String), ['-Infinity', 'NaN', '0']);
+});

@@ -262,3 +262,26 @@ test('integer division and remainder are exact for every int32, signed and unsig
         }
     }
 });
+
+test('a lowering given a condition writes its destination only where the condition holds (rows that set no flags)', () => {
+  const untouched = (lower: Exclude<BinaryImpl['lower'], string>, a: number, b: number) => {
+    const l = new OneLane();
+    const [x, y, d] = [v(0), v(1), v(2)];
+    l.set(x, a);
+    l.set(y, b);
+    l.set(d, 0x5eed);
+    l.alu('or', p('nop'), int(1), int(1), { setf: true }); // Z clear: 'zs' holds nowhere
+    lower(l, d, x, y, 'zs');
+    return l.get(d);
+  };
+  for (const op of names(UNARY)) {
+    const row: UnaryRow = UNARY[op];
+    if (typeof row.lower !== 'string' && !row.setsFlags) for (const a of PATTERNS.slice(0, 8)) assert.equal(untouched(row.lower, a, a), 0x5eed, `${op}(${hex(a)}) under a condition that fails`);
+  }
+  for (const op of names(BINARY))
+    for (const ty of ['int', 'float'] as const) {
+      const impl: BinaryImpl | undefined = binaryImpl(op, ty);
+      if (impl && typeof impl.lower !== 'string' && !impl.setsFlags)
+        for (const [a, b] of PAIRS.slice(0, 8)) assert.equal(untouched(impl.lower, a, b), 0x5eed, `${ty} ${op} under a condition that fails`);
+    }
+});
