@@ -52,8 +52,17 @@ const BINARY: Record<Binary, (a: number, b: number) => number> = {
   max: arith.max,
 };
 
+/** The evaluators made so far, by SFU function (the exact one and the chip model's, in practice). */
+const EVALUATORS = new Map<Sfu, Dual<number>>();
+
 /** The meaning: patterns in, patterns out, the SFU as the run says. */
 export function evaluator(sfu: Sfu = arith.sfu): Dual<number> {
+  let e = EVALUATORS.get(sfu);
+  if (!e) EVALUATORS.set(sfu, (e = makeEvaluator(sfu)));
+  return e;
+}
+
+function makeEvaluator(sfu: Sfu): Dual<number> {
   return {
     bits: (b) => b | 0,
     f: floatBits,
