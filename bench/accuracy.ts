@@ -5,7 +5,7 @@
 // the compiled code matches bit for bit on every target. docs/language.md quotes the figures.
 // Run: npm run bench:accuracy [-- --json out.json] [-- --quick]
 import { writeFileSync } from 'node:fs';
-import { binaryImpl, type Sfu, unaryRow } from '../src/source/ops.ts';
+import { binaryImpl, type Sfu, type UnOp, unaryRow } from '../src/source/ops.ts';
 import { sfu } from '../src/vc4/arith.ts';
 import { sfuChip } from '../src/vc4/sfu-model.ts';
 
@@ -95,7 +95,59 @@ const CASES: Case[] = [
     fn: ([x], s) => unaryRow('log')!.fn(x!, s),
     exact: ([x]) => Math.log(toF(x!)),
   },
+  unaryCase('tan', `|x| <= ${TRIG_LIMIT} (x normal)`, Math.tan, [NORMAL_MIN, TRIG_LIMIT], true, 307),
+  unaryCase('asin', '|x| <= 1', Math.asin, [NORMAL_MIN, 1], true, 31),
+  unaryCase('acos', '|x| <= 1', Math.acos, [NORMAL_MIN, 1], true, 31),
+  unaryCase('atan', 'x normal', Math.atan, [NORMAL_MIN, 3.4e38], true, 307),
+  unaryCase('exp2', 'x from -126 to 127.99 (the result normal)', (x) => 2 ** x, [NORMAL_MIN, 127.99], false, 131, 126),
+  unaryCase('log2', 'x normal, x > 0', Math.log2, [NORMAL_MIN, 3.4e38], false, 307),
+  unaryCase('sinh', '|x| <= 88.7', Math.sinh, [NORMAL_MIN, 88.7], true, 131),
+  unaryCase('cosh', '|x| <= 88.7', Math.cosh, [NORMAL_MIN, 88.7], true, 131),
+  unaryCase('tanh', 'x normal', Math.tanh, [NORMAL_MIN, 3.4e38], true, 307),
+  {
+    name: 'Float atan2',
+    domain: 'y and x normal',
+    *inputs() {
+      for (let i = 0; i < (quick ? 100_000 : 3_000_000); i++) {
+        const y = fromF((1 + random()) * 2 ** Math.floor(random() * 60 - 30)) | (random() < 0.5 ? 0x80000000 : 0);
+        const x = fromF((1 + random()) * 2 ** Math.floor(random() * 60 - 30)) | (random() < 0.5 ? 0x80000000 : 0);
+        yield [y, x];
+      }
+    },
+    fn: ([y, x], s) => binaryImpl('atan2', 'float')!.fn(y!, x!, s),
+    exact: ([y, x]) => Math.atan2(toF(y!), toF(x!)),
+  },
+  {
+    name: 'Float pow',
+    domain: 'x > 0 normal, |y log2 x| <= 30 (the result from 2^-30 to 2^30)',
+    *inputs() {
+      for (let i = 0; i < (quick ? 100_000 : 3_000_000); i++) {
+        const x = fromF((1 + random()) * 2 ** Math.floor(random() * 40 - 20));
+        const y = fromF((random() * 2 - 1) * 30 / Math.max(Math.abs(Math.log2(toF(x))), 1));
+        yield [x, y];
+      }
+    },
+    fn: ([x, y], s) => binaryImpl('pow', 'float')!.fn(x!, y!, s),
+    exact: ([x, y]) => Math.pow(toF(x!), toF(y!)),
+  },
 ];
+
+/** A unary function measured from lo to hi (and from -lo to -hi with `signed`), every `stride`-th pattern (x 16 with --quick). */
+function unaryCase(name: UnOp, domain: string, exact: (x: number) => number, [lo, hi]: [number, number], signed: boolean, stride: number, negativeTo?: number): Case {
+  return {
+    name: `Float ${name}`,
+    domain,
+    *inputs() {
+      for (const x of patterns(fromF(lo), fromF(hi), quick ? stride * 16 + 1 : stride)) {
+        yield [x];
+        if (signed) yield [x | 0x80000000];
+      }
+      if (negativeTo !== undefined) for (const x of patterns(fromF(lo), fromF(negativeTo), quick ? stride * 16 + 1 : stride)) yield [x | 0x80000000];
+    },
+    fn: ([x], s) => unaryRow(name)!.fn(x!, s),
+    exact: ([x]) => exact(toF(x!)),
+  };
+}
 
 interface Measured {
   readonly name: string;

@@ -379,17 +379,58 @@ export class FloatExpr extends Vec {
   recip(): FloatExpr {
     return unary(this, 'Float', 'recip');
   }
-  /** 1/sqrt(|x|). */
+  /** 1/sqrt(|x|), from the special-function unit (about 11 bits; sqrt is accurate). */
   recipsqrt(): FloatExpr {
     return unary(this, 'Float', 'recipsqrt');
   }
-  /** 2^x. */
+  /** 2^x from the special-function unit alone: one instruction and two of latency, about 11 bits (exp2 is accurate). */
+  nativeExp2(): FloatExpr {
+    return unary(this, 'Float', 'nativeExp2');
+  }
+  /** log2(|x|) from the special-function unit alone: about 13 bits, absolute (log2 is accurate). */
+  nativeLog2(): FloatExpr {
+    return unary(this, 'Float', 'nativeLog2');
+  }
+  /** 2^x, within a few ulps (docs/language.md); +infinity from 128 up, 0 below -126. */
   exp2(): FloatExpr {
     return unary(this, 'Float', 'exp2');
   }
-  /** log2(|x|). */
+  /** log2(x), within a few ulps for positive x; -infinity for 0, NaN for negatives. */
   log2(): FloatExpr {
     return unary(this, 'Float', 'log2');
+  }
+  /** tan(x), within a few ulps for |x| up to 25,000. */
+  tan(): FloatExpr {
+    return unary(this, 'Float', 'tan');
+  }
+  /** asin(x) in [-pi/2, pi/2]; NaN where |x| > 1. */
+  asin(): FloatExpr {
+    return unary(this, 'Float', 'asin');
+  }
+  /** acos(x) in [0, pi]; NaN where |x| > 1. */
+  acos(): FloatExpr {
+    return unary(this, 'Float', 'acos');
+  }
+  /** atan(x) in [-pi/2, pi/2]. */
+  atan(): FloatExpr {
+    return unary(this, 'Float', 'atan');
+  }
+  /** y.atan2(x): the angle of the point (x, y), in [-pi, pi], as Math.atan2(y, x). */
+  atan2(x: FloatLike): FloatExpr {
+    return this.bin('atan2', x);
+  }
+  /** x to the power y (Math.pow); a negative x only to an integer y. */
+  pow(y: FloatLike): FloatExpr {
+    return this.bin('pow', y);
+  }
+  sinh(): FloatExpr {
+    return unary(this, 'Float', 'sinh');
+  }
+  cosh(): FloatExpr {
+    return unary(this, 'Float', 'cosh');
+  }
+  tanh(): FloatExpr {
+    return unary(this, 'Float', 'tanh');
   }
   eq(x: FloatLike): BoolValue {
     return this.cmp('eq', x);

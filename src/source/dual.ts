@@ -26,6 +26,8 @@ export interface Dual<V> {
   sfu(fn: SfuName, a: V): V;
   /** Lane by lane: `yes` where a < b (as `less` says), else `no`. Sets flags. */
   pick(less: Less, a: V, b: V, yes: V, no: V): V;
+  /** The same for several pairs [yes, no] under one test (one flag setting). */
+  choose(less: Less, a: V, b: V, pairs: readonly (readonly [V, V])[]): V[];
 }
 
 const f32 = new Float32Array(1);
@@ -62,6 +64,10 @@ export function evaluator(sfu: Sfu = arith.sfu): Dual<number> {
   return e;
 }
 
+/** Whether a < b as `less` says. */
+const holds = (less: Less, a: number, b: number): boolean =>
+  less === 'flt' ? arith.fkey(a) < arith.fkey(b) : less === 'ilt' ? (a | 0) < (b | 0) : a >>> 0 < b >>> 0;
+
 function makeEvaluator(sfu: Sfu): Dual<number> {
   return {
     bits: (b) => b | 0,
@@ -69,8 +75,8 @@ function makeEvaluator(sfu: Sfu): Dual<number> {
     op: (code, a, b) => BINARY[code](a, b) | 0,
     un: (code, a) => UNARY[code](a) | 0,
     sfu: (fn, a) => sfu(SFU.indexOf(fn), a),
-    pick: (less, a, b, yes, no) =>
-      (less === 'flt' ? arith.fkey(a) < arith.fkey(b) : less === 'ilt' ? (a | 0) < (b | 0) : a >>> 0 < b >>> 0) ? yes : no,
+    pick: (less, a, b, yes, no) => (holds(less, a, b) ? yes : no),
+    choose: (less, a, b, pairs) => pairs.map(([yes, no]) => (holds(less, a, b) ? yes : no)),
   };
 }
 
@@ -94,16 +100,20 @@ export function emitter(l: OpEmitter): Dual<Src> {
       l.mov(r, l.p('r4'));
       return r;
     },
-    pick: (less, a, b, yes, no) => {
-      // fmax.setf (max.setf) b, a sets C where b is the greater: where a < b; sub.setf a, b its borrow, where a < b unsigned.
-      if (less === 'ult') l.alu('sub', l.p('nop'), a, b, { setf: true });
-      else l.alu(less === 'flt' ? 'fmax' : 'max', l.p('nop'), b, a, { setf: true });
+    pick: (less, a, b, yes, no) => choose(less, a, b, [[yes, no]])[0]!,
+    choose,
+  };
+  function choose(less: Less, a: Src, b: Src, pairs: readonly (readonly [Src, Src])[]): Src[] {
+    // fmax.setf (max.setf) b, a sets C where b is the greater: where a < b; sub.setf a, b its borrow, where a < b unsigned.
+    if (less === 'ult') l.alu('sub', l.p('nop'), a, b, { setf: true });
+    else l.alu(less === 'flt' ? 'fmax' : 'max', l.p('nop'), b, a, { setf: true });
+    return pairs.map(([yes, no]) => {
       const r = l.fresh();
       l.mov(r, no);
       l.mov(r, yes, 'cs');
       return r;
-    },
-  };
+    });
+  }
 }
 
 /** A unary operator's meaning and lowering from one definition (its row also needs setsFlags where `pick` is used). */

@@ -15,8 +15,9 @@ import * as arith from '../vc4/arith.ts';
 import { multiply } from './ops-int.ts';
 import { divide, division } from './ops-div.ts';
 import { fdiv, fdivLowering, sqrt, sqrtLowering } from './ops-float.ts';
-import { dualUnary } from './dual.ts';
-import { exp, log, sinOrCos } from './math.ts';
+import { dualBinary, dualUnary } from './dual.ts';
+import { cosh, exp, exp2, log, log2, pow, sinh, tanh } from './math-exp.ts';
+import { acos, asin, atan, atan2, sinOrCos, tan } from './math-trig.ts';
 import { roundingRow } from './ops-round.ts';
 import type { OpEmitter, OpLowering, Sfu } from './op-emitter.ts';
 import { W_SFU_RECIP, WRITE_A, type WriteName } from '../vc4/registers.ts';
@@ -128,6 +129,9 @@ export const BINARY = {
   rem: { int: { fn: divide.rem, lower: division('r', true), setsFlags: true }, generate: true },
   udiv: { int: { fn: divide.udiv, lower: division('q', false), setsFlags: true }, generate: true },
   urem: { int: { fn: divide.urem, lower: division('r', false), setsFlags: true }, generate: true },
+  /** atan2(a, b) (the angle of the point (b, a)) and a to the power b, on Floats (math-trig.ts, math-exp.ts). */
+  atan2: { float: { ...dualBinary(atan2), setsFlags: true }, generate: true },
+  pow: { float: { ...dualBinary(pow), setsFlags: true }, generate: true },
   min: { int: { fn: arith.min, lower: 'min' }, float: { fn: arith.fmin, lower: 'fmin' }, generate: true },
   max: { int: { fn: arith.max, lower: 'max' }, float: { fn: arith.fmax, lower: 'fmax' }, generate: true },
   /** Shifts and the rotation by the amount's low 5 bits; shr keeps the sign (the chip's asr), ushr shifts zeros in (its shr). */
@@ -204,12 +208,22 @@ export const UNARY = {
   /** The math library (math.ts): each meaning and lowering from one definition. */
   sin: { from: 'float', to: 'float', ...dualUnary((o, x) => sinOrCos(o, x, false)), generate: true },
   cos: { from: 'float', to: 'float', ...dualUnary((o, x) => sinOrCos(o, x, true)), generate: true },
+  tan: { from: 'float', to: 'float', ...dualUnary(tan), generate: true },
+  asin: { from: 'float', to: 'float', ...dualUnary(asin), setsFlags: true, generate: true },
+  acos: { from: 'float', to: 'float', ...dualUnary(acos), setsFlags: true, generate: true },
+  atan: { from: 'float', to: 'float', ...dualUnary(atan), setsFlags: true, generate: true },
   exp: { from: 'float', to: 'float', ...dualUnary(exp), setsFlags: true, generate: true },
+  exp2: { from: 'float', to: 'float', ...dualUnary(exp2), setsFlags: true, generate: true },
   log: { from: 'float', to: 'float', ...dualUnary(log), setsFlags: true, generate: true },
+  log2: { from: 'float', to: 'float', ...dualUnary(log2), setsFlags: true, generate: true },
+  sinh: { from: 'float', to: 'float', ...dualUnary(sinh), setsFlags: true, generate: true },
+  cosh: { from: 'float', to: 'float', ...dualUnary(cosh), setsFlags: true, generate: true },
+  tanh: { from: 'float', to: 'float', ...dualUnary(tanh), setsFlags: true, generate: true },
+  /** The special-function unit's own results (as accurate as the chip's: about 11 bits). */
   recip: { from: 'float', to: 'float', ...sfu('sfu_recip'), generate: true },
   recipsqrt: { from: 'float', to: 'float', ...sfu('sfu_recipsqrt'), generate: true },
-  exp2: { from: 'float', to: 'float', ...sfu('sfu_exp2'), generate: true },
-  log2: { from: 'float', to: 'float', ...sfu('sfu_log2'), generate: true },
+  nativeExp2: { from: 'float', to: 'float', ...sfu('sfu_exp2'), generate: true },
+  nativeLog2: { from: 'float', to: 'float', ...sfu('sfu_log2'), generate: true },
 } as const satisfies Record<string, UnaryRow>;
 
 // ---- comparisons

@@ -122,3 +122,52 @@ test('exp and log at the edges: overflow, underflow, 0, negatives, infinities', 
   assert.deepEqual(g.slice(4, 8).map(String), ['Infinity', 'NaN', '-Infinity', '-Infinity']);
   assert.deepEqual(g.slice(10, 13).map(String), ['-Infinity', 'NaN', '0']);
 });
+
+test('tan, asin, acos, atan, atan2, exp2, log2, pow, sinh, cosh and tanh agree on every target, within their ulps', () => {
+  const xs = [0.5, -0.5, 0.9, -0.99, 0.1, 1e-3, 0.3, -0.7, 0.25, 0.999, -0.2, 0.6, 0.05, -0.05, 0.75, 1];
+  const ys = [2, 3, -1.5, 0.5, 10, 100, -3, 7.5, 0.001, 1, 4, -8, 2.5, 6, -0.25, 12];
+  const unary = ['tan', 'asin', 'acos', 'atan', 'exp2', 'sinh', 'cosh', 'tanh'] as const;
+  const k = kernel([Ptr(Float), Ptr(Float), Ptr(Float)], (px, py, out) => {
+    const x = Float(px.load());
+    const y = Float(py.load());
+    unary.forEach((f, j) => out.add(16 * j).store(x.mul(3)[f]()));
+    out.add(16 * 8).store(y.abs().log2());
+    out.add(16 * 9).store(x.atan2(y));
+    out.add(16 * 10).store(y.abs().pow(x.mul(2)));
+    out.add(16 * 11).store(x.asin().add(x.acos()));
+  });
+  const [, , out] = onAll(k, () => [SharedArray.from<Float32Array>(new Float32Array(xs)), SharedArray.from<Float32Array>(new Float32Array(ys)), SharedArray.float32(16 * 12)]);
+  const most = { tan: 7, asin: 5, acos: 5, atan: 3, exp2: 1, sinh: 3, cosh: 2, tanh: 2 };
+  const exact = { tan: Math.tan, asin: Math.asin, acos: Math.acos, atan: Math.atan, exp2: (v: number) => 2 ** v, sinh: Math.sinh, cosh: Math.cosh, tanh: Math.tanh };
+  xs.forEach((x, l) => {
+    const x3 = f32(f32(x) * 3);
+    unary.forEach((f, j) => {
+      const want = exact[f](x3);
+      if (Number.isNaN(want)) assert.ok(Number.isNaN(out[16 * j + l]), `${f}(${x3}) is NaN`);
+      else assert.ok(ulps(out[16 * j + l]!, f32(want)) <= most[f], `${f}(${x3}): ${out[16 * j + l]}, not ${f32(want)}`);
+    });
+    const y = f32(ys[l]!);
+    assert.ok(ulps(out[16 * 8 + l]!, f32(Math.log2(Math.abs(y)))) <= 3, `log2 ${y}`);
+    assert.ok(ulps(out[16 * 9 + l]!, f32(Math.atan2(f32(x), y))) <= 3, `atan2(${x}, ${y})`);
+    assert.ok(ulps(out[16 * 10 + l]!, f32(Math.pow(Math.abs(y), f32(f32(x) * 2)))) <= 60, `pow(${Math.abs(y)}, ${2 * x})`);
+    assert.ok(Math.abs(out[16 * 11 + l]! - Math.PI / 2) < 1e-6, `asin + acos of ${x}`);
+  });
+});
+
+test('pow\'s signs and zeros, atan2\'s quadrants, asin and acos outside [-1, 1]', () => {
+  const k = kernel([Ptr(Float), Ptr(Float), Ptr(Float)], (px, py, out) => {
+    const x = Float(px.load());
+    const y = Float(py.load());
+    out.store(x.pow(y));
+    out.add(16).store(y.atan2(x));
+    out.add(32).store(x.asin());
+  });
+  const xs = [-2, -2, -2, 0, 0, 0, 4, 1, -1, 1, -1, -0, 2, 3, 0.5, -3];
+  const ys = [3, 2, 0.5, 2, -2, 0, 0.5, 100, 1, -1, -1, 0, 0, 1, -1, -1];
+  const [, , out] = onAll(k, () => [SharedArray.from<Float32Array>(new Float32Array(xs)), SharedArray.from<Float32Array>(new Float32Array(ys)), SharedArray.float32(48)]);
+  const p = Array.from(out.slice(0, 16));
+  assert.deepEqual(p.slice(0, 8).map(String), ['-8', '4', 'NaN', '0', 'Infinity', '1', '2', '1']);
+  const a = Array.from(out.slice(16, 32));
+  xs.forEach((x, l) => assert.ok(Math.abs(a[l]! - Math.atan2(ys[l]!, x)) < 1e-6 || (x === 0 && ys[l] === 0), `atan2(${ys[l]}, ${x}): ${a[l]}`));
+  assert.ok(Number.isNaN(out[32]) && Number.isNaN(out[33]) && Number.isNaN(out[47]), 'asin(-2), asin(-3): NaN');
+});

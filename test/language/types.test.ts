@@ -39,6 +39,9 @@ export function typeChecks(): void {
     f.lane(0).recip();
     n.mul(n).mul24(3).div(n).rem(7).udiv(n).urem(2);
     f.div(2).div(f).sqrt().add(1);
+    f.sin().cos().tan().asin().acos().atan().atan2(f).pow(2).exp().exp2().log().log2().sinh().cosh().tanh().nativeExp2().nativeLog2();
+    // @ts-expect-error atan2 of an Int
+    f.atan2(n);
     // @ts-expect-error an Int divided by a Float
     n.div(f);
     // @ts-expect-error no unsigned division of Floats
