@@ -3,7 +3,7 @@
 // over a dense sweep of float32 inputs in each function's domain, with the exact SFU and with the
 // chip model (vc4/sfu-model.ts). The functions are the operators' meanings (source/ops.ts), which
 // the compiled code matches bit for bit on every target. docs/language.md quotes the figures.
-// Run: npm run bench:accuracy [-- --json out.json] [-- --quick]
+// Run: npm run bench:accuracy [-- --json out.json] [--quick] [--only sin,cos]
 import { writeFileSync } from 'node:fs';
 import { binaryImpl, type Sfu, type UnOp, unaryRow } from '../src/source/ops.ts';
 import { sfu } from '../src/vc4/arith.ts';
@@ -95,10 +95,10 @@ const CASES: Case[] = [
     fn: ([x], s) => unaryRow('log')!.fn(x!, s),
     exact: ([x]) => Math.log(toF(x!)),
   },
-  unaryCase('tan', `|x| <= ${TRIG_LIMIT} (x normal)`, Math.tan, [NORMAL_MIN, TRIG_LIMIT], true, 307),
+  unaryCase('tan', `|x| from 2^-125 to ${TRIG_LIMIT} (nearer 0, x r may flush to 0 with the chip's SFU)`, Math.tan, [2 ** -125, TRIG_LIMIT], true, 307),
   unaryCase('asin', '|x| <= 1', Math.asin, [NORMAL_MIN, 1], true, 31),
   unaryCase('acos', '|x| <= 1', Math.acos, [NORMAL_MIN, 1], true, 31),
-  unaryCase('atan', 'x normal', Math.atan, [NORMAL_MIN, 3.4e38], true, 307),
+  unaryCase('atan', '|x| from 2^-125 up (nearer 0, x r may flush to 0 with the chip\'s SFU)', Math.atan, [2 ** -125, 3.4e38], true, 307),
   unaryCase('exp2', 'x from -126 to 127.99 (the result normal)', (x) => 2 ** x, [NORMAL_MIN, 127.99], false, 131, 126),
   unaryCase('log2', 'x normal, x > 0', Math.log2, [NORMAL_MIN, 3.4e38], false, 307),
   unaryCase('sinh', '|x| <= 88.7', Math.sinh, [NORMAL_MIN, 88.7], true, 131),
@@ -179,7 +179,10 @@ function measure(c: Case): Measured {
   return { name: c.name, domain: c.domain, inputs: n, maxUlpExact: most.exact, maxUlpChip: most.chip, worst };
 }
 
-const records = CASES.map(measure);
+// --only NAME[,NAME...]: measure those functions alone (their names without "Float ").
+const only = process.argv.indexOf('--only');
+const chosen = only > 0 ? CASES.filter((c) => process.argv[only + 1]!.split(',').includes(c.name.replace('Float ', ''))) : CASES;
+const records = chosen.map(measure);
 console.log('largest error in ulps against the correctly rounded result, over each domain (exact SFU / chip model):');
 for (const r of records)
   console.log(`  ${r.name.padEnd(12)} ${String(r.maxUlpExact).padStart(6)} / ${String(r.maxUlpChip).padEnd(6)} ${r.inputs.toLocaleString('en-US')} inputs: ${r.domain}`);
