@@ -5,7 +5,7 @@
 // that leave nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SharedArray } from '../../src/index.ts';
+import { Float, Int, index, kernel, Ptr, select, SharedArray } from '../../src/index.ts';
 import { gcd, gcdInputs } from '../../examples/gcd.ts';
 import { heatGrid, step } from '../../examples/heat.ts';
 import { glibcRand } from '../../examples/lib/rand.ts';
@@ -141,7 +141,7 @@ test('every way out of the process gives the GPU memory back and disables the QP
       writeFileSync(
         child,
         `import { writeFileSync } from 'node:fs';
-import { SharedArray } from '../../src/index.ts';
+import { Float, Int, index, kernel, Ptr, select, SharedArray } from '../../src/index.ts';
 import { gcd, gcdInputs } from '../../examples/gcd.ts';
 import { usePiDevice } from '../../src/pi/session.ts';
 import { TestPiDevice } from '../helpers/pi-test-device.ts';
@@ -268,7 +268,7 @@ test('a program with its own SIGINT handler keeps it: the session stays until th
     writeFileSync(
       child,
       `import { writeFileSync } from 'node:fs';
-import { SharedArray } from '../../src/index.ts';
+import { Float, Int, index, kernel, Ptr, select, SharedArray } from '../../src/index.ts';
 import { gcd, gcdInputs } from '../../examples/gcd.ts';
 import { usePiDevice } from '../../src/pi/session.ts';
 import { TestPiDevice } from '../helpers/pi-test-device.ts';
@@ -295,4 +295,29 @@ setTimeout(() => {}, 5000);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the language\'s newer constructs on the pi target (multiply, division, select, lane, div, sqrt, the math library) give the emulator\'s results', async () => {
+  device();
+  const k = kernel([Ptr(Int), Ptr(Float)], function constructs(pi, pf) {
+    const a = Int(pi.load());
+    const b = Int(pi.add(16).load());
+    const x = Float(pf.load());
+    pi.store(a.mul(b).add(a.div(b)).sub(a.rem(b)).add(a.udiv(b.abs().add(1))));
+    pi.add(16).store(select(a.lt(b), a.lane(3), b.lane(index())).add(a.mul24(7)));
+    pf.store(x.div(x.add(2)).add(x.abs().sqrt()));
+    pf.add(16).store(x.sin().add(x.cos()).add(x.mul(0.01).exp()).add(x.abs().add(1).log()));
+    pf.add(32).store(x.atan2(x.add(1)).add(x.mul(0.1).tanh()).add(x.abs().add(1).pow(0.5)));
+  });
+  const fill = () => ({
+    ints: SharedArray.from<Int32Array>(Array.from({ length: 32 }, (_, i) => Math.imul(i * 2654435761, 7) | 0)),
+    floats: SharedArray.from<Float32Array>(new Float32Array(Array.from({ length: 48 }, (_, i) => (i - 20) * 1.37))),
+  });
+  const onPi = fill();
+  const r = await k(onPi.ints, onPi.floats, { target: 'pi' });
+  assert.equal(r.target, 'pi');
+  const onEmu = fill();
+  await k(onEmu.ints, onEmu.floats, { target: 'emulator' });
+  assert.deepEqual(bits(onPi.ints), bits(onEmu.ints));
+  assert.deepEqual(bits(onPi.floats), bits(onEmu.floats));
 });
