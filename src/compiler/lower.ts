@@ -21,6 +21,10 @@ import type { BranchCondition } from '../vc4/tables.ts';
 import { LANES, MAX_QPUS } from '../vc4/chip.ts';
 import { isFloatSmallImm, smallImmValue } from '../vc4/tables.ts';
 import { exprRange, type Range, variableRanges } from './ranges.ts';
+import { VDR_ROW_LENGTH_SHIFT, VDW_SETUP_DEPTH_SHIFT } from '../vc4/vpm-setup.ts';
+
+/** A shift amount 0-31 as a small immediate: shifts read the low 5 bits, so 16-31 are -16..-1. */
+const shiftBy = (k: number) => int(k < 16 ? k : k - 32);
 import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 
 export interface Lowered {
@@ -301,9 +305,25 @@ class Lowering implements OpEmitter {
       case 'storeNB': {
         const val = this.expr(s.e);
         const ptr = this.expr(s.ptr);
+        const count = s.k === 'store' && s.n ? this.laneCount(s.n) : undefined;
         this.waitForStores(); // the previous store has left the VPM row
         this.mov(p('vw_setup'), this.vpmSetup);
         this.mov(p('vpm'), val);
+        if (count) {
+          // The first k words: the DMA store's depth set to k (it was 16), none where k is 0.
+          const depth = this.fresh();
+          this.alu('sub', depth, count, this.word(LANES));
+          this.alu('shl', depth, depth, shiftBy(VDW_SETUP_DEPTH_SHIFT));
+          const setup = this.fresh();
+          this.alu('add', setup, this.dmaSetup, depth);
+          const skip = this.label('nostore');
+          this.skipIfZero(count, skip);
+          this.mov(p('vw_setup'), setup);
+          this.mov(p('vw_addr'), ptr);
+          this.emit({ op: 'read', src: p('vw_wait') });
+          this.emit({ op: 'label', name: skip });
+          return;
+        }
         this.mov(p('vw_setup'), this.dmaSetup);
         this.mov(p('vw_addr'), ptr);
         if (s.k === 'store') this.waitForStores();
@@ -399,6 +419,56 @@ class Lowering implements OpEmitter {
         this.alu('xor', m, this.mask(b.a), int(1));
         return m;
     }
+  }
+
+  // ---- counted loads and stores (the first k lanes)
+
+  /** Lane 0 of n, clamped to 0..16, in every lane (through r5's replicating port). */
+  private laneCount(n: Expr): VReg {
+    const c = this.fresh();
+    this.alu('max', c, this.expr(n), int(0));
+    this.alu('min', c, c, this.word(LANES));
+    this.mov(p('r5rep'), c);
+    const k = this.fresh();
+    this.mov(k, p('r5'));
+    return k;
+  }
+
+  /** Branches to `label` when k (the same in every lane) is 0. */
+  private skipIfZero(k: VReg, label: string): void {
+    this.emit({ op: 'alu', code: 'or', dst: p('nop'), a: k, b: k, setf: true });
+    this.flagsHold = undefined;
+    this.branch('allz', label);
+  }
+
+  /**
+   * The first k of the 16 words at lane 0's address, the other lanes 0: the DMA load's row length
+   * set to k (its field's 0 means 16), then where the element number is below k the row's value.
+   * Where k is 0 nothing is read.
+   */
+  private countedLoad(ptr: Src, n: Expr, dst: Reg): void {
+    const k = this.laneCount(n);
+    const out = this.fresh();
+    this.mov(out, int(0));
+    // The setup first: it touches nothing, and can fill the branch's delay slots.
+    const length = this.fresh();
+    this.alu('and', length, k, int(LANES - 1));
+    this.alu('shl', length, length, shiftBy(VDR_ROW_LENGTH_SHIFT));
+    const setup = this.fresh();
+    this.alu('or', setup, this.loadDma, length);
+    const skip = this.label('noload');
+    this.skipIfZero(k, skip);
+    this.mov(p('vr_setup'), setup);
+    this.mov(p('vr_addr'), ptr);
+    this.emit({ op: 'read', src: p('vr_wait') });
+    this.mov(p('vr_setup'), this.loadRead);
+    const row = this.fresh();
+    this.mov(row, p('vpm'));
+    this.emit({ op: 'alu', code: 'sub', dst: p('nop'), a: p('elem_num'), b: k, setf: true });
+    this.flagsHold = undefined;
+    this.mov(out, row, 'ns');
+    this.emit({ op: 'label', name: skip });
+    this.mov(dst, out);
   }
 
   // ---- expressions
@@ -497,6 +567,11 @@ class Lowering implements OpEmitter {
         // A non-blocking store may still be writing memory: the DMA engines do not order a load
         // after it, so wait for it first (a store already waited for costs one instruction).
         if (this.nonBlockingStores) this.waitForStores();
+        if (e.n) {
+          if (cond) throw new Error('internal: a counted load lowers before the flags it is written under (setsFlags)');
+          this.countedLoad(ptr, e.n, dst);
+          return;
+        }
         this.mov(p('vr_setup'), this.loadDma);
         this.mov(p('vr_addr'), ptr);
         this.emit({ op: 'read', src: p('vr_wait') });
@@ -551,6 +626,7 @@ class Lowering implements OpEmitter {
  */
 const setsFlags = (e: Expr): boolean =>
   e.k === 'select' ||
+  (e.k === 'load' && e.n !== undefined) ||
   (e.k === 'bin' && binaryImpl(e.op, e.ty)?.setsFlags === true) ||
   (e.k === 'un' && unaryRow(e.op)?.setsFlags === true) ||
   childExprs(e).some(setsFlags);

@@ -121,6 +121,9 @@ function storesIn(ss: readonly Stmt[], out: Expr[] = []): Expr[] {
 }
 
 const STORES = new Set<Stmt['k']>(['store', 'storeNB']);
+
+/** Whether some store, at any depth, writes only its first lanes (store's count). */
+const hasCountedStore = (ss: readonly Stmt[]): boolean => ss.some((s) => (s.k === 'store' && s.n !== undefined) || childBlocks(s).some(hasCountedStore));
 const FIFO = new Set<Stmt['k']>(['gather', 'receive']);
 const NOT_IN_BODY = new Set<Stmt['k']>(['for', 'while', 'break', 'gather', 'receive', 'storeNB', 'sema', 'mutex']);
 const SYNC = new Set<Stmt['k']>(['sema', 'mutex']);
@@ -165,12 +168,13 @@ function planLoop(s: ForStmt, varying: ReadonlySet<number>): Plan | undefined {
   for (let t = 0; t < s.body.length && loads.length < TMU_FIFO_DEPTH; t++) {
     const b = s.body[t]!;
     if (contains([b], STORES)) break;
-    if (b.k !== 'assign' || b.e.k !== 'load') continue;
+    if (b.k !== 'assign' || b.e.k !== 'load' || b.e.n) continue; // a counted load stays a DMA load
     const at = affine(b.e.ptr);
     const v = b.v.id;
     if (at?.i && !s.body.slice(0, t).some((x) => mentions(x, v)) && !mentions(b.e, v)) loads.push({ s: b, ptr: b.e.ptr, at });
   }
   if (!loads.length) return undefined;
+  if (hasCountedStore(s.body)) return undefined; // its stores would become non-blocking, which take no count
   const stores = storesIn(s.body).map(affine);
   if (stores.some((t) => !t?.i)) return undefined;
   // The tests hold for a step going up: 0 < S < MAX_COUNT (at run time when S is no number).

@@ -155,6 +155,13 @@ function* stmtExprVariants(s: Stmt): Generator<Stmt> {
       for (const e of exprVariants(s.e)) yield { ...s, e };
       return;
     case 'store':
+      if (s.n) {
+        const { n: _n, ...whole } = s;
+        yield whole; // a store of all 16 lanes
+        for (const n of exprVariants(s.n)) yield { ...s, n };
+      }
+      for (const e of exprVariants(s.e)) yield { ...s, e };
+      return;
     case 'storeNB':
       for (const e of exprVariants(s.e)) yield { ...s, e };
       return;
@@ -211,6 +218,11 @@ function* exprVariants(e: Expr): Generator<Expr> {
       for (const n of exprVariants(e.n)) yield { ...e, n };
       return;
     case 'load':
+      if (e.n) {
+        const { n: _n, ...whole } = e;
+        yield whole; // a load of all 16 lanes
+        for (const n of exprVariants(e.n)) yield { ...e, n };
+      }
       for (const ptr of exprVariants(e.ptr)) yield { ...e, ptr };
       return;
     case 'lane':

@@ -27,8 +27,11 @@ export type Expr =
   | { readonly k: 'rotate'; readonly ty: Ty; readonly a: Expr; readonly n: Expr }
   /** Pointer plus a number of elements (4 bytes each), lane by lane. */
   | { readonly k: 'ptradd'; readonly ty: 'int*' | 'float*'; readonly p: Expr; readonly n: Expr }
-  /** The 16 consecutive values from the address in lane 0 of `ptr` (a blocking load). */
-  | { readonly k: 'load'; readonly ty: 'int' | 'float'; readonly ptr: Expr }
+  /**
+   * The 16 consecutive values from the address in lane 0 of `ptr` (a blocking load); with `n`,
+   * only the first n of them (lane 0 of n, clamped to 0..16), the other lanes 0 (countedLanes).
+   */
+  | { readonly k: 'load'; readonly ty: 'int' | 'float'; readonly ptr: Expr; readonly n?: Expr }
   /** Lane n of `a` in every lane: n is lane 0 of `n`, modulo 16. */
   | { readonly k: 'lane'; readonly ty: Ty; readonly a: Expr; readonly n: Expr }
   /** Lane by lane, `a` where condition `c` holds and `b` where it does not (both computed in every lane). */
@@ -55,8 +58,8 @@ interface Located {
 export type Stmt = Located &
   (
     | { readonly k: 'assign'; readonly v: VarRef; readonly e: Expr }
-    /** Blocking store of 16 values to the address in lane 0 of `ptr`. */
-    | { readonly k: 'store'; readonly ptr: Expr; readonly e: Expr }
+    /** Blocking store of 16 values to the address in lane 0 of `ptr`; with `n`, of the first n (lane 0 of n, clamped to 0..16). */
+    | { readonly k: 'store'; readonly ptr: Expr; readonly e: Expr; readonly n?: Expr }
     | { readonly k: 'if'; readonly c: Cond; readonly then: Stmt[]; else: Stmt[] }
     | { readonly k: 'while'; readonly c: Cond; readonly body: Stmt[] }
     | { readonly k: 'for'; readonly c: Cond; readonly step: Stmt[]; readonly body: Stmt[] }
@@ -126,7 +129,7 @@ export function childExprs(e: Expr): Expr[] {
     case 'ptradd':
       return [e.p, e.n];
     case 'load':
-      return [e.ptr];
+      return e.n ? [e.ptr, e.n] : [e.ptr];
     case 'select':
       return [e.a, e.b, ...boolOperands(e.c)];
     case 'lit':
@@ -194,7 +197,7 @@ export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
     case 'ptradd':
       return f({ ...e, p: m(e.p), n: m(e.n) });
     case 'load':
-      return f({ ...e, ptr: m(e.ptr) });
+      return f({ ...e, ptr: m(e.ptr), ...(e.n ? { n: m(e.n) } : {}) });
     case 'select':
       return f({ ...e, c: mapBool(e.c, f), a: m(e.a), b: m(e.b) });
     default:
@@ -217,6 +220,7 @@ export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
     case 'assign':
       return { ...s, e: mapExpr(s.e, f) };
     case 'store':
+      return { ...s, ptr: mapExpr(s.ptr, f), e: mapExpr(s.e, f), ...(s.n ? { n: mapExpr(s.n, f) } : {}) };
     case 'storeNB':
       return { ...s, ptr: mapExpr(s.ptr, f), e: mapExpr(s.e, f) };
     case 'gather':
@@ -243,6 +247,7 @@ export function someExpr(ss: readonly Stmt[], pred: (e: Expr) => boolean): boole
       case 'assign':
         return inExpr(s.e);
       case 'store':
+        return inExpr(s.ptr) || inExpr(s.e) || (s.n !== undefined && inExpr(s.n));
       case 'storeNB':
         return inExpr(s.ptr) || inExpr(s.e);
       case 'gather':
@@ -258,3 +263,6 @@ export function someExpr(ss: readonly Stmt[], pred: (e: Expr) => boolean): boole
     }
   });
 }
+
+/** How many lanes a counted load or store takes: lane 0 of its count, clamped to 0..16. */
+export const countedLanes = (n: number): number => Math.min(Math.max(n | 0, 0), 16);

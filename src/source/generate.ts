@@ -213,14 +213,14 @@ class Generator {
       const own = this.chance(0.35);
       const base = own ? (ty === 'int' ? this.outQ : this.outFQ) : this.params[ty === 'int' ? 0 : 1]!;
       const c = own ? (STORE_SLOTS - 4 + this.pick([0, 0, 1, -1])) * LANES : this.int(2) * LANES;
-      loads.push({ k: 'assign', v: this.pick(vs), e: { k: 'load', ty, ptr: at(base, c) } });
+      loads.push({ k: 'assign', v: this.pick(vs), e: { k: 'load', ty, ptr: at(base, c), ...this.maybeCount(i, end) } });
     }
     this.loopDepth++;
     const body = this.chance(0.5) ? this.assign(false) : this.block(1, false);
     this.loopDepth--;
     this.protectedVars.delete(i.id);
     const int = this.chance(0.5);
-    const store = { k: 'store', ptr: at(int ? this.outQ : this.outFQ, (STORE_SLOTS - 4) * LANES), e: int ? this.intExpr(2, false) : this.floatExpr(2, false) } as const;
+    const store = { k: 'store', ptr: at(int ? this.outQ : this.outFQ, (STORE_SLOTS - 4) * LANES), e: int ? this.intExpr(2, false) : this.floatExpr(2, false), ...this.maybeCount(i, end) } as const;
     const cond: Cond = { k: this.chance(0.5) ? 'any' : 'all', b: { k: 'cmp', op: 'lt', ty: 'int', a: i, b: lit('int', end) } };
     const inc: Stmt = { k: 'assign', v: i, e: { k: 'bin', op: 'add', ty: 'int', a: i, b: lit('int', step) } };
     return [{ k: 'assign', v: i, e: lit('int', 0) }, { k: 'for', c: cond, step: [inc], body: [...loads, ...body, store] }];
@@ -229,7 +229,18 @@ class Generator {
   private storeTo(base: VarRef, slot: number | Expr, e: Expr, nb = false): Stmt {
     const n = typeof slot === 'number' ? lit('int', slot * LANES) : slot;
     const ptr: Expr = { k: 'ptradd', ty: base.ty as 'int*', p: base, n };
-    return nb ? { k: 'storeNB', e, ptr } : { k: 'store', ptr, e };
+    return nb ? { k: 'storeNB', e, ptr } : { k: 'store', ptr, e, ...this.maybeCount() };
+  }
+
+  /**
+   * Now and then a count for a load or store (its first lanes): in a counted loop, what is left of
+   * it (end - i, as a kernel over an array of `end` elements writes); else a number from -2 to
+   * 18 or an Int (clamped to 0..16 either way).
+   */
+  private maybeCount(i?: VarRef, end?: number): { n?: Expr } {
+    if (!this.chance(0.2)) return {};
+    if (i && end !== undefined && this.chance(0.6)) return { n: { k: 'bin', op: 'sub', ty: 'int', a: lit('int', end - this.int(8)), b: i } };
+    return { n: this.chance(0.6) ? lit('int', this.int(21) - 2) : this.intExpr(1, false) };
   }
 
   // ---- literals
@@ -267,7 +278,7 @@ class Generator {
       if (u) return u;
     }
     if (c === 8) return this.rotate('int', depth, inWhere);
-    if (c === 9 && !inWhere) return { k: 'load', ty: 'int', ptr: this.loadPtr('int') };
+    if (c === 9 && !inWhere) return { k: 'load', ty: 'int', ptr: this.loadPtr('int'), ...this.maybeCount() };
     if (c === 10) return this.select('int', depth, inWhere);
     if (c === 11) return this.lane('int', depth, inWhere);
     return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: lit('int', this.intLit()) };
@@ -289,7 +300,7 @@ class Generator {
       if (u) return u;
     }
     if (c === 8) return this.rotate('float', depth, inWhere);
-    if (c === 9 && !inWhere) return { k: 'load', ty: 'float', ptr: this.loadPtr('float') };
+    if (c === 9 && !inWhere) return { k: 'load', ty: 'float', ptr: this.loadPtr('float'), ...this.maybeCount() };
     if (c === 10) return this.select('float', depth, inWhere);
     if (c === 11) return this.lane('float', depth, inWhere);
     return { k: 'bin', op: this.pick(BIN.float), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: lit('float', this.floatLit()) };

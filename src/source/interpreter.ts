@@ -16,6 +16,7 @@ import type { GpuMemory } from '../common/memory.ts';
 import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS, RAISE_WITH_OPTION, RunBudget } from '../common/budget.ts';
 import { hex, WRITE } from '../common/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
+import { countedLanes } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
 import { arithType, binaryImpl, comparisonOrder, comparisonRow, ORDER, unaryRow } from './ops.ts';
 import { Interleaving } from '../common/interleave.ts';
@@ -236,7 +237,7 @@ class Interpreter {
         return undefined;
       case 'store':
       case 'storeNB':
-        this.store(q, this.eval(q, s.ptr)[0]!, this.eval(q, s.e));
+        this.store(q, this.eval(q, s.ptr)[0]!, this.eval(q, s.e), s.k === 'store' && s.n ? countedLanes(this.eval(q, s.n)[0]!) : L);
         return undefined;
       case 'if':
         if (this.cond(q, s.c)) return yield* this.block(q, s.then, mask);
@@ -330,8 +331,8 @@ class Interpreter {
     return this.opts.memory.words[this.opts.memory.index(addr)]!;
   }
 
-  private store(q: QpuState, base: number, x: Int32Array): void {
-    for (let e = 0; e < L; e++) {
+  private store(q: QpuState, base: number, x: Int32Array, n: number): void {
+    for (let e = 0; e < n; e++) {
       const addr = ((base >>> 0) + 4 * e) >>> 0;
       if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a write', addr, e);
       this.opts.memory.words[this.opts.memory.index(addr, WRITE)] = x[e]!;
@@ -381,7 +382,8 @@ class Interpreter {
       }
       case 'load': {
         const base = this.eval(q, e.ptr)[0]! >>> 0;
-        for (let l = 0; l < L; l++) out[l] = this.read(q, (base + 4 * l) >>> 0, l);
+        const n = e.n ? countedLanes(this.eval(q, e.n)[0]!) : L;
+        for (let l = 0; l < n; l++) out[l] = this.read(q, (base + 4 * l) >>> 0, l);
         return out;
       }
       case 'lane': {

@@ -44,7 +44,7 @@ export class Printer {
       case 'ptradd':
         return `(${this.expr(e.p)} + ${this.expr(e.n)})`;
       case 'load':
-        return `*${this.expr(e.ptr)}`;
+        return e.n ? `load(${stripParens(this.expr(e.ptr))}, ${stripParens(this.expr(e.n))})` : `*${this.expr(e.ptr)}`;
       case 'lane':
         return `${this.expr(e.a)}.lane(${this.expr(e.n)})`;
       case 'select':
@@ -84,7 +84,7 @@ export class Printer {
       case 'assign':
         return `${this.names(s.v.id)} = ${stripParens(this.expr(s.e))}`;
       case 'store':
-        return `*${this.expr(s.ptr)} = ${stripParens(this.expr(s.e))}`;
+        return s.n ? `store(${stripParens(this.expr(s.ptr))}, ${stripParens(this.expr(s.e))}, ${stripParens(this.expr(s.n))})` : `*${this.expr(s.ptr)} = ${stripParens(this.expr(s.e))}`;
       case 'if':
         return `if ${this.cond(s.c)}`;
       case 'while':

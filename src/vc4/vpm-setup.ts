@@ -291,3 +291,7 @@ export const VPM_SETUP_ROW_SHIFT = VPM.addr.lo;
 export const VDW_SETUP_ROW_SHIFT = VDW.vpmBase.lo + ROW_IN_BASE;
 /** The bit where a DMA load setup's VPM row starts. */
 export const VDR_SETUP_ROW_SHIFT = VDR.y.lo;
+
+/** Where a DMA load setup's row length (0: 16 words) and a DMA store setup's depth sit: a counted load or store sets them at run time. */
+export const VDR_ROW_LENGTH_SHIFT = VDR_LENGTH_SHIFT;
+export const VDW_SETUP_DEPTH_SHIFT = VDW_DEPTH_SHIFT;

@@ -39,6 +39,10 @@ export function typeChecks(): void {
     f.lane(0).recip();
     n.mul(n).mul24(3).div(n).rem(7).udiv(n).urem(2);
     f.div(2).div(f).sqrt().add(1);
+    pf.store(pf.load(n).add(1), n.sub(3));
+    pi.load(5).add(pi.load());
+    // @ts-expect-error a count is an Int, not a Float
+    pf.load(f);
     f.sin().cos().tan().asin().acos().atan().atan2(f).pow(2).exp().exp2().log().log2().sinh().cosh().tanh().nativeExp2().nativeLog2();
     // @ts-expect-error atan2 of an Int
     f.atan2(n);
