@@ -1,7 +1,8 @@
 // The new constructs' arguments as plain JavaScript can pass them: select's condition and values,
 // x.lane(n)'s lane, and the Int methods that take an operand (umin, umax, ult, ...), each given
 // every kind of junk: nothing, strings, objects, fractions, NaN, lanes out of range, booleans,
-// values of another kernel, values forged with Object.create, a Float where an Int goes. Each
+// values of another kernel, values forged with Object.create, a Float where an Int goes; and
+// division, atan2, pow and the counts of loads and stores likewise. Each
 // kernel() call ends in a kernel or in a DslError naming the kernel and the user's line; never a
 // TypeError from inside qpu-ts.
 import assert from 'node:assert/strict';
@@ -81,4 +82,33 @@ test('select, lane and the operand-taking methods refuse every kind of junk at t
     'select(x, 1, 2) with a condition',
   ];
   assert.deepEqual(built.sort(), expected.sort());
+});
+
+test('division, the math library\'s two-operand functions and counted loads and stores refuse junk at the user\'s line', () => {
+  const calls: [string, (x: unknown) => unknown][] = [
+    ['Int.div(x)', (x) => index().div(x as number)],
+    ['Int.urem(x)', (x) => index().urem(x as number)],
+    ['Int.mul24(x)', (x) => index().mul24(x as number)],
+    ['Float.div(x)', (x) => index().toFloat().div(x as number)],
+    ['Float.atan2(x)', (x) => index().toFloat().atan2(x as number)],
+    ['Float.pow(x)', (x) => index().toFloat().pow(x as number)],
+    ['Ptr.load(x)', (x) => Ptr(Int)().load(x as number)],
+    ['Ptr.store(1, x)', (x) => Ptr(Int)().store(1, x as number)],
+  ];
+  const built: string[] = [];
+  const kinds = 15;
+  for (const [name, call] of calls)
+    for (let i = 0; i < kinds; i++) {
+      let label = '';
+      if (attempt(name, () => {
+        const [l, x] = junk()[i]!;
+        label = l;
+        call(x);
+      }) === 'ok') built.push(`${name} with ${label}`);
+    }
+  const ints = ['Int.div(x)', 'Int.urem(x)', 'Int.mul24(x)', 'Ptr.load(x)', 'Ptr.store(1, x)'].flatMap((n) => [`${n} with -1`, `${n} with 16`]);
+  const floats = ['Float.div(x)', 'Float.atan2(x)', 'Float.pow(x)'].flatMap((n) => [`${n} with 1.5`, `${n} with -1`, `${n} with 16`, `${n} with 2^40`, `${n} with a Float`]); // NaN is no literal
+  // A count left out is a load or store of all 16 lanes.
+  const whole = ['Ptr.load(x) with undefined', 'Ptr.store(1, x) with undefined'];
+  assert.deepEqual(built.sort(), [...ints, ...floats, ...whole].sort());
 });
