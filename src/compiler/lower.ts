@@ -19,12 +19,10 @@ import { epilogue, prologue } from './frame.ts';
 import { type AluCode, def, int, type IrInstr, irText, p, type Reg, smallImm, type Src, uses, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
 import { LANES, MAX_QPUS } from '../vc4/chip.ts';
-import { isFloatSmallImm, smallImmValue } from '../vc4/tables.ts';
+import { isFloatSmallImm, shiftImmediate, smallImmValue } from '../vc4/tables.ts';
 import { exprRange, type Range, variableRanges } from './ranges.ts';
 import { VDR_ROW_LENGTH_SHIFT, VDW_SETUP_DEPTH_SHIFT } from '../vc4/vpm-setup.ts';
 
-/** A shift amount 0-31 as a small immediate: shifts read the low 5 bits, so 16-31 are -16..-1. */
-const shiftBy = (k: number) => int(k < 16 ? k : k - 32);
 import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 
 export interface Lowered {
@@ -313,7 +311,7 @@ class Lowering implements OpEmitter {
           // The first k words: the DMA store's depth set to k (it was 16), none where k is 0.
           const depth = this.fresh();
           this.alu('sub', depth, count, this.word(LANES));
-          this.alu('shl', depth, depth, shiftBy(VDW_SETUP_DEPTH_SHIFT));
+          this.alu('shl', depth, depth, int(shiftImmediate(VDW_SETUP_DEPTH_SHIFT)));
           const setup = this.fresh();
           this.alu('add', setup, this.dmaSetup, depth);
           const skip = this.label('nostore');
@@ -437,7 +435,6 @@ class Lowering implements OpEmitter {
   /** Branches to `label` when k (the same in every lane) is 0. */
   private skipIfZero(k: VReg, label: string): void {
     this.emit({ op: 'alu', code: 'or', dst: p('nop'), a: k, b: k, setf: true });
-    this.flagsHold = undefined;
     this.branch('allz', label);
   }
 
@@ -453,7 +450,7 @@ class Lowering implements OpEmitter {
     // The setup first: it touches nothing, and can fill the branch's delay slots.
     const length = this.fresh();
     this.alu('and', length, k, int(LANES - 1));
-    this.alu('shl', length, length, shiftBy(VDR_ROW_LENGTH_SHIFT));
+    this.alu('shl', length, length, int(shiftImmediate(VDR_ROW_LENGTH_SHIFT)));
     const setup = this.fresh();
     this.alu('or', setup, this.loadDma, length);
     const skip = this.label('noload');
@@ -465,7 +462,6 @@ class Lowering implements OpEmitter {
     const row = this.fresh();
     this.mov(row, p('vpm'));
     this.emit({ op: 'alu', code: 'sub', dst: p('nop'), a: p('elem_num'), b: k, setf: true });
-    this.flagsHold = undefined;
     this.mov(out, row, 'ns');
     this.emit({ op: 'label', name: skip });
     this.mov(dst, out);

@@ -149,17 +149,21 @@ function* blockVariants(ss: readonly Stmt[]): Generator<Stmt[]> {
   }
 }
 
+/** A counted load or store without its count (all 16 lanes), then with its count made smaller. */
+function* countVariants<T extends { readonly n?: Expr }>(x: T): Generator<T> {
+  if (!x.n) return;
+  const { n, ...whole } = x;
+  yield whole as T;
+  for (const m of exprVariants(n)) yield { ...x, n: m };
+}
+
 function* stmtExprVariants(s: Stmt): Generator<Stmt> {
   switch (s.k) {
     case 'assign':
       for (const e of exprVariants(s.e)) yield { ...s, e };
       return;
     case 'store':
-      if (s.n) {
-        const { n: _n, ...whole } = s;
-        yield whole; // a store of all 16 lanes
-        for (const n of exprVariants(s.n)) yield { ...s, n };
-      }
+      yield* countVariants(s);
       for (const e of exprVariants(s.e)) yield { ...s, e };
       return;
     case 'storeNB':
@@ -218,11 +222,7 @@ function* exprVariants(e: Expr): Generator<Expr> {
       for (const n of exprVariants(e.n)) yield { ...e, n };
       return;
     case 'load':
-      if (e.n) {
-        const { n: _n, ...whole } = e;
-        yield whole; // a load of all 16 lanes
-        for (const n of exprVariants(e.n)) yield { ...e, n };
-      }
+      yield* countVariants(e);
       for (const ptr of exprVariants(e.ptr)) yield { ...e, ptr };
       return;
     case 'lane':

@@ -3,6 +3,7 @@
 // root written once against dual.ts's Dual.
 
 import { type Dual, floatBits } from './dual.ts';
+import { shiftImmediate } from '../vc4/tables.ts';
 
 /** 1.5 * 2^23: x + MAGIC, rounded toward zero, holds floor(x) in its low bits for |x| < 2^22. */
 export const MAGIC = 12582912;
@@ -10,7 +11,7 @@ export const MAGIC_BITS = floatBits(MAGIC);
 export const INFINITY = 0x7f800000;
 
 /** A shift amount as a small immediate: shifts read the low 5 bits, so 16-31 are -16..-1. */
-export const shift = <V>(o: Dual<V>, n: number) => o.bits(n < 16 ? n : n - 32);
+export const shift = <V>(o: Dual<V>, n: number) => o.bits(shiftImmediate(n));
 
 /** floor(t) as a float and as an int, for |t| < 2^22 (no flags, no conversion). */
 export function floorOf<V>(o: Dual<V>, t: V): { kf: V; k: V } {

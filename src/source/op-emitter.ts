@@ -1,7 +1,7 @@
 // What an operator's lowering function (a row of ops.ts) is given and may do: the lowering's
 // emitter (compiler/lower.ts implements it, test/language/ops.test.ts runs it on one lane).
 
-import type { AddOpName, MulOpName } from '../vc4/tables.ts';
+import { type AddOpName, type MulOpName, shiftImmediate } from '../vc4/tables.ts';
 import type { AluCode, Imm, PReg, PRegName, Reg, Src, TrueCode, VReg, WriteCond } from '../compiler/operands.ts';
 
 /**
@@ -32,3 +32,18 @@ export type OpLowering = AddOpName | MulOpName | ((l: OpEmitter, dst: Reg, a: Sr
 
 /** The SFU's function of a pattern (function 0 recip, 1 recipsqrt, 2 exp2, 3 log2): arith.sfu, or vc4/sfu-model.ts's chip model. */
 export type Sfu = (fn: number, bits: number) => number;
+
+/** x's value when the lowering knows it is one constant (its range, compiler/ranges.ts). */
+export function constantOf(l: OpEmitter, x: Src): number | undefined {
+  const r = l.range(x);
+  return r && r.lo === r.hi ? r.lo : undefined;
+}
+
+/** Whether every value of x is known to be a 24-bit unsigned number, which `mul24` reads whole. */
+export function fits24(l: OpEmitter, x: Src): boolean {
+  const r = l.range(x);
+  return r !== undefined && r.lo >= 0 && r.hi < 2 ** 24;
+}
+
+/** A shift amount 0-31 as a small immediate (vc4/tables.ts, shiftImmediate). */
+export const shiftBy = (l: OpEmitter, k: number) => l.int(shiftImmediate(k));

@@ -16,7 +16,7 @@
 // - Round 2: q1 = ftoi(float(rem) * r) misses floor(rem / d) by at most 1: what is left is in
 //   [0, 2d), and one compare and step up ends it.
 
-import type { OpEmitter, OpLowering } from './op-emitter.ts';
+import { constantOf, type OpEmitter, type OpLowering, shiftBy } from './op-emitter.ts';
 import type { Reg, Src, VReg } from '../compiler/operands.ts';
 
 /** What the operators compute, lane by lane, as JavaScript does. */
@@ -32,8 +32,6 @@ const TWO_TO_32 = 0x4f800000;
 const NEWTON = 0x3ffffff8;
 const HALF = 0x3f000000;
 
-/** A shift amount 0-31 as a small immediate: shifts read the low 5 bits, so 16-31 are -16..-1. */
-const shiftBy = (l: OpEmitter, k: number) => l.int(k < 16 ? k : k - 32);
 
 /** x read as unsigned, as a float (rounded toward zero): itof reads it signed, so 2^32 is added where that gave a negative. */
 function unsignedFloat(l: OpEmitter, x: Src): VReg {
@@ -237,12 +235,6 @@ function signedDivide(l: OpEmitter, dst: Reg, a: Src, b: Src, want: Which, known
     l.alu('sub', y, y, ds, { cond: 'cs' });
     l.mov(dst, y);
   }
-}
-
-/** d's value when it is known to be one constant. */
-function constantOf(l: OpEmitter, x: Src): number | undefined {
-  const r = l.range(x);
-  return r && r.lo === r.hi ? r.lo : undefined;
 }
 
 /**

@@ -1,23 +1,7 @@
 // Integer operators that take several instructions (the rows of ops.ts use them): the full
 // 32-bit multiply built from the chip's 24-bit one.
 
-import type { OpEmitter, OpLowering } from './op-emitter.ts';
-import type { Src } from '../compiler/operands.ts';
-
-/** Whether every value of x is a 24-bit unsigned number, which `mul24` reads whole. */
-function fits24(l: OpEmitter, x: Src): boolean {
-  const r = l.range(x);
-  return r !== undefined && r.lo >= 0 && r.hi < 2 ** 24;
-}
-
-/** x's value when it is known to be one constant. */
-function constantOf(l: OpEmitter, x: Src): number | undefined {
-  const r = l.range(x);
-  return r && r.lo === r.hi ? r.lo : undefined;
-}
-
-/** A shift amount 0-31 as a small immediate: shifts read the low 5 bits, so 16-31 are -16..-1. */
-const shiftBy = (l: OpEmitter, k: number) => l.int(k < 16 ? k : k - 32);
+import { constantOf, fits24, type OpLowering, shiftBy } from './op-emitter.ts';
 
 /**
  * The low 32 bits of a * b (Math.imul), from `mul24`, which multiplies the low 24 bits of each

@@ -14,7 +14,8 @@
 import * as arith from '../vc4/arith.ts';
 import { multiply } from './ops-int.ts';
 import { divide, division } from './ops-div.ts';
-import { fdiv, fdivLowering, sqrt, sqrtLowering } from './ops-float.ts';
+import { sqrt, sqrtLowering } from './ops-float.ts';
+import { divide as floatDivide } from './math-common.ts';
 import { dualBinary, dualUnary } from './dual.ts';
 import { cosh, exp, exp2, log, log2, pow, sinh, tanh } from './math-exp.ts';
 import { acos, asin, atan, atan2, sinOrCos, tan } from './math-trig.ts';
@@ -125,7 +126,7 @@ export const BINARY = {
    * Integer division and remainder, as JavaScript's (a / b) | 0 and (a % b) | 0: truncated toward
    * zero, the remainder with the dividend's sign, both 0 by 0 (ops-div.ts); udiv and urem read both unsigned.
    */
-  div: { int: { fn: divide.div, lower: division('q', true), setsFlags: true }, float: { fn: fdiv, lower: fdivLowering }, generate: true },
+  div: { int: { fn: divide.div, lower: division('q', true), setsFlags: true }, float: dualBinary(floatDivide), generate: true },
   rem: { int: { fn: divide.rem, lower: division('r', true), setsFlags: true }, generate: true },
   udiv: { int: { fn: divide.udiv, lower: division('q', false), setsFlags: true }, generate: true },
   urem: { int: { fn: divide.urem, lower: division('r', false), setsFlags: true }, generate: true },

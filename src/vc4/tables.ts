@@ -256,6 +256,12 @@ export const SMALL_IMM_ROTATE_R5 = 48;
  * The rotation codes 48-63 also feed a value: -16..-1, as measured on real chips (vc4asm's
  * addendum, "Small immediate values").
  */
+/**
+ * A shift or rotation amount 0-31 as the small immediate's integer that reads as it: shifts and
+ * rotations use the low 5 bits, so 16-31 are written -16..-1 (small immediates are -16..15).
+ */
+export const shiftImmediate = (k: number): number => (k < 16 ? k : k - 32);
+
 export function smallImmValue(code: number): number {
   if (code < 16) return code;
   if (code < 32) return code - 32;
