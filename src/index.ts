@@ -6,6 +6,7 @@ export type { FloatType, IntType, ParamType, PtrType } from './dsl/types.ts';
 export {
   all,
   any,
+  atomicAdd,
   Break,
   exp2,
   For,
@@ -21,6 +22,8 @@ export {
   recip,
   recipsqrt,
   rotate,
+  scatter,
+  scatterAdd,
   select,
   semaDec,
   semaInc,

@@ -17,6 +17,11 @@ export const VPM_READ_ROW = encodeVpmReadSetup({ size: 32, horizontal: true, lan
 export const DMA_STORE_ROW = encodeVdwSetup({ units: 1, depth: LANES, horizontal: true, vpmBase: 0, modew: DMA_MODE_32 });
 /** DMA load setup: 32-bit, 1 row of 16 words, horizontal, to VPM row 0 (Guide p. 59, Table 36). */
 export const DMA_LOAD_ROW = encodeVdrSetup({ modew: DMA_MODE_32, mpitch: 0, rowLength: LANES, rows: 1, vpitch: 1, vertical: false, y: 0, x: 0 });
+/** DMA store and load setups of one word (column 0 of VPM row 0), for scatters (lower-scatter.ts). */
+export const DMA_STORE_WORD = encodeVdwSetup({ units: 1, depth: 1, horizontal: true, vpmBase: 0, modew: DMA_MODE_32 });
+export const DMA_LOAD_WORD = encodeVdrSetup({ modew: DMA_MODE_32, mpitch: 0, rowLength: 1, rows: 1, vpitch: 1, vertical: false, y: 0, x: 0 });
+/** Where the column goes in a DMA store setup (VPMBASE's low bits): adding 1 << it moves the word one column on. */
+export { VDW_SETUP_COLUMN_SHIFT as DMA_STORE_COLUMN_SHIFT } from '../vc4/vpm-setup.ts';
 /** Where the row goes in each: bit 0 of the VPM setups, bit 7 of the DMA store's and bit 4 of the DMA load's. */
 export { VDR_SETUP_ROW_SHIFT as DMA_LOAD_ROW_SHIFT, VDW_SETUP_ROW_SHIFT as DMA_STORE_ROW_SHIFT, VPM_SETUP_ROW_SHIFT as VPM_ROW_SHIFT } from '../vc4/vpm-setup.ts';
 

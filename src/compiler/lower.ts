@@ -15,7 +15,8 @@ import { type BoolExpr, childBlocks, childExprs, type Cond, type Expr, type Kern
 import { CompileError } from './errors.ts';
 import { branchCond, OPPOSITE, type TrueCode } from './lower-words.ts';
 import { arithType, binaryImpl, type CmpLowering, comparisonRow, type OpEmitter, unaryRow } from '../source/ops.ts';
-import { epilogue, prologue } from './frame.ts';
+import { epilogue, type Frame, prologue } from './frame.ts';
+import { lowerScatter } from './lower-scatter.ts';
 import { type AluCode, def, int, type IrInstr, irText, p, type Reg, smallImm, type Src, uses, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
 import { LANES, MAX_QPUS } from '../vc4/chip.ts';
@@ -85,6 +86,7 @@ class Lowering implements OpEmitter {
   private labels = 0;
   private readonly vars: VReg[] = [];
   private qpu!: VReg;
+  private frame!: Frame;
   private nqpus!: VReg;
   private vpmSetup!: VReg;
   private dmaSetup!: VReg;
@@ -169,6 +171,7 @@ class Lowering implements OpEmitter {
     const k = this.k;
     for (const _ of k.vars) this.vars.push(this.fresh());
     const f = prologue(this, k.params.length, this.vars, this.qpus);
+    this.frame = f;
     ({ qpu: this.qpu, nqpus: this.nqpus, vpmSetup: this.vpmSetup, dmaSetup: this.dmaSetup, loadDma: this.loadDma, loadRead: this.loadRead } = f);
     this.vars.forEach((r, id) => this.varOf.set(r.id, id));
     this.known.set(this.qpu.id, { lo: 0, hi: MAX_QPUS - 1 });
@@ -325,6 +328,12 @@ class Lowering implements OpEmitter {
         this.mov(p('vw_setup'), this.dmaSetup);
         this.mov(p('vw_addr'), ptr);
         if (s.k === 'store') this.waitForStores();
+        return;
+      }
+      case 'scatter': {
+        const ptr = this.materialize(this.expr(s.ptr));
+        const val = this.materialize(this.expr(s.e));
+        lowerScatter(this, this.frame, s.how, ptr, val, arithType(s.e.ty) === 'float', mask);
         return;
       }
       case 'gather':

@@ -29,7 +29,7 @@ export class KernelBuilder {
   readonly vars: VarInfo[] = [];
   /** The statement lists being filled, innermost last. */
   private readonly blocks: Stmt[][] = [[]];
-  /** Inside Where: only assignments and nested Where. */
+  /** Inside Where: only assignments, scatters and nested Where. */
   whereDepth = 0;
   loopDepth = 0;
   finished = false;
@@ -65,8 +65,8 @@ export class KernelBuilder {
 
   /** Appends a statement to the innermost block, with where it was written (`at`, when the caller already knows it). */
   emit<S extends Stmt>(s: S, at?: string): S {
-    if (this.whereDepth > 0 && s.k !== 'assign' && s.k !== 'where')
-      throw this.error(`${STMT_NAMES[s.k] ?? s.k} inside Where: only assignments and nested Where may appear there (as in QPULib)`);
+    if (this.whereDepth > 0 && s.k !== 'assign' && s.k !== 'where' && s.k !== 'scatter')
+      throw this.error(`${STMT_NAMES[s.k] ?? s.k} inside Where: only assignments, scatters and nested Where may appear there`);
     const loc = at ?? callerLocation();
     const withLoc = (loc ? { ...s, loc } : s) as S;
     this.blocks[this.blocks.length - 1]!.push(withLoc);

@@ -1,8 +1,8 @@
 // Statements and built-in functions of the language: If/Else, While, For, Where/Else, Break,
-// any/all, index(), me(), numQPUs(), rotate, select, gather/receive/store, the special functions,
+// any/all, index(), me(), numQPUs(), rotate, select, gather/receive/store, scatters, the special functions,
 // semaphores and the mutex. Each records a statement in the kernel being built.
 
-import type { Cond, Expr, Stmt } from '../source/ast.ts';
+import type { Cond, Expr, ScatterHow, Stmt } from '../source/ast.ts';
 import { BARRIER_SEMAPHORE } from '../source/ast.ts';
 import { LANES, SEMAPHORES } from '../vc4/chip.ts';
 import { builder, checkOwner, describeHost, type KernelBuilder } from './builder.ts';
@@ -42,7 +42,7 @@ function condOf(c: CondValue | BoolValue, what: string): Cond {
 }
 
 function notInWhere(b: KernelBuilder, what: string): void {
-  if (b.whereDepth > 0) throw b.error(`${what} inside Where: only assignments and nested Where may appear there (as in QPULib)`);
+  if (b.whereDepth > 0) throw b.error(`${what} inside Where: only assignments, scatters and nested Where may appear there`);
 }
 
 export interface ElseChain {
@@ -223,6 +223,35 @@ export function store<E extends Elem>(x: ElemLike<E>, p: PtrExpr<E>): void {
   if (!(p instanceof PtrExpr)) throw b.error('store needs a Ptr as its second argument');
   checkOwner(p.owner, 'store');
   b.emit({ k: 'storeNB', e: exprOf(x as IntExpr | FloatExpr | number, p.elem, 'store'), ptr: p.node });
+}
+
+/** The scatter statement of `what` (scatter, scatterAdd, atomicAdd), its arguments checked. */
+function scatterStmt<E extends Elem>(what: string, how: ScatterHow, p: PtrExpr<E>, x: ElemLike<E>): void {
+  const b = builder(what);
+  if (!(p instanceof PtrExpr)) throw b.error(`${what} needs a Ptr as its first argument (each lane's address), not ${describeHost(p)}`);
+  checkOwner(p.owner, what);
+  b.emit({ k: 'scatter', how, ptr: p.node, e: exprOf(x as IntExpr | FloatExpr | number, p.elem, what) });
+}
+
+/**
+ * Each lane writes its value to its own address (lane by lane, so a later lane wins an address
+ * two share); in a Where, only its lanes. Waits until memory holds them. One DMA transfer a lane.
+ */
+export function scatter<E extends Elem>(p: PtrExpr<E>, x: ElemLike<E>): void {
+  scatterStmt('scatter', 'store', p, x);
+}
+
+/**
+ * Each lane adds its value to the word at its own address, lane after lane, so lanes sharing an
+ * address all count; not atomic between QPUs (give each QPU its own counters, or use atomicAdd).
+ */
+export function scatterAdd<E extends Elem>(p: PtrExpr<E>, x: ElemLike<E>): void {
+  scatterStmt('scatterAdd', 'add', p, x);
+}
+
+/** scatterAdd holding the mutex, so that QPUs adding to the same words all count. Not inside mutexLock(). */
+export function atomicAdd<E extends Elem>(p: PtrExpr<E>, x: ElemLike<E>): void {
+  scatterStmt('atomicAdd', 'atomicAdd', p, x);
 }
 
 // ---- the special-function unit

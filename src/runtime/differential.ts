@@ -167,6 +167,7 @@ function* stmtExprVariants(s: Stmt): Generator<Stmt> {
       for (const e of exprVariants(s.e)) yield { ...s, e };
       return;
     case 'storeNB':
+    case 'scatter':
       for (const e of exprVariants(s.e)) yield { ...s, e };
       return;
     case 'where':

@@ -37,6 +37,9 @@ export type Expr =
   /** Lane by lane, `a` where condition `c` holds and `b` where it does not (both computed in every lane). */
   | { readonly k: 'select'; readonly ty: Ty; readonly c: BoolExpr; readonly a: Expr; readonly b: Expr };
 
+/** What a scatter does at each lane's address: writes its value, adds it, or adds it atomically. */
+export type ScatterHow = 'store' | 'add' | 'atomicAdd';
+
 export type BoolExpr =
   | { readonly k: 'cmp'; readonly op: CmpOp; readonly ty: Ty; readonly a: Expr; readonly b: Expr }
   | { readonly k: 'and' | 'or'; readonly a: BoolExpr; readonly b: BoolExpr }
@@ -71,6 +74,13 @@ export type Stmt = Located &
     | { readonly k: 'receive'; readonly v: VarRef }
     /** Non-blocking store of 16 values to the address in lane 0 of `ptr`. */
     | { readonly k: 'storeNB'; readonly e: Expr; readonly ptr: Expr }
+    /**
+     * Each lane (of those a Where keeps) writes its value to its own address, lane 0 first, so a
+     * later lane wins a shared address (`store`); or adds it to the word there, lane after lane,
+     * so lanes sharing an address all count (`add`); or does that holding the mutex, so that
+     * QPUs adding to the same words all count (`atomicAdd`). Blocking: memory holds the result after it.
+     */
+    | { readonly k: 'scatter'; readonly how: ScatterHow; readonly ptr: Expr; readonly e: Expr }
     | { readonly k: 'sema'; readonly down: boolean; readonly n: number }
     | { readonly k: 'mutex'; readonly lock: boolean }
   );
@@ -159,6 +169,7 @@ export function accessesMemory(s: Stmt): boolean {
   switch (s.k) {
     case 'store':
     case 'storeNB':
+    case 'scatter':
     case 'gather':
     case 'receive':
       return true;
@@ -222,6 +233,7 @@ export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
     case 'store':
       return { ...s, ptr: mapExpr(s.ptr, f), e: mapExpr(s.e, f), ...(s.n ? { n: mapExpr(s.n, f) } : {}) };
     case 'storeNB':
+    case 'scatter':
       return { ...s, ptr: mapExpr(s.ptr, f), e: mapExpr(s.e, f) };
     case 'gather':
       return { ...s, ptr: mapExpr(s.ptr, f) };
@@ -249,6 +261,7 @@ export function someExpr(ss: readonly Stmt[], pred: (e: Expr) => boolean): boole
       case 'store':
         return inExpr(s.ptr) || inExpr(s.e) || (s.n !== undefined && inExpr(s.n));
       case 'storeNB':
+      case 'scatter':
         return inExpr(s.ptr) || inExpr(s.e);
       case 'gather':
         return inExpr(s.ptr);

@@ -239,6 +239,10 @@ class Interpreter {
       case 'storeNB':
         this.store(q, this.eval(q, s.ptr)[0]!, this.eval(q, s.e), s.k === 'store' && s.n ? countedLanes(this.eval(q, s.n)[0]!) : L);
         return undefined;
+      case 'scatter':
+        if (s.how === 'atomicAdd') yield* this.awaitMutex(q);
+        this.scatter(q, s, mask);
+        return undefined;
       case 'if':
         if (this.cond(q, s.c)) return yield* this.block(q, s.then, mask);
         return yield* this.block(q, s.else, mask);
@@ -293,8 +297,7 @@ class Interpreter {
       }
       case 'mutex': {
         if (s.lock) {
-          if (this.mutexHolder === q.id) this.fail(q, MUTEX_MISUSE['mutex-relock'], 'mutex-relock');
-          while (this.mutexHolder !== -1) yield { what: `the mutex, held by QPU ${this.mutexHolder}` };
+          yield* this.awaitMutex(q);
           this.mutexHolder = q.id;
         } else {
           if (this.mutexHolder !== q.id) this.fail(q, MUTEX_MISUSE['mutex-unlock-unheld'], 'mutex-unlock-unheld');
@@ -303,6 +306,13 @@ class Interpreter {
         return undefined;
       }
     }
+  }
+
+  /** Waits until no QPU holds the mutex; this one holding it already is an error (the chip would wait for ever). */
+  private *awaitMutex(q: QpuState): Run {
+    if (this.mutexHolder === q.id) this.fail(q, MUTEX_MISUSE['mutex-relock'], 'mutex-relock');
+    while (this.mutexHolder !== -1) yield { what: `the mutex, held by QPU ${this.mutexHolder}` };
+    return undefined;
   }
 
   private assign(q: QpuState, v: VarRef, x: Int32Array, mask: Uint8Array): void {
@@ -336,6 +346,22 @@ class Interpreter {
       const addr = ((base >>> 0) + 4 * e) >>> 0;
       if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a write', addr, e);
       this.opts.memory.words[this.opts.memory.index(addr, WRITE)] = x[e]!;
+      this.stored.add(addr);
+    }
+  }
+
+  /** A scatter (ast.ts): lane after lane, in the lanes of the mask, a write or an add at the lane's own address. */
+  private scatter(q: QpuState, s: Stmt & { k: 'scatter' }, mask: Uint8Array): void {
+    const ptr = this.eval(q, s.ptr);
+    const x = this.eval(q, s.e);
+    const add = s.how === 'store' ? undefined : binaryImpl('add', arithType(s.e.ty))!.fn;
+    const words = this.opts.memory.words;
+    for (let l = 0; l < L; l++) {
+      if (!mask[l]) continue;
+      const addr = ptr[l]! >>> 0;
+      if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, s.how === 'store' ? 'a write' : 'an add', addr, l);
+      const i = this.opts.memory.index(addr, WRITE);
+      words[i] = add ? add(words[i]!, x[l]!) : x[l]!;
       this.stored.add(addr);
     }
   }

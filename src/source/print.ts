@@ -101,6 +101,8 @@ export class Printer {
         return `receive(${this.names(s.v.id)})`;
       case 'storeNB':
         return `store(${stripParens(this.expr(s.e))}, ${stripParens(this.expr(s.ptr))})`;
+      case 'scatter':
+        return `${s.how === 'store' ? 'scatter' : s.how === 'add' ? 'scatterAdd' : 'atomicAdd'}(${stripParens(this.expr(s.ptr))}, ${stripParens(this.expr(s.e))})`;
       case 'sema':
         return `sema${s.down ? 'Dec' : 'Inc'}(${s.n})`;
       case 'mutex':

@@ -289,6 +289,8 @@ export function writeSetupKind(v: number): 'vpm' | 'dma' | 'stride' | undefined 
 export const VPM_SETUP_ROW_SHIFT = VPM.addr.lo;
 /** The bit where a DMA store setup's VPM row starts (VPMBASE's row part). */
 export const VDW_SETUP_ROW_SHIFT = VDW.vpmBase.lo + ROW_IN_BASE;
+/** The bit where a DMA store setup's VPM column starts (VPMBASE's column part). */
+export const VDW_SETUP_COLUMN_SHIFT = VDW.vpmBase.lo;
 /** The bit where a DMA load setup's VPM row starts. */
 export const VDR_SETUP_ROW_SHIFT = VDR.y.lo;
 
