@@ -21,6 +21,8 @@ import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
 const STORE_SLOTS = 32;
 /** The semaphores hand-offs use, one vector each (semaphoreWait): the last before the barrier's. */
 const HANDOFF_SLOTS = 5;
+/** QPU 0's last slot of outI: the vector every QPU's atomicAdd adds to (nothing else touches it). */
+const SHARED_SLOTS = 1;
 const FIRST_WAIT_SEMA = BARRIER_SEMAPHORE - HANDOFF_SLOTS;
 /** A vector's element count as a shift: n << VECTOR_SHIFT is n vectors' elements. */
 const VECTOR_SHIFT = Math.log2(LANES);
@@ -116,7 +118,7 @@ class Generator {
     this.maxDepth = opts.maxDepth ?? 3;
     // Mostly few QPUs; now and then 5 to 11.
     this.qpus = this.pick(opts.qpus ?? [1, 1, 1, 2, 2, 3, 4, MAX_QPUS, 0]) || 5 + this.int(MAX_QPUS - 5);
-    this.slots = STORE_SLOTS + HANDOFF_SLOTS;
+    this.slots = STORE_SLOTS + HANDOFF_SLOTS + SHARED_SLOTS;
   }
 
   // ---- randomness
@@ -393,6 +395,7 @@ class Generator {
     this.budget--;
     if (inWhere) {
       if (depth < this.maxDepth && this.chance(0.25)) return [this.where(depth)];
+      if (this.chance(0.08)) return [this.scatter(true)];
       return this.assign(true);
     }
     const nest = depth < this.maxDepth;
@@ -423,7 +426,26 @@ class Generator {
     }
     if (c === 17) return [{ k: 'mutex', lock: true }, ...this.assign(false), { k: 'mutex', lock: false }];
     if (c === 18) return [{ k: 'assign', v: this.ptrVar, e: this.inPtr(this.params[0]!, 15) }];
+    if (c === 19 && this.chance(0.5)) return [this.scatter(false)];
     return this.assign(false);
+  }
+
+  /**
+   * A scatter, scatterAdd or atomicAdd of ints or floats to lanes' own addresses in this QPU's
+   * output slots (e & (slots' elements - 1) from each lane's e), or an atomicAdd of ints to the
+   * shared vector, where the QPUs' adds race and every one counts whatever their order.
+   */
+  private scatter(inWhere: boolean): Stmt {
+    const how = this.pick(['store', 'add', 'atomicAdd'] as const);
+    const ty = this.chance(0.5) ? 'int' : 'float';
+    const e = ty === 'int' ? this.intExpr(2, inWhere) : this.floatExpr(2, inWhere);
+    if (how === 'atomicAdd' && ty === 'int' && this.chance(0.5)) {
+      const at: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, inWhere), b: lit('int', LANES - 1) };
+      const shared: Expr = { k: 'ptradd', ty: 'int*', p: this.params[2]!, n: lit('int', (this.slots - SHARED_SLOTS) * LANES) };
+      return { k: 'scatter', how, ptr: { k: 'ptradd', ty: 'int*', p: shared, n: at }, e };
+    }
+    const at: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, inWhere), b: lit('int', STORE_SLOTS * LANES - 1) };
+    return { k: 'scatter', how, ptr: { k: 'ptradd', ty: ty === 'int' ? 'int*' : 'float*', p: ty === 'int' ? this.outQ : this.outFQ, n: at }, e };
   }
 
   /** A slot of this QPU's output: a constant, or (e & (slots-1)) * 16 from lane 0 of e. */

@@ -40,14 +40,14 @@ test('language values and statements outside a kernel', () => {
   );
 });
 
-test('Where holds only assignments and nested Where; no loads inside', () => {
+test('Where holds only assignments, scatters and nested Where; no loads inside', () => {
   const where = (body: (p: import('../../src/index.ts').PtrVar<'int'>, a: IntVar) => void) =>
     kernel([Ptr(Int)], function w(p) {
       const a = Int(0);
       Where(a.eq(0), () => body(p, a));
     });
   assert.throws(() => where((p, a) => a.set(p.load())), (e: Error) => /kernel w \(.*\): a load \(\*p\) inside Where/.test(e.message) && HERE.test(e.message));
-  assert.throws(() => where((_p, a) => If(a.eq(1), () => {})), /If inside Where: only assignments and nested Where/);
+  assert.throws(() => where((_p, a) => If(a.eq(1), () => {})), /If inside Where: only assignments, scatters and nested Where/);
   assert.throws(() => where((_p, a) => While(a.eq(1), () => {})), /While inside Where/);
   assert.throws(() => where((p) => p.store(1)), /inside Where/);
   assert.throws(() => where((p) => gather(p)), /gather inside Where/);
