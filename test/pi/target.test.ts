@@ -5,7 +5,7 @@
 // that leave nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Float, Int, index, kernel, Ptr, select, SharedArray } from '../../src/index.ts';
+import { atomicAdd, Float, Int, index, kernel, Ptr, scatter, scatterAdd, select, SharedArray, Where } from '../../src/index.ts';
 import { gcd, gcdInputs } from '../../examples/gcd.ts';
 import { heatGrid, step } from '../../examples/heat.ts';
 import { glibcRand } from '../../examples/lib/rand.ts';
@@ -297,7 +297,7 @@ setTimeout(() => {}, 5000);
   }
 });
 
-test('the language\'s newer constructs on the pi target (multiply, division, select, lane, div, sqrt, the math library) give the emulator\'s results', async () => {
+test('the language\'s newer constructs on the pi target (multiply, division, select, lane, div, sqrt, the math library, scatters, counts) give the emulator\'s results', async () => {
   device();
   const k = kernel([Ptr(Int), Ptr(Float)], function constructs(pi, pf) {
     const a = Int(pi.load());
@@ -308,6 +308,11 @@ test('the language\'s newer constructs on the pi target (multiply, division, sel
     pf.store(x.div(x.add(2)).add(x.abs().sqrt()));
     pf.add(16).store(x.sin().add(x.cos()).add(x.mul(0.01).exp()).add(x.abs().add(1).log()));
     pf.add(32).store(x.atan2(x.add(1)).add(x.mul(0.1).tanh()).add(x.abs().add(1).pow(0.5)));
+    // Scatters: a permutation, a histogram of lanes sharing addresses, an atomic add in a Where.
+    scatter(pi.add(index().mul(7).and(15)), a);
+    scatterAdd(pi.add(Int(16).add(b.and(7))), Int(1));
+    Where(index().lt(5), () => atomicAdd(pf.add(index()), Float(0.5)));
+    pi.store(pi.load().add(1), 9);
   });
   const fill = () => ({
     ints: SharedArray.from<Int32Array>(Array.from({ length: 32 }, (_, i) => Math.imul(i * 2654435761, 7) | 0)),
