@@ -1,8 +1,8 @@
 // qpu-ts: program the Raspberry Pi's VideoCore IV QPUs from TypeScript.
 // The language (docs/language.md), kernels and the memory they share with the host.
 
-export { Float, Int, Ptr, Var } from './dsl/types.ts';
-export type { FloatType, IntType, ParamType, PtrType } from './dsl/types.ts';
+export { Float, Int, Int8, Int16, Ptr, Uint8, Uint16, Var } from './dsl/types.ts';
+export type { FloatType, IntType, NarrowType, ParamType, PtrType } from './dsl/types.ts';
 export {
   all,
   any,

@@ -82,6 +82,8 @@ export class GpuMemory {
   /** The words of every allocation; index = (busAddress - BUS_BASE) / 4. */
   readonly words: Int32Array;
   readonly floats: Float32Array;
+  /** The same memory as bytes; index = busAddress - BUS_BASE (8- and 16-bit data). */
+  readonly bytes: Uint8Array;
   /** The bytes the buffer has as this memory sized it (a buffer of another size was tampered with). */
   private limit: number;
   /** Per page: the allocation owning it (its slot + 1), or 0 when unmapped. */
@@ -89,6 +91,11 @@ export class GpuMemory {
   /** Live allocations by slot (an owner number is slot + 1); freed slots are reused. */
   private readonly slots: (Allocation | undefined)[] = [];
   private readonly freeSlots: number[] = [];
+  /**
+   * Per owner: the bytes from its start that can be reached: its size, or under restrict() the
+   * bytes granted (an array of 5 bytes has an allocation of 8, and a kernel given it reaches 5).
+   */
+  private readonly reach: number[] = [];
   /** Per owner: its own rights, and the rights in force (less under restrict()). */
   private rights = new Uint8Array(64);
   private allowed = new Uint8Array(64);
@@ -111,6 +118,7 @@ export class GpuMemory {
     this.buffer = new ArrayBuffer(this.limit, { maxByteLength: maxBytes });
     this.words = new Int32Array(this.buffer);
     this.floats = new Float32Array(this.buffer);
+    this.bytes = new Uint8Array(this.buffer);
     this.pageOwner = new Int32Array(this.limit / PAGE);
     this.pages = new PageRuns(maxBytes / PAGE);
   }
@@ -141,6 +149,7 @@ export class GpuMemory {
     }
     this.rights[owner] = access;
     this.allowed[owner] = this.grants ? 0 : access;
+    this.reach[owner] = a.bytes;
     this.pageOwner.fill(owner, first, first + pages);
     // Freed memory is handed out again: whatever it held goes.
     this.words.fill(0, first * (PAGE / 4), first * (PAGE / 4) + a.bytes / 4);
@@ -245,7 +254,11 @@ export class GpuMemory {
       return owner;
     });
     this.allowed.fill(0);
-    grants.forEach((g, i) => (this.allowed[owners[i]!]! |= this.rights[owners[i]!]! & g.access));
+    grants.forEach((g, i) => {
+      const o = owners[i]!;
+      this.allowed[o]! |= this.rights[o]! & g.access;
+      this.reach[o] = Math.min(this.slots[o - 1]!.bytes, Math.ceil(g.bytes));
+    });
     this.grants = grants;
     this.restrictedTo = who;
   }
@@ -253,6 +266,7 @@ export class GpuMemory {
   /** Lifts restrict(): every allocation can be reached with its own rights again. */
   unrestrict(): void {
     this.allowed.set(this.rights);
+    this.slots.forEach((a, i) => a && (this.reach[i + 1] = a.bytes));
     this.grants = undefined;
   }
 
@@ -272,9 +286,19 @@ export class GpuMemory {
     if (off >= this.limit) return -1;
     const owner = this.pageOwner[off >>> 12]!;
     if (owner === 0 || (this.allowed[owner]! & need) === 0) return -1;
-    const a = this.slots[owner - 1]!;
-    if (off - (a.address - BUS_BASE) >= a.bytes) return -1;
+    if (off - (this.slots[owner - 1]!.address - BUS_BASE) >= this.reach[owner]!) return -1;
     return off >>> 2;
+  }
+
+  /** The byte index of a bus address (into `bytes`), or -1 as index() says. */
+  byteIndex(address: number, need = READ): number {
+    return this.index(address, need) < 0 ? -1 : ((address >>> 0) - BUS_BASE) >>> 0;
+  }
+
+  /** Like byteIndex(), but throws a MemoryFault as check() does. */
+  checkByte(address: number, what: string, need = READ): number {
+    this.check(address, what, need);
+    return ((address >>> 0) - BUS_BASE) >>> 0;
   }
 
   /**

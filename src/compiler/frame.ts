@@ -31,6 +31,8 @@ export interface Frame {
   /** The DMA load setup into this QPU's load row (VPM row N + qpu), and the VPM read setup of that row. */
   readonly loadDma: VReg;
   readonly loadRead: VReg;
+  /** The load row's number (N + qpu), for the setups of 8- and 16-bit loads (lower-memory.ts). */
+  readonly loadRow: VReg;
 }
 
 export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[], qpus: number): Frame {
@@ -65,7 +67,7 @@ export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[],
   const readRow = constant(VPM_READ_ROW);
   const loadRead = l.fresh();
   l.alu('or', loadRead, readRow, row);
-  return { qpu, nqpus, vpmSetup, dmaSetup, loadDma, loadRead };
+  return { qpu, nqpus, vpmSetup, dmaSetup, loadDma, loadRead, loadRow: row };
 }
 
 /** The end-of-kernel barrier: QPU 0 waits for the others, then interrupts the host. */

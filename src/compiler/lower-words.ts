@@ -4,7 +4,7 @@
 
 import { BRANCH_CONDITIONS, type BranchCondition } from '../vc4/tables.ts';
 import { LANES } from '../vc4/chip.ts';
-import { DMA_MODE_32, encodeVdrSetup, encodeVdwSetup, encodeVpmReadSetup, encodeVpmWriteSetup } from '../vc4/vpm-setup.ts';
+import { DMA_MODE_16, DMA_MODE_32, DMA_MODE_8, encodeVdrSetup, encodeVdwSetup, encodeVpmReadSetup, encodeVpmWriteSetup } from '../vc4/vpm-setup.ts';
 
 // The setups that move one row of 16 words, for VPM row 0; adding the row shifted to its field
 // (the *_ROW_SHIFTs) makes them for another row (the fields below it are 0, so adding cannot
@@ -17,6 +17,29 @@ export const VPM_READ_ROW = encodeVpmReadSetup({ size: 32, horizontal: true, lan
 export const DMA_STORE_ROW = encodeVdwSetup({ units: 1, depth: LANES, horizontal: true, vpmBase: 0, modew: DMA_MODE_32 });
 /** DMA load setup: 32-bit, 1 row of 16 words, horizontal, to VPM row 0 (Guide p. 59, Table 36). */
 export const DMA_LOAD_ROW = encodeVdrSetup({ modew: DMA_MODE_32, mpitch: 0, rowLength: LANES, rows: 1, vpitch: 1, vertical: false, y: 0, x: 0 });
+/**
+ * The same for 16 elements of 8 or 16 bits (Tables 32-36): the DMA in its 8- or 16-bit mode
+ * (sub-vector 0), the VPM read or write of a packed 8- or 16-bit vector (ADDR {Y, B} or {Y, H}:
+ * the row shifted by NARROW_ROW_SHIFT[bits]), so 16 bytes or half-words fill the first 4 or 8
+ * words of the row. Only the DMA setups' mode differs from the 32-bit ones.
+ */
+export const NARROW = {
+  8: {
+    vpmRead: encodeVpmReadSetup({ size: 8, horizontal: true, laned: false, stride: 1, count: 1, addr: 0 }),
+    vpmWrite: encodeVpmWriteSetup({ size: 8, horizontal: true, laned: false, stride: 64, addr: 0 }),
+    dmaLoad: encodeVdrSetup({ modew: DMA_MODE_8, mpitch: 0, rowLength: LANES, rows: 1, vpitch: 1, vertical: false, y: 0, x: 0 }),
+    dmaStore: encodeVdwSetup({ units: 1, depth: LANES, horizontal: true, vpmBase: 0, modew: DMA_MODE_8 }),
+    rowShift: 2,
+  },
+  16: {
+    vpmRead: encodeVpmReadSetup({ size: 16, horizontal: true, laned: false, stride: 1, count: 1, addr: 0 }),
+    vpmWrite: encodeVpmWriteSetup({ size: 16, horizontal: true, laned: false, stride: 64, addr: 0 }),
+    dmaLoad: encodeVdrSetup({ modew: DMA_MODE_16, mpitch: 0, rowLength: LANES, rows: 1, vpitch: 1, vertical: false, y: 0, x: 0 }),
+    dmaStore: encodeVdwSetup({ units: 1, depth: LANES, horizontal: true, vpmBase: 0, modew: DMA_MODE_16 }),
+    rowShift: 1,
+  },
+} as const;
+
 /** DMA store and load setups of one word (column 0 of VPM row 0), for scatters (lower-scatter.ts). */
 export const DMA_STORE_WORD = encodeVdwSetup({ units: 1, depth: 1, horizontal: true, vpmBase: 0, modew: DMA_MODE_32 });
 export const DMA_LOAD_WORD = encodeVdrSetup({ modew: DMA_MODE_32, mpitch: 0, rowLength: 1, rows: 1, vpitch: 1, vertical: false, y: 0, x: 0 });

@@ -11,18 +11,18 @@
 // QPU's store row of the VPM and a DMA store, the blocking one waiting for it. The VPM rows:
 // 0 .. N-1 store rows, N .. 2N-1 load rows, then spill rows (spill.ts).
 
-import { type BoolExpr, childBlocks, childExprs, type Cond, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
+import { type BoolExpr, childBlocks, childExprs, type Cond, elemBytes, type Expr, type KernelAst, type PtrTy, type Stmt } from '../source/ast.ts';
 import { CompileError } from './errors.ts';
 import { branchCond, OPPOSITE, type TrueCode } from './lower-words.ts';
 import { arithType, binaryImpl, type CmpLowering, comparisonRow, type OpEmitter, unaryRow } from '../source/ops.ts';
 import { epilogue, type Frame, prologue } from './frame.ts';
 import { lowerScatter } from './lower-scatter.ts';
+import { lowerLoad, lowerStore } from './lower-memory.ts';
 import { type AluCode, def, int, type IrInstr, irText, p, type Reg, smallImm, type Src, uses, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
 import { LANES, MAX_QPUS } from '../vc4/chip.ts';
-import { isFloatSmallImm, shiftImmediate, smallImmValue } from '../vc4/tables.ts';
+import { isFloatSmallImm, smallImmValue } from '../vc4/tables.ts';
 import { exprRange, type Range, variableRanges } from './ranges.ts';
-import { VDR_ROW_LENGTH_SHIFT, VDW_SETUP_DEPTH_SHIFT } from '../vc4/vpm-setup.ts';
 
 import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 
@@ -306,28 +306,8 @@ class Lowering implements OpEmitter {
       case 'storeNB': {
         const val = this.expr(s.e);
         const ptr = this.expr(s.ptr);
-        const count = s.k === 'store' && s.n ? this.laneCount(s.n) : undefined;
-        this.waitForStores(); // the previous store has left the VPM row
-        this.mov(p('vw_setup'), this.vpmSetup);
-        this.mov(p('vpm'), val);
-        if (count) {
-          // The first k words: the DMA store's depth set to k (it was 16), none where k is 0.
-          const depth = this.fresh();
-          this.alu('sub', depth, count, this.word(LANES));
-          this.alu('shl', depth, depth, int(shiftImmediate(VDW_SETUP_DEPTH_SHIFT)));
-          const setup = this.fresh();
-          this.alu('add', setup, this.dmaSetup, depth);
-          const skip = this.label('nostore');
-          this.skipIfZero(count, skip);
-          this.mov(p('vw_setup'), setup);
-          this.mov(p('vw_addr'), ptr);
-          this.emit({ op: 'read', src: p('vw_wait') });
-          this.emit({ op: 'label', name: skip });
-          return;
-        }
-        this.mov(p('vw_setup'), this.dmaSetup);
-        this.mov(p('vw_addr'), ptr);
-        if (s.k === 'store') this.waitForStores();
+        const count = s.k === 'store' && s.n ? this.expr(s.n) : undefined;
+        lowerStore(this, this.frame, s.ptr.ty as PtrTy, ptr, val, count, s.k === 'store');
         return;
       }
       case 'scatter': {
@@ -428,54 +408,6 @@ class Lowering implements OpEmitter {
     }
   }
 
-  // ---- counted loads and stores (the first k lanes)
-
-  /** Lane 0 of n, clamped to 0..16, in every lane (through r5's replicating port). */
-  private laneCount(n: Expr): VReg {
-    const c = this.fresh();
-    this.alu('max', c, this.expr(n), int(0));
-    this.alu('min', c, c, this.word(LANES));
-    this.mov(p('r5rep'), c);
-    const k = this.fresh();
-    this.mov(k, p('r5'));
-    return k;
-  }
-
-  /** Branches to `label` when k (the same in every lane) is 0. */
-  private skipIfZero(k: VReg, label: string): void {
-    this.emit({ op: 'alu', code: 'or', dst: p('nop'), a: k, b: k, setf: true });
-    this.branch('allz', label);
-  }
-
-  /**
-   * The first k of the 16 words at lane 0's address, the other lanes 0: the DMA load's row length
-   * set to k (its field's 0 means 16), then where the element number is below k the row's value.
-   * Where k is 0 nothing is read.
-   */
-  private countedLoad(ptr: Src, n: Expr, dst: Reg): void {
-    const k = this.laneCount(n);
-    const out = this.fresh();
-    this.mov(out, int(0));
-    // The setup first: it touches nothing, and can fill the branch's delay slots.
-    const length = this.fresh();
-    this.alu('and', length, k, int(LANES - 1));
-    this.alu('shl', length, length, int(shiftImmediate(VDR_ROW_LENGTH_SHIFT)));
-    const setup = this.fresh();
-    this.alu('or', setup, this.loadDma, length);
-    const skip = this.label('noload');
-    this.skipIfZero(k, skip);
-    this.mov(p('vr_setup'), setup);
-    this.mov(p('vr_addr'), ptr);
-    this.emit({ op: 'read', src: p('vr_wait') });
-    this.mov(p('vr_setup'), this.loadRead);
-    const row = this.fresh();
-    this.mov(row, p('vpm'));
-    this.emit({ op: 'alu', code: 'sub', dst: p('nop'), a: p('elem_num'), b: k, setf: true });
-    this.mov(out, row, 'ns');
-    this.emit({ op: 'label', name: skip });
-    this.mov(dst, out);
-  }
-
   // ---- expressions
 
   /** The value of e: a register, or a small immediate. */
@@ -549,8 +481,9 @@ class Lowering implements OpEmitter {
       }
       case 'ptradd': {
         const base = this.expr(e.p);
+        const size = elemBytes(e.ty);
         if (e.n.k === 'lit') {
-          const bytes = (e.n.bits * 4) | 0;
+          const bytes = Math.imul(e.n.bits, size);
           const t = smallImm(bytes, 'int');
           if (t !== undefined) this.alu('add', dst, base, t, c);
           else {
@@ -560,28 +493,24 @@ class Lowering implements OpEmitter {
           }
           return;
         }
+        if (size === 1) {
+          this.alu('add', dst, base, this.expr(e.n), c);
+          return;
+        }
         const off = this.fresh();
-        this.alu('shl', off, this.expr(e.n), int(2));
+        this.alu('shl', off, this.expr(e.n), int(Math.log2(size)));
         this.alu('add', dst, base, off, c);
         return;
       }
       case 'load': {
-        // A DMA load of the 16 words at lane 0's address into this QPU's load row, then a read of
-        // the row, which arrives three instructions after its setup (space.ts spaces them).
+        // A DMA load of the 16 elements at lane 0's address into this QPU's load row, then a read
+        // of the row, which arrives three instructions after its setup (space.ts spaces them).
         const ptr = this.expr(e.ptr);
         // A non-blocking store may still be writing memory: the DMA engines do not order a load
         // after it, so wait for it first (a store already waited for costs one instruction).
         if (this.nonBlockingStores) this.waitForStores();
-        if (e.n) {
-          if (cond) throw new Error('internal: a counted load lowers before the flags it is written under (setsFlags)');
-          this.countedLoad(ptr, e.n, dst);
-          return;
-        }
-        this.mov(p('vr_setup'), this.loadDma);
-        this.mov(p('vr_addr'), ptr);
-        this.emit({ op: 'read', src: p('vr_wait') });
-        this.mov(p('vr_setup'), this.loadRead);
-        this.mov(dst, p('vpm'), cond);
+        if (e.n && cond) throw new Error('internal: a counted load lowers before the flags it is written under (setsFlags)');
+        lowerLoad(this, this.frame, e.ptr.ty as PtrTy, ptr, e.n && this.expr(e.n), dst, cond);
         return;
       }
       case 'lane': {

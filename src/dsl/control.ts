@@ -2,7 +2,7 @@
 // any/all, index(), me(), numQPUs(), rotate, select, gather/receive/store, scatters, the special functions,
 // semaphores and the mutex. Each records a statement in the kernel being built.
 
-import type { Cond, Expr, ScatterHow, Stmt } from '../source/ast.ts';
+import { type Cond, elemOf, type Expr, type ScatterHow, type Stmt } from '../source/ast.ts';
 import { BARRIER_SEMAPHORE } from '../source/ast.ts';
 import { LANES, SEMAPHORES } from '../vc4/chip.ts';
 import { builder, checkOwner, describeHost, type KernelBuilder } from './builder.ts';
@@ -198,12 +198,19 @@ export function select(c: BoolValue, a: IntExpr | FloatExpr | PtrExpr<Elem> | nu
 
 // ---- memory
 
+/** Gathers and scatters move each lane's own 32-bit word: a pointer to narrower elements is an error. */
+function wordElements(b: KernelBuilder, p: PtrExpr<Elem>, what: string): void {
+  if (p.elemBytes !== 4)
+    throw b.error(`${what} moves one 32-bit word a lane, and ${describeTy(p.ty)} points to ${p.elemBytes * 8}-bit elements: load and store them 16 at a time (p.load(), p.store(x))`);
+}
+
 /** Requests the value at each lane's address, without waiting (at most 4 outstanding). */
 export function gather<E extends Elem>(p: PtrExpr<E>): void {
   const b = builder('gather');
   notInWhere(b, 'gather');
   if (!(p instanceof PtrExpr)) throw b.error('gather needs a Ptr');
   checkOwner(p.owner, 'gather');
+  wordElements(b, p, 'gather');
   b.emit({ k: 'gather', ptr: p.node });
 }
 
@@ -222,7 +229,7 @@ export function store<E extends Elem>(x: ElemLike<E>, p: PtrExpr<E>): void {
   notInWhere(b, 'store');
   if (!(p instanceof PtrExpr)) throw b.error('store needs a Ptr as its second argument');
   checkOwner(p.owner, 'store');
-  b.emit({ k: 'storeNB', e: exprOf(x as IntExpr | FloatExpr | number, p.elem, 'store'), ptr: p.node });
+  b.emit({ k: 'storeNB', e: exprOf(x as IntExpr | FloatExpr | number, elemOf(p.ty), 'store'), ptr: p.node });
 }
 
 /** The scatter statement of `what` (scatter, scatterAdd, atomicAdd), its arguments checked. */
@@ -230,7 +237,8 @@ function scatterStmt<E extends Elem>(what: string, how: ScatterHow, p: PtrExpr<E
   const b = builder(what);
   if (!(p instanceof PtrExpr)) throw b.error(`${what} needs a Ptr as its first argument (each lane's address), not ${describeHost(p)}`);
   checkOwner(p.owner, what);
-  b.emit({ k: 'scatter', how, ptr: p.node, e: exprOf(x as IntExpr | FloatExpr | number, p.elem, what) });
+  wordElements(b, p, what);
+  b.emit({ k: 'scatter', how, ptr: p.node, e: exprOf(x as IntExpr | FloatExpr | number, elemOf(p.ty), what) });
 }
 
 /**

@@ -7,7 +7,7 @@
 // unary operators whose row gives the other type): apart, their files would import each other.
 
 import type { BinOp, CmpOp, Expr, UnOp } from '../source/ast.ts';
-import { UNARY } from '../source/ops.ts';
+import { type Storage, UNARY } from '../source/ops.ts';
 import { LANES } from '../vc4/chip.ts';
 import { builder, checkOwner, type KernelBuilder } from './builder.ts';
 import { BoolValue } from './conditions.ts';
@@ -15,9 +15,11 @@ import { exprOf, Vec } from './vec.ts';
 
 export type IntLike = IntExpr | number;
 export type FloatLike = FloatExpr | number;
-export type Elem = 'int' | 'float';
-export type ElemExpr<E extends Elem> = E extends 'int' ? IntExpr : FloatExpr;
-export type ElemLike<E extends Elem> = E extends 'int' ? IntLike : FloatLike;
+/** What a pointer points to (source/ops.ts, Storage): Int and Float, or Ints kept in 8 or 16 bits. */
+export type Elem = Storage;
+/** The value a load through a pointer to E gives: a Float for floats, else an Int. */
+export type ElemExpr<E extends Elem> = E extends 'float' ? FloatExpr : IntExpr;
+export type ElemLike<E extends Elem> = E extends 'float' ? FloatLike : IntLike;
 
 /** +Infinity's pattern: a float's magnitude above it is a NaN, below it finite. */
 const INFINITY_BITS = 0x7f800000;

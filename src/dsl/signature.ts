@@ -5,7 +5,7 @@
 // onto local variables, and the kernel computed the wrong thing on every target.
 
 import { describeHost, DslError, type SourcePlace } from './builder.ts';
-import { Float, Int, Ptr, type ParamType } from './types.ts';
+import { Float, Int, Int8, Int16, Ptr, type ParamType, Uint8, Uint16 } from './types.ts';
 
 /** A kernel's name: 1 to 64 characters, none of them white space, control characters or backquotes. */
 const KERNEL_NAME = /^[^\s`\p{Cc}\p{Cf}]{1,64}$/u;
@@ -18,6 +18,10 @@ const TYPES: readonly [ParamType, string][] = [
   [Float, 'Float'],
   [Ptr(Int), 'Ptr(Int)'],
   [Ptr(Float), 'Ptr(Float)'],
+  [Ptr(Uint8), 'Ptr(Uint8)'],
+  [Ptr(Int8), 'Ptr(Int8)'],
+  [Ptr(Uint16), 'Ptr(Uint16)'],
+  [Ptr(Int16), 'Ptr(Int16)'],
 ];
 
 /** What was passed for a parameter's type, for the message. */
@@ -46,8 +50,8 @@ export function checkSignature(params: unknown, body: unknown, opts: unknown, pl
   const list = params as unknown[];
   if (list.length > MAX_PARAMS) fail(`a kernel takes at most ${MAX_PARAMS} parameters, not ${list.length}`);
   for (let i = 0; i < list.length; i++) {
-    if (!(i in list)) fail(`parameter ${i + 1} of ${list.length} has no type (a hole in the list, as in [Ptr(Int), , Int]); give every parameter Int, Float, Ptr(Int) or Ptr(Float)`);
-    if (!TYPES.some(([t]) => t === list[i])) fail(`parameter ${i + 1}'s type must be Int, Float, Ptr(Int) or Ptr(Float), not ${describeType(list[i])}`);
+    if (!(i in list)) fail(`parameter ${i + 1} of ${list.length} has no type (a hole in the list, as in [Ptr(Int), , Int]); give every parameter Int, Float or a Ptr (Ptr(Int), Ptr(Float), Ptr(Uint8), ...)`);
+    if (!TYPES.some(([t]) => t === list[i])) fail(`parameter ${i + 1}'s type must be Int, Float or a Ptr (Ptr(Int), Ptr(Float), Ptr(Uint8), Ptr(Int8), Ptr(Uint16), Ptr(Int16)), not ${describeType(list[i])}`);
   }
   if (typeof body !== 'function') fail(`kernel()'s second argument is the kernel's function, such as (p, n) => { ... }, not ${describeHost(body)}`);
   return name;

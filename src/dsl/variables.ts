@@ -1,19 +1,19 @@
 // The language's variables (IntVar, FloatVar, PtrVar): values that statements assign with
 // `v.set(x)`, made by newVar with the name messages call them.
 
-import { type Expr, readsMemory, type Ty, type VarRef } from '../source/ast.ts';
+import { type Expr, isPtr, readsMemory, storageOf, type Ty, type VarRef } from '../source/ast.ts';
 import { builder, callerPlace, checkOwner, describeHost, type KernelBuilder } from './builder.ts';
 import { declaredName, explicitName } from './names.ts';
 import { type Elem, FloatExpr, type FloatLike, IntExpr, type IntLike } from './numbers.ts';
 import { PtrExpr } from './pointers.ts';
 import { describeTy, exprOf, Vec } from './vec.ts';
 
-export type ElemVar<E extends Elem> = E extends 'int' ? IntVar : FloatVar;
+export type ElemVar<E extends Elem> = E extends 'float' ? FloatVar : IntVar;
 
-function assign(v: VarRef, owner: KernelBuilder, x: Vec | number, ty: 'int' | 'float' | 'int*' | 'float*', what: string, loc?: string): void {
+function assign(v: VarRef, owner: KernelBuilder, x: Vec | number, ty: Ty, what: string, loc?: string): void {
   const b = checkOwner(owner, what);
   let e: Expr;
-  if (ty === 'int*' || ty === 'float*') {
+  if (isPtr(ty)) {
     if (!(x instanceof Vec) || x.ty !== ty) throw b.error(`${what}: expected ${describeTy(ty)}, got ${x instanceof Vec ? describeTy(x.ty) : describeHost(x)}`);
     checkOwner(x.owner, what);
     e = x.node;
@@ -56,7 +56,7 @@ export function newVar(ty: Ty, init: Vec | number | undefined, what: string, nam
   } else if (place) shown = declaredName(place) ?? `${what}@${place.line}:${place.col}`; // where it was made, when the source names it nothing
   const v = b.newVar(ty, undefined, shown);
   const out =
-    ty === 'int' ? new IntVar(v, b) : ty === 'float' ? new FloatVar(v, b) : new PtrVar(v, b, ty === 'int*' ? 'int' : 'float');
+    ty === 'int' ? new IntVar(v, b) : ty === 'float' ? new FloatVar(v, b) : new PtrVar(v, b, storageOf(ty));
   if (init !== undefined) assign(v, b, init, ty, what, place?.loc);
   return out;
 }

@@ -10,7 +10,7 @@
 // not which operator, so the message names the operators of that kind. `if (x.lt(y))`, `!c` and
 // `a && b` convert nothing and cannot be caught (docs/language.md).
 
-import type { Expr, Ty } from '../source/ast.ts';
+import { type Expr, type PtrTy, type Storage, storageOf, type Ty } from '../source/ast.ts';
 import { floatBits } from '../vc4/tables.ts';
 import { builder, checkOwner, current, describeHost, DslError as DslErrorClass, type DslError, type KernelBuilder } from './builder.ts';
 
@@ -58,7 +58,7 @@ export function exprOf(x: Vec | number, ty: 'int' | 'float', what: string): Expr
 }
 
 export function describeTy(t: Ty): string {
-  return t === 'int' ? 'an Int' : t === 'float' ? 'a Float' : `a Ptr(${t === 'int*' ? 'Int' : 'Float'})`;
+  return t === 'int' ? 'an Int' : t === 'float' ? 'a Float' : `a Ptr(${STORAGE_NAMES[storageOf(t)]})`;
 }
 
 export function literal(v: number, ty: 'int' | 'float', what: string): Expr {
@@ -86,11 +86,12 @@ const FLOAT_MIN_NORMAL = 1.1754943508222875e-38;
 /** What the value is: a type, a vector condition, or any()/all() of one. */
 export type ValueKind = Ty | 'condition' | 'any' | 'all';
 
-const KIND: Record<ValueKind, string> = {
+/** What users call each storage: the type they pass to Ptr (dsl/types.ts). */
+export const STORAGE_NAMES: Readonly<Record<Storage, string>> = { int: 'Int', float: 'Float', u8: 'Uint8', i8: 'Int8', u16: 'Uint16', i16: 'Int16' };
+
+const KIND: Record<Exclude<ValueKind, PtrTy>, string> = {
   int: 'an Int',
   float: 'a Float',
-  'int*': 'a Ptr(Int)',
-  'float*': 'a Ptr(Float)',
   condition: 'a condition (a comparison)',
   any: 'any(...)',
   all: 'all(...)',
@@ -100,7 +101,7 @@ const KIND: Record<ValueKind, string> = {
 function instead(kind: ValueKind, hint: string): string {
   if (kind === 'condition' || kind === 'any' || kind === 'all')
     return 'conditions combine with c.and(d), c.or(d), c.not(), and are used by If, While, For and Where';
-  if (kind === 'int*' || kind === 'float*') return 'write p.add(n) for the address n elements on';
+  if (kind !== 'int' && kind !== 'float') return 'write p.add(n) for the address n elements on';
   if (hint === 'default') return 'write a.add(b) for +, a.eq(b) for ==';
   const rem = kind === 'int' ? ', a.rem(b) for %' : '';
   return `write a.sub(b) for -, a.mul(b) for *, a.div(b) for /${rem}, a.lt(b), a.le(b), a.gt(b), a.ge(b) for <, <=, >, >=`;
@@ -119,5 +120,6 @@ export function noPrimitive(owner: KernelBuilder, kind: ValueKind, hint: string)
     hint === 'string'
       ? 'a kernel value stands for code the kernel runs, not a value the host can print; print the whole kernel with k.dump()'
       : `JavaScript operators do not work on kernel values; ${instead(kind, hint)}`;
-  return owner.error(`${KIND[kind]} was used ${usedAs(hint)}: ${rest}`);
+  const shown = kind === 'int' || kind === 'float' || kind === 'condition' || kind === 'any' || kind === 'all' ? KIND[kind] : describeTy(kind);
+  return owner.error(`${shown} was used ${usedAs(hint)}: ${rest}`);
 }

@@ -12,6 +12,8 @@ import { addRange, type Clocks, type StoreRaces } from './store-race.ts';
 import type { StoredWords } from './stored.ts';
 import type { Timing } from './timing.ts';
 import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwPlan, type VpmWordSet } from './vpm.ts';
+import { loadNarrow, storeNarrow } from './dma-narrow.ts';
+import { DMA_MODE_32, dmaWidth } from '../vc4/vpm-setup.ts';
 
 /** What the engines use of the machine. */
 interface Host extends Clocks {
@@ -52,6 +54,14 @@ export class DmaEngines {
     touched?.clear();
     // The engine starts this load when it has finished the one before (any QPU's).
     const start = Math.max(q.time, this.vdrFree);
+    if (s.modew !== DMA_MODE_32) {
+      if (touched && this.m.races.any()) for (let r = 0; r < s.rows; r++) {
+        const at = (addr + r * pitch) >>> 0;
+        this.m.races.check(q, at & ~3, ((at + (n * dmaWidth(s.modew)!.bits) / 8 + 3) & ~3) >>> 0, `a DMA load (starting at cycle ${start})`, start);
+      }
+      this.bytes = loadNarrow(mem, vpm, s, pitch, addr, touched);
+      return this.loaded(start, s.rows, this.bytes / 4);
+    }
     for (let r = 0; r < s.rows; r++) {
       const at = (addr + r * pitch) >>> 0;
       vdrRow(s, r, words);
@@ -62,9 +72,14 @@ export class DmaEngines {
         for (let d = 0; d < n; d++) vpm[words[d]!] = mem.words[i0 + d]!;
       } else for (let d = 0; d < n; d++) vpm[words[d]!] = mem.words[mem.check((at + 4 * d) >>> 0, 'DMA load')]!;
     }
-    const T = this.m.timing;
     this.bytes = s.rows * n * 4;
-    this.vdrFree = start + Math.ceil(T.dmaLoadBaseCycles + s.rows * T.dmaLoadCyclesPerRow + s.rows * n * T.dmaLoadCyclesPerWord);
+    return this.loaded(start, s.rows, s.rows * n);
+  }
+
+  /** The load engine busy from `start` with `rows` rows of `words` words in all; returns when it is done. */
+  private loaded(start: number, rows: number, words: number): number {
+    const T = this.m.timing;
+    this.vdrFree = start + Math.ceil(T.dmaLoadBaseCycles + rows * T.dmaLoadCyclesPerRow + words * T.dmaLoadCyclesPerWord);
     return this.vdrFree;
   }
 
@@ -79,6 +94,7 @@ export class DmaEngines {
     const rowBytes = n * 4 + stride;
     checkVdw(s);
     touched?.clear();
+    if (s.modew !== DMA_MODE_32) return this.storedNarrow(q, s, addr, touched);
     // Strict runs on several QPUs remember what the store writes (rule dma-store-race): one run of
     // bytes when its rows follow each other, else the rows.
     const racing = touched !== undefined && this.m.qpuCount > 1;
@@ -112,6 +128,20 @@ export class DmaEngines {
     this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + s.units * T.dmaStoreCyclesPerRow + s.units * n * T.dmaStoreCyclesPerWord);
     if (rows) this.m.races.note(q.id, rows, start, this.vdwFree, this.m);
     else if (racing) this.m.races.noteRange(q.id, addr >>> 0, (addr + s.units * n * 4) >>> 0, start, this.vdwFree, this.m);
+    return this.vdwFree;
+  }
+
+  /** An 8- or 16-bit DMA store (dma-narrow.ts): its words marked stored and racing as whole words. */
+  private storedNarrow(q: Qpu, s: VdwPlan, addr: number, touched: VpmWordSet | undefined): number {
+    const bytes = storeNarrow(this.m.memory, this.m.vpm, s, addr, touched);
+    const lo = (addr & ~3) >>> 0;
+    const hi = ((addr + bytes + 3) & ~3) >>> 0;
+    if (touched) this.m.stored.mark(lo, (hi - lo) / 4);
+    const start = Math.max(q.time, this.vdwFree);
+    const T = this.m.timing;
+    this.bytes = bytes;
+    this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + T.dmaStoreCyclesPerRow + (bytes / 4) * T.dmaStoreCyclesPerWord);
+    if (touched && this.m.qpuCount > 1) this.m.races.noteRange(q.id, lo, hi, start, this.vdwFree, this.m);
     return this.vdwFree;
   }
 }

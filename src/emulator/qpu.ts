@@ -19,6 +19,7 @@ import type { StoreRaces } from './store-race.ts';
 import { FIRST_LINE, gatherAfterStore, type StoredWords } from './stored.ts';
 import { CYCLES_PER_INSTR } from './timing.ts';
 import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
+import { dmaWidth } from '../vc4/vpm-setup.ts';
 
 // The numbers the I/O paths use in their loops, as constants of this module: V8 folds these into
 // the code, but loads (and checks) an imported binding at every use.
@@ -95,6 +96,9 @@ export interface QpuHost {
 
 /** A queued VPM read setup: its block, the vectors it still delivers, and when its first is ready. */
 type VpmReader = VpmBlock & { left: number; readyAt: number };
+
+/** The bytes of a DMA mode's elements, which its memory address must be a multiple of (4 for MODEW 1, which loads refuse later). */
+const elementBytes = (modew: number): number => (dmaWidth(modew)?.bits ?? 32) / 8;
 
 export class Qpu {
   /**
@@ -449,7 +453,7 @@ export class Qpu {
 
   dmaLoad(addr: number): void {
     if (!this.vdr) throw ioError('rule', 'a DMA load (vr_addr write) before any DMA load setup', 'dma-no-setup');
-    if (addr & 3 && this.m.aligned) throw ioError('fault', misaligned('read', 0, addr >>> 0));
+    if (addr & (elementBytes(this.vdr.modew) - 1) && this.m.aligned) throw ioError('fault', misaligned('read', 0, addr >>> 0));
     this.stall(this.dmaLoadDone, 'dma');
     this.dmaLoadDone = this.m.dma.load(this, this.vdr, this.vdrPitch, addr >>> 0, this.dmaWords?.load);
     this.stats.dmaLoadBytes += this.m.dma.bytes;
@@ -457,7 +461,7 @@ export class Qpu {
 
   dmaStore(addr: number): void {
     if (!this.vdw) throw ioError('rule', 'a DMA store (vw_addr write) before any DMA store setup', 'dma-no-setup');
-    if (addr & 3 && this.m.aligned) throw ioError('fault', misaligned('write', 0, addr >>> 0));
+    if (addr & (elementBytes(this.vdw.modew) - 1) && this.m.aligned) throw ioError('fault', misaligned('write', 0, addr >>> 0));
     this.stall(this.dmaStoreDone, 'dma');
     this.dmaStoreDone = this.m.dma.store(this, this.vdw, this.vdwStride, addr >>> 0, this.dmaWords?.store);
     this.stats.dmaStoreBytes += this.m.dma.bytes;

@@ -6,7 +6,8 @@
 
 /** 64 rows of 16 32-bit words: the 4 KiB general-purpose programs share (Guide p. 53). */
 import { VPM_ROWS, VPM_WORDS } from '../vc4/chip.ts';
-import { decodeVdwSetup, decodeVpmSetup, DMA_MODE_32, type VdrSetup, type VdwSetup, VpmFormatError, type VpmSetup } from '../vc4/vpm-setup.ts';
+import { decodeVdwSetup, decodeVpmSetup, dmaWidth, type VdrSetup, type VdwSetup, VpmFormatError, type VpmSetup } from '../vc4/vpm-setup.ts';
+import { checkNarrowStore } from './dma-narrow.ts';
 
 export { VPM_ROWS, VPM_WORDS };
 export { decodeVdrSetup, decodeVdwSetup, type VdrSetup, type VdwSetup, VpmFormatError } from '../vc4/vpm-setup.ts';
@@ -118,9 +119,11 @@ export function vdwRow(s: VdwSetup, r: number, words: Int32Array): void {
   for (let d = 0; d < s.depth; d++) words[d] = (s.horizontal ? (y + r) * 16 + ((x + d) & 15) : vertical(y + d, x + r)) % VPM_WORDS;
 }
 
-/** Throws for a DMA store mode the emulator does not run (8- and 16-bit). */
+/** Throws for a DMA store setup the emulator does not run: MODEW 1 (no width), or an 8/16-bit one beyond dma-narrow.ts's. */
 export function checkVdw(s: VdwSetup): void {
-  if (s.modew !== DMA_MODE_32) throw new VpmFormatError(`DMA store mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
+  const w = dmaWidth(s.modew);
+  if (!w) throw new VpmFormatError(`DMA store mode ${s.modew} is unused (Table 34)`);
+  if (w.bits !== 32) checkNarrowStore(s, w.bits);
 }
 
 /** Column `col` (16 and above continue in the next block of 16 rows), row `row`. */
@@ -144,6 +147,6 @@ export function vdrRow(s: VdrSetup, r: number, words: Int32Array): void {
 
 /** The bytes between a DMA load's memory rows: MPITCH's, or the extended pitch when it is 0 (Table 37). */
 export function vdrPitch(s: VdrSetup, extended: number): number {
-  if (s.modew !== DMA_MODE_32) throw new VpmFormatError(`DMA load mode ${s.modew} (8/16-bit); the emulator supports 32-bit DMA`);
+  if (!dmaWidth(s.modew)) throw new VpmFormatError(`DMA load mode ${s.modew} selects the extended pitch format, not a width (Table 36)`);
   return s.mpitch ? 8 << s.mpitch : extended;
 }

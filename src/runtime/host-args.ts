@@ -5,9 +5,19 @@
 import { counted } from '../common/budget.ts';
 import { describeHost } from '../dsl/builder.ts';
 import type { ParamType } from '../dsl/types.ts';
-import type { KernelAst } from '../source/ast.ts';
+import { type KernelAst, type Storage, storageOf } from '../source/ast.ts';
 import { floatBits } from '../vc4/tables.ts';
-import { allocationOf, wasFreed } from './shared-array.ts';
+import { allocationOf, type SharedTyped, wasFreed } from './shared-array.ts';
+
+/** The SharedArray a pointer to each storage takes, and what SharedArray calls its kind. */
+const ARRAYS: Readonly<Record<Storage, { readonly type: { new (n: number): SharedTyped; readonly name: string }; readonly kind: string }>> = {
+  int: { type: Int32Array, kind: 'int32' },
+  float: { type: Float32Array, kind: 'float32' },
+  u8: { type: Uint8Array, kind: 'uint8' },
+  i8: { type: Int8Array, kind: 'int8' },
+  u16: { type: Uint16Array, kind: 'uint16' },
+  i16: { type: Int16Array, kind: 'int16' },
+};
 import type { HostArray } from './staging.ts';
 
 /** Checks the host's arguments against the parameters and turns them into 32-bit values. */
@@ -30,11 +40,12 @@ export function hostArguments(ast: KernelAst, params: readonly ParamType[], args
       if (typeof a !== 'number') fail(i, `expected a number, got ${describeHost(a)}`);
       return floatBits(a as number) | 0;
     }
-    const want = t.ty === 'int*' ? Int32Array : Float32Array;
-    if (!(a instanceof want)) fail(i, `expected a SharedArray of ${t.ty === 'int*' ? 'int32 (SharedArray.int32)' : 'float32 (SharedArray.float32)'}, got ${describeHost(a)}`);
-    const x = allocationOf(a as Int32Array);
-    if (!x) fail(i, wasFreed(a) ? 'this SharedArray was freed (SharedArray.free)' : `this ${want.name} is not in GPU memory: make it with SharedArray.${t.ty === 'int*' ? 'int32' : 'float32'}(n)`);
-    arrays.push({ name: paramName(i), address: x!.alloc.address, bytes: x!.alloc.bytes, index: i, memory: x!.memory, alloc: x!.alloc });
+    const { type, kind } = ARRAYS[storageOf(t.ty)];
+    if (!(a instanceof type)) fail(i, `expected a SharedArray of ${kind} (SharedArray.${kind}), got ${describeHost(a)}`);
+    const x = allocationOf(a as SharedTyped);
+    if (!x) fail(i, wasFreed(a) ? 'this SharedArray was freed (SharedArray.free)' : `this ${type.name} is not in GPU memory: make it with SharedArray.${kind}(n)`);
+    // The region is the array's own elements: a kernel reaches none of the bytes that round its allocation up to words.
+    arrays.push({ name: paramName(i), address: x!.alloc.address, bytes: (a as SharedTyped).byteLength, index: i, memory: x!.memory, alloc: x!.alloc });
     return x!.alloc.address | 0;
   });
   return { values, arrays };

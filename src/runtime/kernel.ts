@@ -12,7 +12,7 @@ import { sourceParameterNames } from '../dsl/names.ts';
 import { checkSignature } from '../dsl/signature.ts';
 import type { ParamType } from '../dsl/types.ts';
 import { IntVar, FloatVar, PtrVar } from '../dsl/values.ts';
-import type { KernelAst, VarInfo } from '../source/ast.ts';
+import { type KernelAst, storageOf, type VarInfo } from '../source/ast.ts';
 import { checkKernel } from '../source/check.ts';
 import { printKernel } from '../source/print.ts';
 import { pin } from './shared-array.ts';
@@ -82,7 +82,7 @@ export interface KernelOptions {
  * building the kernel: TypeScript code in it is the meta-language (loops unroll, helper
  * functions and classes generate code).
  */
-export function kernel<const P extends readonly ParamType[]>(params: P, body: (...args: ParamValues<P>) => void, opts?: KernelOptions): Kernel<P> {
+export function kernel<const P extends readonly ParamType[]>(params: P, body: (...args: ParamValues<P & {}>) => void, opts?: KernelOptions): Kernel<P> {
   let ast: KernelAst;
   try {
     ast = build(params, body, opts);
@@ -198,7 +198,7 @@ function build(params: readonly ParamType[], body: (...args: never) => void, opt
   withBuilder(b, () => {
     const values = params.map((t, i) => {
       const v = b.newVar(t.ty, paramNames[i] ?? `arg${i}`);
-      return t.ty === 'int' ? new IntVar(v, b) : t.ty === 'float' ? new FloatVar(v, b) : new PtrVar(v, b, t.ty === 'int*' ? 'int' : 'float');
+      return t.ty === 'int' ? new IntVar(v, b) : t.ty === 'float' ? new FloatVar(v, b) : new PtrVar(v, b, storageOf(t.ty));
     });
     const later = deferredResult((body as (...a: unknown[]) => unknown)(...values));
     if (later) throw new DslError(`kernel ${name}${at}: ${blockDeferredMessage(`the kernel's function returned ${later}`)}`);

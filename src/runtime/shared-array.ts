@@ -1,6 +1,7 @@
-// Arrays that both the host and the QPUs use: typed arrays (Int32Array, Float32Array) whose
-// memory is GPU memory, with a bus address like a Pi's. Read and write them from the host as any
-// typed array; pass them to a kernel for its Ptr(Int) and Ptr(Float) parameters. They live where
+// Arrays that both the host and the QPUs use: typed arrays (Int32Array, Float32Array, and
+// Uint8Array, Int8Array, Uint16Array, Int16Array) whose memory is GPU memory, with a bus address
+// like a Pi's. Read and write them from the host as any typed array; pass them to a kernel for
+// its Ptr(Int), Ptr(Float), Ptr(Uint8), Ptr(Int8), Ptr(Uint16) and Ptr(Int16) parameters. They live where
 // the default target's kernels read them (runtime/default-target.ts): in the emulator's GPU
 // memory, or on a Pi in memory the firmware allocated and this process maps (pi/memory.ts), so
 // that the QPUs read the very array the host wrote. A run on the other kind of target copies
@@ -34,7 +35,10 @@ export function homeMemory(): ArrayMemory {
   return defaultTarget().target === 'pi' ? piSession().memory : gpuMemory;
 }
 
-const ALLOCATIONS = new WeakMap<Int32Array | Float32Array, { alloc: Allocation; memory: ArrayMemory }>();
+/** The typed arrays SharedArrays are. */
+export type SharedTyped = Int32Array | Float32Array | Uint8Array | Int8Array | Uint16Array | Int16Array;
+
+const ALLOCATIONS = new WeakMap<SharedTyped, { alloc: Allocation; memory: ArrayMemory }>();
 /** SharedArrays freed, for messages. */
 const FREED = new WeakSet<object>();
 /** Allocations a run holds, and what runs ("kernel sum, as its argument p"). */
@@ -42,27 +46,44 @@ const PINNED = new Map<Allocation, string>();
 
 export type SharedInt32Array = Int32Array & { readonly busAddress: number };
 export type SharedFloat32Array = Float32Array & { readonly busAddress: number };
+export type SharedUint8Array = Uint8Array & { readonly busAddress: number };
+export type SharedInt8Array = Int8Array & { readonly busAddress: number };
+export type SharedUint16Array = Uint16Array & { readonly busAddress: number };
+export type SharedInt16Array = Int16Array & { readonly busAddress: number };
 
-/** The element types SharedArray.from makes. */
-const TYPES = ['int32', 'float32'] as const;
+type TypedConstructor<T extends SharedTyped> = { new (b: ArrayBuffer, o: number, n: number): T; readonly BYTES_PER_ELEMENT: number; readonly name: string };
+
+/** The element types SharedArray.from makes, with their typed arrays and (for integers) the values they hold. */
+const KINDS = {
+  int32: { type: Int32Array, lo: -(2 ** 31), hi: 2 ** 32 - 1, what: 'a 32-bit integer' },
+  float32: { type: Float32Array },
+  uint8: { type: Uint8Array, lo: 0, hi: 255, what: 'a uint8' },
+  int8: { type: Int8Array, lo: -128, hi: 127, what: 'an int8' },
+  uint16: { type: Uint16Array, lo: 0, hi: 65535, what: 'a uint16' },
+  int16: { type: Int16Array, lo: -32768, hi: 32767, what: 'an int16' },
+} as const;
+type Kind = keyof typeof KINDS;
+const TYPES = Object.keys(KINDS) as Kind[];
 
 let counter = 0;
 
-function make<T extends Int32Array | Float32Array>(type: { new (b: ArrayBuffer, o: number, n: number): T }, n: unknown, name: unknown, from: string): T {
+function make<T extends SharedTyped>(type: TypedConstructor<T>, n: unknown, name: unknown, from: string): T {
   if (typeof n !== 'number' || !Number.isInteger(n) || n <= 0) throw new RangeError(`${from}: a SharedArray has a whole number of elements above 0, not ${describeHost(n)}`);
   if (name !== undefined && (typeof name !== 'string' || name.length === 0))
     throw new TypeError(`${from}: the name must be a string of one or more characters, not ${describeHost(name)}`);
   const memory = homeMemory();
   const label = name ?? `array${counter++}`;
-  const alloc = memory.alloc(n * 4, label);
-  const view = guarded(memory.view(alloc, type as unknown as Int32ArrayConstructor) as unknown as T, `SharedArray ${label}`);
+  const alloc = memory.alloc(n * type.BYTES_PER_ELEMENT, label);
+  // The allocation as words (its bytes rounded up to whole words), seen as n elements of `type`.
+  const words = memory.view(alloc, Int32Array);
+  const view = guarded(new type(words.buffer as ArrayBuffer, words.byteOffset, n), `SharedArray ${label}`);
   Object.defineProperty(view, 'busAddress', { value: alloc.address, enumerable: false });
   ALLOCATIONS.set(view, { alloc, memory });
   return view;
 }
 
-/** What `from` was given, checked: an array-like of numbers (int32: integers that fit 32 bits). */
-function checkValues(values: unknown, type: (typeof TYPES)[number]): ArrayLike<unknown> {
+/** What `from` was given, checked: an array-like of numbers (integer types: integers they hold). */
+function checkValues(values: unknown, type: Kind): ArrayLike<unknown> {
   const where = `SharedArray.from(values, '${type}')`;
   if (typeof values !== 'object' || values === null || typeof (values as ArrayLike<unknown>).length !== 'number')
     throw new TypeError(`${where}: values must be an array or a typed array of numbers, not ${describeHost(values)}`);
@@ -71,8 +92,8 @@ function checkValues(values: unknown, type: (typeof TYPES)[number]): ArrayLike<u
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i];
     if (typeof x !== 'number') throw new TypeError(`${where}: element ${i} is ${describeHost(x)}, not a number`);
-    if (type === 'int32' && (!Number.isInteger(x) || x < -(2 ** 31) || x > 2 ** 32 - 1))
-      throw new RangeError(`${where}: element ${i} is ${x}, not a 32-bit integer (-2147483648 to 4294967295)`);
+    const k = KINDS[type];
+    if ('lo' in k && (!Number.isInteger(x) || x < k.lo || x > k.hi)) throw new RangeError(`${where}: element ${i} is ${x}, not ${k.what} (${k.lo} to ${k.hi})`);
   }
   return xs;
 }
@@ -86,12 +107,32 @@ export const SharedArray = userEntries({
   float32(n: number, name?: string): SharedFloat32Array {
     return make(Float32Array, n, name, 'SharedArray.float32') as SharedFloat32Array;
   },
-  /** A SharedArray holding a copy of `values`: 'int32' (integers that fit 32 bits) or 'float32'. */
-  from<T extends Int32Array | Float32Array>(values: T | ArrayLike<number>, type: 'int32' | 'float32' = values instanceof Float32Array ? 'float32' : 'int32'): T {
+  /** n 8-bit unsigned integers in GPU memory, zeroed (for Ptr(Uint8)). */
+  uint8(n: number, name?: string): SharedUint8Array {
+    return make(Uint8Array, n, name, 'SharedArray.uint8') as SharedUint8Array;
+  },
+  /** n 8-bit signed integers, zeroed (for Ptr(Int8)). */
+  int8(n: number, name?: string): SharedInt8Array {
+    return make(Int8Array, n, name, 'SharedArray.int8') as SharedInt8Array;
+  },
+  /** n 16-bit unsigned integers, zeroed (for Ptr(Uint16)). */
+  uint16(n: number, name?: string): SharedUint16Array {
+    return make(Uint16Array, n, name, 'SharedArray.uint16') as SharedUint16Array;
+  },
+  /** n 16-bit signed integers, zeroed (for Ptr(Int16)). */
+  int16(n: number, name?: string): SharedInt16Array {
+    return make(Int16Array, n, name, 'SharedArray.int16') as SharedInt16Array;
+  },
+  /**
+   * A SharedArray holding a copy of `values`: 'int32' (integers that fit 32 bits), 'float32',
+   * 'uint8', 'int8', 'uint16' or 'int16' (integers the type holds); by default the type of a
+   * typed array given, else 'int32'.
+   */
+  from<T extends SharedTyped>(values: T | ArrayLike<number>, type: Kind = kindOf(values)): T {
     if (!(TYPES as readonly unknown[]).includes(type))
-      throw new TypeError(`SharedArray.from(values, type): the type is ${TYPES.map((t) => `'${t}'`).join(' or ')}, not ${describeHost(type)}`);
+      throw new TypeError(`SharedArray.from(values, type): the type is ${TYPES.map((t) => `'${t}'`).join(', ')}, not ${describeHost(type)}`);
     const xs = checkValues(values, type);
-    const a = type === 'int32' ? make(Int32Array, xs.length, undefined, 'SharedArray.from') : make(Float32Array, xs.length, undefined, 'SharedArray.from');
+    const a = make(KINDS[type].type as TypedConstructor<SharedTyped>, xs.length, undefined, 'SharedArray.from');
     // Element by element: on a Pi the array is device memory, where a bulk copy can fault.
     for (let i = 0; i < xs.length; i++) a[i] = xs[i] as number;
     return a as T;
@@ -100,7 +141,7 @@ export const SharedArray = userEntries({
    * The same memory as another typed array (Uint8Array, Int32Array, Float32Array, ...): writes
    * through either show in both. Like the array, it does not hand out its buffer.
    */
-  view<T extends View>(a: Int32Array | Float32Array, type: ViewType & { new (b: ArrayBuffer, o: number, n: number): T }): T {
+  view<T extends View>(a: SharedTyped, type: ViewType & { new (b: ArrayBuffer, o: number, n: number): T }): T {
     const x = ALLOCATIONS.get(a);
     if (!x) throw new TypeError(`SharedArray.view(a, type): ${notShared(a)}`);
     x.memory.assertIntact?.();
@@ -108,7 +149,7 @@ export const SharedArray = userEntries({
     return guarded(new type(bufferOf(a), a.byteOffset, a.byteLength / type.BYTES_PER_ELEMENT) as T, `a ${type.name} view of SharedArray ${x.alloc.name}`);
   },
   /** The array's memory as bytes: SharedArray.view(a, Uint8Array). */
-  bytes(a: Int32Array | Float32Array): Uint8Array {
+  bytes(a: SharedTyped): Uint8Array {
     return SharedArray.view(a, Uint8Array);
   },
   /**
@@ -116,7 +157,7 @@ export const SharedArray = userEntries({
    * not use it (its memory goes to new arrays). Freeing an array twice does nothing; freeing
    * one a kernel is running with (from its onProgress callback) is an error.
    */
-  free(a: Int32Array | Float32Array): void {
+  free(a: SharedTyped): void {
     const x = ALLOCATIONS.get(a);
     if (!x) {
       if (FREED.has(a)) return;
@@ -131,14 +172,19 @@ export const SharedArray = userEntries({
   },
 });
 
+/** The kind of a typed array `from` is given, by its class (int32 for anything else). */
+function kindOf(values: unknown): Kind {
+  return TYPES.find((k) => values instanceof KINDS[k].type) ?? 'int32';
+}
+
 /** Why `a` is not a SharedArray, for messages. */
 function notShared(a: unknown): string {
   if (FREED.has(a as object)) return 'this SharedArray was freed (SharedArray.free): its memory may be another array\'s now';
-  return `expected a SharedArray (SharedArray.int32, float32 or from), got ${a instanceof Int32Array || a instanceof Float32Array ? `an ${a.constructor.name} that is not one` : describeHost(a)}`;
+  return `expected a SharedArray (SharedArray.int32, float32, uint8, ... or from), got ${ArrayBuffer.isView(a) ? `a ${a.constructor.name} that is not one` : describeHost(a)}`;
 }
 
 /** The GPU allocation behind a SharedArray, or undefined for an ordinary typed array (or a freed one). */
-export function allocationOf(a: Int32Array | Float32Array): { alloc: Allocation; memory: ArrayMemory } | undefined {
+export function allocationOf(a: SharedTyped): { alloc: Allocation; memory: ArrayMemory } | undefined {
   return ALLOCATIONS.get(a);
 }
 

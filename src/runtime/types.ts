@@ -11,11 +11,24 @@ export type HostArg<T extends ParamType> = T extends IntType
   ? number
   : T extends FloatType
     ? number
-    : T extends PtrType<'int'>
-      ? Int32Array
-      : T extends PtrType<'float'>
-        ? Float32Array
-        : never;
+    : T extends PtrType<infer E>
+      ? HostArray<E>
+      : never;
+
+/** The typed array (a SharedArray) the host passes for a pointer to each storage. */
+export type HostArray<E> = E extends 'int'
+  ? Int32Array
+  : E extends 'float'
+    ? Float32Array
+    : E extends 'u8'
+      ? Uint8Array
+      : E extends 'i8'
+        ? Int8Array
+        : E extends 'u16'
+          ? Uint16Array
+          : E extends 'i16'
+            ? Int16Array
+            : never;
 
 export type HostArgs<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? HostArg<P[K]> : never };
 export type ParamValues<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? ParamValue<P[K]> : never };

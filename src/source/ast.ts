@@ -3,10 +3,10 @@
 // (src/compiler) translates it. print.ts writes it as readable text.
 
 import { SEMAPHORES } from '../vc4/chip.ts';
-import type { BinOp, CmpOp, Ty, UnOp } from './ops.ts';
+import type { BinOp, CmpOp, PtrTy, Ty, UnOp } from './ops.ts';
 
 /** The value types (ops.ts, beside the operators that compute on them). */
-export { elemOf, isPtr, type Ty } from './ops.ts';
+export { elemBytes, elemOf, isPtr, type Narrow, type PtrTy, type Storage, STORAGES, storageOf, type Ty } from './ops.ts';
 
 /** The operators: the names of the rows of ops.ts's tables, which say what each means and how it compiles. */
 export type { BinOp, CmpOp, UnOp };
@@ -25,10 +25,11 @@ export type Expr =
   | { readonly k: 'un'; readonly op: UnOp; readonly ty: 'int' | 'float'; readonly a: Expr }
   /** Lane l of the result is lane (l - n) mod 16 of `a`: element 0 moves to element n. */
   | { readonly k: 'rotate'; readonly ty: Ty; readonly a: Expr; readonly n: Expr }
-  /** Pointer plus a number of elements (4 bytes each), lane by lane. */
-  | { readonly k: 'ptradd'; readonly ty: 'int*' | 'float*'; readonly p: Expr; readonly n: Expr }
+  /** Pointer plus a number of elements (of its storage's size: 4, 2 or 1 bytes), lane by lane. */
+  | { readonly k: 'ptradd'; readonly ty: PtrTy; readonly p: Expr; readonly n: Expr }
   /**
-   * The 16 consecutive values from the address in lane 0 of `ptr` (a blocking load); with `n`,
+   * The 16 consecutive elements from the address in lane 0 of `ptr` (a blocking load), of its
+   * storage (8- and 16-bit ones widened to ints, STORAGES); with `n`,
    * only the first n of them (lane 0 of n, clamped to 0..16), the other lanes 0 (countedLanes).
    */
   | { readonly k: 'load'; readonly ty: 'int' | 'float'; readonly ptr: Expr; readonly n?: Expr }
@@ -61,7 +62,7 @@ interface Located {
 export type Stmt = Located &
   (
     | { readonly k: 'assign'; readonly v: VarRef; readonly e: Expr }
-    /** Blocking store of 16 values to the address in lane 0 of `ptr`; with `n`, of the first n (lane 0 of n, clamped to 0..16). */
+    /** Blocking store of 16 values to the address in lane 0 of `ptr` (narrowed to its storage); with `n`, of the first n (lane 0 of n, clamped to 0..16). */
     | { readonly k: 'store'; readonly ptr: Expr; readonly e: Expr; readonly n?: Expr }
     | { readonly k: 'if'; readonly c: Cond; readonly then: Stmt[]; else: Stmt[] }
     | { readonly k: 'while'; readonly c: Cond; readonly body: Stmt[] }

@@ -14,9 +14,9 @@ import { GATHER_AFTER_STORE_HINT, gatherAfterStore, MUTEX_MISUSE, TMU_FIFO_DEPTH
 import { LANES, SEMAPHORE_COUNT_MAX, SEMAPHORES } from '../vc4/chip.ts';
 import type { GpuMemory } from '../common/memory.ts';
 import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS, RAISE_WITH_OPTION, RunBudget } from '../common/budget.ts';
-import { hex, WRITE } from '../common/memory.ts';
+import { hex, READ, WRITE } from '../common/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
-import { countedLanes } from './ast.ts';
+import { countedLanes, elemBytes, type PtrTy, STORAGES, storageOf } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
 import { arithType, binaryImpl, comparisonOrder, comparisonRow, ORDER, unaryRow } from './ops.ts';
 import { Interleaving } from '../common/interleave.ts';
@@ -237,7 +237,7 @@ class Interpreter {
         return undefined;
       case 'store':
       case 'storeNB':
-        this.store(q, this.eval(q, s.ptr)[0]!, this.eval(q, s.e), s.k === 'store' && s.n ? countedLanes(this.eval(q, s.n)[0]!) : L);
+        this.store(q, this.eval(q, s.ptr)[0]!, this.eval(q, s.e), s.k === 'store' && s.n ? countedLanes(this.eval(q, s.n)[0]!) : L, elemBytes(s.ptr.ty as PtrTy));
         return undefined;
       case 'scatter':
         if (s.how === 'atomicAdd') yield* this.awaitMutex(q);
@@ -341,7 +341,39 @@ class Interpreter {
     return this.opts.memory.words[this.opts.memory.index(addr)]!;
   }
 
-  private store(q: QpuState, base: number, x: Int32Array, n: number): void {
+  /** An 8- or 16-bit element, widened (sign-extended when `signed`). */
+  private readNarrow(q: QpuState, address: number, bytes: 1 | 2, signed: boolean, lane: number): number {
+    const i = this.narrowAt(q, 'a read', address, bytes, lane);
+    const m = this.opts.memory.bytes;
+    const v = bytes === 1 ? m[i]! : m[i]! | (m[i + 1]! << 8);
+    const drop = 32 - 8 * bytes;
+    return signed ? (v << drop) >> drop : v;
+  }
+
+  /** The byte index of an 8- or 16-bit element, checked: aligned to its size and inside the arrays. */
+  private narrowAt(q: QpuState, what: string, address: number, bytes: 1 | 2, lane: number): number {
+    const addr = address >>> 0;
+    const a = this.opts.arrays.find((r) => addr >= r.address && addr + bytes <= r.address + r.bytes);
+    if (addr % bytes !== 0 || !a) {
+      const arrays = this.opts.arrays.map((r) => `${r.name} at ${hex(r.address)}, ${r.bytes} bytes`).join('; ');
+      const why = addr % bytes !== 0 ? `is not a multiple of ${bytes}` : `is outside the arrays the kernel was given (${arrays || 'none'})`;
+      this.fail(q, `${what} of lane ${lane} at ${hex(addr)} ${why}`);
+    }
+    return this.opts.memory.checkByte(addr, what, what === 'a read' ? READ : WRITE);
+  }
+
+  private store(q: QpuState, base: number, x: Int32Array, n: number, bytes: 1 | 2 | 4 = 4): void {
+    if (bytes !== 4) {
+      const m = this.opts.memory.bytes;
+      for (let e = 0; e < n; e++) {
+        const addr = ((base >>> 0) + bytes * e) >>> 0;
+        const i = this.narrowAt(q, 'a write', addr, bytes, e);
+        m[i] = x[e]! & 0xff;
+        if (bytes === 2) m[i + 1] = (x[e]! >>> 8) & 0xff;
+        this.stored.add((addr & ~3) >>> 0);
+      }
+      return;
+    }
     for (let e = 0; e < n; e++) {
       const addr = ((base >>> 0) + 4 * e) >>> 0;
       if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a write', addr, e);
@@ -403,13 +435,15 @@ class Interpreter {
       case 'ptradd': {
         const p = this.eval(q, e.p);
         const n = this.eval(q, e.n);
-        for (let l = 0; l < L; l++) out[l] = (p[l]! + (n[l]! << 2)) | 0;
+        const shift = Math.log2(elemBytes(e.ty));
+        for (let l = 0; l < L; l++) out[l] = (p[l]! + (n[l]! << shift)) | 0;
         return out;
       }
       case 'load': {
         const base = this.eval(q, e.ptr)[0]! >>> 0;
         const n = e.n ? countedLanes(this.eval(q, e.n)[0]!) : L;
-        for (let l = 0; l < n; l++) out[l] = this.read(q, (base + 4 * l) >>> 0, l);
+        const { bytes, signed } = STORAGES[storageOf(e.ptr.ty as PtrTy)];
+        for (let l = 0; l < n; l++) out[l] = bytes === 4 ? this.read(q, (base + 4 * l) >>> 0, l) : this.readNarrow(q, (base + bytes * l) >>> 0, bytes, signed, l);
         return out;
       }
       case 'lane': {

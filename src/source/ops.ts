@@ -26,12 +26,36 @@ import type { TrueCode, VReg, AluCode, Src } from '../compiler/operands.ts';
 
 export type { OpEmitter, OpLowering, Sfu } from './op-emitter.ts';
 
-/** A value's type: a 16-lane vector of int32 or float32, or of addresses of such values. */
-export type Ty = 'int' | 'float' | 'int*' | 'float*';
+/**
+ * What memory a pointer points to holds: 32-bit ints or floats, or ints stored in 8 or 16 bits,
+ * which a load widens to an Int (u: zero-extended, i: sign-extended) and a store narrows (their
+ * low bits).
+ */
+export type Storage = 'int' | 'float' | 'u8' | 'i8' | 'u16' | 'i16';
+/** The storages narrower than a word. */
+export type Narrow = Exclude<Storage, 'int' | 'float'>;
+/** A pointer type: a vector of addresses of one storage. */
+export type PtrTy = `${Storage}*`;
+/** A value's type: a 16-lane vector of int32 or float32, or of addresses. */
+export type Ty = 'int' | 'float' | PtrTy;
 
-/** The element type a pointer type points to. */
-export const elemOf = (t: Ty): 'int' | 'float' => (t === 'int*' ? 'int' : 'float');
-export const isPtr = (t: Ty): t is 'int*' | 'float*' => t.endsWith('*');
+/** Each storage's element size in bytes, and whether a load sign-extends it. */
+export const STORAGES: Readonly<Record<Storage, { readonly bytes: 1 | 2 | 4; readonly signed: boolean }>> = {
+  int: { bytes: 4, signed: true },
+  float: { bytes: 4, signed: false },
+  u8: { bytes: 1, signed: false },
+  i8: { bytes: 1, signed: true },
+  u16: { bytes: 2, signed: false },
+  i16: { bytes: 2, signed: true },
+};
+
+export const isPtr = (t: Ty): t is PtrTy => t.endsWith('*');
+/** What a pointer type points to. */
+export const storageOf = (t: PtrTy): Storage => t.slice(0, -1) as Storage;
+/** The type of the values a pointer type's loads give and its stores take: Float for float*, else Int. */
+export const elemOf = (t: Ty): 'int' | 'float' => (t === 'float*' ? 'float' : 'int');
+/** The bytes between a pointer type's elements. */
+export const elemBytes = (t: PtrTy): 1 | 2 | 4 => STORAGES[storageOf(t)].bytes;
 
 /** The two types operators compute on: 16 lanes of int32 or of float32 patterns. */
 export type ArithType = 'int' | 'float';

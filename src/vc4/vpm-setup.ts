@@ -128,6 +128,20 @@ const VDW_STRIDE_ID = 3;
 
 /** MODEW (and the load's MODEW) 0: 32-bit words; 8- and 16-bit modes are other codes. */
 export const DMA_MODE_32 = 0;
+/**
+ * The DMA engines' 16- and 8-bit modes (Table 34's and Table 36's MODEW): 2-3 are 16-bit
+ * elements, MODEW[0] selecting the half-word sub-vector H; 4-7 are 8-bit, MODEW[1:0] the byte
+ * sub-vector B. An element goes to or comes from that packed sub-vector of the VPM row.
+ */
+export const DMA_MODE_16 = 2;
+export const DMA_MODE_8 = 4;
+/** A DMA mode's element size in bits and its sub-vector (H or B); 32-bit for 0, undefined for 1 (no width). */
+export function dmaWidth(modew: number): { bits: 8 | 16 | 32; sel: number } | undefined {
+  if (modew === DMA_MODE_32) return { bits: 32, sel: 0 };
+  if (modew >= DMA_MODE_8) return { bits: 8, sel: modew - DMA_MODE_8 };
+  if (modew >= DMA_MODE_16) return { bits: 16, sel: modew - DMA_MODE_16 };
+  return undefined;
+}
 
 /** Bits a VPM row number is shifted by within a VDW setup's VPMBASE (its low 4 bits are the column). */
 const ROW_IN_BASE = 4;
