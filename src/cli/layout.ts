@@ -6,7 +6,16 @@ import type { Compiled } from '../compiler/driver.ts';
 import type { KernelAst } from '../source/ast.ts';
 import { oneLineEscaped, showChar } from '../vc4/asm/text.ts';
 
-const TYPE_NAMES: Readonly<Record<string, string>> = { int: 'Int', float: 'Float', 'int*': 'Ptr(Int)', 'float*': 'Ptr(Float)' };
+const TYPE_NAMES: Readonly<Record<string, string>> = {
+  int: 'Int',
+  float: 'Float',
+  'int*': 'Ptr(Int)',
+  'float*': 'Ptr(Float)',
+  'u8*': 'Ptr(Uint8)',
+  'i8*': 'Ptr(Int8)',
+  'u16*': 'Ptr(Uint16)',
+  'i16*': 'Ptr(Int16)',
+};
 /** Words given to each array in the example command line, per QPU: one 16-lane vector. */
 const EXAMPLE_WORDS = 16;
 

@@ -57,7 +57,7 @@ export class DmaEngines {
     if (s.modew !== DMA_MODE_32) {
       if (touched && this.m.races.any()) for (let r = 0; r < s.rows; r++) {
         const at = (addr + r * pitch) >>> 0;
-        this.m.races.check(q, at & ~3, ((at + (n * dmaWidth(s.modew)!.bits) / 8 + 3) & ~3) >>> 0, `a DMA load (starting at cycle ${start})`, start);
+        this.m.races.check(q, (at & ~3) >>> 0, ((at + (n * dmaWidth(s.modew)!.bits) / 8 + 3) & ~3) >>> 0, `a DMA load (starting at cycle ${start})`, start);
       }
       this.bytes = loadNarrow(mem, vpm, s, pitch, addr, touched);
       return this.loaded(start, s.rows, this.bytes / 4);

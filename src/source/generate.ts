@@ -280,7 +280,7 @@ class Generator {
       if (u) return u;
     }
     if (c === 8) return this.rotate('int', depth, inWhere);
-    if (c === 9 && !inWhere) return { k: 'load', ty: 'int', ptr: this.loadPtr('int'), ...this.maybeCount() };
+    if (c === 9 && !inWhere) return { k: 'load', ty: 'int', ptr: this.narrowPtr(this.chance(0.4)) ?? this.loadPtr('int'), ...this.maybeCount() };
     if (c === 10) return this.select('int', depth, inWhere);
     if (c === 11) return this.lane('int', depth, inWhere);
     return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: lit('int', this.intLit()) };
@@ -346,6 +346,22 @@ class Generator {
   private inPtr(base: VarRef, mask: number, depth = 1): Expr {
     const idx: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(depth, false), b: lit('int', mask) };
     return { k: 'ptradd', ty: base.ty as 'int*', p: base, n: idx };
+  }
+
+  /**
+   * Now and then 16 elements of 8 or 16 bits at any (element-aligned) offset: of this QPU's
+   * output slots (`own`), or the input's ints seen as bytes. The AST's pointer types are not
+   * checked, so an int* base with a u8* offset is how a generated kernel views words as bytes
+   * (users' kernels take byte arrays as Ptr(Uint8) parameters instead).
+   */
+  private narrowPtr(own: boolean): Expr | undefined {
+    if (!this.chance(0.15)) return undefined;
+    const ty = this.pick(['u8*', 'i8*', 'u16*', 'i16*'] as const);
+    const bytes = (own ? STORE_SLOTS * LANES : INPUT_ELEMS) * 4;
+    // Elements of the region, a power of two: an index below half of them leaves room for 16 more.
+    const elems = bytes / (ty.includes('16') ? 2 : 1);
+    const idx: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', elems / 2 - 1) };
+    return { k: 'ptradd', ty, p: own ? this.outQ : this.params[0]!, n: idx };
   }
 
   /** A blocking load's address: lane 0 plus 15 more elements stay inside the input. */
@@ -414,7 +430,11 @@ class Generator {
       return [this.chance(0.6) ? { k: 'if', c: this.cond(), then: arm, else: other } : { k: 'if', c: this.cond(), then: other, else: arm }];
     }
     if (c === 13) return this.gatherGroup();
-    if (c === 14) return [this.storeTo(this.outQ, this.storeSlot(), this.intExpr(2, false), this.chance(0.5))];
+    if (c === 14) {
+      const narrow = this.narrowPtr(true);
+      if (narrow) return [this.chance(0.5) ? { k: 'store', ptr: narrow, e: this.intExpr(2, false), ...this.maybeCount() } : { k: 'storeNB', ptr: narrow, e: this.intExpr(2, false) }];
+      return [this.storeTo(this.outQ, this.storeSlot(), this.intExpr(2, false), this.chance(0.5))];
+    }
     if (c === 15) return [this.storeTo(this.outFQ, this.storeSlot(), this.floatExpr(2, false), this.chance(0.5))];
     if (c === 16) {
       // At the top level every QPU runs the statement once: QPU 0 waits for each of the others,
