@@ -5,7 +5,7 @@
 // that leave nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { atomicAdd, Float, Int, index, kernel, Ptr, scatter, scatterAdd, select, SharedArray, Where } from '../../src/index.ts';
+import { atomicAdd, Float, Int, Int16, index, kernel, Ptr, scatter, scatterAdd, select, SharedArray, Uint8, Where } from '../../src/index.ts';
 import { gcd, gcdInputs } from '../../examples/gcd.ts';
 import { heatGrid, step } from '../../examples/heat.ts';
 import { glibcRand } from '../../examples/lib/rand.ts';
@@ -325,4 +325,21 @@ test('the language\'s newer constructs on the pi target (multiply, division, sel
   await k(onEmu.ints, onEmu.floats, { target: 'emulator' });
   assert.deepEqual(bits(onPi.ints), bits(onEmu.ints));
   assert.deepEqual(bits(onPi.floats), bits(onEmu.floats));
+});
+
+test('8- and 16-bit arrays on the pi target (test device): loads widen and stores narrow as on the emulator', async () => {
+  device();
+  const k = kernel([Ptr(Uint8), Ptr(Int16), Int], function narrow(px, h, n) {
+    const v = Int(px.add(3).load(n));
+    px.add(20).store(v.mul(3));
+    h.add(1).store(h.load().sub(v.shl(8)));
+  });
+  const fill = () => ({ px: SharedArray.from(Array.from({ length: 40 }, (_, i) => (i * 53) & 255), 'uint8'), h: SharedArray.from(Array.from({ length: 20 }, (_, i) => i * 3000 - 30000), 'int16') });
+  const onPi = fill();
+  const r = await k(onPi.px, onPi.h, 13, { target: 'pi' });
+  assert.equal(r.target, 'pi');
+  const onEmu = fill();
+  await k(onEmu.px, onEmu.h, 13, { target: 'emulator' });
+  assert.deepEqual(Array.from(onPi.px), Array.from(onEmu.px));
+  assert.deepEqual(Array.from(onPi.h), Array.from(onEmu.h));
 });

@@ -1,0 +1,73 @@
+// 8- and 16-bit data: Ptr(Uint8), Ptr(Int8), Ptr(Uint16), Ptr(Int16) and their SharedArrays.
+// Loads widen to Ints (zero- or sign-extended), stores narrow (the low bits), at any element
+// address, all 16 or the first k. On the interpreter and the emulator at -O0 and -O2 (onAll).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { For, gather, index, Int, Int16, Int8, kernel, Ptr, scatter, SharedArray, Uint16, Uint8 } from '../../src/index.ts';
+import { onAll } from '../helpers/lang.ts';
+
+const bytes = (n: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => f(i));
+
+test('loads widen: Uint8 and Uint16 zero-extended, Int8 and Int16 sign-extended, at any element offset', () => {
+  const k = kernel([Ptr(Uint8), Ptr(Int8), Ptr(Uint16), Ptr(Int16), Ptr(Int)], (u8, i8, u16, i16, out) => {
+    out.store(u8.add(3).load());
+    out.add(16).store(i8.add(1).load());
+    out.add(32).store(u16.add(1).load());
+    out.add(48).store(i16.add(5).load());
+  });
+  const [, , , , out] = onAll(k, () => [
+    SharedArray.from(bytes(20, (i) => (i * 37 + 200) & 255), 'uint8'),
+    SharedArray.from(bytes(20, (i) => ((i * 29) & 255) - 128), 'int8'),
+    SharedArray.from(bytes(20, (i) => (i * 4099 + 60000) & 65535), 'uint16'),
+    SharedArray.from(bytes(24, (i) => ((i * 3001) & 65535) - 32768), 'int16'),
+    SharedArray.int32(64),
+  ]);
+  assert.deepEqual(Array.from(out.slice(0, 16)), bytes(16, (i) => ((i + 3) * 37 + 200) & 255));
+  assert.deepEqual(Array.from(out.slice(16, 32)), bytes(16, (i) => (((i + 1) * 29) & 255) - 128));
+  assert.deepEqual(Array.from(out.slice(32, 48)), bytes(16, (i) => ((i + 1) * 4099 + 60000) & 65535));
+  assert.deepEqual(Array.from(out.slice(48)), bytes(16, (i) => (((i + 5) * 3001) & 65535) - 32768));
+});
+
+test('stores narrow to the low bits and leave the neighbouring bytes alone; counts take the first k', () => {
+  const k = kernel([Ptr(Uint8), Ptr(Int16), Int], (u8, i16, n) => {
+    const i = Int(index());
+    u8.add(5).store(i.mul(100).sub(7)); // 16 bytes from an odd address
+    i16.add(3).store(i.mul(5000).sub(40000), n); // the first n half-words
+  });
+  for (const n of [0, 1, 7, 16, 30]) {
+    const [u8, i16] = onAll(k, () => [SharedArray.from(bytes(24, () => 0xaa), 'uint8'), SharedArray.from(bytes(24, () => -1), 'int16'), n]);
+    assert.deepEqual(Array.from(u8), bytes(24, (i) => (i >= 5 && i < 21 ? ((i - 5) * 100 - 7) & 255 : 0xaa)));
+    const m = Math.min(Math.max(n, 0), 16);
+    assert.deepEqual(Array.from(i16), bytes(24, (i) => (i >= 3 && i < 3 + m ? (((((i - 3) * 5000 - 40000) & 65535) << 16) >> 16) : -1)));
+  }
+});
+
+test('a byte kernel over n elements, n no multiple of 16: a brightness change on exactly n bytes', () => {
+  const k = kernel([Ptr(Uint8), Ptr(Uint8), Int], (src, dst, n) => {
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(16)), () => {
+      const left = Int(n.sub(i));
+      const v = Int(src.add(i).load(left));
+      dst.add(i).store(v.add(40).min(255), left);
+    });
+  });
+  for (const n of [1, 16, 45]) {
+    const [, dst] = onAll(k, () => [SharedArray.from(bytes(n, (i) => (i * 11) & 255), 'uint8'), SharedArray.uint8(n), n]);
+    assert.deepEqual(Array.from(dst), bytes(n, (i) => Math.min(((i * 11) & 255) + 40, 255)));
+  }
+});
+
+test('bad narrow accesses: past the end by a byte, a half-word at an odd address, gathers and scatters of bytes', () => {
+  const over = kernel([Ptr(Uint8), Ptr(Int)], (b, out) => out.store(b.add(1).load()));
+  for (const run of [() => over.interpretSync([SharedArray.uint8(16), SharedArray.int32(16)]), () => over.emulateSync([SharedArray.uint8(16), SharedArray.int32(16)])])
+    assert.throws(run, /outside|past the end/);
+  // 16 bytes exactly: fine, though the allocation is rounded up to words.
+  over.emulateSync([SharedArray.uint8(17), SharedArray.int32(16)]);
+  assert.throws(() => kernel([Ptr(Uint8)], (b) => gather(b)), /gather moves one 32-bit word a lane, and a Ptr\(Uint8\) points to 8-bit elements/);
+  assert.throws(() => kernel([Ptr(Int16)], (b) => scatter(b, Int(1))), /scatter moves one 32-bit word a lane/);
+  assert.throws(() => kernel([Ptr(Int8)], (b) => b.store(1.5 as never)), /not a 32-bit integer/);
+  assert.throws(() => SharedArray.from([1, 256], 'uint8'), /element 1 is 256, not a uint8 \(0 to 255\)/);
+  assert.throws(() => SharedArray.from([-129], 'int8'), /not an int8/);
+  assert.throws(() => over.interpretSync([SharedArray.int32(4) as never, SharedArray.int32(16)]), /expected a SharedArray of uint8 \(SharedArray\.uint8\)/);
+  assert.throws(() => over.interpretSync([new Uint8Array(16) as never, SharedArray.int32(16)]), /not in GPU memory: make it with SharedArray\.uint8/);
+});
