@@ -34,6 +34,7 @@ export {
 export { BoolValue, CondValue, FloatExpr, FloatVar, IntExpr, IntVar, PtrExpr, PtrVar } from './dsl/values.ts';
 export type { FloatLike, IntLike } from './dsl/values.ts';
 export { DslError } from './dsl/builder.ts';
+export { packBytes, packHalves } from './dsl/pixels.ts';
 export { kernel } from './runtime/kernel.ts';
 export type { HostArg, HostArgs, Kernel, KernelOptions, KernelRun, KernelRunOptions, ParamValues, Progress, RunOptions, RunReport, RunTarget, TargetRunOptions } from './runtime/kernel.ts';
 export type { RunResult } from './emulator/machine.ts';

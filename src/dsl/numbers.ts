@@ -9,7 +9,7 @@
 import type { BinOp, CmpOp, Expr, UnOp } from '../source/ast.ts';
 import { type Storage, UNARY } from '../source/ops.ts';
 import { LANES } from '../vc4/chip.ts';
-import { builder, checkOwner, type KernelBuilder } from './builder.ts';
+import { builder, checkOwner, describeHost, type KernelBuilder } from './builder.ts';
 import { BoolValue } from './conditions.ts';
 import { exprOf, Vec } from './vec.ts';
 
@@ -152,6 +152,25 @@ export class IntExpr extends Vec {
   /** Leading zero bits, 0-32. */
   clz(): IntExpr {
     return unary(this, 'Int', 'clz');
+  }
+  /**
+   * Byte k (0-3, a host number) of each lane, 0 to 255: `(x >>> 8k) & 255`. For an RGBA8 pixel
+   * read as an Int, byte 0 is R (memory order: the chip is little-endian), 3 is A.
+   */
+  byte(k: number): IntExpr {
+    const b = builder('Int.byte');
+    checkOwner(this.owner, 'Int.byte');
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0 || k > 3) throw b.error(`Int.byte(${describeHost(k)}): a word has bytes 0 to 3 (a host number)`);
+    if (k === 3) return this.ushr(24);
+    return (k === 0 ? (this as IntExpr) : this.ushr(8 * k)).and(255);
+  }
+  /** Half-word k (0 or 1, a host number) of each lane, sign-extended (an int16); with `unsigned`, 0 to 65535. */
+  half(k: number, unsigned = false): IntExpr {
+    const b = builder('Int.half');
+    checkOwner(this.owner, 'Int.half');
+    if (typeof k !== 'number' || (k !== 0 && k !== 1)) throw b.error(`Int.half(${describeHost(k)}): a word has half-words 0 and 1 (a host number)`);
+    if (unsigned) return k === 1 ? this.ushr(16) : this.and(0xffff);
+    return k === 1 ? this.shr(16) : this.shl(16).shr(16);
   }
   /** The same 32 bits read as a Float (a bit cast, not a conversion). */
   asFloat(): FloatExpr {

@@ -123,20 +123,7 @@ export const SharedArray = userEntries({
   int16(n: number, name?: string): SharedInt16Array {
     return make(Int16Array, n, name, 'SharedArray.int16') as SharedInt16Array;
   },
-  /**
-   * A SharedArray holding a copy of `values`: 'int32' (integers that fit 32 bits), 'float32',
-   * 'uint8', 'int8', 'uint16' or 'int16' (integers the type holds); by default the type of a
-   * typed array given, else 'int32'.
-   */
-  from<T extends SharedTyped>(values: T | ArrayLike<number>, type: Kind = kindOf(values)): T {
-    if (!(TYPES as readonly unknown[]).includes(type))
-      throw new TypeError(`SharedArray.from(values, type): the type is ${TYPES.map((t) => `'${t}'`).join(', ')}, not ${describeHost(type)}`);
-    const xs = checkValues(values, type);
-    const a = make(KINDS[type].type as TypedConstructor<SharedTyped>, xs.length, undefined, 'SharedArray.from');
-    // Element by element: on a Pi the array is device memory, where a bulk copy can fault.
-    for (let i = 0; i < xs.length; i++) a[i] = xs[i] as number;
-    return a as T;
-  },
+  from: fromValues,
   /**
    * The same memory as another typed array (Uint8Array, Int32Array, Float32Array, ...): writes
    * through either show in both. Like the array, it does not hand out its buffer.
@@ -175,6 +162,33 @@ export const SharedArray = userEntries({
 /** The kind of a typed array `from` is given, by its class (int32 for anything else). */
 function kindOf(values: unknown): Kind {
   return TYPES.find((k) => values instanceof KINDS[k].type) ?? 'int32';
+}
+
+/** The typed array of each kind. */
+interface KindArrays {
+  int32: SharedInt32Array;
+  float32: SharedFloat32Array;
+  uint8: SharedUint8Array;
+  int8: SharedInt8Array;
+  uint16: SharedUint16Array;
+  int16: SharedInt16Array;
+}
+
+/**
+ * A SharedArray holding a copy of `values`: 'int32' (integers that fit 32 bits), 'float32',
+ * 'uint8', 'int8', 'uint16' or 'int16' (integers the type holds); by default the type of a
+ * typed array given, else 'int32'.
+ */
+function fromValues<K extends Kind>(values: ArrayLike<number>, type: K): KindArrays[K];
+function fromValues<T extends SharedTyped>(values: T | ArrayLike<number>, type?: Kind): T;
+function fromValues(values: ArrayLike<number>, type: Kind = kindOf(values)): SharedTyped {
+  if (!(TYPES as readonly unknown[]).includes(type))
+    throw new TypeError(`SharedArray.from(values, type): the type is ${TYPES.map((t) => `'${t}'`).join(', ')}, not ${describeHost(type)}`);
+  const xs = checkValues(values, type);
+  const a = make(KINDS[type].type as TypedConstructor<SharedTyped>, xs.length, undefined, 'SharedArray.from');
+  // Element by element: on a Pi the array is device memory, where a bulk copy can fault.
+  for (let i = 0; i < xs.length; i++) a[i] = xs[i] as number;
+  return a;
 }
 
 /** Why `a` is not a SharedArray, for messages. */

@@ -3,7 +3,7 @@
 // address, all 16 or the first k. On the interpreter and the emulator at -O0 and -O2 (onAll).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { For, gather, index, Int, Int16, Int8, kernel, Ptr, scatter, SharedArray, Uint16, Uint8 } from '../../src/index.ts';
+import { For, gather, index, Int, Int16, Int8, kernel, packBytes, packHalves, Ptr, scatter, SharedArray, Uint16, Uint8 } from '../../src/index.ts';
 import { onAll } from '../helpers/lang.ts';
 
 const bytes = (n: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => f(i));
@@ -70,4 +70,21 @@ test('bad narrow accesses: past the end by a byte, a half-word at an odd address
   assert.throws(() => SharedArray.from([-129], 'int8'), /not an int8/);
   assert.throws(() => over.interpretSync([SharedArray.int32(4) as never, SharedArray.int32(16)]), /expected a SharedArray of uint8 \(SharedArray\.uint8\)/);
   assert.throws(() => over.interpretSync([new Uint8Array(16) as never, SharedArray.int32(16)]), /not in GPU memory: make it with SharedArray\.uint8/);
+});
+
+test('bytes and half-words of words: Int.byte(k), Int.half(k), packBytes, packHalves', () => {
+  const k = kernel([Ptr(Int), Ptr(Int)], (src, out) => {
+    const x = Int(src.load());
+    out.store(packBytes(x.byte(3), x.byte(2).add(1), x.byte(1), x.byte(0)));
+    out.add(16).store(x.half(0).add(x.half(1, true)));
+    out.add(32).store(packHalves(x.half(1), x.half(0)).xor(x.byte(0).mul(x.byte(3))));
+  });
+  const words = bytes(16, (i) => Math.imul(i + 1, 0x9e3779b9) | 0);
+  const [, out] = onAll(k, () => [SharedArray.from(words, 'int32'), SharedArray.int32(48)]);
+  const b = (x: number, j: number) => (x >>> (8 * j)) & 255;
+  assert.deepEqual(Array.from(out.slice(0, 16)), words.map((x) => (b(x, 3) | (((b(x, 2) + 1) & 255) << 8) | (b(x, 1) << 16) | (b(x, 0) << 24)) | 0));
+  assert.deepEqual(Array.from(out.slice(16, 32)), words.map((x) => (((x << 16) >> 16) + (x >>> 16)) | 0));
+  assert.deepEqual(Array.from(out.slice(32)), words.map((x) => (((x >>> 16) | (x << 16)) ^ Math.imul(b(x, 0), b(x, 3))) | 0));
+  assert.throws(() => kernel([Ptr(Int)], (p) => void p.load().byte(4)), /Int\.byte\(4\): a word has bytes 0 to 3/);
+  assert.throws(() => kernel([Ptr(Int)], (p) => void p.load().half(2)), /Int\.half\(2\)/);
 });
