@@ -3,6 +3,7 @@
 // checked against plain TypeScript; shows each result briefly with the Pi's estimated time (the
 // cycle model) beside the emulator's wall time here, the pictures' paths, and a summary table.
 // Run: npm start (or npx tsx examples/tour.ts [--quick])
+import { main as edges } from './edges.ts';
 import { main as gcd } from './gcd.ts';
 import { main as heat } from './heat.ts';
 import { type ExampleOptions, type ExampleResult, qpusText, runIfMain, seconds, SelfCheckError, since, table } from './lib/report.ts';
@@ -34,6 +35,11 @@ export function stops(quick: boolean): Stop[] {
       file: 'mandelbrot.ts',
       title: 'The Mandelbrot set, rows dealt out to 1 to 12 QPUs',
       run: (o) => mandelbrot({ ...o, ...(quick ? { width: 256, height: 192, iterations: 64 } : {}) }),
+    },
+    {
+      file: 'edges.ts',
+      title: 'Edges in an 8-bit picture: luminance bytes, a histogram, equalisation, a Sobel filter',
+      run: (o) => edges({ ...o, ...(quick ? { size: 128, qpus: [1, 12] } : {}) }),
     },
     { file: 'sha256.ts', title: 'SHA-256, one message a lane (the "Hacking The GPU" series\' job)', run: (o) => sha256(o) },
   ];

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SharedArray } from '../../src/index.ts';
+import { main as edges, edgesCheck } from '../../examples/edges.ts';
 import { main as gcd } from '../../examples/gcd.ts';
 import { main as heat } from '../../examples/heat.ts';
 import { readPng } from '../../examples/lib/png.ts';
@@ -83,4 +84,20 @@ test("sha256: the user's messages first, every hash equal to node:crypto's, on 1
   assert.match(text, /sha256\("abc"\) = ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad/);
   timingsSane(result, 2);
   await assert.rejects(run(sha256, { qpus: [1], messages: ['x'.repeat(56)] }), /56 bytes/);
+});
+
+test('edges: luminance, histogram, equalisation and Sobel on 1, 3 and 12 QPUs, bit for bit; both pictures', async () => {
+  const { result, text } = await run(edges, { size: 96, qpus: [1, 3, 12] });
+  assert.match(text, /a rendered scene: 96x72 RGBA8 pixels/);
+  assert.match(text, /Every stage on every QPU count gives exactly/);
+  timingsSane(result, 3);
+  for (const p of result.pictures) picture(p, 96, 72);
+});
+
+test('edges: a PNG of the user\'s, and the reference interpreter agreeing with the compiled kernels', async () => {
+  const { result } = await run(edges, { size: 48, qpus: [2] });
+  const { result: again, text } = await run(edges, { input: result.pictures[0]!, qpus: [4] });
+  assert.match(text, /equalised\.png: 48x36 RGBA8 pixels/);
+  for (const p of again.pictures) picture(p, 48, 36);
+  edgesCheck(40, 2);
 });

@@ -13,12 +13,12 @@ test('the quick tour runs every example, all checked, and ends with a summary', 
     const lines: string[] = [];
     const { results, failures } = await tour({ quick: true, log: (l) => lines.push(l), outDir, progress: false });
     assert.deepEqual(failures, []);
-    assert.deepEqual(results.map((r) => r.name), ['gcd', 'rot3D', 'heat', 'mandelbrot', 'sha256']);
+    assert.deepEqual(results.map((r) => r.name), ['gcd', 'rot3D', 'heat', 'mandelbrot', 'edges', 'sha256']);
     assert.equal(results.length, stops(true).length);
     const text = lines.join('\n');
     for (const r of results) assert.match(text, new RegExp(`^${r.name} +${r.summary.replace(/[()]/g, '\\$&')}`, 'm'));
     const pictures = results.flatMap((r) => r.pictures);
-    assert.equal(pictures.length, 3);
+    assert.equal(pictures.length, 5);
     for (const p of pictures) assert.ok(existsSync(p) && p.startsWith(outDir), p);
     assert.match(text, /Every self-check passed/);
     assert.match(text, /docs\/language\.md/);
