@@ -11,14 +11,15 @@
 // QPU's store row of the VPM and a DMA store, the blocking one waiting for it. The VPM rows:
 // 0 .. N-1 store rows, N .. 2N-1 load rows, then spill rows (spill.ts).
 
-import { type BoolExpr, childBlocks, childExprs, type Cond, elemBytes, type Expr, type KernelAst, type PtrTy, type Stmt } from '../source/ast.ts';
+import { childBlocks, childExprs, elemBytes, type Expr, type KernelAst, type PtrTy, type Stmt } from '../source/ast.ts';
 import { CompileError } from './errors.ts';
-import { branchCond, OPPOSITE, type TrueCode } from './lower-words.ts';
-import { arithType, binaryImpl, type CmpLowering, comparisonRow, type OpEmitter, unaryRow } from '../source/ops.ts';
+import { OPPOSITE, type TrueCode } from './lower-words.ts';
+import { arithType, binaryImpl, type OpEmitter, unaryRow } from '../source/ops.ts';
 import { epilogue, type Frame, prologue } from './frame.ts';
 import { lowerScatter } from './lower-scatter.ts';
 import { lowerLoad, lowerStore } from './lower-memory.ts';
-import { type AluCode, def, int, type IrInstr, irText, p, type Reg, smallImm, type Src, uses, v, type VReg, type WriteCond } from './ir.ts';
+import { Conditions } from './lower-conditions.ts';
+import { type AluCode, int, type IrInstr, p, type Reg, smallImm, type Src, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
 import { LANES, MAX_QPUS } from '../vc4/chip.ts';
 import { isFloatSmallImm, smallImmValue } from '../vc4/tables.ts';
@@ -105,6 +106,11 @@ class Lowering implements OpEmitter {
     this.nonBlockingStores = has(k.body);
   }
 
+  /** Flags and masks of conditions (lower-conditions.ts). */
+  private readonly cond = new Conditions(this);
+  get kernelName(): string {
+    return this.k.name;
+  }
   fresh(): VReg {
     return v(this.next++);
   }
@@ -116,10 +122,7 @@ class Lowering implements OpEmitter {
   emit(i: IrInstr): void {
     if (i.op === 'read' && i.src.name === 'vw_wait') this.storesWaited = true;
     else if (i.op === 'label' || (i.op === 'alu' && i.dst.k === 'p' && i.dst.name === 'vw_addr')) this.storesWaited = false;
-    if (this.flagsHold) {
-      const d = def(i);
-      if (i.op === 'label' || (i.op === 'alu' && i.setf) || (d && this.flagsHold.reads.includes(d.id))) this.flagsHold = undefined;
-    }
+    this.cond.seen(i);
     this.code.push(this.current ? { ...i, stmt: this.current } : i);
   }
   /** Whether every DMA store started has been waited for, on every path here (no label since). */
@@ -128,25 +131,6 @@ class Lowering implements OpEmitter {
   waitForStores(): void {
     if (!this.storesWaited) this.emit({ op: 'read', src: p('vw_wait') });
   }
-  /**
-   * The flag-setting instruction whose flags still stand (as text), and the registers it reads:
-   * none has been written since, no other instruction set flags, and no label was passed.
-   */
-  private flagsHold: { readonly text: string; readonly reads: readonly number[] } | undefined;
-  /** Sets flags with `code.setf nop, x, y`, unless the same instruction's flags still stand. */
-  private setFlags(code: AluCode, x: Src, y: Src): void {
-    if (x.k === 'imm' && y.k === 'imm' && x.code !== y.code) x = this.materialize(x);
-    const i: IrInstr = { op: 'alu', code, dst: p('nop'), a: x, b: y, setf: true };
-    const text = irText(i);
-    if (this.flagsHold?.text === text) return;
-    this.emit(i);
-    this.flagsHold = { text, reads: uses(i).map((r) => r.id) };
-  }
-  /** Sets the flags from a mask register (Z clear where it is 1), unless they already hold it. */
-  private flagsFromMask(m: VReg): void {
-    this.setFlags('or', m, m);
-  }
-
   alu(code: AluCode, dst: Reg, a: Src, b: Src = a, extra: { cond?: WriteCond; setf?: boolean; rot?: number | 'r5' } = {}): void {
     // One small immediate per instruction: a second, different one goes into a register.
     if (a.k === 'imm' && b.k === 'imm' && a.code !== b.code) a = this.materialize(a);
@@ -160,7 +144,7 @@ class Lowering implements OpEmitter {
     for (let i = 0; i < BRANCH_DELAY_SLOTS; i++) this.emit({ op: 'nop' }); // the delay slots
   }
 
-  private materialize(x: Src): VReg {
+  materialize(x: Src): VReg {
     if (x.k === 'v') return x;
     const r = this.fresh();
     this.mov(r, x);
@@ -234,12 +218,12 @@ class Lowering implements OpEmitter {
         if (setsFlags(s.e)) {
           // A select sets flags of its own: the value first, then the mask's flags to keep it.
           const value = this.expr(s.e);
-          this.flagsFromMask(mask);
+          this.cond.flagsFromMask(mask);
           this.mov(dst, value, 'zc');
           return;
         }
         // The value is computed straight into the lanes the mask keeps.
-        this.flagsFromMask(mask);
+        this.cond.flagsFromMask(mask);
         this.exprInto(s.e, dst, 'zc');
         return;
       }
@@ -247,12 +231,12 @@ class Lowering implements OpEmitter {
         if (!mask && this.opts.whereFlags && [...s.then, ...s.else].every((x) => x.k === 'assign' && !setsFlags(x.e))) {
           // The condition's own flags, set once: each assignment writes where they hold (then)
           // or fail (else). These expressions set no flags, so they stay valid through the body.
-          const t = this.flags(s.b);
+          const t = this.cond.flags(s.b);
           for (const x of s.then) this.stmtUnder(x, t);
           for (const x of s.else) this.stmtUnder(x, OPPOSITE[t]);
           return;
         }
-        const b = this.mask(s.b);
+        const b = this.cond.mask(s.b);
         const yes = mask ? this.fresh() : b;
         if (mask) this.alu('and', yes, mask, b);
         this.block(s.then, yes);
@@ -267,7 +251,7 @@ class Lowering implements OpEmitter {
       case 'if': {
         const elseL = this.label('else');
         const endL = this.label('endif');
-        this.branchUnless(s.c, elseL);
+        this.cond.branchUnless(s.c, elseL);
         this.block(s.then);
         if (s.else.length) this.branch('always', endL);
         this.emit({ op: 'label', name: elseL });
@@ -283,18 +267,18 @@ class Lowering implements OpEmitter {
         const end = this.label('endloop');
         if (this.opts.invertLoops) {
           // The test once before the loop, then at the bottom: one branch an iteration, not two.
-          this.branchUnless(s.c, end);
+          this.cond.branchUnless(s.c, end);
           this.emit({ op: 'label', name: top });
         } else {
           this.emit({ op: 'label', name: top });
-          this.branchUnless(s.c, end);
+          this.cond.branchUnless(s.c, end);
         }
         // A Break in the body, or in a For's step, leaves this loop.
         this.loopEnds.push(end);
         this.block(s.body);
         if (s.k === 'for') this.block(s.step);
         this.loopEnds.pop();
-        if (this.opts.invertLoops) this.branchIf(s.c, top);
+        if (this.opts.invertLoops) this.cond.branchIf(s.c, top);
         else this.branch('always', top);
         this.emit({ op: 'label', name: end });
         return;
@@ -340,78 +324,10 @@ class Lowering implements OpEmitter {
     }
   }
 
-  /** Sets flags for the condition and branches to `label` when it holds. */
-  private branchIf(c: Cond, label: string): void {
-    const t = this.flags(c.b);
-    this.branch(branchCond(c.k, t[1] !== 's', t[0]!), label);
-  }
-
-  /** Sets flags for the condition and branches to `label` when it does not hold. */
-  private branchUnless(c: Cond, label: string): void {
-    const t = this.flags(c.b);
-    // Per lane, "false" is the opposite code; any(b) fails when all lanes are false, all(b) when any is.
-    const flag = t[0]!;
-    const trueWhenSet = t[1] === 's';
-    const falseIsClear = trueWhenSet;
-    const quant = c.k === 'any' ? 'all' : 'any';
-    this.branch(branchCond(quant, falseIsClear, flag), label);
-  }
-
-  // ---- conditions
-
-  /** Emits a flag-setting instruction for b and returns where it holds. */
-  private flags(b: BoolExpr): TrueCode {
-    const how = b.k === 'cmp' ? this.comparison(b) : undefined;
-    if (b.k === 'cmp' && how && 'setf' in how) {
-      // A comparison a flag shows: its row of ops.ts names the flag-setting operation and the code.
-      const x = this.expr(b.a);
-      const y = this.expr(b.b);
-      if (how.swap) this.setFlags(how.setf, y, x);
-      else this.setFlags(how.setf, x, y);
-      return how.holds;
-    }
-    this.flagsFromMask(this.mask(b));
-    return 'zc';
-  }
-
-  /** How comparison b sets flags or makes a mask, from its row of ops.ts. */
-  private comparison(b: BoolExpr & { k: 'cmp' }): CmpLowering {
-    const row = comparisonRow(b.op);
-    const how = row?.[arithType(b.ty)];
-    if (!how) throw new CompileError(`kernel ${this.k.name}: the QPU has no ${arithType(b.ty)} comparison '${b.op}'`);
-    return how;
-  }
-
-
-  /** b as a register: 1 in the lanes where it holds, 0 elsewhere. */
-  private mask(b: BoolExpr): VReg {
-    const m = this.fresh();
-    switch (b.k) {
-      case 'cmp': {
-        const how = this.comparison(b);
-        if ('mask' in how) {
-          how.mask(this, m, this.expr(b.a), this.expr(b.b));
-          return m;
-        }
-        this.mov(m, int(0));
-        const t = this.flags(b);
-        this.mov(m, int(1), t);
-        return m;
-      }
-      case 'and':
-      case 'or':
-        this.alu(b.k, m, this.mask(b.a), this.mask(b.b));
-        return m;
-      case 'not':
-        this.alu('xor', m, this.mask(b.a), int(1));
-        return m;
-    }
-  }
-
   // ---- expressions
 
   /** The value of e: a register, or a small immediate. */
-  private expr(e: Expr): Src {
+  expr(e: Expr): Src {
     if (e.k === 'lit') {
       const t = smallImm(e.bits, e.ty);
       if (t !== undefined) return t;
@@ -538,7 +454,7 @@ class Lowering implements OpEmitter {
         if (cond) throw new Error('internal: a select lowers before the flags it is written under (setsFlags)');
         const a = this.expr(e.a);
         const b = this.expr(e.b);
-        const t = this.flags(e.c);
+        const t = this.cond.flags(e.c);
         if (sameReg(dst, a) || sameReg(dst, b)) {
           this.mov(dst, a, t);
           this.mov(dst, b, OPPOSITE[t]);
