@@ -194,7 +194,7 @@ function fromValues(values: ArrayLike<number>, type: Kind = kindOf(values)): Sha
 /** Why `a` is not a SharedArray, for messages. */
 function notShared(a: unknown): string {
   if (FREED.has(a as object)) return 'this SharedArray was freed (SharedArray.free): its memory may be another array\'s now';
-  return `expected a SharedArray (SharedArray.int32, float32, uint8, ... or from), got ${ArrayBuffer.isView(a) ? `a ${a.constructor.name} that is not one` : describeHost(a)}`;
+  return `expected a SharedArray (SharedArray.int32, float32, uint8, ... or from), got ${ArrayBuffer.isView(a) ? `${/^[AEIOU]/.test(a.constructor.name) ? 'an' : 'a'} ${a.constructor.name} that is not one` : describeHost(a)}`;
 }
 
 /** The GPU allocation behind a SharedArray, or undefined for an ordinary typed array (or a freed one). */
