@@ -58,7 +58,7 @@ const SIGNATURES: [string, RegExp, () => unknown][] = [
   ['a hole in the list', /parameter 2 of 3 has no type \(a hole in the list/, () => js.kernel!([Ptr(Int), , Int], function k() {})],
   ['a trailing hole', /parameter 2 of 2 has no type/, () => js.kernel!(Object.assign([Ptr(Int)], { length: 2 }), function k() {})],
   ['Ptr without its element', /parameter 1's type must be .*, not Ptr itself \(write Ptr\(Int\) or Ptr\(Float\)\)/, () => js.kernel!([Ptr], function k() {})],
-  ['a forged type', /parameter 1's type must be Int, Float, Ptr\(Int\) or Ptr\(Float\), not an object/, () => js.kernel!([{ ty: 'int' }], function k() {})],
+  ['a forged type', /parameter 1's type must be Int, Float or a Ptr \(Ptr\(Int\), Ptr\(Float\), Ptr\(Uint8\), Ptr\(Int8\), Ptr\(Uint16\), Ptr\(Int16\)\), not an object/, () => js.kernel!([{ ty: 'int' }], function k() {})],
   ['a number', /parameter 2's type must be .*, not 5/, () => js.kernel!([Int, 5], function k() {})],
   ['no list', /first argument is the list of parameter types.*not undefined/, () => js.kernel!(undefined, function k() {})],
   ['an object for the list', /first argument is the list of parameter types.*not an object/, () => js.kernel!({ 0: Int, length: 1 }, function k() {})],
@@ -72,8 +72,8 @@ for (const [what, message, make] of SIGNATURES)
     assert.throws(make, (e: unknown) => e instanceof DslError && HERE.test(e.message) && message.test(e.message));
   });
 
-test('Ptr of something other than Int or Float says what it got', () => {
-  assert.throws(() => js.Ptr!(5), (e: unknown) => e instanceof DslError && /Ptr takes Int or Float \(Ptr\(Int\), Ptr\(Float\)\), not 5/.test(e.message) && HERE.test(e.message));
+test('Ptr of something other than Int, Float or the 8- and 16-bit types says what it got', () => {
+  assert.throws(() => js.Ptr!(5), (e: unknown) => e instanceof DslError && /Ptr takes Int, Float, Uint8, Int8, Uint16 or Int16 \(Ptr\(Int\), Ptr\(Uint8\), \.\.\.\), not 5/.test(e.message) && HERE.test(e.message));
 });
 
 test('values forged with Object.create are refused where they are used, naming the kernel', () => {

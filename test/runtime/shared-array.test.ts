@@ -58,14 +58,14 @@ test('SharedArray.bytes and SharedArray.view: the same memory as other elements,
   bytes[7] = 0x40; // the sign bit off: 2
   assert.equal(f[1], 2);
   assert.throws(() => bytes.buffer, /a Uint8Array view of SharedArray array\d+: its buffer is not handed out/);
-  assert.throws(() => SharedArray.view(new Int32Array(4), Uint8Array), /SharedArray\.view\(a, type\): expected a SharedArray \(SharedArray\.int32, float32 or from\), got an Int32Array that is not one/);
+  assert.throws(() => SharedArray.view(new Int32Array(4), Uint8Array), /SharedArray\.view\(a, type\): expected a SharedArray \(SharedArray\.int32, float32, uint8, \.\.\. or from\), got an Int32Array that is not one/);
   assert.throws(() => SharedArray.view(f, Float64Array as never), /the type is one of Int8Array, .*Float32Array, not a function/);
 });
 
 test('SharedArray.from refuses unknown types and values that are not numbers, naming the element', () => {
   const from = SharedArray.from as (v: unknown, t?: unknown) => Int32Array;
-  assert.throws(() => from([1], 'int64'), (e: unknown) => e instanceof TypeError && e.message === `SharedArray.from(values, type): the type is 'int32' or 'float32', not the string "int64"`);
-  assert.throws(() => from([1], 7), /the type is 'int32' or 'float32', not 7/);
+  assert.throws(() => from([1], 'int64'), (e: unknown) => e instanceof TypeError && e.message === `SharedArray.from(values, type): the type is 'int32', 'float32', 'uint8', 'int8', 'uint16', 'int16', not the string "int64"`);
+  assert.throws(() => from([1], 7), /the type is 'int32', 'float32', 'uint8', 'int8', 'uint16', 'int16', not 7/);
   assert.throws(() => from([1n]), (e: unknown) => e instanceof TypeError && e.message === `SharedArray.from(values, 'int32'): element 0 is the bigint 1n, not a number`);
   assert.throws(() => from([1, 2, '3']), /element 2 is the string "3", not a number/);
   assert.throws(() => from([1, , 3]), /element 1 is undefined, not a number/);
