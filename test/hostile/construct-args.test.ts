@@ -2,7 +2,8 @@
 // x.lane(n)'s lane, and the Int methods that take an operand (umin, umax, ult, ...), each given
 // every kind of junk: nothing, strings, objects, fractions, NaN, lanes out of range, booleans,
 // values of another kernel, values forged with Object.create, a Float where an Int goes; and
-// division, atan2, pow and the counts of loads and stores likewise. Each
+// division, atan2, pow and the counts of loads and stores likewise; the scatters, the 8- and
+// 16-bit pointers and Int.byte, Int.half and packBytes too. Each
 // kernel() call ends in a kernel or in a DslError naming the kernel and the user's line; never a
 // TypeError from inside qpu-ts.
 import assert from 'node:assert/strict';
@@ -111,4 +112,35 @@ test('division, the math library\'s two-operand functions and counted loads and 
   // A count left out is a load or store of all 16 lanes.
   const whole = ['Ptr.load(x) with undefined', 'Ptr.store(1, x) with undefined'];
   assert.deepEqual(built.sort(), [...ints, ...floats, ...whole].sort());
+});
+
+test('scatters, 8- and 16-bit pointers and the bytes of words refuse junk at the user\'s line', () => {
+  const calls: [string, (x: unknown) => unknown][] = [
+    ['scatter(x, 1)', (x) => Q.scatter(x as Q.PtrExpr<'int'>, 1)],
+    ['scatter(p, x)', (x) => Q.scatter(Ptr(Int)(), x as number)],
+    ['scatterAdd(p, x)', (x) => Q.scatterAdd(Ptr(Float)(), x as number)],
+    ['atomicAdd(x, 1)', (x) => Q.atomicAdd(x as Q.PtrExpr<'int'>, 1)],
+    ['Int.byte(x)', (x) => index().byte(x as number)],
+    ['Int.half(x)', (x) => index().half(x as number)],
+    ['packBytes(x, 1, 2, 3)', (x) => Q.packBytes(x as number, 1, 2, 3)],
+    ['Ptr(Uint8).load(x)', (x) => Ptr(Q.Uint8)().load(x as number)],
+    ['Ptr(Int16).store(x)', (x) => Ptr(Q.Int16)().store(x as number)],
+    ['Ptr(Uint8).add(x)', (x) => Ptr(Q.Uint8)().add(x as number)],
+  ];
+  const built: string[] = [];
+  for (const [name, call] of calls)
+    for (let i = 0; i < 15; i++) {
+      let label = '';
+      if (attempt(name, () => {
+        const [l, x] = junk()[i]!;
+        label = l;
+        call(x);
+      }) === 'ok') built.push(`${name} with ${label}`);
+    }
+  const ints = ['scatter(p, x)', 'packBytes(x, 1, 2, 3)', 'Ptr(Uint8).load(x)', 'Ptr(Int16).store(x)', 'Ptr(Uint8).add(x)'].flatMap((n) => [`${n} with -1`, `${n} with 16`]);
+  const floats = ['scatterAdd(p, x) with 1.5', 'scatterAdd(p, x) with -1', 'scatterAdd(p, x) with 16', 'scatterAdd(p, x) with 2^40', 'scatterAdd(p, x) with a Float'];
+  const whole = ['Ptr(Uint8).load(x) with undefined']; // a load of all 16
+  assert.deepEqual(built.sort(), [...ints, ...floats, ...whole].sort());
+  assert.throws(() => Q.SharedArray.uint8(0), /a whole number of elements above 0, not 0/);
+  assert.throws(() => Q.SharedArray.int16('3' as never), /not the string "3"/);
 });
