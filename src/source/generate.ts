@@ -1,21 +1,27 @@
 // The random program generator: kernels that use the whole language, for differential testing
 // (in the spirit of QPULib's AutoTest). Needs: a seed. Guarantees: a well-typed kernel AST that
-// obeys every rule of the language (Where holds only assignments, the TMU FIFO never holds more
-// than 4 gathers, semaphore 15 is left to the barrier), always ends, stays inside its arrays, and
-// whose result does not depend on how the QPUs interleave: each QPU writes only its own part of
-// the output arrays, gathers only from the input arrays, which nothing writes, and loads from
-// the inputs or its own part of the outputs (blocking loads see stores: docs/compiler.md), or,
-// after a semaphore hand-off, the vector another QPU stored for it before raising the semaphore.
+// obeys every rule of the language (Where holds only assignments and scatters, the TMU FIFO
+// never holds more than 4 gathers, semaphore 15 is left to the barrier), always ends, stays
+// inside its arrays, and whose result does not depend on how the QPUs interleave: each QPU
+// writes only its own part of the output arrays (but for atomicAdds of ints to one shared vector,
+// whose sums do not depend on the order), gathers only from the input arrays, which nothing
+// writes, and loads from the inputs or its own part of the outputs (blocking loads see stores:
+// docs/compiler.md), or, after a semaphore hand-off, the vector another QPU stored for it
+// before raising the semaphore.
 //
 // The kernel's parameters are (inI: Ptr(Int), inF: Ptr(Float), outI: Ptr(Int), outF: Ptr(Float),
-// n: Int, x: Float). Each QPU owns 32 vectors of outI and of outF, and 5 more of outI for
-// hand-offs; at the end it stores every variable there, so that everything the program
-// computed can be compared.
+// n: Int, x: Float). Each QPU owns 32 vectors of outI and of outF, 5 more of outI for
+// hand-offs and one more (QPU 0's is the shared vector); at the end it stores every variable
+// there, so that everything the program computed can be compared. 8- and 16-bit loads and
+// stores view the same arrays as bytes (narrowPtr).
 
-import type { BinOp, BoolExpr, CmpOp, Cond, Expr, KernelAst, Stmt, Ty, UnOp, VarInfo, VarRef } from './ast.ts';
-import { type ArithType, BINARY, binaryImpl, COMPARISONS, comparisonRow, names, UNARY } from './ops.ts';
+import type { BoolExpr, Cond, Expr, KernelAst, Stmt, Ty, VarInfo, VarRef } from './ast.ts';
+import type { ArithType } from './ops.ts';
 import { BARRIER_SEMAPHORE } from '../source/ast.ts';
 import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
+import { BIN, CMP, lit, RandomSource, UN } from './generate-random.ts';
+
+export { rng } from './generate-random.ts';
 
 /** Output vectors each QPU may store to anywhere (a power of two), and vectors for hand-offs. */
 const STORE_SLOTS = 32;
@@ -29,18 +35,6 @@ const VECTOR_SHIFT = Math.log2(LANES);
 
 /** Elements of each input array (a power of two). */
 export const INPUT_ELEMS = 64;
-
-/** mulberry32: a small, fast, well-mixed 32-bit PRNG, so programs are the same on every machine. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
 
 export interface GeneratorOptions {
   /** Statements per block, at most (default 5). */
@@ -67,33 +61,11 @@ export interface GeneratedProgram {
   readonly prologue: number;
 }
 
-// The operators the generator uses (their rows in ops.ts say whether), in the tables' order:
-// binary ones by operand type, unary ones by result type and operand type.
-const BIN: Record<ArithType, BinOp[]> = {
-  int: names(BINARY).filter((op) => BINARY[op].generate && binaryImpl(op, 'int') !== undefined),
-  float: names(BINARY).filter((op) => BINARY[op].generate && binaryImpl(op, 'float') !== undefined),
-};
-const unaries = (to: ArithType, from: ArithType): UnOp[] =>
-  names(UNARY).filter((op) => UNARY[op].generate && UNARY[op].to === to && UNARY[op].from === from);
-const UN: Record<ArithType, Record<ArithType, UnOp[]>> = {
-  int: { int: unaries('int', 'int'), float: unaries('int', 'float') },
-  float: { int: unaries('float', 'int'), float: unaries('float', 'float') },
-};
-const comparisons = (ty: ArithType): CmpOp[] => names(COMPARISONS).filter((op) => COMPARISONS[op].generate && comparisonRow(op)?.[ty] !== undefined);
-const CMP: Record<ArithType, CmpOp[]> = { int: comparisons('int'), float: comparisons('float') };
-/** Float patterns that find edge cases: zeros, denormals, infinities, NaNs, extremes. */
-const SPECIAL_FLOATS = [
-  0, 0x80000000, 0x3f800000, 0xbf800000, 0x00000001, 0x807fffff, 0x00800000, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000,
-  0x7fc00000, 0xffc00000, 0x3effffff, 0x4b000000, 0xcf000000, 0x4f000000, 0x40490fdb, 0x3dcccccd,
-];
-const SPECIAL_INTS = [0, 1, -1, 2, 15, 16, -16, -17, 0x7fffffff, -0x80000000, 0xffffff, 0x1000000, 0x12345678, 31, 32, 255, 65535];
-
 export function generate(seed: number, opts: GeneratorOptions = {}): GeneratedProgram {
   return new Generator(seed, opts).run();
 }
 
-class Generator {
-  private readonly r: () => number;
+class Generator extends RandomSource {
   private readonly vars: VarInfo[] = [];
   private readonly maxBlock: number;
   private readonly maxDepth: number;
@@ -113,23 +85,12 @@ class Generator {
     seed: number,
     private readonly opts: GeneratorOptions,
   ) {
-    this.r = rng(seed);
+    super(seed);
     this.maxBlock = opts.maxBlock ?? 5;
     this.maxDepth = opts.maxDepth ?? 3;
     // Mostly few QPUs; now and then 5 to 11.
     this.qpus = this.pick(opts.qpus ?? [1, 1, 1, 2, 2, 3, 4, MAX_QPUS, 0]) || 5 + this.int(MAX_QPUS - 5);
     this.slots = STORE_SLOTS + HANDOFF_SLOTS + SHARED_SLOTS;
-  }
-
-  // ---- randomness
-  private int(n: number): number {
-    return this.r() % n;
-  }
-  private chance(p: number): boolean {
-    return this.r() / 2 ** 32 < p;
-  }
-  private pick<T>(xs: readonly T[]): T {
-    return xs[this.int(xs.length)]!;
   }
 
   // ---- variables
@@ -243,23 +204,6 @@ class Generator {
     if (!this.chance(0.2)) return {};
     if (i && end !== undefined && this.chance(0.6)) return { n: { k: 'bin', op: 'sub', ty: 'int', a: lit('int', end - this.int(8)), b: i } };
     return { n: this.chance(0.6) ? lit('int', this.int(21) - 2) : this.intExpr(1, false) };
-  }
-
-  // ---- literals
-  private intLit(): number {
-    const c = this.int(4);
-    if (c === 0) return this.int(32) - 16;
-    if (c === 1) return this.pick(SPECIAL_INTS) | 0;
-    if (c === 2) return (this.int(2001) - 1000) | 0;
-    return this.r() | 0;
-  }
-  private floatLit(): number {
-    const c = this.int(5);
-    if (c === 0) return this.pick(SPECIAL_FLOATS) | 0;
-    if (c === 1) return floatBitsOf(this.pick([0.5, 1, 2, 4, 8, 0.25, 0.125, 3, 10, 100, -1, -2, -0.5]));
-    if (c === 2) return floatBitsOf((this.int(20001) - 10000) / 64);
-    if (c === 3) return floatBitsOf(Math.fround((this.r() / 2 ** 32 - 0.5) * 2 ** (this.int(60) - 30)));
-    return this.r() | 0;
   }
 
   // ---- expressions
@@ -554,13 +498,4 @@ class Generator {
     for (const v of into) out.push({ k: 'receive', v });
     return out;
   }
-}
-
-function lit(ty: 'int' | 'float', bits: number): Expr {
-  return { k: 'lit', ty, bits: bits | 0 };
-}
-
-function floatBitsOf(x: number): number {
-  const f = new Float32Array([x]);
-  return new Int32Array(f.buffer)[0]!;
 }
