@@ -17,10 +17,9 @@
 
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, Ty, VarInfo, VarRef } from './ast.ts';
 import type { ArithType } from './ops.ts';
-import { BARRIER_SEMAPHORE } from '../source/ast.ts';
+import { BARRIER_SEMAPHORE } from './ast.ts';
 import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
 import { BIN, CMP, lit, RandomSource, UN } from './generate-random.ts';
-
 export { rng } from './generate-random.ts';
 
 /** Output vectors each QPU may store to anywhere (a power of two), and vectors for hand-offs. */
