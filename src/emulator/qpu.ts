@@ -19,7 +19,7 @@ import type { StoreRaces } from './store-race.ts';
 import { FIRST_LINE, gatherAfterStore, type StoredWords } from './stored.ts';
 import { CYCLES_PER_INSTR } from './timing.ts';
 import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
-import { dmaWidth } from '../vc4/vpm-setup.ts';
+import { dmaElementBytes as elementBytes } from '../vc4/vpm-setup.ts';
 
 // The numbers the I/O paths use in their loops, as constants of this module: V8 folds these into
 // the code, but loads (and checks) an imported binding at every use.
@@ -96,9 +96,6 @@ export interface QpuHost {
 
 /** A queued VPM read setup: its block, the vectors it still delivers, and when its first is ready. */
 type VpmReader = VpmBlock & { left: number; readyAt: number };
-
-/** The bytes of a DMA mode's elements, which its memory address must be a multiple of (4 for MODEW 1, which loads refuse later). */
-const elementBytes = (modew: number): number => (dmaWidth(modew)?.bits ?? 32) / 8;
 
 export class Qpu {
   /**

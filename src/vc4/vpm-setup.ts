@@ -135,6 +135,9 @@ export const DMA_MODE_32 = 0;
  */
 export const DMA_MODE_16 = 2;
 export const DMA_MODE_8 = 4;
+/** The bytes of a DMA mode's elements, which its memory address must be a multiple of (4 for MODEW 1, which transfers refuse later). */
+export const dmaElementBytes = (modew: number): number => (dmaWidth(modew)?.bits ?? 32) / 8;
+
 /** A DMA mode's element size in bits and its sub-vector (H or B); 32-bit for 0, undefined for 1 (no width). */
 export function dmaWidth(modew: number): { bits: 8 | 16 | 32; sel: number } | undefined {
   if (modew === DMA_MODE_32) return { bits: 32, sel: 0 };
