@@ -52,9 +52,10 @@ function loadSetups(l: MemoryEmitter, f: Frame, bits: 8 | 16 | 32): Setups {
   const n = NARROW[bits];
   const dma = l.fresh();
   l.alu('add', dma, f.loadDma, l.word(n.dmaLoad - DMA_LOAD_ROW));
-  const vpm = l.fresh();
-  l.alu('shl', vpm, f.loadRow, int(n.rowShift));
-  l.alu('or', vpm, vpm, l.word(n.vpmRead));
+  const row = l.fresh();
+  l.alu('shl', row, f.loadRow, int(n.rowShift));
+  const vpm = l.fresh(); // each setup a register of its own, written once: hoist.ts takes it out of loops
+  l.alu('or', vpm, row, l.word(n.vpmRead));
   return { dma, vpm };
 }
 
@@ -64,9 +65,10 @@ function storeSetups(l: MemoryEmitter, f: Frame, bits: 8 | 16 | 32): Setups {
   const n = NARROW[bits];
   const dma = l.fresh();
   l.alu('add', dma, f.dmaSetup, l.word(n.dmaStore - DMA_STORE_ROW));
+  const row = l.fresh();
+  l.alu('shl', row, f.qpu, int(n.rowShift));
   const vpm = l.fresh();
-  l.alu('shl', vpm, f.qpu, int(n.rowShift));
-  l.alu('or', vpm, vpm, l.word(n.vpmWrite));
+  l.alu('or', vpm, row, l.word(n.vpmWrite));
   return { dma, vpm };
 }
 
