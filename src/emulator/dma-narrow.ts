@@ -29,6 +29,9 @@ function place(bits: 8 | 16, sub: number, e: number): { word: number; shift: num
   return { word: (y * 16 + (16 / per) * s + Math.floor(e / per)) % VPM_WORDS, shift: (e % per) * bits };
 }
 
+/** "an 8-bit" or "a 16-bit", for messages. */
+const width = (bits: 8 | 16) => (bits === 8 ? 'an 8-bit' : 'a 16-bit');
+
 function unsupported(what: string): never {
   throw new VpmFormatError(`${what}: the guide does not say what that does, and the emulator does not guess (docs/emulator.md)`);
 }
@@ -38,7 +41,7 @@ export function loadNarrow(mem: GpuMemory, vpm: Int32Array, s: VdrSetup, pitch: 
   const w = dmaWidth(s.modew)!;
   const bits = w.bits as 8 | 16;
   if (s.vertical) unsupported(`a vertical ${bits}-bit DMA load`);
-  if (s.x !== 0) unsupported(`a ${bits}-bit DMA load to VPM column ${s.x}`);
+  if (s.x !== 0) unsupported(`${width(bits)} DMA load to VPM column ${s.x}`);
   const bytes = bits / 8;
   const parts = 32 / bits;
   // VPITCH steps the low bits of Y with the sub-vector, a 4-bit field in all (Table 36): {Y[1:0], B} or {Y[2:0], H}.
@@ -62,9 +65,9 @@ export function loadNarrow(mem: GpuMemory, vpm: Int32Array, s: VdrSetup, pitch: 
 /** Checks a narrow DMA store setup the emulator runs (one horizontal row from column 0, at most 16 elements). */
 export function checkNarrowStore(s: VdwSetup, bits: 8 | 16): void {
   if (!s.horizontal) unsupported(`a vertical ${bits}-bit DMA store`);
-  if ((s.vpmBase & 15) !== 0) unsupported(`a ${bits}-bit DMA store from VPM column ${s.vpmBase & 15}`);
-  if (s.units !== 1) unsupported(`a ${bits}-bit DMA store of ${s.units} rows`);
-  if (s.depth > 16) unsupported(`a ${bits}-bit DMA store of ${s.depth} elements a row (beyond one sub-vector)`);
+  if ((s.vpmBase & 15) !== 0) unsupported(`${width(bits)} DMA store from VPM column ${s.vpmBase & 15}`);
+  if (s.units !== 1) unsupported(`${width(bits)} DMA store of ${s.units} rows`);
+  if (s.depth > 16) unsupported(`${width(bits)} DMA store of ${s.depth} elements a row (beyond one sub-vector)`);
 }
 
 /** Stores one row of `s.depth` elements of the setup's sub-vector to memory at `addr`. Returns the bytes moved. */
