@@ -9,11 +9,11 @@
 
 import { lookupDest, lookupSource } from '../vc4/asm/names.ts';
 import { writeInfo } from '../vc4/registers.ts';
-import { MUX_R3 } from '../vc4/tables.ts';
+import { MUX_R3, shiftImmediate } from '../vc4/tables.ts';
 import { branchOffset } from '../vc4/flow.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import type { Instr } from '../vc4/instr.ts';
-import { type IrInstr, irText, p, type Src } from './ir.ts';
+import { type Imm, type IrInstr, irText, isUnpack, p, type Reg, type Src, type UnpackCode, UNPACKS, type WriteCond } from './ir.ts';
 import { machineInstr } from './machine.ts';
 import { type Placement, placeName } from './regalloc.ts';
 import type { Stmt } from '../source/ast.ts';
@@ -88,6 +88,10 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
         let a = phys(i.a);
         const b = phys(i.b);
         const dst = phys(i.dst);
+        if (isUnpack(i.code)) {
+          unpack(i.code, dst, a, i.cond, (x) => put(x, stmt));
+          break;
+        }
         // A copy of a register onto itself (pass coalesce gave both values one register) is no work.
         if (i.code === 'mov' && !i.setf && i.rot === undefined && dst.k === 'p' && a.k === 'p' && dst.name === a.name && selfMoveIsNothing(dst.name)) break;
         const same = srcKey(i.a) === srcKey(i.b);
@@ -107,6 +111,33 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
   }
   return aimBranches(out);
 }
+
+/**
+ * A byte or half-word out of `a` into `dst` (operands.ts UNPACKS): from regfile A, one `mov`
+ * with its unpack mode (Guide p. 31, Table 6); from elsewhere, a shift left to drop the bits
+ * above and one right to drop those below (through r0, copied there first from regfile B, whose
+ * read port the shift's small immediate takes). Only the last instruction writes under `cond`.
+ */
+function unpack(code: UnpackCode, dst: Src, a: Src, cond: WriteCond | undefined, put: (i: IrInstr) => void): void {
+  const u = UNPACKS[code];
+  const to = dst as Reg;
+  if (a.k === 'p' && /^ra\d+$/.test(a.name)) {
+    put({ op: 'alu', code: 'mov', dst: to, a, b: a, cond, unpack: u.mode });
+    return;
+  }
+  let x = a;
+  if (a.k === 'p' && /^rb\d+$/.test(a.name)) {
+    put({ op: 'alu', code: 'mov', dst: p('r0'), a, b: a });
+    x = p('r0');
+  }
+  if (u.shl) {
+    put({ op: 'alu', code: 'shl', dst: p('r0'), a: x, b: shiftBy(u.shl) });
+    x = p('r0');
+  }
+  put({ op: 'alu', code: u.signed ? 'asr' : 'shr', dst: to, a: x, b: shiftBy(u.shr), cond });
+}
+
+const shiftBy = (n: number): Imm => ({ k: 'imm', code: shiftImmediate(n) });
 
 /**
  * Instructions are values (nothing changes one once built), so each distinct one is built once

@@ -17,10 +17,12 @@ import {
   smallImmForInt,
   smallImmValue,
 } from '../vc4/tables.ts';
-import type { Accumulator, AluCode, Imm, PReg, PRegName, Reg, Src, VReg, WriteCond } from './operands.ts';
+import type { Accumulator, AluCode, Imm, PReg, PRegName, Reg, Src, UnpackMode, VReg, WriteCond } from './operands.ts';
+import { isUnpack, UNPACKS } from './operands.ts';
 
 /** The operands (operands.ts), for the passes. */
-export type { Accumulator, AluCode, Imm, PReg, PRegName, Reg, RegfileName, Src, VReg, WriteCond } from './operands.ts';
+export type { Accumulator, AluCode, Imm, PReg, PRegName, Reg, RegfileName, Src, UnpackCode, UnpackMode, VReg, WriteCond } from './operands.ts';
+export { isUnpack, UNPACKS } from './operands.ts';
 
 
 export type IrOp =
@@ -34,6 +36,8 @@ export type IrOp =
       readonly setf?: boolean;
       /** Rotation of the mul result: lanes up by n, or by r5. */
       readonly rot?: number | 'r5';
+      /** Regfile A's unpack of `a` (emit.ts sets it, for an UNPACKS code, on a `mov` from regfile A). */
+      readonly unpack?: UnpackMode;
     }
   | { readonly op: 'ldi'; dst: Reg; readonly bits: number; readonly cond?: WriteCond }
   /** A read whose value is not used: waits (vw_wait), acquires (mutex). */
@@ -98,7 +102,8 @@ export function irText(i: IrInstr): string {
     case 'alu': {
       const suffix = `${i.cond ? '.' + i.cond : ''}${i.setf ? '.setf' : ''}`;
       const rot = i.rot === undefined ? '' : i.rot === 'r5' ? ' >> r5' : ` >> ${i.rot}`;
-      const [a, b] = [regText(i.a) + rot, regText(i.b) + rot];
+      const unpack = i.unpack ? `.${i.unpack}` : '';
+      const [a, b] = [regText(i.a) + unpack + rot, regText(i.b) + rot];
       return i.code === 'mov' ? `mov${suffix} ${regText(i.dst)}, ${a}` : `${i.code}${suffix} ${regText(i.dst)}, ${a}, ${b}`;
     }
     case 'ldi':
@@ -145,6 +150,10 @@ const ACCUMULATORS: ReadonlySet<PRegName> = new Set<Accumulator>(['r0', 'r1', 'r
 /** What ALU operation `code` computes on 32-bit patterns, as the chip does (vc4/arith.ts), or undefined for nop. */
 export function aluFunction(code: AluCode): ((a: number, b: number) => number) | undefined {
   if (code === 'mov') return (a) => a;
+  if (isUnpack(code)) {
+    const u = UNPACKS[code];
+    return (a) => (u.signed ? (a << u.shl) >> u.shr : (a << u.shl) >>> u.shr) | 0;
+  }
   const add = ADD_OP_BY_NAME.get(code);
   if (add) return ADD_FNS[add.code];
   const mul = MUL_OP_BY_NAME.get(code);

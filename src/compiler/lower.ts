@@ -22,7 +22,10 @@ import { Conditions } from './lower-conditions.ts';
 import { type AluCode, int, type IrInstr, p, type Reg, smallImm, type Src, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
 import { LANES, MAX_QPUS } from '../vc4/chip.ts';
-import { isFloatSmallImm, smallImmValue } from '../vc4/tables.ts';
+import { isFloatSmallImm, shiftImmediate, smallImmValue } from '../vc4/tables.ts';
+
+/** The ALU's shifts and rotation, which read the low 5 bits of their amount (Guide p. 29, Table 12). */
+const SHIFTS: ReadonlySet<string> = new Set(['shl', 'shr', 'asr', 'ror']);
 import { exprRange, type Range, variableRanges } from './ranges.ts';
 
 import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
@@ -367,7 +370,9 @@ class Lowering implements OpEmitter {
         if (impl.setsFlags && cond) throw new Error(`internal: ${e.op} sets flags and lowers before the flags it is written under (setsFlags)`);
         const how = impl.lower;
         const a = this.expr(e.a);
-        const b = this.expr(e.b);
+        // A shift reads its amount's low 5 bits: a constant one of 16-31 is the small immediate
+        // with those bits (-16 to -1), not a loaded word.
+        const b = typeof how === 'string' && SHIFTS.has(how) && e.b.k === 'lit' ? int(shiftImmediate(e.b.bits & 31)) : this.expr(e.b);
         if (typeof how === 'string') this.alu(how, dst, a, b, c);
         else how(this, dst, a, b, cond);
         return;

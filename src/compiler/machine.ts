@@ -11,7 +11,7 @@ import { BuildError } from '../vc4/asm/build.ts';
 import { buildInstr, type InstrSpec, type SourceSpec } from '../vc4/asm/typed.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { CompileError } from './errors.ts';
-import { type IrInstr, irText, type Src } from './ir.ts';
+import { type IrInstr, irText, isUnpack, type Src } from './ir.ts';
 
 function source(s: Src): SourceSpec {
   if (s.k === 'v') throw new Error(`internal: %${s.id} has no register`);
@@ -27,9 +27,11 @@ function register(s: Src) {
 function spec(i: IrInstr): InstrSpec {
   switch (i.op) {
     case 'alu': {
-      const { code: op, cond, setf, rot } = i;
+      const { code: op, cond, setf, rot, unpack } = i;
+      if (isUnpack(op)) throw new Error(`internal: ${op} reached machine code (emit.ts makes it a mov or shifts)`);
       const dst = register(i.dst);
-      return { kind: 'alu', op, dst, a: source(i.a), ...(op === 'mov' ? {} : { b: source(i.b) }), cond, setf, rot };
+      const a = unpack ? { reg: register(i.a), unpack } : source(i.a);
+      return { kind: 'alu', op, dst, a, ...(op === 'mov' ? {} : { b: source(i.b) }), cond, setf, rot };
     }
     case 'ldi':
       return { kind: 'ldi', dst: register(i.dst), bits: i.bits, cond: i.cond };

@@ -5,10 +5,27 @@
 // ir.ts re-exports them; the compiler's passes import them from there.
 
 import type { ReadName, WriteName } from '../vc4/registers.ts';
-import type { AddOpName, Condition, MulOpName } from '../vc4/tables.ts';
+import type { AddOpName, Condition, MulOpName, UNPACK_MODES } from '../vc4/tables.ts';
 
-/** An ALU operation: the add or mul ALU's (Tables 12 and 13), or `mov` (`or x, x` / `v8min x, x`). */
-export type AluCode = AddOpName | MulOpName | 'mov';
+/**
+ * A byte (0-3) of a word, zero-extended, or a half-word (0-1), sign-extended: one `mov` through
+ * regfile A's unpack (Guide p. 31, Table 6: 8a-8d, 16a, 16b on an integer operation) when the
+ * value is in regfile A, else two shifts (emit.ts chooses, once registers are placed).
+ */
+export const UNPACKS = {
+  byte0: { mode: '8a', shl: 24, shr: 24, signed: false },
+  byte1: { mode: '8b', shl: 16, shr: 24, signed: false },
+  byte2: { mode: '8c', shl: 8, shr: 24, signed: false },
+  byte3: { mode: '8d', shl: 0, shr: 24, signed: false },
+  half0: { mode: '16a', shl: 16, shr: 16, signed: true },
+  half1: { mode: '16b', shl: 0, shr: 16, signed: true },
+} as const satisfies Record<string, { mode: (typeof UNPACK_MODES)[number]; shl: number; shr: number; signed: boolean }>;
+export type UnpackCode = keyof typeof UNPACKS;
+export type UnpackMode = (typeof UNPACKS)[UnpackCode]['mode'];
+export const isUnpack = (code: string): code is UnpackCode => code in UNPACKS;
+
+/** An ALU operation: the add or mul ALU's (Tables 12 and 13), `mov` (`or x, x` / `v8min x, x`), or an unpack (UNPACKS). */
+export type AluCode = AddOpName | MulOpName | 'mov' | UnpackCode;
 /** A per-lane write condition (Table 2), `always` aside: an instruction without one always writes. */
 export type WriteCond = Exclude<Condition, 'always'>;
 export type Accumulator = 'r0' | 'r1' | 'r2' | 'r3' | 'r4' | 'r5';

@@ -24,7 +24,7 @@
 // operand to an accumulator first, at the cost of an instruction.
 
 import { lookupSource } from '../vc4/asm/names.ts';
-import { type Accumulator, def, type IrInstr, type PRegName, type Src } from './ir.ts';
+import { type Accumulator, def, type IrInstr, isUnpack, type PRegName, type Src } from './ir.ts';
 import { loops } from './cfg.ts';
 import { type Liveness, walkLive } from './liveness.ts';
 
@@ -151,7 +151,9 @@ export function accumulatorValues(live: Liveness, adj: readonly (readonly number
     });
   });
   const out = new Map<number, number>();
-  const order = [...range.keys()].filter((id) => range[id]! > 0).sort((x, y) => range[x]! - range[y]! || x - y);
+  // A value a byte or half-word is unpacked from stays out: only regfile A unpacks (emit.ts).
+  const unpacked = new Set(code.flatMap((i) => (i.op === 'alu' && isUnpack(i.code) && i.a.k === 'v' ? [i.a.id] : [])));
+  const order = [...range.keys()].filter((id) => range[id]! > 0 && !unpacked.has(id)).sort((x, y) => range[x]! - range[y]! || x - y);
   for (const id of order) {
     const x = VALUE_ACCUMULATORS.findIndex((n, x) => !busy[x]![id] && !adj[id]!.some((o) => out.get(o) === n));
     if (x >= 0) out.set(id, VALUE_ACCUMULATORS[x]!);

@@ -155,14 +155,14 @@ export class IntExpr extends Vec {
   }
   /**
    * Byte k (0-3, a host number) of each lane, 0 to 255: `(x >>> 8k) & 255`. For an RGBA8 pixel
-   * read as an Int, byte 0 is R (memory order: the chip is little-endian), 3 is A.
+   * read as an Int, byte 0 is R (memory order: the chip is little-endian), 3 is A. One `mov`
+   * through regfile A's unpack (8a-8d) where the value is there, else two shifts.
    */
   byte(k: number): IntExpr {
     const b = builder('Int.byte');
     checkOwner(this.owner, 'Int.byte');
     if (typeof k !== 'number' || !Number.isInteger(k) || k < 0 || k > 3) throw b.error(`Int.byte(${describeHost(k)}): a word has bytes 0 to 3 (a host number)`);
-    if (k === 3) return this.ushr(24);
-    return (k === 0 ? (this as IntExpr) : this.ushr(8 * k)).and(255);
+    return unary(this, 'Int', (['byte0', 'byte1', 'byte2', 'byte3'] as const)[k]!);
   }
   /** Half-word k (0 or 1, a host number) of each lane, sign-extended (an int16); with `unsigned`, 0 to 65535. */
   half(k: number, unsigned = false): IntExpr {
@@ -170,7 +170,7 @@ export class IntExpr extends Vec {
     checkOwner(this.owner, 'Int.half');
     if (typeof k !== 'number' || (k !== 0 && k !== 1)) throw b.error(`Int.half(${describeHost(k)}): a word has half-words 0 and 1 (a host number)`);
     if (unsigned) return k === 1 ? this.ushr(16) : this.and(0xffff);
-    return k === 1 ? this.shr(16) : this.shl(16).shr(16);
+    return unary(this, 'Int', k === 1 ? 'half1' : 'half0');
   }
   /** The same 32 bits read as a Float (a bit cast, not a conversion). */
   asFloat(): FloatExpr {

@@ -13,10 +13,16 @@ function intOf(x: IntLike, what: string): IntExpr {
   return x instanceof IntExpr ? x : intExpr(exprOf(x, 'int', what), b);
 }
 
+/** x's low byte: x itself when it is a byte of a word already (Int.byte), which needs no mask. */
+function lowByte(x: IntExpr): IntExpr {
+  const n = x.node;
+  return n.k === 'un' && n.op.startsWith('byte') ? x : x.and(255);
+}
+
 /** The low bytes of four Ints in one, `b0` lowest: `packBytes(r, g, b, a)` is an RGBA8 pixel (Int.byte(k) takes it apart). */
 export function packBytes(b0: IntLike, b1: IntLike, b2: IntLike, b3: IntLike): IntExpr {
   const [x0, x1, x2, x3] = [b0, b1, b2, b3].map((x) => intOf(x, 'packBytes'));
-  return x0!.and(255).or(x1!.and(255).shl(8)).or(x2!.and(255).shl(16)).or(x3!.shl(24));
+  return lowByte(x0!).or(lowByte(x1!).shl(8)).or(lowByte(x2!).shl(16)).or(x3!.shl(24));
 }
 
 /** The low half-words of two Ints in one, `lo` lowest (Int.half(k) takes it apart). */

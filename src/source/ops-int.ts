@@ -1,7 +1,32 @@
 // Integer operators that take several instructions (the rows of ops.ts use them): the full
-// 32-bit multiply built from the chip's 24-bit one.
+// 32-bit multiply built from the chip's 24-bit one; bytes and half-words of words.
 
 import { constantOf, fits24, type OpLowering, shiftBy } from './op-emitter.ts';
+import { type UnpackCode, UNPACKS } from '../compiler/operands.ts';
+
+/**
+ * A byte of each lane (byte0-byte3, zero-extended) or a half-word (half0, half1, sign-extended):
+ * its meaning, and its lowering as the IR's unpack operation, which emit.ts makes one `mov`
+ * through regfile A's unpack (Guide p. 31, Table 6) when the value is in regfile A, else two
+ * shifts. The small immediate beside it leans the allocator's choice toward regfile A.
+ */
+export function unpackRow(code: UnpackCode) {
+  const u = UNPACKS[code];
+  return {
+    from: 'int',
+    to: 'int',
+    fn: (a: number) => (u.signed ? (a << u.shl) >> u.shr : (a << u.shl) >>> u.shr) | 0,
+    lower: ((l, dst, a, _b, cond) => {
+      let x = a;
+      if (x.k === 'imm') {
+        x = l.fresh();
+        l.mov(x, a);
+      }
+      l.alu(code, dst, x, l.int(0), cond ? { cond } : {});
+    }) satisfies OpLowering,
+    generate: true,
+  } as const;
+}
 
 /**
  * The low 32 bits of a * b (Math.imul), from `mul24`, which multiplies the low 24 bits of each

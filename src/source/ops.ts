@@ -12,7 +12,7 @@
 // pointer-typed operand computes as an int (arithType).
 
 import * as arith from '../vc4/arith.ts';
-import { multiply } from './ops-int.ts';
+import { multiply, unpackRow } from './ops-int.ts';
 import { divide, division } from './ops-div.ts';
 import { sqrt, sqrtLowering } from './ops-float.ts';
 import { divide as floatDivide } from './math-common.ts';
@@ -214,6 +214,13 @@ export const UNARY = {
   },
   /** Leading zero bits, 0-32 (the add ALU's clz). */
   clz: { from: 'int', to: 'int', fn: arith.clz, lower: 'clz', generate: true },
+  /** Byte 0-3 of each lane, 0 to 255 (Int.byte); half-word 0-1, sign-extended (Int.half): regfile A's unpack where it can (ops-int.ts). */
+  byte0: unpackRow('byte0'),
+  byte1: unpackRow('byte1'),
+  byte2: unpackRow('byte2'),
+  byte3: unpackRow('byte3'),
+  half0: unpackRow('half0'),
+  half1: unpackRow('half1'),
   /** The same 32 bits as a Float (a bit cast: no conversion). */
   asFloat: { from: 'int', to: 'float', fn: (a) => a, lower: (l, dst, a, _b, cond) => l.mov(dst, a, cond), generate: true },
   /** The same 32 bits as an Int. */

@@ -26,8 +26,8 @@ import type { Operand, Part, Statement, Suffix } from './parse.ts';
 /** A register by its assembly name: an accumulator, a regfile location or a name of the register table. */
 export type RegisterName = 'r0' | 'r1' | 'r2' | 'r3' | 'r4' | 'r5' | `ra${number}` | `rb${number}` | ReadName | WriteName;
 
-/** An ALU source: a register, or a small immediate by its code (Table 5). */
-export type SourceSpec = { readonly reg: RegisterName } | { readonly imm: number };
+/** An ALU source: a register (from regfile A, with an unpack mode: Table 6), or a small immediate by its code (Table 5). */
+export type SourceSpec = { readonly reg: RegisterName; readonly unpack?: string } | { readonly imm: number };
 
 /** A write condition; `always` is the default. */
 type WriteCondition = Exclude<Condition, 'always'>;
@@ -65,7 +65,7 @@ const named = (name: string): Operand => ({ kind: 'name', name, col: COL, suffix
 
 function source(s: SourceSpec, rot: number | 'r5' | undefined): Operand {
   const rotation = rot !== undefined ? { rot: { by: rot, col: COL } } : {};
-  if ('reg' in s) return { ...named(s.reg), ...rotation };
+  if ('reg' in s) return { ...named(s.reg), ...(s.unpack ? { suffixes: [suffix(s.unpack)] } : {}), ...rotation };
   const bits = smallImmValue(s.imm);
   const float = isFloatSmallImm(s.imm);
   return { ...number({ bits: bits >>> 0, isFloat: float, value: float ? bitsToFloat(bits) : bits }, smallImmText(s.imm)), ...rotation };
