@@ -126,7 +126,7 @@ function unpack(code: UnpackCode, dst: Src, a: Src, cond: WriteCond | undefined,
     return;
   }
   let x = a;
-  if (a.k === 'p' && /^rb\d+$/.test(a.name)) {
+  if (!portsFit(a, shiftBy(u.shr))) {
     put({ op: 'alu', code: 'mov', dst: p('r0'), a, b: a });
     x = p('r0');
   }
