@@ -88,3 +88,19 @@ test('bytes and half-words of words: Int.byte(k), Int.half(k), packBytes, packHa
   assert.throws(() => kernel([Ptr(Int)], (p) => void p.load().byte(4)), /Int\.byte\(4\): a word has bytes 0 to 3/);
   assert.throws(() => kernel([Ptr(Int)], (p) => void p.load().half(2)), /Int\.half\(2\)/);
 });
+
+test('byte(k) and half(k) use regfile A\'s unpack where the value is there, two shifts elsewhere, with the same results', () => {
+  const k = kernel([Ptr(Int), Ptr(Int)], (src, out) => {
+    const px = Int(src.load());
+    out.store(packBytes(px.byte(2), px.byte(1), px.byte(0), px.byte(3)).add(px.half(1)));
+    // index() is read in place (elem_num), a register no unpack reads: the shifts.
+    out.add(16).store(index().mul(0x01020304).byte(1).add(index().half(0)));
+  });
+  const asm = k.code().asm;
+  for (const mode of ['8a', '8b', '8c', '8d', '16b']) assert.match(asm, new RegExp(`mov r\\d, ra\\d+\\.${mode}\\b`), mode);
+  const words = bytes(16, (i) => Math.imul(i + 7, 0x9e3779b9) | 0);
+  const [, out] = onAll(k, () => [SharedArray.from(words, 'int32'), SharedArray.int32(32)]);
+  const b = (x: number, j: number) => (x >>> (8 * j)) & 255;
+  assert.deepEqual(Array.from(out.slice(0, 16)), words.map((x) => ((b(x, 2) | (b(x, 1) << 8) | (b(x, 0) << 16) | (b(x, 3) << 24)) + (x >> 16)) | 0));
+  assert.deepEqual(Array.from(out.slice(16)), bytes(16, (i) => (((Math.imul(i, 0x01020304) >>> 8) & 255) + i) | 0));
+});
