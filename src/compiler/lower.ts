@@ -457,6 +457,27 @@ class Lowering implements OpEmitter {
         // dst is one of the values, each move writes only its own lanes, so neither reads a lane
         // the other wrote.
         if (cond) throw new Error('internal: a select lowers before the flags it is written under (setsFlags)');
+        // One value a variable or a constant, the other setting no flags: the flags first, then
+        // the other value computed straight into its own lanes of dst and the simple one moved
+        // into the rest (left out when it is dst itself). When the computed value reads dst it
+        // goes first, before dst changes, and the move writes only its lanes (no write of dst
+        // is then read at once); else the move writes all of dst first. The flags and one or two
+        // writes.
+        for (const [kept, computed, holds] of [[e.b, e.a, true], [e.a, e.b, false]] as const)
+          if (isSimple(kept) && !setsFlags(computed)) {
+            const t = this.cond.flags(e.c);
+            const [mine, theirs] = holds ? [t, OPPOSITE[t]] : [OPPOSITE[t], t];
+            const reads = (x: Expr): boolean => (x.k === 'var' && sameReg(dst, this.vars[x.id]!)) || childExprs(x).some(reads);
+            const moves = !(kept.k === 'var' && sameReg(dst, this.vars[kept.id]!));
+            if (reads(computed)) {
+              this.exprInto(computed, dst, mine);
+              if (moves) this.exprInto(kept, dst, theirs);
+            } else {
+              if (moves) this.exprInto(kept, dst);
+              this.exprInto(computed, dst, mine);
+            }
+            return;
+          }
         const a = this.expr(e.a);
         const b = this.expr(e.b);
         const t = this.cond.flags(e.c);
@@ -485,5 +506,8 @@ const setsFlags = (e: Expr): boolean =>
   (e.k === 'bin' && binaryImpl(e.op, e.ty)?.setsFlags === true) ||
   (e.k === 'un' && unaryRow(e.op)?.setsFlags === true) ||
   childExprs(e).some(setsFlags);
+
+/** A value read with no work and no effect: a variable, a literal, index(), me(), numQPUs(). */
+const isSimple = (e: Expr): boolean => e.k === 'var' || e.k === 'lit' || e.k === 'special';
 
 const sameReg = (r: Reg, x: Src): boolean => (r.k === 'v' ? x.k === 'v' && x.id === r.id : x.k === 'p' && x.name === r.name);
