@@ -81,13 +81,7 @@ export function lowerLoad(l: MemoryEmitter, f: Frame, ty: PtrTy, ptr: Src, count
   const s = loadSetups(l, f, bits);
   const to = signed ? l.fresh() : dst;
   if (count) countedLoad(l, s, ptr, laneCount(l, count), to);
-  else {
-    l.mov(p('vr_setup'), s.dma);
-    l.mov(p('vr_addr'), ptr);
-    l.emit({ op: 'read', src: p('vr_wait') });
-    l.mov(p('vr_setup'), s.vpm);
-    l.mov(to, p('vpm'), signed ? undefined : cond);
-  }
+  else loadRow(l, s.dma, ptr, s.vpm, to, signed ? undefined : cond);
   if (signed) {
     // The VPM gives the element zero-extended: its sign bit to bit 31 and back.
     const by = int(shiftImmediate(32 - bits));
@@ -125,6 +119,19 @@ export function lowerStore(l: MemoryEmitter, f: Frame, ty: PtrTy, ptr: Src, val:
   if (blocking) l.waitForStores();
 }
 
+/**
+ * A DMA load (setup `dma`) from the address in element 0 of `addr` into this QPU's load row,
+ * waited for, then the VPM read (setup `vpm`) of the row into `dst`, under `cond` if given:
+ * the row arrives three instructions after its setup (space.ts spaces them).
+ */
+export function loadRow(l: MemoryEmitter, dma: Src, addr: Src, vpm: Src, dst: Reg, cond?: TrueCode): void {
+  l.mov(p('vr_setup'), dma);
+  l.mov(p('vr_addr'), addr);
+  l.emit({ op: 'read', src: p('vr_wait') });
+  l.mov(p('vr_setup'), vpm);
+  l.mov(dst, p('vpm'), cond);
+}
+
 /** Lane 0 of n, clamped to 0..16, in every lane (through r5's replicating port). */
 function laneCount(l: MemoryEmitter, n: Src): VReg {
   const c = l.fresh();
@@ -158,12 +165,8 @@ function countedLoad(l: MemoryEmitter, s: Setups, ptr: Src, k: VReg, dst: Reg): 
   l.alu('or', setup, s.dma, length);
   const skip = l.label('noload');
   skipIfZero(l, k, skip);
-  l.mov(p('vr_setup'), setup);
-  l.mov(p('vr_addr'), ptr);
-  l.emit({ op: 'read', src: p('vr_wait') });
-  l.mov(p('vr_setup'), s.vpm);
   const row = l.fresh();
-  l.mov(row, p('vpm'));
+  loadRow(l, setup, ptr, s.vpm, row);
   l.emit({ op: 'alu', code: 'sub', dst: p('nop'), a: p('elem_num'), b: k, setf: true });
   l.mov(out, row, 'ns');
   l.emit({ op: 'label', name: skip });

@@ -17,6 +17,7 @@ import type { Frame } from './frame.ts';
 import { int, type IrInstr, p, type Reg, type Src, type VReg } from './ir.ts';
 import { DMA_LOAD_ROW, DMA_LOAD_WORD, DMA_STORE_COLUMN_SHIFT, DMA_STORE_ROW, DMA_STORE_WORD } from './lower-words.ts';
 import { LANES } from '../vc4/chip.ts';
+import { loadRow } from './lower-memory.ts';
 
 /** What a scatter needs of a lowering (lower.ts). */
 export interface ScatterEmitter {
@@ -68,12 +69,8 @@ function scatterAdd(l: ScatterEmitter, f: Frame, ptr: VReg, val: VReg, float: bo
   for (let i = 0; i < LANES; i++) {
     const skip = mask && skipUnless(l, mask, i);
     const at = toElement0(l, ptr, i);
-    l.mov(p('vr_setup'), load);
-    l.mov(p('vr_addr'), at);
-    l.emit({ op: 'read', src: p('vr_wait') });
-    l.mov(p('vr_setup'), f.loadRead);
     const word = l.fresh();
-    l.mov(word, p('vpm'));
+    loadRow(l, load, at, f.loadRead, word);
     const sum = l.fresh();
     l.alu(float ? 'fadd' : 'add', sum, word, toElement0(l, val, i));
     l.mov(p('vw_setup'), f.vpmSetup);
