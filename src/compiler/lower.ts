@@ -11,7 +11,7 @@
 // QPU's store row of the VPM and a DMA store, the blocking one waiting for it. The VPM rows:
 // 0 .. N-1 store rows, N .. 2N-1 load rows, then spill rows (spill.ts).
 
-import { childBlocks, childExprs, elemBytes, type Expr, type KernelAst, type PtrTy, type Stmt } from '../source/ast.ts';
+import { childBlocks, elemBytes, type Expr, type KernelAst, type PtrTy, type Stmt } from '../source/ast.ts';
 import { CompileError } from './errors.ts';
 import { OPPOSITE, type TrueCode } from './lower-words.ts';
 import { arithType, binaryImpl, type OpEmitter, unaryRow } from '../source/ops.ts';
@@ -19,6 +19,7 @@ import { epilogue, type Frame, prologue } from './frame.ts';
 import { lowerScatter } from './lower-scatter.ts';
 import { lowerLoad, lowerStore } from './lower-memory.ts';
 import { Conditions } from './lower-conditions.ts';
+import { lowerSelect, setsFlags } from './lower-select.ts';
 import { type AluCode, int, type IrInstr, p, type Reg, smallImm, type Src, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
 import { LANES, MAX_QPUS } from '../vc4/chip.ts';
@@ -110,7 +111,11 @@ class Lowering implements OpEmitter {
   }
 
   /** Flags and masks of conditions (lower-conditions.ts). */
-  private readonly cond = new Conditions(this);
+  readonly cond = new Conditions(this);
+  /** Variable `id`'s register. */
+  varReg(id: number): VReg {
+    return this.vars[id]!;
+  }
   get kernelName(): string {
     return this.k.name;
   }
@@ -348,7 +353,7 @@ class Lowering implements OpEmitter {
    * Computes e into dst, the last instruction writing it; with `cond`, that write happens only in
    * the lanes where the condition code holds (the instructions before it write temporaries).
    */
-  private exprInto(e: Expr, dst: Reg, cond?: TrueCode): void {
+  exprInto(e: Expr, dst: Reg, cond?: TrueCode): void {
     const c = cond ? { cond } : {};
     switch (e.k) {
       case 'lit': {
@@ -452,62 +457,12 @@ class Lowering implements OpEmitter {
         this.mov(dst, p('r5'), cond);
         return;
       }
-      case 'select': {
-        // Both values, then the condition's flags, then two moves: b, and a where it holds. When
-        // dst is one of the values, each move writes only its own lanes, so neither reads a lane
-        // the other wrote.
+      case 'select':
         if (cond) throw new Error('internal: a select lowers before the flags it is written under (setsFlags)');
-        // One value a variable or a constant, the other setting no flags: the flags first, then
-        // the other value computed straight into its own lanes of dst and the simple one moved
-        // into the rest (left out when it is dst itself). When the computed value reads dst it
-        // goes first, before dst changes, and the move writes only its lanes (no write of dst
-        // is then read at once); else the move writes all of dst first. The flags and one or two
-        // writes.
-        for (const [kept, computed, holds] of [[e.b, e.a, true], [e.a, e.b, false]] as const)
-          if (isSimple(kept) && !setsFlags(computed)) {
-            const t = this.cond.flags(e.c);
-            const [mine, theirs] = holds ? [t, OPPOSITE[t]] : [OPPOSITE[t], t];
-            const reads = (x: Expr): boolean => (x.k === 'var' && sameReg(dst, this.vars[x.id]!)) || childExprs(x).some(reads);
-            const moves = !(kept.k === 'var' && sameReg(dst, this.vars[kept.id]!));
-            if (reads(computed)) {
-              this.exprInto(computed, dst, mine);
-              if (moves) this.exprInto(kept, dst, theirs);
-            } else {
-              if (moves) this.exprInto(kept, dst);
-              this.exprInto(computed, dst, mine);
-            }
-            return;
-          }
-        const a = this.expr(e.a);
-        const b = this.expr(e.b);
-        const t = this.cond.flags(e.c);
-        if (sameReg(dst, a) || sameReg(dst, b)) {
-          this.mov(dst, a, t);
-          this.mov(dst, b, OPPOSITE[t]);
-        } else {
-          this.mov(dst, b);
-          this.mov(dst, a, t);
-        }
+        lowerSelect(this, e, dst);
         return;
-      }
       default:
         throw new Error(`internal: no lowering for expression ${(e satisfies never as Expr).k}`);
     }
   }
 }
-
-/**
- * Whether computing e sets flags: a select does, and an operator whose row says so (umin, umax).
- * Lowering computes such an expression before setting any flags it is written under.
- */
-const setsFlags = (e: Expr): boolean =>
-  e.k === 'select' ||
-  (e.k === 'load' && e.n !== undefined) ||
-  (e.k === 'bin' && binaryImpl(e.op, e.ty)?.setsFlags === true) ||
-  (e.k === 'un' && unaryRow(e.op)?.setsFlags === true) ||
-  childExprs(e).some(setsFlags);
-
-/** A value read with no work and no effect: a variable, a literal, index(), me(), numQPUs(). */
-const isSimple = (e: Expr): boolean => e.k === 'var' || e.k === 'lit' || e.k === 'special';
-
-const sameReg = (r: Reg, x: Src): boolean => (r.k === 'v' ? x.k === 'v' && x.id === r.id : x.k === 'p' && x.name === r.name);
