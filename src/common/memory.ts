@@ -92,10 +92,11 @@ export class GpuMemory {
   private readonly slots: (Allocation | undefined)[] = [];
   private readonly freeSlots: number[] = [];
   /**
-   * Per owner: the bytes from its start that can be reached: its size, or under restrict() the
-   * bytes granted (an array of 5 bytes has an allocation of 8, and a kernel given it reaches 5).
+   * Per owner: the offset (from BUS_BASE) one past the last byte that can be reached: its end, or
+   * under restrict() the end of the bytes granted (an array of 5 bytes has an allocation of 8, and
+   * a kernel given it reaches 5). A typed array: index() reads it on every access.
    */
-  private readonly reach: number[] = [];
+  private reachEnd = new Float64Array(64);
   /** Per owner: its own rights, and the rights in force (less under restrict()). */
   private rights = new Uint8Array(64);
   private allowed = new Uint8Array(64);
@@ -146,10 +147,11 @@ export class GpuMemory {
     if (owner >= this.rights.length) {
       this.rights = grown(this.rights, owner);
       this.allowed = grown(this.allowed, owner);
+      this.reachEnd = grown(this.reachEnd, owner);
     }
     this.rights[owner] = access;
     this.allowed[owner] = this.grants ? 0 : access;
-    this.reach[owner] = a.bytes;
+    this.reachEnd[owner] = endOf(a, a.bytes);
     this.pageOwner.fill(owner, first, first + pages);
     // Freed memory is handed out again: whatever it held goes.
     this.words.fill(0, first * (PAGE / 4), first * (PAGE / 4) + a.bytes / 4);
@@ -257,7 +259,8 @@ export class GpuMemory {
     grants.forEach((g, i) => {
       const o = owners[i]!;
       this.allowed[o]! |= this.rights[o]! & g.access;
-      this.reach[o] = Math.min(this.slots[o - 1]!.bytes, Math.ceil(g.bytes));
+      const a = this.slots[o - 1]!;
+      this.reachEnd[o] = endOf(a, Math.min(a.bytes, Math.ceil(g.bytes)));
     });
     this.grants = grants;
     this.restrictedTo = who;
@@ -266,7 +269,7 @@ export class GpuMemory {
   /** Lifts restrict(): every allocation can be reached with its own rights again. */
   unrestrict(): void {
     this.allowed.set(this.rights);
-    this.slots.forEach((a, i) => a && (this.reach[i + 1] = a.bytes));
+    this.slots.forEach((a, i) => a && (this.reachEnd[i + 1] = endOf(a, a.bytes)));
     this.grants = undefined;
   }
 
@@ -286,7 +289,7 @@ export class GpuMemory {
     if (off >= this.limit) return -1;
     const owner = this.pageOwner[off >>> 12]!;
     if (owner === 0 || (this.allowed[owner]! & need) === 0) return -1;
-    if (off - (this.slots[owner - 1]!.address - BUS_BASE) >= this.reach[owner]!) return -1;
+    if (off >= this.reachEnd[owner]!) return -1;
     return off >>> 2;
   }
 
@@ -348,10 +351,15 @@ export class GpuMemory {
   }
 }
 
-function grown(a: Uint8Array, index: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(Math.max(2 * a.length, index + 1));
+function grown<T extends Uint8Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(a: T, index: number): T {
+  const out = new (a.constructor as new (n: number) => T)(Math.max(2 * a.length, index + 1));
   out.set(a);
   return out;
+}
+
+/** The offset from BUS_BASE one past the first `bytes` of an allocation. */
+function endOf(a: Allocation, bytes: number): number {
+  return a.address - BUS_BASE + bytes;
 }
 
 export function hex(n: number): string {
