@@ -9,7 +9,7 @@
 // instructions that write none of its operands (registers, or accumulators, r4 and r5, when it
 // reads them) and across no label or branch, and at most MAX_DISTANCE instructions.
 
-import { def, type IrInstr, type Reg, readKind, type Src, uses } from './ir.ts';
+import { def, type IrInstr, isInsert, type Reg, readKind, type Src, uses } from './ir.ts';
 
 /** How far an operation may move down to its copy (its operands stay live that much longer). */
 export const MAX_DISTANCE = 16;
@@ -52,7 +52,8 @@ export function directWrites(code: readonly IrInstr[], nregs: number): IrInstr[]
     const d = defAt[t]!;
     if (defs[t] !== 1 || useCount[t] !== 1 || d < 0 || d >= m || m - d > MAX_DISTANCE) continue;
     const o = out[d];
-    if (!o || o.op !== 'alu' || o.cond || o.setf) continue;
+    // An insert writes regfile A only (operands.ts INSERTS): it keeps its own destination.
+    if (!o || o.op !== 'alu' || o.cond || o.setf || isInsert(o.code)) continue;
     // Only operands read without a side effect (ir.ts readKind) can be read later.
     if (readKind(o.a) === 'effect' || readKind(o.b) === 'effect') continue;
     const fixed = fixedReads(o);

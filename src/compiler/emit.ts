@@ -13,7 +13,24 @@ import { MUX_R3, shiftImmediate } from '../vc4/tables.ts';
 import { branchOffset } from '../vc4/flow.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import type { Instr } from '../vc4/instr.ts';
-import { type Imm, type IrInstr, irText, isUnpack, p, type Reg, type Src, type UnpackCode, UNPACKS, type WriteCond } from './ir.ts';
+import {
+  COLOURS,
+  type Imm,
+  type InsertCode,
+  INSERTS,
+  type IrInstr,
+  irText,
+  isColour,
+  isInsert,
+  isUnpack,
+  p,
+  type Reg,
+  regText,
+  type Src,
+  type UnpackCode,
+  UNPACKS,
+  type WriteCond,
+} from './ir.ts';
 import { machineInstr } from './machine.ts';
 import { type Placement, placeName } from './regalloc.ts';
 import type { Stmt } from '../source/ast.ts';
@@ -92,6 +109,16 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
           unpack(i.code, dst, a, i.cond, (x) => put(x, stmt));
           break;
         }
+        if (isInsert(i.code)) {
+          insert(i.code, dst, a, b, i.cond, (x) => put(x, stmt));
+          break;
+        }
+        if (isColour(i.code)) {
+          const mode = COLOURS[i.code].mode;
+          if (!inFileA(a)) throw new Error(`internal: ${irText(i)}: the colour's word is not in regfile A (regalloc.ts keeps it there)`);
+          put({ op: 'alu', code: 'fmax', dst: dst as Reg, a, b: a, ...(i.cond ? { cond: i.cond } : {}), unpack: mode }, stmt);
+          break;
+        }
         // A copy of a register onto itself (pass coalesce gave both values one register) is no work.
         if (i.code === 'mov' && !i.setf && i.rot === undefined && dst.k === 'p' && a.k === 'p' && dst.name === a.name && selfMoveIsNothing(dst.name)) break;
         const same = srcKey(i.a) === srcKey(i.b);
@@ -138,6 +165,23 @@ function unpack(code: UnpackCode, dst: Src, a: Src, cond: WriteCond | undefined,
 }
 
 const shiftBy = (n: number): Imm => ({ k: 'imm', code: shiftImmediate(n) });
+
+const inFileA = (s: Src): boolean => s.k === 'p' && /^ra\d+$/.test(s.name);
+
+/**
+ * A byte or half-word of `b` into `a`'s word, in `dst` (operands.ts INSERTS): one `mov` of b with
+ * regfile A's pack into dst (Guide p. 31, Table 7), after a copy of a into dst unless dst is a's
+ * register already. The allocator keeps dst in regfile A and never gives it b's register (the
+ * copy would overwrite b). Both write under `cond`, so the lanes it fails keep dst as it was.
+ */
+function insert(code: InsertCode, dst: Src, a: Src, b: Src, cond: WriteCond | undefined, put: (i: IrInstr) => void): void {
+  if (!inFileA(dst) || (dst.k === 'p' && b.k === 'p' && b.name === dst.name && srcKey(a) !== srcKey(b)))
+    throw new Error(`internal: ${code} into ${regText(dst)} from ${regText(a)} and ${regText(b)}: regalloc.ts keeps the destination in regfile A, apart from the byte's value`);
+  const to = dst as Reg;
+  const c = cond ? { cond } : {};
+  if (srcKey(a) !== srcKey(dst)) put({ op: 'alu', code: 'mov', dst: to, a, b: a, ...c });
+  put({ op: 'alu', code: 'mov', dst: to, a: b, b, ...c, pack: INSERTS[code].mode });
+}
 
 /**
  * Instructions are values (nothing changes one once built), so each distinct one is built once

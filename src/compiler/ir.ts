@@ -6,7 +6,7 @@
 // language with %n for virtual registers, so each pass's output reads like assembly.
 
 import type { Stmt } from '../source/ast.ts';
-import { ADD_FNS, MUL_FNS } from '../vc4/arith.ts';
+import { ADD_FNS, colourToFloatBits, MUL_FNS } from '../vc4/arith.ts';
 import {
   ADD_OP_BY_NAME,
   type BranchCondition,
@@ -17,12 +17,28 @@ import {
   smallImmForInt,
   smallImmValue,
 } from '../vc4/tables.ts';
-import type { Accumulator, AluCode, Imm, PReg, PRegName, Reg, Src, UnpackMode, VReg, WriteCond } from './operands.ts';
-import { isUnpack, UNPACKS } from './operands.ts';
+import type { Accumulator, AluCode, Imm, PackMode, PReg, PRegName, Reg, Src, UnpackMode, VReg, WriteCond } from './operands.ts';
+import { COLOURS, insertFunction, isColour, isInsert, isUnpack, UNPACKS } from './operands.ts';
 
 /** The operands (operands.ts), for the passes. */
-export type { Accumulator, AluCode, Imm, PReg, PRegName, Reg, RegfileName, Src, UnpackCode, UnpackMode, VReg, WriteCond } from './operands.ts';
-export { isUnpack, UNPACKS } from './operands.ts';
+export type {
+  Accumulator,
+  AluCode,
+  ColourCode,
+  Imm,
+  InsertCode,
+  PackMode,
+  PReg,
+  PRegName,
+  Reg,
+  RegfileName,
+  Src,
+  UnpackCode,
+  UnpackMode,
+  VReg,
+  WriteCond,
+} from './operands.ts';
+export { COLOURS, INSERTS, insertFunction, isColour, isInsert, isUnpack, UNPACKS } from './operands.ts';
 
 
 export type IrOp =
@@ -36,8 +52,10 @@ export type IrOp =
       readonly setf?: boolean;
       /** Rotation of the mul result: lanes up by n, or by r5. */
       readonly rot?: number | 'r5';
-      /** Regfile A's unpack of `a` (emit.ts sets it, for an UNPACKS code, on a `mov` from regfile A). */
+      /** Regfile A's unpack of its regfile-A inputs (emit.ts sets it, for UNPACKS and COLOURS codes). */
       readonly unpack?: UnpackMode;
+      /** Regfile A's pack of the write to `dst` in regfile A (emit.ts sets it, for INSERTS codes). */
+      readonly pack?: PackMode;
     }
   | { readonly op: 'ldi'; dst: Reg; readonly bits: number; readonly cond?: WriteCond }
   /** A read whose value is not used: waits (vw_wait), acquires (mutex). */
@@ -102,9 +120,10 @@ export function irText(i: IrInstr): string {
     case 'alu': {
       const suffix = `${i.cond ? '.' + i.cond : ''}${i.setf ? '.setf' : ''}`;
       const rot = i.rot === undefined ? '' : i.rot === 'r5' ? ' >> r5' : ` >> ${i.rot}`;
-      const unpack = i.unpack ? `.${i.unpack}` : '';
-      const [a, b] = [regText(i.a) + unpack + rot, regText(i.b) + rot];
-      return i.code === 'mov' ? `mov${suffix} ${regText(i.dst)}, ${a}` : `${i.code}${suffix} ${regText(i.dst)}, ${a}, ${b}`;
+      const unpack = (s: Src) => (i.unpack && s.k === 'p' && s.name.startsWith('ra') ? `.${i.unpack}` : '');
+      const [a, b] = [regText(i.a) + unpack(i.a) + rot, regText(i.b) + unpack(i.b) + rot];
+      const dst = regText(i.dst) + (i.pack ? `.${i.pack}` : '');
+      return i.code === 'mov' ? `mov${suffix} ${dst}, ${a}` : `${i.code}${suffix} ${dst}, ${a}, ${b}`;
     }
     case 'ldi':
       return `ldi${i.cond ? '.' + i.cond : ''} ${regText(i.dst)}, 0x${(i.bits >>> 0).toString(16)}`;
@@ -153,6 +172,11 @@ export function aluFunction(code: AluCode): ((a: number, b: number) => number) |
   if (isUnpack(code)) {
     const u = UNPACKS[code];
     return (a) => (u.signed ? (a << u.shl) >> u.shr : (a << u.shl) >>> u.shr) | 0;
+  }
+  if (isInsert(code)) return insertFunction(code);
+  if (isColour(code)) {
+    const k = 8 * COLOURS[code].byte;
+    return (a) => colourToFloatBits((a >>> k) & 255);
   }
   const add = ADD_OP_BY_NAME.get(code);
   if (add) return ADD_FNS[add.code];

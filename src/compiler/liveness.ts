@@ -9,7 +9,7 @@
 // values cost time and memory in proportion to their size, not to its square.
 
 import { type Block, buildCfg } from './cfg.ts';
-import { def, type IrInstr, uses } from './ir.ts';
+import { def, type IrInstr, isInsert, uses } from './ir.ts';
 
 /** A set of small integers with O(1) add, delete and test, and iteration over its members only. */
 export class SparseSet {
@@ -118,18 +118,23 @@ export function walkLive(l: Liveness, visit: (k: number, live: SparseSet) => voi
   });
 }
 
-/** Interference: two virtual registers interfere when one is written while the other is live. */
+/**
+ * Interference: two virtual registers interfere when one is written while the other is live; and
+ * an insert's destination with the value it inserts (unless that is the word it changes too),
+ * which emit.ts may read after copying the word into the destination (operands.ts INSERTS).
+ */
 export function interference(l: Liveness): number[][] {
   const adj: number[][] = Array.from({ length: l.nregs }, () => []);
+  const edge = (x: number, y: number) => (adj[x]!.push(y), adj[y]!.push(x));
   walkLive(l, (k, live) => {
-    const d = def(l.code[k]!);
+    const i = l.code[k]!;
+    const d = def(i);
     if (!d) return;
     for (let j = 0; j < live.size; j++) {
       const o = live.dense[j]!;
-      if (o === d.id) continue;
-      adj[d.id]!.push(o);
-      adj[o]!.push(d.id);
+      if (o !== d.id) edge(d.id, o);
     }
+    if (i.op === 'alu' && isInsert(i.code) && i.b.k === 'v' && i.b.id !== d.id && !(i.a.k === 'v' && i.a.id === i.b.id)) edge(d.id, i.b.id);
   });
   return adj.map((a) => (a.length < 2 ? a : [...new Set(a)]));
 }

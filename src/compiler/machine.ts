@@ -11,7 +11,7 @@ import { BuildError } from '../vc4/asm/build.ts';
 import { buildInstr, type InstrSpec, type SourceSpec } from '../vc4/asm/typed.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { CompileError } from './errors.ts';
-import { type IrInstr, irText, isUnpack, type Src } from './ir.ts';
+import { type IrInstr, irText, isColour, isInsert, isUnpack, type Src } from './ir.ts';
 
 function source(s: Src): SourceSpec {
   if (s.k === 'v') throw new Error(`internal: %${s.id} has no register`);
@@ -27,11 +27,12 @@ function register(s: Src) {
 function spec(i: IrInstr): InstrSpec {
   switch (i.op) {
     case 'alu': {
-      const { code: op, cond, setf, rot, unpack } = i;
-      if (isUnpack(op)) throw new Error(`internal: ${op} reached machine code (emit.ts makes it a mov or shifts)`);
+      const { code: op, cond, setf, rot, unpack, pack } = i;
+      if (isUnpack(op) || isInsert(op) || isColour(op)) throw new Error(`internal: ${op} reached machine code (emit.ts makes it instructions)`);
       const dst = register(i.dst);
-      const a = unpack ? { reg: register(i.a), unpack } : source(i.a);
-      return { kind: 'alu', op, dst, a, ...(op === 'mov' ? {} : { b: source(i.b) }), cond, setf, rot };
+      // The unpack applies to every regfile-A input (docs/asm.md): each is written with it.
+      const input = (s: Src) => (unpack && s.k === 'p' && s.name.startsWith('ra') ? { reg: s.name, unpack } : source(s));
+      return { kind: 'alu', op, dst, ...(pack ? { pack } : {}), a: input(i.a), ...(op === 'mov' ? {} : { b: input(i.b) }), cond, setf, rot };
     }
     case 'ldi':
       return { kind: 'ldi', dst: register(i.dst), bits: i.bits, cond: i.cond };

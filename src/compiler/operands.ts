@@ -5,7 +5,7 @@
 // ir.ts re-exports them; the compiler's passes import them from there.
 
 import type { ReadName, WriteName } from '../vc4/registers.ts';
-import type { AddOpName, Condition, MulOpName, UNPACK_MODES } from '../vc4/tables.ts';
+import type { AddOpName, Condition, MulOpName, PACK_A_MODES, UNPACK_MODES } from '../vc4/tables.ts';
 
 /**
  * A byte (0-3) of a word, zero-extended, or a half-word (0-1), sign-extended: one `mov` through
@@ -24,8 +24,52 @@ export type UnpackCode = keyof typeof UNPACKS;
 export type UnpackMode = (typeof UNPACKS)[UnpackCode]['mode'];
 export const isUnpack = (code: string): code is UnpackCode => code in UNPACKS;
 
-/** An ALU operation: the add or mul ALU's (Tables 12 and 13), `mov` (`or x, x` / `v8min x, x`), or an unpack (UNPACKS). */
-export type AluCode = AddOpName | MulOpName | 'mov' | UnpackCode;
+/**
+ * A word with one byte (setByte0-3) or half-word (setHalf0-1) replaced by the low bits of another
+ * value: `setByte1 d, a, b` is a with bits 8-15 taken from b's bits 0-7. One `mov` of b with
+ * regfile A's pack (Guide p. 31, Table 7: a pack into 8 or 16 bits leaves the rest of the register
+ * as it was) into d holding a: the allocator keeps d in regfile A (regalloc.ts) and away from b
+ * (liveness.ts), and gives d a's register where a's life ends there; elsewhere emit.ts copies a
+ * into d first.
+ */
+export const INSERTS = {
+  setByte0: { mode: '8a', shift: 0, bits: 8 },
+  setByte1: { mode: '8b', shift: 8, bits: 8 },
+  setByte2: { mode: '8c', shift: 16, bits: 8 },
+  setByte3: { mode: '8d', shift: 24, bits: 8 },
+  setHalf0: { mode: '16a', shift: 0, bits: 16 },
+  setHalf1: { mode: '16b', shift: 16, bits: 16 },
+} as const satisfies Record<string, { mode: (typeof PACK_A_MODES)[number]; shift: number; bits: 8 | 16 }>;
+export type InsertCode = keyof typeof INSERTS;
+export type PackMode = (typeof INSERTS)[InsertCode]['mode'];
+export const isInsert = (code: string): code is InsertCode => code in INSERTS;
+
+/** What an INSERTS code computes: `a` with its field replaced by the low bits of `b`. */
+export function insertFunction(code: InsertCode): (a: number, b: number) => number {
+  const { shift, bits } = INSERTS[code];
+  const field = (2 ** bits - 1) << shift;
+  return (a, b) => (a & ~field) | ((b << shift) & field);
+}
+
+/**
+ * A byte (0-3) of a word as a colour, a float in [0, 1]: regfile A's unpack 8a-8d read by a float
+ * operation (Guide p. 31, Table 6), `fmax d, a.8b, a.8b`. The allocator keeps a in regfile A.
+ */
+export const COLOURS = {
+  colour0: { mode: '8a', byte: 0 },
+  colour1: { mode: '8b', byte: 1 },
+  colour2: { mode: '8c', byte: 2 },
+  colour3: { mode: '8d', byte: 3 },
+} as const satisfies Record<string, { mode: (typeof UNPACK_MODES)[number]; byte: number }>;
+export type ColourCode = keyof typeof COLOURS;
+export const isColour = (code: string): code is ColourCode => code in COLOURS;
+
+/**
+ * An ALU operation: the add or mul ALU's (Tables 12 and 13), `mov` (`or x, x` / `v8min x, x`), or
+ * one of the pack and unpack operations (UNPACKS, INSERTS, COLOURS), which emit.ts makes
+ * instructions once registers are placed.
+ */
+export type AluCode = AddOpName | MulOpName | 'mov' | UnpackCode | InsertCode | ColourCode;
 /** A per-lane write condition (Table 2), `always` aside: an instruction without one always writes. */
 export type WriteCond = Exclude<Condition, 'always'>;
 export type Accumulator = 'r0' | 'r1' | 'r2' | 'r3' | 'r4' | 'r5';

@@ -24,7 +24,7 @@
 // operand to an accumulator first, at the cost of an instruction.
 
 import { lookupSource } from '../vc4/asm/names.ts';
-import { type Accumulator, def, type IrInstr, isUnpack, type PRegName, type Src } from './ir.ts';
+import { type Accumulator, def, type IrInstr, isColour, isInsert, isUnpack, type PRegName, type Src } from './ir.ts';
 import { loops } from './cfg.ts';
 import { type Liveness, walkLive } from './liveness.ts';
 
@@ -43,6 +43,27 @@ export type AllocResult =
   | { readonly ok: true; readonly place: (Placement | undefined)[] }
   /** Spill these and try again; `stuck` names an unspillable register that found no room. */
   | { readonly ok: false; readonly spill: number[]; readonly stuck?: number };
+
+/**
+ * The values only regfile A can hold: an insert's destination, which regfile A's pack writes, and
+ * a colour's word, which its unpack reads (operands.ts INSERTS, COLOURS).
+ */
+export function fileAOnly(code: readonly IrInstr[]): Set<number> {
+  const out = new Set<number>();
+  for (const i of code) {
+    if (i.op !== 'alu') continue;
+    if (isInsert(i.code) && i.dst.k === 'v') out.add(i.dst.id);
+    if (isColour(i.code) && i.a.k === 'v') out.add(i.a.id);
+  }
+  return out;
+}
+
+/** The words inserts change: in regfile A, they can share the insert's register (pass coalesce), which spares a copy. */
+function insertedInto(code: readonly IrInstr[]): Set<number> {
+  const out = new Set<number>();
+  for (const i of code) if (i.op === 'alu' && isInsert(i.code) && i.a.k === 'v') out.add(i.a.id);
+  return out;
+}
 
 /** The file a source must be read from, if it has only one ('b' for small immediates). */
 function fixedFile(s: Src): RegFile | undefined {
@@ -151,8 +172,11 @@ export function accumulatorValues(live: Liveness, adj: readonly (readonly number
     });
   });
   const out = new Map<number, number>();
-  // A value a byte or half-word is unpacked from stays out: only regfile A unpacks (emit.ts).
-  const unpacked = new Set(code.flatMap((i) => (i.op === 'alu' && isUnpack(i.code) && i.a.k === 'v' ? [i.a.id] : [])));
+  // A value a byte or half-word is unpacked from stays out (only regfile A unpacks, emit.ts), and
+  // so do those only regfile A can hold and the words inserts change (which share the insert's
+  // register when coalesced).
+  const unpacked = new Set([...fileAOnly(code), ...insertedInto(code)]);
+  for (const i of code) if (i.op === 'alu' && isUnpack(i.code) && i.a.k === 'v') unpacked.add(i.a.id);
   const order = [...range.keys()].filter((id) => range[id]! > 0 && !unpacked.has(id)).sort((x, y) => range[x]! - range[y]! || x - y);
   for (const id of order) {
     const x = VALUE_ACCUMULATORS.findIndex((n, x) => !busy[x]![id] && !adj[id]!.some((o) => out.get(o) === n));
@@ -174,7 +198,7 @@ export function allocate(
   coalesce = false,
 ): AllocResult {
   const uses = usesOf(code, nregs, coalesce);
-  const files = new Files(nregs, adj);
+  const files = new Files(nregs, adj, fileAOnly(code), insertedInto(code));
   const spill: number[] = [];
   for (const [id, n] of accumulators) files.place[id] = { file: 'acc', n };
   for (const id of uses.order) {
@@ -193,7 +217,7 @@ export function allocate(
     files.take(id, room);
   }
   if (spill.length) return { ok: false, spill };
-  improveFiles(files.place, uses.partners, adj, uses.copies);
+  improveFiles(files.place, uses.partners, adj, uses.copies, files.onlyA);
   return { ok: true, place: files.place };
 }
 
@@ -226,7 +250,9 @@ function usesOf(code: readonly IrInstr[], nregs: number, coalesce: boolean): Use
   // makes the copy a move onto itself, which emit.ts leaves out.
   const copies: Partner[][] = coalesce ? Array.from({ length: nregs }, () => []) : [];
   code.forEach((i, n) => {
-    if (coalesce && i.op === 'alu' && i.code === 'mov' && !i.setf && i.rot === undefined && i.dst.k === 'v' && i.a.k === 'v' && i.dst.id !== i.a.id) {
+    // So are an insert's destination and the word it changes: sharing spares emit.ts a copy.
+    const copying = i.op === 'alu' && (i.code === 'mov' || isInsert(i.code)) && !i.setf && i.rot === undefined;
+    if (coalesce && copying && i.dst.k === 'v' && i.a.k === 'v' && i.dst.id !== i.a.id) {
       const w = LOOP_WEIGHT ** Math.min(depth[n]!, 4);
       copies[i.dst.id]!.push({ other: i.a, weight: w });
       copies[i.a.id]!.push({ other: i.dst, weight: w });
@@ -252,8 +278,17 @@ class Files {
   constructor(
     nregs: number,
     readonly adj: readonly (readonly number[])[],
+    /** The values only regfile A can hold (fileAOnly). */
+    readonly onlyA: ReadonlySet<number>,
+    /** The values that lean to regfile A when nothing else decides (insertedInto). */
+    readonly leanA: ReadonlySet<number>,
   ) {
     this.place = new Array(nregs).fill(undefined);
+  }
+
+  /** The files `id` may be placed in, `first` first. */
+  filesFor(id: number, first: RegFile): readonly RegFile[] {
+    return this.onlyA.has(id) ? ['a'] : [first, otherFile(first)];
   }
 
   /** A register of `file` no neighbour of `id` holds: one in use elsewhere first (keeps the files compact). */
@@ -274,7 +309,7 @@ class Files {
 
   /** A free register for `id` in `first`, else in the other file. */
   freeAt(id: number, first: RegFile): FilePlace | undefined {
-    for (const file of [first, otherFile(first)]) {
+    for (const file of this.filesFor(id, first)) {
       const n = this.freeIn(id, file);
       if (n !== undefined) return { file, n };
     }
@@ -301,12 +336,14 @@ function chooseRegister(id: number, files: Files, uses: Uses, coalesce: boolean)
     const f = other.k === 'v' ? files.place[other.id]?.file : fixedFile(other);
     if (f && f !== 'acc') conflicts[f] += w;
   }
-  const first: RegFile = conflicts.a !== conflicts.b ? (conflicts.a < conflicts.b ? 'a' : 'b') : files.count.a <= files.count.b ? 'a' : 'b';
+  const onlyA = files.onlyA.has(id);
+  const even = conflicts.a === conflicts.b;
+  const first: RegFile = onlyA || (even && files.leanA.has(id)) ? 'a' : !even ? (conflicts.a < conflicts.b ? 'a' : 'b') : files.count.a <= files.count.b ? 'a' : 'b';
   let file = first;
   let n = files.freeIn(id, first);
   const shared = coalesce ? copyTarget(id, uses.copies[id]!, files.place, files.adj) : undefined;
-  if (shared && shared.gain > conflicts[shared.file] - conflicts[first]) [file, n] = [shared.file, shared.n];
-  if (n === undefined) {
+  if (shared && (!onlyA || shared.file === 'a') && shared.gain > conflicts[shared.file] - conflicts[first]) [file, n] = [shared.file, shared.n];
+  if (n === undefined && !onlyA) {
     file = otherFile(first);
     n = files.freeIn(id, file);
   }
@@ -327,9 +364,10 @@ function makeRoom(
 ): FilePlace | undefined {
   for (;;) {
     let best: number | undefined;
+    const room = files.filesFor(id, first);
     for (const o of files.adj[id]!) {
       const p = files.place[o];
-      if (!p || p.file === 'acc' || unspillable.has(o)) continue;
+      if (!p || p.file === 'acc' || !room.includes(p.file) || unspillable.has(o)) continue;
       if (best === undefined || weight[o]! < weight[best]!) best = o;
     }
     if (best === undefined) return undefined;
@@ -386,6 +424,7 @@ function improveFiles(
   partners: readonly Partner[][],
   adj: readonly (readonly number[])[],
   copies: readonly Partner[][],
+  onlyA: ReadonlySet<number>,
 ): void {
   // A value sharing its register with a copy partner stays: moving it would bring the copy back.
   const sharing = (id: number, pl: Placement) =>
@@ -394,7 +433,7 @@ function improveFiles(
     let moved = false;
     for (let id = 0; id < place.length; id++) {
       const pl = place[id];
-      if (!pl || pl.file === 'acc' || !partners[id]!.length || sharing(id, pl)) continue;
+      if (!pl || pl.file === 'acc' || onlyA.has(id) || !partners[id]!.length || sharing(id, pl)) continue;
       const other = otherFile(pl.file);
       let clash = 0;
       for (const { other: o, weight: w } of partners[id]!) {

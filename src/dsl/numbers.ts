@@ -172,6 +172,31 @@ export class IntExpr extends Vec {
     if (unsigned) return k === 1 ? this.ushr(16) : this.and(0xffff);
     return unary(this, 'Int', k === 1 ? 'half1' : 'half0');
   }
+  /**
+   * This word with byte k (0-3, a host number) replaced by the low 8 bits of `v`:
+   * `(x & ~(255 << 8k)) | ((v & 255) << 8k)`. One `mov` through regfile A's pack (8a-8d).
+   */
+  setByte(k: number, v: IntLike): IntExpr {
+    const b = builder('Int.setByte');
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0 || k > 3) throw b.error(`Int.setByte(${describeHost(k)}, ...): a word has bytes 0 to 3 (a host number)`);
+    return this.bin((['setByte0', 'setByte1', 'setByte2', 'setByte3'] as const)[k]!, v);
+  }
+  /** This word with half-word k (0 or 1, a host number) replaced by the low 16 bits of `v`: one `mov` through regfile A's pack (16a, 16b). */
+  setHalf(k: number, v: IntLike): IntExpr {
+    const b = builder('Int.setHalf');
+    if (typeof k !== 'number' || (k !== 0 && k !== 1)) throw b.error(`Int.setHalf(${describeHost(k)}, ...): a word has half-words 0 and 1 (a host number)`);
+    return this.bin(k === 1 ? 'setHalf1' : 'setHalf0', v);
+  }
+  /**
+   * Byte k (0-3, a host number) of each lane as a colour channel, a Float in [0, 1]: the byte / 255
+   * rounded toward zero, as the chip's colour unpack gives it (one instruction).
+   */
+  colour(k: number): FloatExpr {
+    const b = builder('Int.colour');
+    checkOwner(this.owner, 'Int.colour');
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0 || k > 3) throw b.error(`Int.colour(${describeHost(k)}): a word has bytes 0 to 3 (a host number)`);
+    return unary(this, 'Int', (['colour0', 'colour1', 'colour2', 'colour3'] as const)[k]!);
+  }
   /** The same 32 bits read as a Float (a bit cast, not a conversion). */
   asFloat(): FloatExpr {
     return unary(this, 'Int', 'asFloat');

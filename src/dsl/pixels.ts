@@ -13,20 +13,18 @@ function intOf(x: IntLike, what: string): IntExpr {
   return x instanceof IntExpr ? x : intExpr(exprOf(x, 'int', what), b);
 }
 
-/** x's low byte: x itself when it is a byte of a word already (Int.byte), which needs no mask. */
-function lowByte(x: IntExpr): IntExpr {
-  const n = x.node;
-  return n.k === 'un' && n.op.startsWith('byte') ? x : x.and(255);
-}
-
-/** The low bytes of four Ints in one, `b0` lowest: `packBytes(r, g, b, a)` is an RGBA8 pixel (Int.byte(k) takes it apart). */
+/**
+ * The low bytes of four Ints in one, `b0` lowest: `packBytes(r, g, b, a)` is an RGBA8 pixel
+ * (Int.byte(k) takes it apart). b0 with bytes 1-3 set (Int.setByte): three `mov`s through
+ * regfile A's pack, and a copy of b0 where it lives on.
+ */
 export function packBytes(b0: IntLike, b1: IntLike, b2: IntLike, b3: IntLike): IntExpr {
   const [x0, x1, x2, x3] = [b0, b1, b2, b3].map((x) => intOf(x, 'packBytes'));
-  return lowByte(x0!).or(lowByte(x1!).shl(8)).or(lowByte(x2!).shl(16)).or(x3!.shl(24));
+  return x0!.setByte(1, x1!).setByte(2, x2!).setByte(3, x3!);
 }
 
-/** The low half-words of two Ints in one, `lo` lowest (Int.half(k) takes it apart). */
+/** The low half-words of two Ints in one, `lo` lowest (Int.half(k) takes it apart): lo with half-word 1 set (Int.setHalf). */
 export function packHalves(lo: IntLike, hi: IntLike): IntExpr {
   const [a, b] = [lo, hi].map((x) => intOf(x, 'packHalves'));
-  return a!.and(0xffff).or(b!.shl(16));
+  return a!.setHalf(1, b!);
 }

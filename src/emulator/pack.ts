@@ -3,7 +3,7 @@
 // Source: Broadcom, "VideoCore IV 3D Architecture Reference Guide" (2013), Tables 6-9 (pp. 31-32).
 // A pack into a 16-bit or 8-bit field leaves the rest of the destination register as it was.
 
-import { roundToZero, toF } from '../vc4/arith.ts';
+import { colourToFloatBits, toF } from '../vc4/arith.ts';
 import { PACK_A_MODES, PACK_MUL_MODES, UNPACK_MODES } from '../vc4/tables.ts';
 
 // The modes by their names in the tables (constants of this module, which V8 folds into the
@@ -79,11 +79,6 @@ function roundEven(x: number): number {
 }
 
 const clamp = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi : v);
-
-/** An 8-bit colour as a float: byte / 255 rounded toward zero (measured: 1 gives 0x3b808080). */
-export function colourToFloatBits(b: number): number {
-  return roundToZero(b / 255);
-}
 
 /** Regfile-A unpack (pm = 0, Table 6). `float`: some ALU reading it does a float operation. */
 export function unpackA(mode: number, v: number, float: boolean): number {

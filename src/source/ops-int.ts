@@ -2,7 +2,8 @@
 // 32-bit multiply built from the chip's 24-bit one; bytes and half-words of words.
 
 import { constantOf, fits24, type OpLowering, shiftBy } from './op-emitter.ts';
-import { type UnpackCode, UNPACKS } from '../compiler/operands.ts';
+import { COLOURS, type ColourCode, type InsertCode, insertFunction, type UnpackCode, UNPACKS } from '../compiler/operands.ts';
+import { colourToFloatBits } from '../vc4/arith.ts';
 
 /**
  * A byte of each lane (byte0-byte3, zero-extended) or a half-word (half0, half1, sign-extended):
@@ -23,6 +24,50 @@ export function unpackRow(code: UnpackCode) {
         l.mov(x, a);
       }
       l.alu(code, dst, x, l.int(0), cond ? { cond } : {});
+    }) satisfies OpLowering,
+    generate: true,
+  } as const;
+}
+
+/**
+ * A word with byte k (setByte0-3) or half-word k (setHalf0-1) replaced by the low bits of another
+ * Int (Int.setByte, setHalf): the IR's insert, which emit.ts makes one `mov` through regfile A's
+ * pack (Guide p. 31, Table 7). Into the destination, or where that is the inserted value
+ * (which the insert must not overwrite) or no virtual register, into a fresh register it copies.
+ */
+export function insertRow(code: InsertCode) {
+  return {
+    int: {
+      fn: insertFunction(code),
+      lower: ((l, dst, a, b, cond) => {
+        if (dst.k === 'v' && !(b.k === 'v' && b.id === dst.id)) return l.alu(code, dst, a, b, cond ? { cond } : {});
+        const t = l.fresh();
+        l.alu(code, t, a, b);
+        l.mov(dst, t, cond);
+      }) satisfies OpLowering,
+    },
+    generate: true,
+  } as const;
+}
+
+/**
+ * Byte k of each lane as a colour, a Float in [0, 1] (Int.colour): byte / 255 rounded toward zero,
+ * as regfile A's unpack gives it to a float operation (Guide p. 31, Table 6; vc4/arith.ts). The
+ * IR's colour operation, one `fmax` of the word with itself, which the allocator keeps in regfile A.
+ */
+export function colourRow(code: ColourCode) {
+  const shift = 8 * COLOURS[code].byte;
+  return {
+    from: 'int',
+    to: 'float',
+    fn: (a: number) => colourToFloatBits((a >>> shift) & 255),
+    lower: ((l, dst, a, _b, cond) => {
+      let x = a;
+      if (x.k !== 'v') {
+        x = l.fresh();
+        l.mov(x, a);
+      }
+      l.alu(code, dst, x, x, cond ? { cond } : {});
     }) satisfies OpLowering,
     generate: true,
   } as const;

@@ -12,7 +12,7 @@
 // pointer-typed operand computes as an int (arithType).
 
 import * as arith from '../vc4/arith.ts';
-import { multiply, unpackRow } from './ops-int.ts';
+import { colourRow, insertRow, multiply, unpackRow } from './ops-int.ts';
 import { divide, division } from './ops-div.ts';
 import { sqrt, sqrtLowering } from './ops-float.ts';
 import { divide as floatDivide } from './math-common.ts';
@@ -167,6 +167,13 @@ export const BINARY = {
   /** Unsigned min and max: both read as 0 to 2^32 - 1 (three moves after sub.setf; no ALU has them). */
   umin: { int: { fn: (a, b) => (a >>> 0 < b >>> 0 ? a : b), lower: unsignedPick(false), setsFlags: true }, generate: true },
   umax: { int: { fn: (a, b) => (a >>> 0 > b >>> 0 ? a : b), lower: unsignedPick(true), setsFlags: true }, generate: true },
+  /** a with byte k (0-3) or half-word k (0-1) replaced by b's low 8 or 16 bits (Int.setByte, setHalf): regfile A's pack (ops-int.ts). */
+  setByte0: insertRow('setByte0'),
+  setByte1: insertRow('setByte1'),
+  setByte2: insertRow('setByte2'),
+  setByte3: insertRow('setByte3'),
+  setHalf0: insertRow('setHalf0'),
+  setHalf1: insertRow('setHalf1'),
   and: { infix: '&', int: { fn: arith.and, lower: 'and' }, generate: true },
   or: { infix: '|', int: { fn: arith.or, lower: 'or' }, generate: true },
   xor: { infix: '^', int: { fn: arith.xor, lower: 'xor' }, generate: true },
@@ -221,6 +228,11 @@ export const UNARY = {
   byte3: unpackRow('byte3'),
   half0: unpackRow('half0'),
   half1: unpackRow('half1'),
+  /** Byte 0-3 of each lane as a colour in [0, 1], byte / 255 rounded toward zero (Int.colour): regfile A's unpack to float (ops-int.ts). */
+  colour0: colourRow('colour0'),
+  colour1: colourRow('colour1'),
+  colour2: colourRow('colour2'),
+  colour3: colourRow('colour3'),
   /** The same 32 bits as a Float (a bit cast: no conversion). */
   asFloat: { from: 'int', to: 'float', fn: (a) => a, lower: (l, dst, a, _b, cond) => l.mov(dst, a, cond), generate: true },
   /** The same 32 bits as an Int. */

@@ -298,3 +298,11 @@ export function sfu(fn: number, bits: number): number {
 /** Whether an opcode's result is a float (for packing). */
 export const ADD_FLOAT_RESULT: ReadonlySet<number> = new Set(ADD_OPS.filter((o) => o?.output === 'float').map((o) => o!.code));
 export const MUL_FLOAT_RESULT: ReadonlySet<number> = new Set(MUL_OPS.filter((o) => o.output === 'float').map((o) => o.code));
+
+/**
+ * An 8-bit colour as a float, as regfile A's unpack 8a-8d gives it to a float operation (Guide
+ * p. 31, Table 6): byte / 255 rounded toward zero (measured: 1 gives 0x3b808080).
+ */
+export function colourToFloatBits(b: number): number {
+  return roundToZero(b / 255);
+}

@@ -3,7 +3,7 @@
 // address, all 16 or the first k. On the interpreter and the emulator at -O0 and -O2 (onAll).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { For, gather, index, Int, Int16, Int8, kernel, packBytes, packHalves, Ptr, scatter, SharedArray, Uint16, Uint8 } from '../../src/index.ts';
+import { Float, For, gather, index, Int, Int16, Int8, kernel, packBytes, packHalves, Ptr, scatter, SharedArray, Uint16, Uint8, Where } from '../../src/index.ts';
 import { onAll } from '../helpers/lang.ts';
 
 const bytes = (n: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => f(i));
@@ -97,10 +97,48 @@ test('byte(k) and half(k) use regfile A\'s unpack where the value is there, two 
     out.add(16).store(index().mul(0x01020304).byte(1).add(index().half(0)));
   });
   const asm = k.code().asm;
-  for (const mode of ['8a', '8b', '8c', '8d', '16b']) assert.match(asm, new RegExp(`mov r\\d, ra\\d+\\.${mode}\\b`), mode);
+  for (const mode of ['8a', '8b', '8c', '8d', '16b']) assert.match(asm, new RegExp(`mov (r\\d|ra\\d+), ra\\d+\\.${mode}\\b`), mode);
+  // packBytes: three movs through regfile A's pack into the register of its first byte.
+  for (const mode of ['8b', '8c', '8d']) assert.match(asm, new RegExp(`mov ra\\d+\\.${mode}, `), `pack ${mode}`);
   const words = bytes(16, (i) => Math.imul(i + 7, 0x9e3779b9) | 0);
   const [, out] = onAll(k, () => [SharedArray.from(words, 'int32'), SharedArray.int32(32)]);
   const b = (x: number, j: number) => (x >>> (8 * j)) & 255;
   assert.deepEqual(Array.from(out.slice(0, 16)), words.map((x) => ((b(x, 2) | (b(x, 1) << 8) | (b(x, 0) << 16) | (b(x, 3) << 24)) + (x >> 16)) | 0));
   assert.deepEqual(Array.from(out.slice(16)), bytes(16, (i) => (((Math.imul(i, 0x01020304) >>> 8) & 255) + i) | 0));
 });
+
+test('setByte, setHalf (regfile A\'s pack) and colour (its unpack to float), in and out of Where', () => {
+  const k = kernel([Ptr(Int), Ptr(Int), Ptr(Float)], (src, out, f) => {
+    const x = Int(src.load());
+    const y = Int(x.setByte(0, x.byte(3)).setHalf(1, x.mul(3)));
+    out.store(y);
+    const z = Int(x);
+    Where(x.lt(0), () => z.set(z.setByte(2, 0xab).setHalf(0, -2)));
+    out.add(16).store(z);
+    out.add(32).store(x.setByte(3, x)); // the inserted value is the word itself
+    f.store(x.colour(0).add(x.colour(1).mul(2)).add(x.colour(2).mul(4)).add(x.colour(3).mul(8)));
+    f.add(16).store(Int(index().mul(17)).colour(0)); // 0, 17, ... 255: every step of 1/15
+  });
+  assert.match(k.code().asm, /fmax (r\d|r[ab]\d+), ra(\d+)\.8a, ra\2\.8a/);
+  const words = bytes(16, (i) => Math.imul(i + 3, 0x9e3779b9) | 0);
+  const [, out, f] = onAll(k, () => [SharedArray.from(words, 'int32'), SharedArray.int32(48), SharedArray.float32(32)]);
+  const b = (x: number, j: number) => (x >>> (8 * j)) & 255;
+  const colour = (c: number) => Math.fround(c / 255) > c / 255 ? nextDown(Math.fround(c / 255)) : Math.fround(c / 255);
+  assert.deepEqual(Array.from(out.slice(0, 16)), words.map((x) => ((x & 0xff00) | b(x, 3) | (Math.imul(x, 3) << 16)) | 0));
+  assert.deepEqual(Array.from(out.slice(16, 32)), words.map((x) => (x < 0 ? (x & 0xff000000) | 0xab0000 | 0xfffe : x) | 0));
+  assert.deepEqual(Array.from(out.slice(32)), words.map((x) => ((x & 0xffffff) | (x << 24)) | 0));
+  const sum = (x: number) => [0, 1, 2, 3].reduce((s, j) => Math.fround(s + Math.fround(colour(b(x, j)) * 2 ** j)), 0);
+  words.forEach((x, i) => assert.ok(Math.abs(f[i]! - sum(x)) <= 4e-7 * sum(x) + 1e-30, `lane ${i}: ${f[i]} vs ${sum(x)}`));
+  assert.deepEqual(Array.from(f.slice(16)), bytes(16, (i) => colour(i * 17)));
+  assert.equal(colour(255), 1);
+  assert.throws(() => kernel([Ptr(Int)], (p) => void p.load().setByte(4, 1)), /Int\.setByte\(4, \.\.\.\): a word has bytes 0 to 3/);
+  assert.throws(() => kernel([Ptr(Int)], (p) => void p.load().setHalf(2, 1)), /Int\.setHalf\(2, \.\.\.\)/);
+  assert.throws(() => kernel([Ptr(Int)], (p) => void p.load().colour(-1)), /Int\.colour\(-1\): a word has bytes 0 to 3/);
+});
+
+/** The float32 just below a positive float32. */
+function nextDown(x: number): number {
+  const f = new Float32Array([x]);
+  new Int32Array(f.buffer)[0]! -= 1;
+  return f[0]!;
+}

@@ -5,7 +5,7 @@
 // that leave nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { atomicAdd, Float, Int, Int16, index, kernel, Ptr, scatter, scatterAdd, select, SharedArray, Uint8, Where } from '../../src/index.ts';
+import { atomicAdd, Float, Int, Int16, index, kernel, packBytes, Ptr, scatter, scatterAdd, select, SharedArray, Uint8, Where } from '../../src/index.ts';
 import { gcd, gcdInputs } from '../../examples/gcd.ts';
 import { heatGrid, step } from '../../examples/heat.ts';
 import { glibcRand } from '../../examples/lib/rand.ts';
@@ -327,12 +327,15 @@ test('the language\'s newer constructs on the pi target (multiply, division, sel
   assert.deepEqual(bits(onPi.floats), bits(onEmu.floats));
 });
 
-test('8- and 16-bit arrays on the pi target (test device): loads widen and stores narrow as on the emulator', async () => {
+test('8- and 16-bit arrays and pixels on the pi target (test device): loads widen, stores narrow, packs and unpacks as on the emulator', async () => {
   device();
   const k = kernel([Ptr(Uint8), Ptr(Int16), Int], function narrow(px, h, n) {
     const v = Int(px.add(3).load(n));
     px.add(20).store(v.mul(3));
     h.add(1).store(h.load().sub(v.shl(8)));
+    // A pixel from four bytes (regfile A's pack), its channels back (unpack, and to float).
+    const w = Int(packBytes(v, v.add(1), v.mul(5), v.byte(0).xor(255)).setHalf(0, v.shl(3)));
+    h.store(w.byte(1).add(w.half(1)).add(w.colour(2).mul(1000).toInt()));
   });
   const fill = () => ({ px: SharedArray.from(Array.from({ length: 40 }, (_, i) => (i * 53) & 255), 'uint8'), h: SharedArray.from(Array.from({ length: 20 }, (_, i) => i * 3000 - 30000), 'int16') });
   const onPi = fill();

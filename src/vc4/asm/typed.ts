@@ -38,6 +38,8 @@ export type InstrSpec =
       readonly kind: 'alu';
       readonly op: AddOpName | MulOpName | 'mov';
       readonly dst: RegisterName;
+      /** Regfile A's pack of the write to `dst` (Table 7). */
+      readonly pack?: string;
       readonly a: SourceSpec;
       /** The second input (not for mov). */
       readonly b?: SourceSpec;
@@ -78,7 +80,8 @@ function statement(s: InstrSpec): Statement {
   switch (s.kind) {
     case 'alu': {
       const suffixes = [...(s.cond ? [suffix(s.cond)] : []), ...(s.setf ? [suffix('setf')] : [])];
-      const operands = [named(s.dst), source(s.a, s.rot), ...(s.b ? [source(s.b, s.rot)] : [])];
+      const dst = s.pack ? { ...named(s.dst), suffixes: [suffix(s.pack)] } : named(s.dst);
+      const operands = [dst, source(s.a, s.rot), ...(s.b ? [source(s.b, s.rot)] : [])];
       return alu([{ kind: 'op', name: s.op, col: COL, suffixes, operands }]);
     }
     case 'ldi':
