@@ -7,9 +7,12 @@
 // perhaps conditional) of a virtual register that one ALU operation defines and only that copy reads is
 // replaced by the operation writing D at the copy's place; the operation moves down only past
 // instructions that write none of its operands (registers, or accumulators, r4 and r5, when it
-// reads them) and across no label or branch, and at most MAX_DISTANCE instructions.
+// reads them) and across no label or branch, and at most MAX_DISTANCE instructions. An insert
+// (operands.ts INSERTS) keeps its destination, which must be in regfile A.
+// And reads in place, the other way (readsInPlace): a copy out of r4 or r5 read once, within
+// MAX_DISTANCE in the same block, goes, and its reader reads the accumulator.
 
-import { def, type IrInstr, isInsert, type Reg, readKind, type Src, uses } from './ir.ts';
+import { def, type IrInstr, isColour, isInsert, isUnpack, type Reg, readKind, type Src, uses } from './ir.ts';
 
 /** How far an operation may move down to its copy (its operands stay live that much longer). */
 export const MAX_DISTANCE = 16;
@@ -70,6 +73,50 @@ export function directWrites(code: readonly IrInstr[], nregs: number): IrInstr[]
     if (!clear) continue;
     out[m] = { ...o, dst: c.dst as Reg, ...(c.cond ? { cond: c.cond } : {}) };
     out[d] = undefined;
+  }
+  return readsInPlace(out.filter((i): i is IrInstr => i !== undefined), nregs);
+}
+
+/** The accumulators a copy out of may be read in place: r4 (the SFU's and TMU's results) and r5 (a broadcast). */
+const IN_PLACE = new Set(['r4', 'r5']);
+
+/**
+ * Reads in place: a copy `mov %t, r4` (or r5) of a virtual register defined only there and read
+ * only once, by an ALU operation later in the same block with no write of that accumulator
+ * between, goes, and the operation reads the accumulator itself. Not into an operation that
+ * rotates (only r0-r3 rotate across all 16 lanes) or unpacks (only regfile A does).
+ */
+function readsInPlace(code: IrInstr[], nregs: number): IrInstr[] {
+  const defs = new Int32Array(nregs);
+  const useCount = new Int32Array(nregs);
+  for (const i of code) {
+    const d = def(i);
+    if (d) defs[d.id]!++;
+    for (const u of uses(i)) useCount[u.id]!++;
+  }
+  const out: (IrInstr | undefined)[] = code.slice();
+  for (let m = 0; m < out.length; m++) {
+    const c = out[m]!;
+    if (c.op !== 'alu' || c.code !== 'mov' || c.cond || c.setf || c.rot !== undefined || c.dst.k !== 'v') continue;
+    if (c.a.k !== 'p' || !IN_PLACE.has(c.a.name)) continue;
+    const t = c.dst.id;
+    const acc = c.a;
+    if (defs[t] !== 1 || useCount[t] !== 1) continue;
+    for (let k = m + 1; k < out.length && k - m <= MAX_DISTANCE; k++) {
+      const i = out[k];
+      if (!i) continue;
+      if (i.op === 'label' || i.op === 'branch' || i.op === 'end') break;
+      const reads = i.op === 'alu' && [i.a, i.b].some((s) => s.k === 'v' && s.id === t);
+      if (reads) {
+        if (i.rot === undefined && !isUnpack(i.code) && !isColour(i.code) && !(i.dst.k === 'v' && i.dst.id === t)) {
+          const r = (s: Src): Src => (s.k === 'v' && s.id === t ? acc : s);
+          out[k] = { ...i, a: r(i.a), b: r(i.b) };
+          out[m] = undefined;
+        }
+        break;
+      }
+      if (accWrites(i).some((w) => w === acc.name || (acc.name === 'r5' && w.startsWith('r5')))) break;
+    }
   }
   return out.filter((i): i is IrInstr => i !== undefined);
 }

@@ -80,7 +80,7 @@ export const PIPELINE = [
   { name: 'dead', level: 1, ir: removeDeadCode, does: 'values no path reads removed', shows: 'the IR after dead-code removal' },
   { name: 'fold', level: 1, ir: foldConstants, does: "operations on constants computed with the chip's arithmetic", shows: '... after constant folding' },
   { name: 'cse', level: 1, ir: eliminateCommon, does: 'an operation computed again in a block reads the first result', shows: '... after common subexpressions' },
-  { name: 'direct', level: 1, ir: directWrites, does: 'a result only copied is written where the copy goes', shows: '... after direct writes to where results are copied' },
+  { name: 'direct', level: 1, ir: directWrites, does: 'results written where their copy goes; r4, r5 read in place', shows: '... after direct writes to where results are copied' },
   { name: 'hoist', level: 1, ir: hoistConstants, does: 'constants and invariant operations out of loops', shows: '... after loop-invariant code motion' },
   { name: 'strength', level: 1, ir: reduceStrength, does: 'addresses base + (i << k) as induction variables', shows: '... after strength reduction of addresses' },
   { name: 'liveness', shows: 'the IR with the registers live after each instruction' },
