@@ -5,7 +5,8 @@
 // semaphore hand-off. Counts and modelled times, not timings of this machine.
 // Run: npm run bench:scatter [-- --json out.json]
 import { writeFileSync } from 'node:fs';
-import { atomicAdd, For, If, index, Int, kernel, me, numQPUs, Ptr, scatter, scatterAdd, semaDec, semaInc, SharedArray } from '../src/index.ts';
+import { atomicAdd, For, index, Int, kernel, me, numQPUs, Ptr, scatter, scatterAdd, SharedArray } from '../src/index.ts';
+import { mergeCounters } from '../examples/lib/counters.ts';
 
 const N = 32;
 type Op = 'none' | 'scatter' | 'scatterAdd' | 'atomicAdd';
@@ -41,21 +42,7 @@ function histogram(how: 'atomic' | 'private'): { cycles: number; correct: boolea
       if (how === 'atomic') atomicAdd(mine.add(v), Int(1));
       else scatterAdd(mine.add(v), Int(1));
     });
-    if (how === 'private') {
-      // Each QPU tells QPU 0 its counters are in memory; QPU 0 adds them up.
-      semaInc(0);
-      If(me().eq(0), () => {
-        const q = Int(0);
-        For(q.lt(numQPUs()), () => q.set(q.add(1)), () => semaDec(0));
-        const b = Int(0);
-        For(b.lt(BINS), () => b.set(b.add(16)), () => {
-          const sum = Int(0);
-          const c = Int(0);
-          For(c.lt(numQPUs()), () => c.set(c.add(1)), () => sum.set(sum.add(hist.add(c.mul(BINS).add(b)).load())));
-          hist.add(b).store(sum);
-        });
-      });
-    }
+    if (how === 'private') mergeCounters(hist, BINS);
   }).setNumQPUs(QPUS);
   const values = Array.from({ length: VALUES }, (_, j) => ((j * 2654435761) >>> 0) % BINS);
   const hist = SharedArray.int32(BINS * (how === 'private' ? QPUS : 1));

@@ -7,7 +7,8 @@
 // equalised picture and the edges are written to out/equalised.png and out/edges.png.
 // Run: npx tsx examples/edges.ts [--input picture.png] [--size N] [--qpus 1,2,12]
 import { readFileSync } from 'node:fs';
-import { For, gather, If, Int, index, kernel, me, numQPUs, Ptr, receive, scatterAdd, select, semaDec, semaInc, SharedArray, Uint8, Where } from 'qpu-ts';
+import { For, gather, Int, index, kernel, me, numQPUs, Ptr, receive, scatterAdd, select, SharedArray, Uint8, Where } from 'qpu-ts';
+import { mergeCounters } from './lib/counters.ts';
 import { Image, readPng, writePng } from './lib/png.ts';
 import { scene } from './lib/scene.ts';
 import { check, count, type ExampleOptions, type ExampleResult, fastest, qpuList, qpusText, runIfMain, seconds, since, table, type Timing, timing, wholeNumber } from './lib/report.ts';
@@ -40,18 +41,7 @@ export const histogram = kernel([Ptr(Uint8), Ptr(Int), Int], function histogram(
     const v = Int(y.add(i).load(left));
     Where(index().lt(left), () => scatterAdd(mine.add(v), Int(1)));
   });
-  semaInc(0);
-  If(me().eq(0), () => {
-    const q = Int(0);
-    For(q.lt(numQPUs()), () => q.set(q.add(1)), () => semaDec(0));
-    const b = Int(0);
-    For(b.lt(BINS), () => b.set(b.add(16)), () => {
-      const sum = Int(0);
-      const c = Int(0);
-      For(c.lt(numQPUs()), () => c.set(c.add(1)), () => sum.set(sum.add(counts.add(c.mul(BINS).add(b)).load())));
-      counts.add(b).store(sum);
-    });
-  });
+  mergeCounters(counts, BINS);
 });
 
 /**
