@@ -3,9 +3,8 @@
 // their lowering. The chip has no divide: the quotient comes from the SFU's reciprocal, sharpened
 // by a Newton step, in two rounds of float estimates with exact integer remainders between them,
 // then one last step up. By a constant, a power of two is a shift, a dividend known to fit in a
-// few bits is one mul24 by a magic number and a shift, and any other signed dividend (by a
-// positive constant) the high word of its magnitude's product with a 32-bit magic number
-// (Granlund and Montgomery, 1994), built from four mul24.
+// few bits is one mul24 by a magic number and a shift, and any other dividend the high word of
+// its product with a magic number (Granlund and Montgomery, 1994), built from four mul24.
 //
 // Why it is exact (every uint32 dividend n and divisor d >= 1, docs/language.md):
 // - r, the reciprocal, lies in [(1 - 2^-19) / d, 1 / d): the SFU's estimate within 2^-11
@@ -253,24 +252,23 @@ function magic(d: number, bits: number): { m: number; s: number } | undefined {
 }
 
 /**
- * For dividends n in [0, 2^31] and a constant d >= 3: m < 2^32 and s with floor(n / d) =
- * floor(n m / 2^(32 + s)), m = floor(2^(32 + s) / d) + 1 and (m d - 2^(32 + s)) 2^31 < 2^(32 + s)
- * (the error n (m d - 2^(32 + s)) / (d 2^(32 + s)) then stays below 1 / d). Every d but
- * 2^31 - 1 has one.
+ * For dividends n in [0, nMax] (nMax < 2^32) and a constant d >= 3: m < 2^33 and s with
+ * floor(n / d) = floor(n m / 2^(32 + s)), m = floor(2^(32 + s) / d) + 1 and
+ * (m d - 2^(32 + s)) nMax < 2^(32 + s) (the error n (m d - 2^(32 + s)) / (d 2^(32 + s)) then
+ * stays below 1 / d). The smallest such s; in exact integers (the products pass 2^53).
  */
-export function magic31(d: number): { m: number; s: number } | undefined {
-  for (let s = 0; s < 32; s++) {
-    const big = 2 ** (32 + s);
-    const m = Math.floor(big / d) + 1;
-    if (m >= 2 ** 32) return undefined;
-    if ((m * d - big) * 2 ** 31 < big) return { m, s };
+export function magicFor(d: number, nMax: number): { m: number; s: number } {
+  const [bd, bn] = [BigInt(d), BigInt(nMax)];
+  for (let s = 0n; ; s++) {
+    const big = 1n << (32n + s);
+    const m = big / bd + 1n;
+    if ((m * bd - big) * bn < big) return { m: Number(m), s: Number(s) };
   }
-  return undefined;
 }
 
 /**
- * floor(n m / 2^32) for n <= 2^31 and a constant m < 2^32: the high word of the product, from
- * the 16-bit halves' four products (each below 2^32, so one mul24 each) as
+ * floor(n m / 2^32) for a constant m < 2^32: the high word of the product, from the 16-bit
+ * halves' four products (each below 2^32, so one mul24 each) as
  * nh mh + (nh ml + nl mh + (nl ml >> 16)) >> 16, the middle sum's two carries (add.setf's C)
  * counted in as 2^16 each.
  */
@@ -302,48 +300,77 @@ function highWord(l: OpEmitter, n: Src, m: number): VReg {
 }
 
 /**
- * Signed, by a constant d >= 3 (not a power of two) with a magic31: the quotient of the
- * magnitudes is the product's high word shifted (Granlund and Montgomery), the remainder the
- * dividend's magnitude less its product with d; both take a's sign, and the quotient also d's
- * (d is positive). About 14 instructions where the general lowering takes 35.
+ * floor(n / d) for a magic number (magicFor): the high word of n m shifted by s; for m of 33
+ * bits, t = the high word of n (m - 2^32), and the quotient (((n - t) >> 1) + t) >> (s - 1),
+ * which never passes 2^32 (Granlund and Montgomery, 1994, section 5).
  */
-function signedByMagic(l: OpEmitter, dst: Reg, a: Src, d: number, want: Which, how: { m: number; s: number }): void {
-  const n = magnitude(l, a);
-  let q = highWord(l, n, how.m);
-  if (how.s) {
+function quotientByMagic(l: OpEmitter, n: Src, how: { m: number; s: number }): Src {
+  const shifted = (x: Src, by: number): Src => {
+    if (!by) return x;
     const t = l.fresh();
-    l.alu('shr', t, q, shiftBy(l, how.s));
-    q = t;
+    l.alu('shr', t, x, shiftBy(l, by));
+    return t;
+  };
+  if (how.m < 2 ** 32) return shifted(highWord(l, n, how.m), how.s);
+  const t = highWord(l, n, how.m - 2 ** 32);
+  const u = l.fresh();
+  l.alu('sub', u, n, t);
+  l.alu('shr', u, u, l.int(1));
+  l.alu('add', u, u, t);
+  return shifted(u, how.s - 1);
+}
+
+/**
+ * n - q d for q = floor(n / d), a constant d: q d from mul24, which takes d's low 24 bits. Below
+ * 2^24 the remainder (less than d) is the low 24 bits of n - q d, which that gives; from 2^24 on,
+ * q is below 2^8 and d's top byte's product is added in.
+ */
+function remainderByConstant(l: OpEmitter, n: Src, q: Src, d: number): VReg {
+  const qd = l.fresh();
+  l.alu('mul24', qd, q, l.word(d & 0xffffff));
+  if (d >= 2 ** 24) {
+    const high = l.fresh();
+    l.alu('mul24', high, q, l.word(d >>> 24));
+    l.alu('shl', high, high, shiftBy(l, 24));
+    l.alu('add', qd, qd, high);
   }
-  let x: Src = q;
-  if (want === 'r') {
-    // q d from mul24, which takes d's low 24 bits: below 2^24 the remainder (less than d) is
-    // the low 24 bits of n - q d, which that gives; from 2^24 on, q is below 2^7 and d's top
-    // byte's product is added in.
-    const qd = l.fresh();
-    l.alu('mul24', qd, q, l.word(d & 0xffffff));
-    if (d >= 2 ** 24) {
-      const high = l.fresh();
-      l.alu('mul24', high, q, l.word(d >>> 24));
-      l.alu('shl', high, high, shiftBy(l, 24));
-      l.alu('add', qd, qd, high);
-    }
-    const r = l.fresh();
-    l.alu('sub', r, n, qd);
-    if (d < 2 ** 24) l.alu('and', r, r, l.word(0xffffff));
-    x = r;
+  const r = l.fresh();
+  l.alu('sub', r, n, qd);
+  if (d < 2 ** 24) l.alu('and', r, r, l.word(0xffffff));
+  return r;
+}
+
+/**
+ * By a constant c whose magnitude d (signed; c as unsigned for udiv and urem) is 3 or more and
+ * no power of two: the quotient by a magic number (quotientByMagic), the remainder from it. Signed,
+ * on the magnitudes, then a's sign (and the quotient's flipped for a negative c): -(a / d) is
+ * a / -d and a % -d is a % d, truncating. About 16 instructions where the general lowering takes
+ * 35. False for other constants.
+ */
+function byMagic(l: OpEmitter, dst: Reg, a: Src, c: number, want: Which, signed: boolean): boolean {
+  const d = signed ? Math.abs(c) : c >>> 0;
+  if (d < 3 || Number.isInteger(Math.log2(d))) return false;
+  const n = signed ? magnitude(l, a) : a;
+  const q = quotientByMagic(l, n, magicFor(d, signed ? 2 ** 31 : 2 ** 32 - 1));
+  const x = want === 'q' ? q : remainderByConstant(l, n, q, d);
+  if (!signed) {
+    l.mov(dst, x);
+    return true;
   }
   const sign = l.fresh();
   l.alu('asr', sign, a, shiftBy(l, 31));
   const t = l.fresh();
   l.alu('xor', t, x, sign);
-  l.alu('sub', dst, t, sign);
+  if (want === 'q' && c < 0) l.alu('sub', dst, sign, t);
+  else l.alu('sub', dst, t, sign);
+  return true;
 }
 
 /** The cheap cases by a constant divisor; false when there is none and the general lowering must run. */
 function byConstant(l: OpEmitter, dst: Reg, a: Src, b: Src, want: Which, signed: boolean): boolean {
   const d = constantOf(l, b);
-  if (d === undefined || d <= 0) return false;
+  if (d === undefined) return false;
+  if (d <= 0) return byMagic(l, dst, a, d, want, signed);
   if (d === 1) {
     if (want === 'q') l.mov(dst, a);
     else l.mov(dst, l.int(0));
@@ -368,14 +395,8 @@ function byConstant(l: OpEmitter, dst: Reg, a: Src, b: Src, want: Which, signed:
     l.alu('asr', dst, t, shiftBy(l, k));
     return true;
   }
-  const small = nonNegative && ra.hi < 2 ** 24 ? magic(d, Math.ceil(Math.log2(ra.hi + 1))) : undefined;
-  if (!small) {
-    const how = signed && !Number.isInteger(k) ? magic31(d) : undefined;
-    if (!how) return false;
-    signedByMagic(l, dst, a, d, want, how);
-    return true;
-  }
-  const how = small;
+  const how = nonNegative && ra.hi < 2 ** 24 ? magic(d, Math.ceil(Math.log2(ra.hi + 1))) : undefined;
+  if (!how) return byMagic(l, dst, a, d, want, signed);
   const p = l.fresh();
   l.alu('mul24', p, a, l.word(how.m));
   const q = want === 'q' ? dst : l.fresh();

@@ -26,7 +26,7 @@ import { generate, rng } from '../../src/source/generate.ts';
 import { aluFunction, type AluCode, int, p, type Reg, regText, type Src, v, type WriteCond } from '../../src/compiler/ir.ts';
 import { addCarry, negFlag, sfu, zeroFlag } from '../../src/vc4/arith.ts';
 import { sfuChip } from '../../src/vc4/sfu-model.ts';
-import { magic31 } from '../../src/source/ops-div.ts';
+import { magicFor } from '../../src/source/ops-div.ts';
 import { ADD_OP_BY_NAME, smallImmValue } from '../../src/vc4/tables.ts';
 
 /** Patterns that find edge cases as ints and as floats, then random ones. */
@@ -264,30 +264,34 @@ test('integer division and remainder are exact for every int32, signed and unsig
     }
 });
 
-test('signed division by a constant through the high word of a product (magic31) is exact where an error would show, for every divisor up to 2000 and 300 more', () => {
+test('division by a constant through the high word of a product (magicFor) is exact where an error would show: every divisor to 2000 and 300 more, either sign, signed and unsigned', () => {
   const r = rng(2402);
-  const divisors = [...Array.from({ length: 1998 }, (_, i) => i + 3), 2 ** 24 - 1, 2 ** 24 + 1, 2 ** 30 + 3, 2 ** 31 - 2, 2 ** 31 - 1];
-  for (let i = 0; i < 300; i++) divisors.push(3 + ((r() >>> 0) % (2 ** 31 - 3)));
-  for (const op of ['div', 'rem'] as const) {
+  const divisors = [...Array.from({ length: 1998 }, (_, i) => i + 3), 2 ** 24 - 1, 2 ** 24 + 1, 2 ** 30 + 3, 2 ** 31 - 1, 2 ** 31 + 1, 2 ** 32 - 1, 3000000019];
+  for (let i = 0; i < 300; i++) divisors.push(3 + ((r() >>> 0) % (2 ** 32 - 3)));
+  for (const op of ['div', 'rem', 'udiv', 'urem'] as const) {
     const impl = binaryImpl(op, 'int')!;
     const lower = impl.lower as Exclude<BinaryImpl['lower'], string>;
-    for (const d of divisors) {
-      // Below and at the multiples of d nearest 2^31, either sign, and the ends of the range.
-      const top = Math.floor(2 ** 31 / d) * d;
-      const as = [0, 1, -1, d - 1, d, d + 1, 2 ** 31 - 1, -(2 ** 31), -(2 ** 31) + 1, top - 1, top, top - d - 1, (r() >>> 1) | 0];
-      for (const a0 of as)
-        for (const a of [a0 | 0, -a0 | 0]) {
-          const l = new OneLane();
-          const [x, y, q] = [v(0), v(1), v(2)];
-          l.set(x, a);
-          l.set(y, d);
-          l.known.set(regText(y), { lo: d, hi: d });
-          lower(l, q, x, y, undefined);
-          if (l.get(q) !== impl.fn(a, d)) assert.fail(`${op}(${a}, ${d}) by a constant: ${l.get(q)}, not ${impl.fn(a, d)}`);
-        }
-    }
+    const unsigned = op.startsWith('u');
+    for (const d of divisors)
+      for (const c of unsigned ? [d | 0] : [d, -d].filter((x) => Math.abs(x) < 2 ** 31)) {
+        // Below and at the multiples of d nearest the top of the dividends' range, and the range's ends.
+        const top = unsigned ? 2 ** 32 - 1 : 2 ** 31;
+        const last = Math.floor(top / d) * d;
+        const as = [0, 1, d - 1, d, d + 1, top - 1, top, last - 1, last, last - d - 1, r() >>> 0];
+        for (const a0 of as)
+          for (const a of unsigned ? [a0 | 0] : [a0 | 0, -a0 | 0]) {
+            const l = new OneLane();
+            const [x, y, q] = [v(0), v(1), v(2)];
+            l.set(x, a);
+            l.set(y, c);
+            l.known.set(regText(y), { lo: c, hi: c });
+            lower(l, q, x, y, undefined);
+            if (l.get(q) !== impl.fn(a, c)) assert.fail(`${op}(${a}, ${c}) by a constant: ${l.get(q)}, not ${impl.fn(a, c)}`);
+          }
+      }
   }
-  assert.equal(magic31(2 ** 31 - 1), undefined); // the one divisor left to the general lowering
+  // Some divisors need a magic number of 33 bits (the quotient's fix-up path).
+  assert.ok(magicFor(7, 2 ** 32 - 1).m >= 2 ** 32);
 });
 
 test('a lowering given a condition writes its destination only where the condition holds (rows that set no flags)', () => {
