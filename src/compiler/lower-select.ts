@@ -56,11 +56,12 @@ export function lowerSelect(l: SelectEmitter, e: Expr & { k: 'select' }, dst: Re
 }
 
 /**
- * Whether computing e sets flags: a select does, and an operator whose row says so (umin, umax).
+ * Whether computing e sets flags: a select and a prefix sum do, and an operator whose row says so (umin, umax).
  * Lowering computes such an expression before setting any flags it is written under.
  */
 export const setsFlags = (e: Expr): boolean =>
   e.k === 'select' ||
+  e.k === 'scan' ||
   (e.k === 'load' && e.n !== undefined) ||
   (e.k === 'bin' && binaryImpl(e.op, e.ty)?.setsFlags === true) ||
   (e.k === 'un' && unaryRow(e.op)?.setsFlags === true) ||

@@ -20,6 +20,7 @@ import { lowerScatter } from './lower-scatter.ts';
 import { lowerLoad, lowerStore } from './lower-memory.ts';
 import { Conditions } from './lower-conditions.ts';
 import { lowerSelect, setsFlags } from './lower-select.ts';
+import { lowerReduce, lowerScan } from './lower-lanes.ts';
 import { type AluCode, int, type IrInstr, p, type Reg, smallImm, type Src, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
 import { LANES, MAX_QPUS } from '../vc4/chip.ts';
@@ -460,6 +461,12 @@ class Lowering implements OpEmitter {
       case 'select':
         if (cond) throw new Error('internal: a select lowers before the flags it is written under (setsFlags)');
         lowerSelect(this, e, dst);
+        return;
+      case 'reduce':
+        lowerReduce(this, e, this.expr(e.a), dst, cond);
+        return;
+      case 'scan':
+        lowerScan(this, e, this.expr(e.a), dst, cond);
         return;
       default:
         throw new Error(`internal: no lowering for expression ${(e satisfies never as Expr).k}`);

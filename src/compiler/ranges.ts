@@ -54,6 +54,9 @@ export function exprRange(e: Expr, vars: readonly (Range | undefined)[]): Range 
     case 'rotate':
     case 'lane':
       return of(e.a);
+    case 'reduce':
+      // A min or max of the lanes is one of them.
+      return e.op === 'min' || e.op === 'max' ? of(e.a) : undefined;
     case 'select': {
       const a = of(e.a);
       const b = of(e.b);

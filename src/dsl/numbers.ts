@@ -6,7 +6,8 @@
 // The two classes are in one file because each makes the other (Int.toFloat, Float.asInt, the
 // unary operators whose row gives the other type): apart, their files would import each other.
 
-import type { BinOp, CmpOp, Expr, UnOp } from '../source/ast.ts';
+import type { BinOp, CmpOp, Expr, ReduceOp, UnOp } from '../source/ast.ts';
+import { REDUCE_METHODS } from '../source/print.ts';
 import { type Storage, UNARY } from '../source/ops.ts';
 import { LANES } from '../vc4/chip.ts';
 import { builder, checkOwner, describeHost, type KernelBuilder } from './builder.ts';
@@ -49,6 +50,23 @@ function lane(x: Vec, cls: 'Int' | 'Float', n: IntLike): Expr {
   if (typeof n === 'number' && (!Number.isInteger(n) || n < 0 || n >= LANES))
     throw b.error(`${what}(${n}): lanes are numbered 0 to ${LANES - 1}; an Int picks by its lane 0`);
   return { k: 'lane', ty: x.ty, a: x.node, n: exprOf(n, 'int', what) };
+}
+
+/** A reduction across x's lanes by `op`, for the method `${cls}.${method}`: the same value in every lane (source/lanes.ts). */
+function reduce(x: Vec, cls: 'Int' | 'Float', op: ReduceOp): Expr {
+  const what = `${cls}.${REDUCE_METHODS[op]}`;
+  builder(what);
+  checkOwner(x.owner, what);
+  return { k: 'reduce', op, ty: x.ty as 'int' | 'float', a: x.node };
+}
+
+/** Prefix sums across x's lanes, for the method `${cls}.scanLanes` (source/lanes.ts). */
+function scan(x: Vec, cls: 'Int' | 'Float', kind: 'inclusive' | 'exclusive'): Expr {
+  const what = `${cls}.scanLanes`;
+  const b = builder(what);
+  checkOwner(x.owner, what);
+  if (kind !== 'inclusive' && kind !== 'exclusive') throw b.error(`${what}(${describeHost(kind)}): a prefix sum is 'inclusive' (lanes 0 to l, the default) or 'exclusive' (lanes 0 to l - 1)`);
+  return { k: 'scan', ty: x.ty as 'int' | 'float', a: x.node, exclusive: kind === 'exclusive' };
 }
 
 export class IntExpr extends Vec {
@@ -225,6 +243,30 @@ export class IntExpr extends Vec {
   lane(n: IntLike): IntExpr {
     return int(lane(this, 'Int', n), builder('Int.lane'));
   }
+  /**
+   * The sum (wrapping around), the least, the greatest, the bitwise and, the bitwise or of the
+   * 16 lanes, in every lane: all 16, whatever Where is in force (`select` leaves lanes out).
+   * Four rotations and four operations.
+   */
+  sumLanes(): IntExpr {
+    return int(reduce(this, 'Int', 'add'), builder('Int.sumLanes'));
+  }
+  minLanes(): IntExpr {
+    return int(reduce(this, 'Int', 'min'), builder('Int.minLanes'));
+  }
+  maxLanes(): IntExpr {
+    return int(reduce(this, 'Int', 'max'), builder('Int.maxLanes'));
+  }
+  andLanes(): IntExpr {
+    return int(reduce(this, 'Int', 'and'), builder('Int.andLanes'));
+  }
+  orLanes(): IntExpr {
+    return int(reduce(this, 'Int', 'or'), builder('Int.orLanes'));
+  }
+  /** Prefix sums across the lanes: lane l the sum of lanes 0 to l (`'inclusive'`), or of 0 to l - 1 (`'exclusive'`: lane 0 is 0). */
+  scanLanes(kind: 'inclusive' | 'exclusive' = 'inclusive'): IntExpr {
+    return int(scan(this, 'Int', kind), builder('Int.scanLanes'));
+  }
   eq(x: IntLike): BoolValue {
     return this.cmp('eq', x);
   }
@@ -251,6 +293,23 @@ export class FloatExpr extends Vec {
   /** Lane n's value in every lane (a broadcast): n is 0-15, or an Int whose lane 0 counts, modulo 16. */
   lane(n: IntLike): FloatExpr {
     return flt(lane(this, 'Float', n), builder('Float.lane'));
+  }
+  /**
+   * The sum, the least, the greatest of the 16 lanes, in every lane, with the chip's rounding in
+   * a fixed order (docs/language.md): all 16, whatever Where is in force.
+   */
+  sumLanes(): FloatExpr {
+    return flt(reduce(this, 'Float', 'add'), builder('Float.sumLanes'));
+  }
+  minLanes(): FloatExpr {
+    return flt(reduce(this, 'Float', 'min'), builder('Float.minLanes'));
+  }
+  maxLanes(): FloatExpr {
+    return flt(reduce(this, 'Float', 'max'), builder('Float.maxLanes'));
+  }
+  /** Prefix sums across the lanes, as Int.scanLanes, with the chip's rounding in a fixed order. */
+  scanLanes(kind: 'inclusive' | 'exclusive' = 'inclusive'): FloatExpr {
+    return flt(scan(this, 'Float', kind), builder('Float.scanLanes'));
   }
   /** Toward zero, down, up: the integral float (as Math.trunc, floor, ceil; -0.5 gives -0, NaN and infinities stay). */
   trunc(): FloatExpr {

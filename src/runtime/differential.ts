@@ -238,6 +238,11 @@ function* exprVariants(e: Expr): Generator<Expr> {
       for (const b of exprVariants(e.b)) yield { ...e, b };
       for (const c of boolVariants(e.c)) yield { ...e, c };
       return;
+    case 'reduce':
+    case 'scan':
+      yield e.a;
+      for (const a of exprVariants(e.a)) yield { ...e, a };
+      return;
     default:
       return;
   }

@@ -36,7 +36,14 @@ export type Expr =
   /** Lane n of `a` in every lane: n is lane 0 of `n`, modulo 16. */
   | { readonly k: 'lane'; readonly ty: Ty; readonly a: Expr; readonly n: Expr }
   /** Lane by lane, `a` where condition `c` holds and `b` where it does not (both computed in every lane). */
-  | { readonly k: 'select'; readonly ty: Ty; readonly c: BoolExpr; readonly a: Expr; readonly b: Expr };
+  | { readonly k: 'select'; readonly ty: Ty; readonly c: BoolExpr; readonly a: Expr; readonly b: Expr }
+  /** The 16 lanes of `a` combined by `op`, in every lane (source/lanes.ts says in which order). */
+  | { readonly k: 'reduce'; readonly op: ReduceOp; readonly ty: 'int' | 'float'; readonly a: Expr }
+  /** Prefix sums across the 16 lanes of `a`: lane l the sum of lanes 0 to l, or with `exclusive` to l - 1 (source/lanes.ts). */
+  | { readonly k: 'scan'; readonly ty: 'int' | 'float'; readonly a: Expr; readonly exclusive: boolean };
+
+/** The operations a reduction across lanes combines with: rows of ops.ts's BINARY (`and` and `or` on Ints only). */
+export type ReduceOp = 'add' | 'min' | 'max' | 'and' | 'or';
 
 /** What a scatter does at each lane's address: writes its value, adds it, or adds it atomically. */
 export type ScatterHow = 'store' | 'add' | 'atomicAdd';
@@ -143,6 +150,9 @@ export function childExprs(e: Expr): Expr[] {
       return e.n ? [e.ptr, e.n] : [e.ptr];
     case 'select':
       return [e.a, e.b, ...boolOperands(e.c)];
+    case 'reduce':
+    case 'scan':
+      return [e.a];
     case 'lit':
     case 'var':
     case 'special':
@@ -212,6 +222,9 @@ export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
       return f({ ...e, ptr: m(e.ptr), ...(e.n ? { n: m(e.n) } : {}) });
     case 'select':
       return f({ ...e, c: mapBool(e.c, f), a: m(e.a), b: m(e.b) });
+    case 'reduce':
+    case 'scan':
+      return f({ ...e, a: m(e.a) });
     default:
       return f(e);
   }

@@ -15,7 +15,7 @@
 // there, so that everything the program computed can be compared. 8- and 16-bit loads and
 // stores view the same arrays as bytes (narrowPtr).
 
-import type { BoolExpr, Cond, Expr, KernelAst, Stmt, Ty, VarInfo, VarRef } from './ast.ts';
+import type { BoolExpr, Cond, Expr, KernelAst, ReduceOp, Stmt, Ty, VarInfo, VarRef } from './ast.ts';
 import type { ArithType } from './ops.ts';
 import { BARRIER_SEMAPHORE } from './ast.ts';
 import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
@@ -226,6 +226,7 @@ class Generator extends RandomSource {
     if (c === 9 && !inWhere) return { k: 'load', ty: 'int', ptr: this.narrowPtr(this.chance(0.4)) ?? this.loadPtr('int'), ...this.maybeCount() };
     if (c === 10) return this.select('int', depth, inWhere);
     if (c === 11) return this.lane('int', depth, inWhere);
+    if (this.chance(0.3)) return this.acrossLanes('int', depth, inWhere);
     return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: lit('int', this.intLit()) };
   }
 
@@ -248,6 +249,7 @@ class Generator extends RandomSource {
     if (c === 9 && !inWhere) return { k: 'load', ty: 'float', ptr: this.loadPtr('float'), ...this.maybeCount() };
     if (c === 10) return this.select('float', depth, inWhere);
     if (c === 11) return this.lane('float', depth, inWhere);
+    if (this.chance(0.3)) return this.acrossLanes('float', depth, inWhere);
     return { k: 'bin', op: this.pick(BIN.float), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: lit('float', this.floatLit()) };
   }
 
@@ -269,6 +271,14 @@ class Generator extends RandomSource {
     const a = this.expr(ty, depth - 1, inWhere);
     const n = this.chance(0.5) ? lit('int', this.int(LANES)) : this.intExpr(depth - 1, inWhere);
     return { k: 'rotate', ty, a, n };
+  }
+
+  /** A reduction across the lanes (and, or on Ints only), or a prefix sum, inclusive or exclusive. */
+  private acrossLanes(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
+    const a = this.expr(ty, depth - 1, inWhere);
+    if (this.chance(0.3)) return { k: 'scan', ty, a, exclusive: this.chance(0.5) };
+    const ops: ReduceOp[] = ty === 'int' ? ['add', 'min', 'max', 'and', 'or'] : ['add', 'min', 'max'];
+    return { k: 'reduce', op: this.pick(ops), ty, a };
   }
 
   /** x.lane(n): by a constant lane, or by a random Int (whose lane 0, modulo 16, counts). */

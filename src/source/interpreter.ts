@@ -22,6 +22,7 @@ import { arithType, binaryImpl, comparisonOrder, comparisonRow, ORDER, unaryRow 
 import { Interleaving } from '../common/interleave.ts';
 import { type SfuMode, sfuOf } from '../vc4/sfu-model.ts';
 import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
+import { reduceLanes, scanLanes } from './lanes.ts';
 
 /** Lanes of a vector. */
 const L = LANES;
@@ -458,6 +459,10 @@ class Interpreter {
         for (let l = 0; l < L; l++) out[l] = c[l] ? a[l]! : b[l]!;
         return out;
       }
+      case 'reduce':
+        return reduceLanes(e.op, e.ty, this.eval(q, e.a));
+      case 'scan':
+        return scanLanes(e.ty, this.eval(q, e.a), e.exclusive);
     }
   }
 

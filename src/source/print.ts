@@ -10,7 +10,7 @@
 // or by their internal names (v<id>: the compiler's dumps, whose passes add variables of their own).
 // Operators print as their rows of ops.ts say: infix, prefix, or as a call.
 
-import type { BoolExpr, Cond, Expr, KernelAst, Stmt } from './ast.ts';
+import type { BoolExpr, Cond, Expr, KernelAst, ReduceOp, Stmt } from './ast.ts';
 import { bitsToFloat } from '../vc4/tables.ts';
 import { binaryRow, comparisonRow, unaryRow } from './ops.ts';
 
@@ -19,6 +19,9 @@ export function floatText(bits: number): string {
   if (Number.isInteger(f) && Math.abs(f) < 1e15) return f.toFixed(1);
   return String(f);
 }
+
+/** The method that makes each reduction (dsl/numbers.ts). */
+export const REDUCE_METHODS: Readonly<Record<ReduceOp, string>> = { add: 'sumLanes', min: 'minLanes', max: 'maxLanes', and: 'andLanes', or: 'orLanes' };
 
 export class Printer {
   constructor(private readonly names: (id: number) => string) {}
@@ -49,6 +52,10 @@ export class Printer {
         return `${this.expr(e.a)}.lane(${this.expr(e.n)})`;
       case 'select':
         return `select(${this.bool(e.c)}, ${this.expr(e.a)}, ${this.expr(e.b)})`;
+      case 'reduce':
+        return `${this.expr(e.a)}.${REDUCE_METHODS[e.op]}()`;
+      case 'scan':
+        return `${this.expr(e.a)}.scanLanes(${e.exclusive ? "'exclusive'" : ''})`;
     }
   }
 

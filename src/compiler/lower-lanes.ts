@@ -1,0 +1,62 @@
+// Lowering the operations across lanes (source/lanes.ts gives their meaning and order):
+// reductions and prefix sums, by rotations. Needs: a lowering to emit into (lower.ts).
+// Guarantees: dst holds the value in the lanes `cond` holds in (all without one); a reduction
+// sets no flags, a prefix sum sets them (lowering computes it before any flags it is written
+// under: lower-select.ts, setsFlags).
+//
+// Each step rotates the vector up by k lanes with the mul ALU (`v8min t, x, x` rotated: the same
+// bits, moved; only r0-r3 rotate across all 16 lanes, Guide p. 20, so the allocator's accumulators
+// or emit.ts's copy to r0 hold the input) and combines it with the unrotated one: a reduction
+// with its operation in every lane (four steps, 8 instructions), a prefix sum with an add in
+// the lanes l >= k only, from flags `sub.setf nop, elem_num, k` sets (N where l < k).
+
+import type { Expr } from '../source/ast.ts';
+import { REDUCE_STEPS, reduceImpl, SCAN_STEPS } from '../source/lanes.ts';
+import { int, p, type AluCode, type IrInstr, type Reg, type Src, type VReg, type WriteCond } from './ir.ts';
+
+/** What the operations across lanes need of a lowering. */
+export interface LanesEmitter {
+  fresh(): VReg;
+  emit(i: IrInstr): void;
+  alu(code: AluCode, dst: Reg, a: Src, b?: Src, extra?: { cond?: WriteCond; setf?: boolean }): void;
+  mov(dst: Reg, src: Src, cond?: WriteCond): void;
+  materialize(x: Src): VReg;
+}
+
+/** x rotated up by k lanes (lane l gets lane l - k), into a fresh register. */
+function rotated(l: LanesEmitter, x: VReg, k: number): VReg {
+  const t = l.fresh();
+  l.emit({ op: 'alu', code: 'v8min', dst: t, a: x, b: x, rot: k });
+  return t;
+}
+
+export function lowerReduce(l: LanesEmitter, e: Expr & { k: 'reduce' }, a: Src, dst: Reg, cond: WriteCond | undefined): void {
+  const code = reduceImpl(e.op, e.ty).lower;
+  if (typeof code !== 'string') throw new Error(`internal: ${e.op} on ${e.ty}s is not one ALU operation`);
+  let x = l.materialize(a);
+  REDUCE_STEPS.forEach((k, i) => {
+    const last = i === REDUCE_STEPS.length - 1;
+    const y = last ? dst : l.fresh();
+    l.alu(code, y, x, rotated(l, x, k), last && cond ? { cond } : {});
+    x = y as VReg;
+  });
+}
+
+export function lowerScan(l: LanesEmitter, e: Expr & { k: 'scan' }, a: Src, dst: Reg, cond: WriteCond | undefined): void {
+  if (cond) throw new Error('internal: a prefix sum lowers before the flags it is written under (setsFlags)');
+  const add = e.ty === 'float' ? 'fadd' : 'add';
+  // A copy of the input that the steps change in place, lane by lane.
+  const x = l.fresh();
+  l.mov(x, a);
+  for (const k of SCAN_STEPS) {
+    const t = rotated(l, x, k);
+    l.alu('sub', p('nop'), p('elem_num'), int(k), { setf: true });
+    l.alu(add, x, x, t, { cond: 'nc' });
+  }
+  if (!e.exclusive) return l.mov(dst, x);
+  // Moved up a lane, lane 0 (Z from elem_num) taking 0.
+  const t = rotated(l, x, 1);
+  l.alu('or', p('nop'), p('elem_num'), p('elem_num'), { setf: true });
+  l.mov(t, int(0), 'zs');
+  l.mov(dst, t);
+}
