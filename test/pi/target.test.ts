@@ -297,7 +297,7 @@ setTimeout(() => {}, 5000);
   }
 });
 
-test('the language\'s newer constructs on the pi target (multiply, division, select, lane, div, sqrt, the math library, scatters, counts) give the emulator\'s results', async () => {
+test('the language\'s newer constructs on the pi target (multiply, division, select, lane, div, sqrt, the math library, scatters, counts, reductions and prefix sums) give the emulator\'s results', async () => {
   device();
   const k = kernel([Ptr(Int), Ptr(Float)], function constructs(pi, pf) {
     const a = Int(pi.load());
@@ -313,6 +313,9 @@ test('the language\'s newer constructs on the pi target (multiply, division, sel
     scatterAdd(pi.add(Int(16).add(b.and(7))), Int(1));
     Where(index().lt(5), () => atomicAdd(pf.add(index()), Float(0.5)));
     pi.store(pi.load().add(1), 9);
+    // Across lanes: a reduction and a prefix sum of each type.
+    pi.add(16).store(a.maxLanes().add(b.scanLanes('exclusive')));
+    pf.add(32).store(x.sumLanes().add(x.scanLanes()));
   });
   const fill = () => ({
     ints: SharedArray.from<Int32Array>(Array.from({ length: 32 }, (_, i) => Math.imul(i * 2654435761, 7) | 0)),
