@@ -13,13 +13,13 @@
 // n: Int, x: Float). Each QPU owns 32 vectors of outI and of outF, 5 more of outI for
 // hand-offs and one more (QPU 0's is the shared vector); at the end it stores every variable
 // there, so that everything the program computed can be compared. 8- and 16-bit loads and
-// stores view the same arrays as bytes (narrowPtr).
+// stores view the same arrays as bytes (narrowPtr). The expressions are generate-expr.ts's.
 
-import type { BoolExpr, Cond, Expr, KernelAst, ReduceOp, Stmt, Ty, VarInfo, VarRef } from './ast.ts';
-import type { ArithType } from './ops.ts';
+import type { BoolExpr, Cond, Expr, KernelAst, Stmt, Ty, VarInfo, VarRef } from './ast.ts';
 import { BARRIER_SEMAPHORE } from './ast.ts';
 import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
-import { BIN, CMP, lit, RandomSource, UN } from './generate-random.ts';
+import { lit } from './generate-random.ts';
+import { ExprGenerator } from './generate-expr.ts';
 export { rng } from './generate-random.ts';
 
 /** Output vectors each QPU may store to anywhere (a power of two), and vectors for hand-offs. */
@@ -64,7 +64,7 @@ export function generate(seed: number, opts: GeneratorOptions = {}): GeneratedPr
   return new Generator(seed, opts).run();
 }
 
-class Generator extends RandomSource {
+class Generator extends ExprGenerator {
   private readonly vars: VarInfo[] = [];
   private readonly maxBlock: number;
   private readonly maxDepth: number;
@@ -98,7 +98,7 @@ class Generator extends RandomSource {
     this.vars.push({ id, ty, name: name ?? `v${id}` });
     return { k: 'var', id, ty };
   }
-  private varsOf(ty: Ty, assignable = false): VarRef[] {
+  protected varsOf(ty: Ty, assignable = false): VarRef[] {
     return this.vars
       .filter((v) => v.ty === ty && v.id >= 6 && !(assignable && (this.protectedVars.has(v.id) || this.isInfra(v.id))))
       .map((v) => ({ k: 'var', id: v.id, ty: v.ty }) as VarRef);
@@ -147,7 +147,7 @@ class Generator extends RandomSource {
     const inputF = new Int32Array(INPUT_ELEMS).map(() => this.floatLit());
     return { ast, qpus: this.qpus, slots: this.slots, n: this.intLit(), xBits: this.floatLit(), inI: inputI, inF: inputF, prologue: 2 };
   }
-  private params: VarRef[] = [];
+  protected params: VarRef[] = [];
 
   /**
    * A loop over the inputs a vector at a time, before any store, that stores into this QPU's
@@ -199,100 +199,10 @@ class Generator extends RandomSource {
    * it (end - i, as a kernel over an array of `end` elements writes); else a number from -2 to
    * 18 or an Int (clamped to 0..16 either way).
    */
-  private maybeCount(i?: VarRef, end?: number): { n?: Expr } {
+  protected maybeCount(i?: VarRef, end?: number): { n?: Expr } {
     if (!this.chance(0.2)) return {};
     if (i && end !== undefined && this.chance(0.6)) return { n: { k: 'bin', op: 'sub', ty: 'int', a: lit('int', end - this.int(8)), b: i } };
     return { n: this.chance(0.6) ? lit('int', this.int(21) - 2) : this.intExpr(1, false) };
-  }
-
-  // ---- expressions
-  private intExpr(depth: number, inWhere: boolean): Expr {
-    const leaf = depth <= 0 || this.chance(0.3);
-    if (leaf) {
-      const c = this.int(7);
-      const vs = this.varsOf('int');
-      if (c <= 2 && vs.length) return this.pick(vs);
-      if (c === 3) return { k: 'special', ty: 'int', what: this.pick(['index', 'me', 'numQPUs'] as const) };
-      if (c === 4) return this.params[4]!;
-      return lit('int', this.intLit());
-    }
-    const c = this.int(13);
-    if (c <= 5) return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: this.intExpr(depth - 1, inWhere) };
-    if (c === 6 || c === 7) {
-      const u = this.unary('int', c === 6 ? 'int' : 'float', depth, inWhere);
-      if (u) return u;
-    }
-    if (c === 8) return this.rotate('int', depth, inWhere);
-    if (c === 9 && !inWhere) return { k: 'load', ty: 'int', ptr: this.narrowPtr(this.chance(0.4)) ?? this.loadPtr('int'), ...this.maybeCount() };
-    if (c === 10) return this.select('int', depth, inWhere);
-    if (c === 11) return this.lane('int', depth, inWhere);
-    if (this.chance(0.3)) return this.acrossLanes('int', depth, inWhere);
-    return { k: 'bin', op: this.pick(BIN.int), ty: 'int', a: this.intExpr(depth - 1, inWhere), b: lit('int', this.intLit()) };
-  }
-
-  private floatExpr(depth: number, inWhere: boolean): Expr {
-    const leaf = depth <= 0 || this.chance(0.3);
-    if (leaf) {
-      const c = this.int(6);
-      const vs = this.varsOf('float');
-      if (c <= 2 && vs.length) return this.pick(vs);
-      if (c === 3) return this.params[5]!;
-      return lit('float', this.floatLit());
-    }
-    const c = this.int(13);
-    if (c <= 5) return { k: 'bin', op: this.pick(BIN.float), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: this.floatExpr(depth - 1, inWhere) };
-    if (c === 6 || c === 7) {
-      const u = this.unary('float', c === 6 ? 'int' : 'float', depth, inWhere);
-      if (u) return u;
-    }
-    if (c === 8) return this.rotate('float', depth, inWhere);
-    if (c === 9 && !inWhere) return { k: 'load', ty: 'float', ptr: this.loadPtr('float'), ...this.maybeCount() };
-    if (c === 10) return this.select('float', depth, inWhere);
-    if (c === 11) return this.lane('float', depth, inWhere);
-    if (this.chance(0.3)) return this.acrossLanes('float', depth, inWhere);
-    return { k: 'bin', op: this.pick(BIN.float), ty: 'float', a: this.floatExpr(depth - 1, inWhere), b: lit('float', this.floatLit()) };
-  }
-
-  /** A unary operator from `from` to `to` on a random operand, or undefined when the generator uses none. */
-  private unary(to: ArithType, from: ArithType, depth: number, inWhere: boolean): Expr | undefined {
-    const ops = UN[to][from];
-    if (!ops.length) return undefined;
-    // One operator is taken without a draw, so that each seed makes the program it made when the
-    // generator named these operators itself.
-    const op = ops.length === 1 ? ops[0]! : this.pick(ops);
-    return { k: 'un', op, ty: to, a: this.expr(from, depth - 1, inWhere) };
-  }
-
-  private expr(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
-    return ty === 'int' ? this.intExpr(depth, inWhere) : this.floatExpr(depth, inWhere);
-  }
-
-  private rotate(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
-    const a = this.expr(ty, depth - 1, inWhere);
-    const n = this.chance(0.5) ? lit('int', this.int(LANES)) : this.intExpr(depth - 1, inWhere);
-    return { k: 'rotate', ty, a, n };
-  }
-
-  /** A reduction across the lanes (and, or on Ints only), or a prefix sum, inclusive or exclusive. */
-  private acrossLanes(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
-    const a = this.expr(ty, depth - 1, inWhere);
-    if (this.chance(0.3)) return { k: 'scan', ty, a, exclusive: this.chance(0.5) };
-    const ops: ReduceOp[] = ty === 'int' ? ['add', 'min', 'max', 'and', 'or'] : ['add', 'min', 'max'];
-    return { k: 'reduce', op: this.pick(ops), ty, a };
-  }
-
-  /** x.lane(n): by a constant lane, or by a random Int (whose lane 0, modulo 16, counts). */
-  private lane(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
-    const a = this.expr(ty, depth - 1, inWhere);
-    const n = this.chance(0.5) ? lit('int', this.int(LANES)) : this.intExpr(depth - 1, inWhere);
-    return { k: 'lane', ty, a, n };
-  }
-
-  /** select(c, a, b) on two random values of one type; the condition loads only where the values may. */
-  private select(ty: 'int' | 'float', depth: number, inWhere: boolean): Expr {
-    const a = this.expr(ty, depth - 1, inWhere);
-    const b = this.expr(ty, depth - 1, inWhere);
-    return { k: 'select', ty, c: this.boolExpr(depth - 1, !inWhere), a, b };
   }
 
   /** An input pointer plus (e & mask): in bounds for every lane. */
@@ -307,7 +217,7 @@ class Generator extends RandomSource {
    * checked, so an int* base with a u8* offset is how a generated kernel views words as bytes
    * (users' kernels take byte arrays as Ptr(Uint8) parameters instead).
    */
-  private narrowPtr(own: boolean): Expr | undefined {
+  protected narrowPtr(own: boolean): Expr | undefined {
     if (!this.chance(0.15)) return undefined;
     const ty = this.pick(['u8*', 'i8*', 'u16*', 'i16*'] as const);
     const bytes = (own ? STORE_SLOTS * LANES : INPUT_ELEMS) * 4;
@@ -318,7 +228,7 @@ class Generator extends RandomSource {
   }
 
   /** A blocking load's address: lane 0 plus 15 more elements stay inside the input. */
-  private loadPtr(ty: 'int' | 'float'): Expr {
+  protected loadPtr(ty: 'int' | 'float'): Expr {
     if (this.chance(0.2)) {
       // A vector of this QPU's own output, which it may have stored: blocking loads see stores.
       const k: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', STORE_SLOTS - 1) };
@@ -332,17 +242,6 @@ class Generator extends RandomSource {
       return { k: 'ptradd', ty: 'int*', p: this.ptrVar, n: idx };
     }
     return this.inPtr(this.params[ty === 'int' ? 0 : 1]!, INPUT_ELEMS / 2 - 1);
-  }
-
-  /** A condition; `loads` lets its operands load (If and loop conditions, not Where's). */
-  private boolExpr(depth: number, loads = false): BoolExpr {
-    if (depth > 0 && this.chance(0.3)) {
-      const c = this.int(3);
-      if (c === 2) return { k: 'not', a: this.boolExpr(depth - 1, loads) };
-      return { k: c === 0 ? 'and' : 'or', a: this.boolExpr(depth - 1, loads), b: this.boolExpr(depth - 1, loads) };
-    }
-    const ty = this.chance(0.6) ? 'int' : 'float';
-    return { k: 'cmp', op: this.pick(CMP[ty]), ty, a: this.expr(ty, 1, !loads), b: this.expr(ty, 1, !loads) };
   }
 
   // ---- statements
