@@ -7,9 +7,7 @@ export {
   all,
   any,
   atomicAdd,
-  Break,
   exp2,
-  For,
   gather,
   If,
   index,
@@ -29,8 +27,8 @@ export {
   semaInc,
   store,
   Where,
-  While,
 } from './dsl/control.ts';
+export { Break, Continue, For, Loop, While } from './dsl/loops.ts';
 export { BoolValue, CondValue, FloatExpr, FloatVar, IntExpr, IntVar, PtrExpr, PtrVar } from './dsl/values.ts';
 export type { FloatLike, IntLike } from './dsl/values.ts';
 export { DslError } from './dsl/builder.ts';

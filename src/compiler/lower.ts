@@ -98,7 +98,8 @@ class Lowering implements OpEmitter {
   private dmaSetup!: VReg;
   private loadDma!: VReg;
   private loadRead!: VReg;
-  private readonly loopEnds: string[] = [];
+  /** The loops being lowered, innermost last: where a Break goes, and where a Continue does. */
+  private readonly loops: { readonly end: string; next?: string }[] = [];
   /** Whether the kernel has non-blocking stores, which loads must wait for. */
   private readonly nonBlockingStores: boolean;
 
@@ -282,19 +283,26 @@ class Lowering implements OpEmitter {
           this.emit({ op: 'label', name: top });
           this.cond.branchUnless(s.c, end);
         }
-        // A Break in the body, or in a For's step, leaves this loop.
-        this.loopEnds.push(end);
+        // A Break in the body, or in a For's step, leaves this loop; a Continue goes on to
+        // `next`, placed (where one is) before the step or the test at the bottom.
+        const loop: { end: string; next?: string } = { end };
+        this.loops.push(loop);
         this.block(s.body);
+        if (loop.next) this.emit({ op: 'label', name: loop.next });
         if (s.k === 'for') this.block(s.step);
-        this.loopEnds.pop();
+        this.loops.pop();
         if (this.opts.invertLoops) this.cond.branchIf(s.c, top);
         else this.branch('always', top);
         this.emit({ op: 'label', name: end });
         return;
       }
       case 'break':
-        this.branch('always', this.loopEnds[this.loopEnds.length - 1]!);
+      case 'continue': {
+        const loop = this.loops[this.loops.length - 1 - (s.levels ?? 0)];
+        if (!loop) throw new Error(`internal: a ${s.k} outside its loops`);
+        this.branch('always', s.k === 'break' ? loop.end : (loop.next ??= this.label('next')));
         return;
+      }
       case 'store':
       case 'storeNB': {
         const val = this.expr(s.e);

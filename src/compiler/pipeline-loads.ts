@@ -125,7 +125,7 @@ const STORES = new Set<Stmt['k']>(['store', 'storeNB', 'scatter']);
 /** Whether some store, at any depth, writes only its first lanes (store's count). */
 const hasCountedStore = (ss: readonly Stmt[]): boolean => ss.some((s) => (s.k === 'store' && s.n !== undefined) || childBlocks(s).some(hasCountedStore));
 const FIFO = new Set<Stmt['k']>(['gather', 'receive']);
-const NOT_IN_BODY = new Set<Stmt['k']>(['for', 'while', 'break', 'gather', 'receive', 'storeNB', 'scatter', 'sema', 'mutex']);
+const NOT_IN_BODY = new Set<Stmt['k']>(['for', 'while', 'break', 'continue', 'gather', 'receive', 'storeNB', 'scatter', 'sema', 'mutex']);
 const SYNC = new Set<Stmt['k']>(['sema', 'mutex']);
 
 export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number } {

@@ -25,13 +25,21 @@ export class DslError extends Error {
   }
 }
 
+/** A loop whose blocks are being built (loops.ts's Loop): what Break and Continue check. */
+export interface OpenLoop {
+  readonly kind: 'While' | 'For';
+  /** While its For's step is being built. */
+  inStep: boolean;
+}
+
 export class KernelBuilder {
   readonly vars: VarInfo[] = [];
   /** The statement lists being filled, innermost last. */
   private readonly blocks: Stmt[][] = [[]];
   /** Inside Where: only assignments, scatters and nested Where. */
   whereDepth = 0;
-  loopDepth = 0;
+  /** The loops whose blocks are being built, innermost last (loops.ts's Loop). */
+  readonly loops: OpenLoop[] = [];
   finished = false;
   /** The deepest nest of blocks reached, for the message when the host's stack runs out. */
   deepest = 0;
@@ -80,7 +88,8 @@ export class KernelBuilder {
   }
 
   /** Runs `fn` collecting the statements it makes into a new list. */
-  collect(fn: () => void): Stmt[] {
+  /** The statements `fn` makes, run now (given `arg`: a loop's handle). */
+  collect<A>(fn: (arg: A) => void, arg?: A): Stmt[] {
     if (typeof fn !== 'function') throw this.error(`a block is a function (() => { ... }), not ${describeHost(fn)}`);
     const deferred = deferredKind(fn);
     if (deferred) throw this.error(blockDeferredMessage(`a block is ${deferred}`));
@@ -88,7 +97,7 @@ export class KernelBuilder {
     this.deepest = Math.max(this.deepest, this.blocks.length - 1);
     let result: unknown;
     try {
-      result = fn();
+      result = fn(arg as A);
     } catch (e) {
       this.blocks.pop();
       throw e;

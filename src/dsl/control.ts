@@ -1,4 +1,4 @@
-// Statements and built-in functions of the language: If/Else, While, For, Where/Else, Break,
+// Statements and built-in functions of the language: If/Else, Where/Else (loops: loops.ts),
 // any/all, index(), me(), numQPUs(), rotate, select, gather/receive/store, scatters, the special functions,
 // semaphores and the mutex. Each records a statement in the kernel being built.
 
@@ -34,14 +34,14 @@ export function all(b: BoolValue): CondValue {
   return new CondValue('all', b);
 }
 
-function condOf(c: CondValue | BoolValue, what: string): Cond {
+export function condOf(c: CondValue | BoolValue, what: string): Cond {
   const x = c instanceof BoolValue ? new CondValue('any', c) : c;
   if (!(x instanceof CondValue)) throw builder(what).error(`${what} needs a condition: any(...), all(...) or a comparison`);
   checkOwner(x.b.owner, what);
   return { k: x.k, b: x.b.node };
 }
 
-function notInWhere(b: KernelBuilder, what: string): void {
+export function notInWhere(b: KernelBuilder, what: string): void {
   if (b.whereDepth > 0) throw b.error(`${what} inside Where: only assignments, scatters and nested Where may appear there`);
 }
 
@@ -74,48 +74,6 @@ export function If(c: CondValue | BoolValue, then: () => void): ElseChain {
   const cond = condOf(c, 'If');
   const s = b.emit({ k: 'if', c: cond, then: b.collect(then), else: [] });
   return elseOf(b, s, 'If', false);
-}
-
-export function While(c: CondValue | BoolValue, body: () => void): void {
-  const b = builder('While');
-  notInWhere(b, 'While');
-  const cond = condOf(c, 'While');
-  b.loopDepth++;
-  try {
-    b.emit({ k: 'while', c: cond, body: b.collect(body) });
-  } finally {
-    b.loopDepth--;
-  }
-}
-
-/**
- * A loop: while the condition holds, run `body`, then `step`. As QPULib's
- * `For (Int i = 0, i < n, i = i + 16)` is written
- * `const i = Int(0); For(i.lt(n), () => i.set(i.add(16)), () => { ... })`.
- */
-export function For(c: CondValue | BoolValue, step: () => void, body: () => void): void {
-  const b = builder('For');
-  notInWhere(b, 'For');
-  const cond = condOf(c, 'For');
-  // The step belongs to the loop too: a Break there leaves this For.
-  b.loopDepth++;
-  let bodyStmts: Stmt[];
-  let stepStmts: Stmt[];
-  try {
-    bodyStmts = b.collect(body);
-    stepStmts = b.collect(step);
-  } finally {
-    b.loopDepth--;
-  }
-  b.emit({ k: 'for', c: cond, step: stepStmts, body: bodyStmts });
-}
-
-/** Leaves the innermost While or For (from a For's step too). */
-export function Break(): void {
-  const b = builder('Break');
-  notInWhere(b, 'Break');
-  if (b.loopDepth === 0) throw b.error('Break outside a While or For');
-  b.emit({ k: 'break' });
 }
 
 /** Runs assignments only in the lanes where `cond` holds; Else in the others. */

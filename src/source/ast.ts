@@ -75,7 +75,11 @@ export type Stmt = Located &
     | { readonly k: 'while'; readonly c: Cond; readonly body: Stmt[] }
     | { readonly k: 'for'; readonly c: Cond; readonly step: Stmt[]; readonly body: Stmt[] }
     | { readonly k: 'where'; readonly b: BoolExpr; readonly then: Stmt[]; else: Stmt[] }
-    | { readonly k: 'break' }
+    /**
+     * Leaves a While or For (`break`), or ends its pass, going on to a For's step or the next
+     * test (`continue`): the innermost loop holding it, or with `levels` that many loops further out.
+     */
+    | { readonly k: 'break' | 'continue'; readonly levels?: number }
     /** Request the value at each lane's address (non-blocking). */
     | { readonly k: 'gather'; readonly ptr: Expr }
     /** Wait for the oldest gather and put its values in `v`. */

@@ -47,7 +47,7 @@ export function checkKernel(k: KernelAst): void {
         }
         case 'while':
         case 'for': {
-          if (hasBreak(s.k === 'for' ? s.body : s.body)) {
+          if (jumpsOut(s.body, 0)) {
             walk(s.k === 'for' ? [...s.body, ...s.step] : s.body, n);
             n = undefined;
             break;
@@ -71,6 +71,15 @@ export function checkKernel(k: KernelAst): void {
     fail(lastGather, `${left === 1 ? 'a gather is' : `${left} gathers are`} never received${left > 1 ? ' (this is the last)' : ''}: the kernel ends with its values in the TMU FIFO; take each with receive(v), or remove the gather`);
 }
 
-function hasBreak(ss: readonly Stmt[]): boolean {
-  return ss.some((s) => s.k === 'break' || (s.k === 'if' && (hasBreak(s.then) || hasBreak(s.else))));
+/**
+ * Whether statements `depth` loops inside a loop's body hold a Break or Continue that leaves the
+ * loop or ends its pass early: then what a pass leaves in the FIFO is not known.
+ */
+function jumpsOut(ss: readonly Stmt[], depth: number): boolean {
+  return ss.some((s) => {
+    if (s.k === 'break' || s.k === 'continue') return (s.levels ?? 0) >= depth;
+    if (s.k === 'if') return jumpsOut(s.then, depth) || jumpsOut(s.else, depth);
+    if (s.k === 'while' || s.k === 'for') return jumpsOut(s.body, depth + 1) || (s.k === 'for' && jumpsOut(s.step, depth + 1));
+    return false;
+  });
 }

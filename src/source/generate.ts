@@ -70,7 +70,8 @@ class Generator extends ExprGenerator {
   private readonly maxDepth: number;
   /** Loop counters currently in use: not to be assigned by the loop's body. */
   private readonly protectedVars = new Set<number>();
-  private loopDepth = 0;
+  /** The loops whose bodies are being made, innermost last: what a Break or Continue may jump out of. */
+  private readonly loopKinds: ('while' | 'for')[] = [];
   /** Semaphores left for semaphoreWait. */
   private readonly waitSemas = Array.from({ length: HANDOFF_SLOTS }, (_, i) => FIRST_WAIT_SEMA + i);
   private readonly qpus: number;
@@ -177,9 +178,9 @@ class Generator extends ExprGenerator {
       const c = own ? (STORE_SLOTS - 4 + this.pick([0, 0, 1, -1])) * LANES : this.int(2) * LANES;
       loads.push({ k: 'assign', v: this.pick(vs), e: { k: 'load', ty, ptr: at(base, c), ...this.maybeCount(i, end) } });
     }
-    this.loopDepth++;
+    this.loopKinds.push('for');
     const body = this.chance(0.5) ? this.assign(false) : this.block(1, false);
-    this.loopDepth--;
+    this.loopKinds.pop();
     this.protectedVars.delete(i.id);
     const int = this.chance(0.5);
     const store = { k: 'store', ptr: at(int ? this.outQ : this.outFQ, (STORE_SLOTS - 4) * LANES), e: int ? this.intExpr(2, false) : this.floatExpr(2, false), ...this.maybeCount(i, end) } as const;
@@ -275,9 +276,9 @@ class Generator extends ExprGenerator {
       return [s];
     }
     if (c < 12) return this.loop(depth);
-    if (c === 12 && this.loopDepth > 0) {
-      // Break in the then or the else branch, alone or after other statements.
-      const arm: Stmt[] = [...(this.chance(0.3) ? this.assign(false) : []), { k: 'break' }];
+    if (c === 12 && this.loopKinds.length > 0) {
+      // A jump in the then or the else branch, alone or after other statements.
+      const arm: Stmt[] = [...(this.chance(0.3) ? this.assign(false) : []), this.jump()];
       const other = this.chance(0.3) ? this.assign(false) : [];
       return [this.chance(0.6) ? { k: 'if', c: this.cond(), then: arm, else: other } : { k: 'if', c: this.cond(), then: other, else: arm }];
     }
@@ -379,13 +380,26 @@ class Generator extends ExprGenerator {
     const cond = { k: this.chance(0.5) ? 'any' : 'all', b: bound } as const;
     const inc: Stmt = { k: 'assign', v: c, e: { k: 'bin', op: 'add', ty: 'int', a: c, b: lit('int', 1) } };
     this.protectedVars.add(c.id);
-    this.loopDepth++;
+    // A While counts at the end of its body, which a Continue would skip: only a For's goes on.
+    const kind = this.chance(0.5) ? 'while' : 'for';
+    this.loopKinds.push(kind);
     const body = this.block(depth + 1, false);
-    this.loopDepth--;
+    this.loopKinds.pop();
     this.protectedVars.delete(c.id);
     const init: Stmt = { k: 'assign', v: c, e: start };
-    if (this.chance(0.5)) return [init, { k: 'while', c: cond, body: [...body, inc] }];
+    if (kind === 'while') return [init, { k: 'while', c: cond, body: [...body, inc] }];
     return [init, { k: 'for', c: cond, step: [inc], body }];
+  }
+
+  /** A Break of this loop or one further out, or a Continue of a For (whose step counts on). */
+  private jump(): Stmt {
+    const fors = this.loopKinds.flatMap((k, i) => (k === 'for' ? [this.loopKinds.length - 1 - i] : []));
+    if (fors.length && this.chance(0.4)) {
+      const levels = this.pick(fors);
+      return levels ? { k: 'continue', levels } : { k: 'continue' };
+    }
+    const levels = this.chance(0.7) ? 0 : this.int(this.loopKinds.length);
+    return levels ? { k: 'break', levels } : { k: 'break' };
   }
 
   /** 1-4 gathers, some assignments, then as many receives: the FIFO never holds more than it can (TMU_FIFO_DEPTH). */

@@ -73,7 +73,16 @@ export class InterpreterError extends Error {
 }
 
 
-type Run = Generator<Wait, 'break' | undefined, void>;
+/** A Break or Continue on its way out to its loop: `levels` loops further out than the innermost still to leave. */
+type Jump = { readonly k: 'break' | 'continue'; readonly levels: number };
+type Run = Generator<Wait, Jump | undefined, void>;
+
+/** What a loop does with a jump out of its body (or a For's step): leaves, goes on, or passes it out. */
+function atLoop(j: Jump | undefined): 'next' | 'leave' | Jump {
+  if (!j || (j.k === 'continue' && j.levels === 0)) return 'next';
+  if (j.levels === 0) return 'leave';
+  return { k: j.k, levels: j.levels - 1 };
+}
 
 class QpuState implements Turn {
   readonly env: Int32Array;
@@ -151,7 +160,7 @@ class Interpreter {
   }
 
   /** Runs a QPU on; its statements and expressions recurse, so a deep enough nest exhausts the host's stack. */
-  private resume(run: Run): IteratorResult<Wait, 'break' | undefined> {
+  private resume(run: Run): IteratorResult<Wait, Jump | undefined> {
     try {
       return run.next();
     } catch (e) {
@@ -192,7 +201,7 @@ class Interpreter {
   private *block(q: QpuState, ss: readonly Stmt[], mask: Uint8Array): Run {
     for (const s of ss) {
       const r = yield* this.stmt(q, s, mask);
-      if (r === 'break') return r;
+      if (r) return r;
     }
     return undefined;
   }
@@ -249,15 +258,20 @@ class Interpreter {
         return yield* this.block(q, s.else, mask);
       case 'while':
         while (this.cond(q, s.c)) {
-          if ((yield* this.block(q, s.body, mask)) === 'break') break;
+          const j = atLoop(yield* this.block(q, s.body, mask));
+          if (j === 'leave') break;
+          if (j !== 'next') return j;
           this.step(q, s);
         }
         return undefined;
       case 'for':
         while (this.cond(q, s.c)) {
-          if ((yield* this.block(q, s.body, mask)) === 'break') break;
-          // A Break in the step leaves this loop too.
-          if ((yield* this.block(q, s.step, mask)) === 'break') break;
+          // A Continue goes on to the step; a Break in the step leaves this loop too.
+          for (const part of [s.body, s.step]) {
+            const j = atLoop(yield* this.block(q, part, mask));
+            if (j === 'leave') return undefined;
+            if (j !== 'next') return j;
+          }
           this.step(q, s);
         }
         return undefined;
@@ -274,7 +288,8 @@ class Interpreter {
         return undefined;
       }
       case 'break':
-        return 'break';
+      case 'continue':
+        return { k: s.k, levels: s.levels ?? 0 };
       case 'gather': {
         if (q.fifo.length >= TMU_FIFO_DEPTH)
           this.fail(q, `a gather with ${q.fifo.length} already outstanding: the TMU FIFO holds ${TMU_FIFO_DEPTH}; receive some first`);

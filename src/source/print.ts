@@ -101,7 +101,9 @@ export class Printer {
       case 'where':
         return `where ${this.bool(s.b)}`;
       case 'break':
-        return 'break';
+      case 'continue':
+        // As PHP writes them: `break 2` leaves two loops, `continue 2` goes on with the second.
+        return s.levels ? `${s.k} ${s.levels + 1}` : s.k;
       case 'gather':
         return `gather(${stripParens(this.expr(s.ptr))})`;
       case 'receive':

@@ -5,7 +5,7 @@
 // that leave nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { atomicAdd, Float, Int, Int16, index, kernel, packBytes, Ptr, scatter, scatterAdd, select, SharedArray, Uint8, Where } from '../../src/index.ts';
+import { atomicAdd, Break, Continue, Float, For, If, Int, Int16, index, kernel, packBytes, Ptr, scatter, scatterAdd, select, SharedArray, Uint8, Where, While } from '../../src/index.ts';
 import { gcd, gcdInputs } from '../../examples/gcd.ts';
 import { heatGrid, step } from '../../examples/heat.ts';
 import { glibcRand } from '../../examples/lib/rand.ts';
@@ -297,7 +297,7 @@ setTimeout(() => {}, 5000);
   }
 });
 
-test('the language\'s newer constructs on the pi target (multiply, division, select, lane, div, sqrt, the math library, scatters, counts, reductions and prefix sums) give the emulator\'s results', async () => {
+test('the language\'s newer constructs on the pi target (multiply, division, select, lane, div, sqrt, the math library, scatters, counts, reductions and prefix sums, Continue and Break of an outer loop) give the emulator\'s results', async () => {
   device();
   const k = kernel([Ptr(Int), Ptr(Float)], function constructs(pi, pf) {
     const a = Int(pi.load());
@@ -316,6 +316,20 @@ test('the language\'s newer constructs on the pi target (multiply, division, sel
     // Across lanes: a reduction and a prefix sum of each type.
     pi.add(16).store(a.maxLanes().add(b.scanLanes('exclusive')));
     pf.add(32).store(x.sumLanes().add(x.scanLanes()));
+    // Jumps: a Continue, and a Break out of two loops.
+    const i = Int(0);
+    const j = Int(0);
+    const t = Int(0);
+    For(i.lt(5), () => i.set(i.add(1)), (outer) => {
+      If(i.eq(1), () => Continue());
+      j.set(0);
+      While(j.lt(4), () => {
+        j.set(j.add(1));
+        If(i.mul(j).eq(6), () => Break(outer));
+        t.set(t.add(j));
+      });
+    });
+    pi.add(16).store(t, 3);
   });
   const fill = () => ({
     ints: SharedArray.from<Int32Array>(Array.from({ length: 32 }, (_, i) => Math.imul(i * 2654435761, 7) | 0)),

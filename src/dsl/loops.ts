@@ -1,0 +1,87 @@
+// The language's loops: While and For, and the jumps out of them, Break and Continue, of the
+// innermost loop or, given its handle, of a loop further out (Quasar's multi-level break, with
+// no flag variables). Each records a statement in the kernel being built.
+
+import type { Stmt } from '../source/ast.ts';
+import { builder, checkOwner, describeHost, type KernelBuilder, type OpenLoop } from './builder.ts';
+import { condOf, notInWhere } from './control.ts';
+import type { BoolValue, CondValue } from './values.ts';
+
+/**
+ * A While or For, as its body receives it: `Break(loop)` leaves it and `Continue(loop)` goes on
+ * with its next pass from loops nested inside it.
+ */
+export class Loop implements OpenLoop {
+  /** While its For's step is being built: a Continue of it there is refused. */
+  inStep = false;
+  /** @internal */
+  constructor(
+    readonly owner: KernelBuilder,
+    readonly kind: 'While' | 'For',
+  ) {}
+}
+
+/** Builds a loop's blocks with the loop open (its jumps' target). */
+function open<T>(b: KernelBuilder, loop: Loop, build: () => T): T {
+  b.loops.push(loop);
+  try {
+    return build();
+  } finally {
+    b.loops.pop();
+  }
+}
+
+/** Runs `body` while the condition holds (any(c) for a vector condition). `body` gets the loop, for Break(loop) and Continue(loop). */
+export function While(c: CondValue | BoolValue, body: (loop: Loop) => void): void {
+  const b = builder('While');
+  notInWhere(b, 'While');
+  const cond = condOf(c, 'While');
+  const loop = new Loop(b, 'While');
+  b.emit({ k: 'while', c: cond, body: open(b, loop, () => b.collect(body, loop)) });
+}
+
+/**
+ * A loop: while the condition holds, run `body`, then `step`. As QPULib's
+ * `For (Int i = 0, i < n, i = i + 16)` is written
+ * `const i = Int(0); For(i.lt(n), () => i.set(i.add(16)), () => { ... })`. `body` gets the
+ * loop, for Break(loop) and Continue(loop); a Continue goes on to the step.
+ */
+export function For(c: CondValue | BoolValue, step: () => void, body: (loop: Loop) => void): void {
+  const b = builder('For');
+  notInWhere(b, 'For');
+  const cond = condOf(c, 'For');
+  const loop = new Loop(b, 'For');
+  // The step belongs to the loop too: a Break there leaves this For.
+  const [bodyStmts, stepStmts] = open(b, loop, () => {
+    const inBody = b.collect(body, loop);
+    loop.inStep = true;
+    return [inBody, b.collect(step)];
+  });
+  b.emit({ k: 'for', c: cond, step: stepStmts, body: bodyStmts });
+}
+
+/** The jump statement to `loop` (the innermost one without), checked. */
+function jump(k: 'break' | 'continue', loop: Loop | undefined): Stmt {
+  const what = k === 'break' ? 'Break' : 'Continue';
+  const b = builder(what);
+  notInWhere(b, what);
+  if (b.loops.length === 0) throw b.error(`${what} outside a While or For`);
+  if (loop !== undefined && !(loop instanceof Loop)) throw b.error(`${what}(${describeHost(loop)}): give it the loop its body received (For(c, step, (loop) => ...)), or nothing for the innermost`);
+  if (loop) checkOwner(loop.owner, what);
+  const target: OpenLoop = loop ?? b.loops[b.loops.length - 1]!;
+  const at = b.loops.lastIndexOf(target);
+  if (at < 0) throw b.error(`${what}(loop): that ${target.kind} does not hold this statement (it has ended, or the statement is not inside it)`);
+  if (k === 'continue' && target.inStep) throw b.error(`Continue in its For's step: the step is what a Continue goes on to; use Break to leave the loop`);
+  const levels = b.loops.length - 1 - at;
+  return levels ? { k, levels } : { k };
+}
+
+/** Leaves the innermost While or For (from a For's step too), or `loop`, which holds it. */
+export function Break(loop?: Loop): void {
+  builder('Break').emit(jump('break', loop));
+}
+
+/** Ends this pass of the innermost While or For, or of `loop`: a For goes on to its step, then both to their test. */
+export function Continue(loop?: Loop): void {
+  builder('Continue').emit(jump('continue', loop));
+}
