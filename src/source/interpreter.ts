@@ -10,11 +10,10 @@
 // Messages name variables as the user's source does (print.ts messagePrinter); a caller's
 // onProgress hears how far a long run has got (common/budget.ts).
 
-import { GATHER_AFTER_STORE_HINT, gatherAfterStore, MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import { MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { LANES, SEMAPHORE_COUNT_MAX, SEMAPHORES } from '../vc4/chip.ts';
 import type { GpuMemory } from '../common/memory.ts';
 import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS, RAISE_WITH_OPTION, RunBudget } from '../common/budget.ts';
-import { hex, READ, WRITE } from '../common/memory.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { countedLanes, elemBytes, type PtrTy, STORAGES, storageOf } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
@@ -23,16 +22,12 @@ import { Interleaving } from '../common/interleave.ts';
 import { type SfuMode, sfuOf } from '../vc4/sfu-model.ts';
 import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 import { reduceLanes, scanLanes } from './lanes.ts';
+import { type ArrayRegion, CheckedMemory, type Fail } from './interpreter-memory.ts';
 
 /** Lanes of a vector. */
 const L = LANES;
 
-/** A region of GPU memory the kernel may read and write: one of its array arguments. */
-export interface ArrayRegion {
-  readonly name: string;
-  readonly address: number;
-  readonly bytes: number;
-}
+export type { ArrayRegion } from './interpreter-memory.ts';
 
 export interface InterpretOptions {
   readonly qpus: number;
@@ -110,8 +105,8 @@ export function interpret(k: KernelAst, opts: InterpretOptions): InterpretResult
 
 class Interpreter {
   private readonly semaphores = new Uint8Array(SEMAPHORES);
-  /** Word addresses stored to in this run: loading them again is an error (see read()). */
-  private readonly stored = new Set<number>();
+  /** The arrays' memory, every access checked (interpreter-memory.ts). */
+  private readonly mem: CheckedMemory;
   private mutexHolder = -1;
   private states: QpuState[] = [];
   /** Statements left, the host-time limit of a run given no maxSteps, progress reports (common/budget.ts). */
@@ -128,6 +123,7 @@ class Interpreter {
     this.printer = messagePrinter(k);
     this.turns = opts.interleave === undefined ? undefined : new Interleaving(opts.interleave);
     this.sfu = sfuOf(opts.sfu);
+    this.mem = new CheckedMemory(opts.memory, opts.arrays);
   }
   private readonly sfu: (fn: number, bits: number) => number;
 
@@ -247,7 +243,7 @@ class Interpreter {
         return undefined;
       case 'store':
       case 'storeNB':
-        this.store(q, this.eval(q, s.ptr)[0]!, this.eval(q, s.e), s.k === 'store' && s.n ? countedLanes(this.eval(q, s.n)[0]!) : L, elemBytes(s.ptr.ty as PtrTy));
+        this.mem.store(this.eval(q, s.ptr)[0]!, this.eval(q, s.e), s.k === 'store' && s.n ? countedLanes(this.eval(q, s.n)[0]!) : L, elemBytes(s.ptr.ty as PtrTy), this.failing(q));
         return undefined;
       case 'scatter':
         if (s.how === 'atomicAdd') yield* this.awaitMutex(q);
@@ -295,7 +291,7 @@ class Interpreter {
           this.fail(q, `a gather with ${q.fifo.length} already outstanding: the TMU FIFO holds ${TMU_FIFO_DEPTH}; receive some first`);
         const p = this.eval(q, s.ptr);
         const out = new Int32Array(L);
-        for (let l = 0; l < L; l++) out[l] = this.read(q, p[l]!, l, true);
+        for (let l = 0; l < L; l++) out[l] = this.mem.read(p[l]!, l, this.failing(q), true);
         q.fifo.push(out);
         return undefined;
       }
@@ -338,80 +334,17 @@ class Interpreter {
 
   // ---- memory
 
-  private region(addr: number): ArrayRegion | undefined {
-    for (const a of this.opts.arrays) if (addr >= a.address && addr + 4 <= a.address + a.bytes) return a;
-    return undefined;
-  }
-
-  private outside(q: QpuState, what: string, addr: number, lane: number): never {
-    const arrays = this.opts.arrays.map((a) => `${a.name} at ${hex(a.address)}, ${a.bytes} bytes`).join('; ');
-    const why = addr % 4 !== 0 ? 'is not a multiple of 4' : `is outside the arrays the kernel was given (${arrays || 'none'})`;
-    this.fail(q, `${what} of lane ${lane} at ${hex(addr)} ${why}`);
-  }
-
-  /** A word of memory; `gather` reads through the TMU, whose caches stores do not update. */
-  private read(q: QpuState, address: number, lane: number, gather = false): number {
-    const addr = address >>> 0;
-    if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a read', addr, lane);
-    if (gather && this.stored.has(addr)) this.fail(q, gatherAfterStore(lane, addr) + GATHER_AFTER_STORE_HINT, 'gather-after-store');
-    return this.opts.memory.words[this.opts.memory.index(addr)]!;
-  }
-
-  /** An 8- or 16-bit element, widened (sign-extended when `signed`). */
-  private readNarrow(q: QpuState, address: number, bytes: 1 | 2, signed: boolean, lane: number): number {
-    const i = this.narrowAt(q, 'a read', address, bytes, lane);
-    const m = this.opts.memory.bytes;
-    const v = bytes === 1 ? m[i]! : m[i]! | (m[i + 1]! << 8);
-    const drop = 32 - 8 * bytes;
-    return signed ? (v << drop) >> drop : v;
-  }
-
-  /** The byte index of an 8- or 16-bit element, checked: aligned to its size and inside the arrays. */
-  private narrowAt(q: QpuState, what: string, address: number, bytes: 1 | 2, lane: number): number {
-    const addr = address >>> 0;
-    const a = this.opts.arrays.find((r) => addr >= r.address && addr + bytes <= r.address + r.bytes);
-    if (addr % bytes !== 0 || !a) {
-      const arrays = this.opts.arrays.map((r) => `${r.name} at ${hex(r.address)}, ${r.bytes} bytes`).join('; ');
-      const why = addr % bytes !== 0 ? `is not a multiple of ${bytes}` : `is outside the arrays the kernel was given (${arrays || 'none'})`;
-      this.fail(q, `${what} of lane ${lane} at ${hex(addr)} ${why}`);
-    }
-    return this.opts.memory.checkByte(addr, what, what === 'a read' ? READ : WRITE);
-  }
-
-  private store(q: QpuState, base: number, x: Int32Array, n: number, bytes: 1 | 2 | 4 = 4): void {
-    if (bytes !== 4) {
-      const m = this.opts.memory.bytes;
-      for (let e = 0; e < n; e++) {
-        const addr = ((base >>> 0) + bytes * e) >>> 0;
-        const i = this.narrowAt(q, 'a write', addr, bytes, e);
-        m[i] = x[e]! & 0xff;
-        if (bytes === 2) m[i + 1] = (x[e]! >>> 8) & 0xff;
-        this.stored.add((addr & ~3) >>> 0);
-      }
-      return;
-    }
-    for (let e = 0; e < n; e++) {
-      const addr = ((base >>> 0) + 4 * e) >>> 0;
-      if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, 'a write', addr, e);
-      this.opts.memory.words[this.opts.memory.index(addr, WRITE)] = x[e]!;
-      this.stored.add(addr);
-    }
-  }
-
   /** A scatter (ast.ts): lane after lane, in the lanes of the mask, a write or an add at the lane's own address. */
   private scatter(q: QpuState, s: Stmt & { k: 'scatter' }, mask: Uint8Array): void {
     const ptr = this.eval(q, s.ptr);
     const x = this.eval(q, s.e);
     const add = s.how === 'store' ? undefined : binaryImpl('add', arithType(s.e.ty))!.fn;
-    const words = this.opts.memory.words;
-    for (let l = 0; l < L; l++) {
-      if (!mask[l]) continue;
-      const addr = ptr[l]! >>> 0;
-      if (addr % 4 !== 0 || !this.region(addr)) this.outside(q, s.how === 'store' ? 'a write' : 'an add', addr, l);
-      const i = this.opts.memory.index(addr, WRITE);
-      words[i] = add ? add(words[i]!, x[l]!) : x[l]!;
-      this.stored.add(addr);
-    }
+    for (let l = 0; l < L; l++) if (mask[l]) this.mem.scatter(ptr[l]!, x[l]!, add, l, this.failing(q));
+  }
+
+  /** The error for QPU q, as the memory's checks raise it. */
+  private failing(q: QpuState): Fail {
+    return (message, rule) => this.fail(q, message, rule);
   }
 
   // ---- expressions
@@ -459,7 +392,8 @@ class Interpreter {
         const base = this.eval(q, e.ptr)[0]! >>> 0;
         const n = e.n ? countedLanes(this.eval(q, e.n)[0]!) : L;
         const { bytes, signed } = STORAGES[storageOf(e.ptr.ty as PtrTy)];
-        for (let l = 0; l < n; l++) out[l] = bytes === 4 ? this.read(q, (base + 4 * l) >>> 0, l) : this.readNarrow(q, (base + bytes * l) >>> 0, bytes, signed, l);
+        const fail = this.failing(q);
+        for (let l = 0; l < n; l++) out[l] = bytes === 4 ? this.mem.read((base + 4 * l) >>> 0, l, fail) : this.mem.readNarrow((base + bytes * l) >>> 0, bytes, signed, l, fail);
         return out;
       }
       case 'lane': {
