@@ -2,7 +2,7 @@
 // FIFO holds TMU_FIFO_DEPTH outstanding gathers (src/vc4/rules.ts), so the kernel must never
 // have more, and never receive with none. The count is followed through the program: the two
 // sides of an If must agree, and a loop body must leave it as it found it. Where the count
-// cannot be known (a Break out of a loop that gathers), the run-time check of the targets
+// cannot be known (a Break or Continue out of a loop that gathers), the run-time check of the targets
 // reports the problem instead. A kernel that ends with gathers outstanding never sees what they
 // read: an error too. Messages name variables as the user's source does.
 
@@ -23,10 +23,13 @@ export function checkKernel(k: KernelAst): void {
     throw new CheckError(`kernel ${k.name}${s.loc ? ` (${s.loc})` : ''}: \`${p.brief(s)}\`: ${why}`);
   };
 
-  /** The outstanding count after the statements, or undefined when unknown. */
+  /** The outstanding count after the statements, undefined when unknown, or NOWHERE when they always jump away (Break, Continue). */
   const walk = (ss: readonly Stmt[], n: number | undefined): number | undefined => {
     for (const s of ss) {
       switch (s.k) {
+        case 'break':
+        case 'continue':
+          return NOWHERE;
         case 'gather':
           lastGather = s;
           if (n !== undefined && n >= TMU_FIFO_DEPTH)
@@ -38,8 +41,14 @@ export function checkKernel(k: KernelAst): void {
           if (n !== undefined) n--;
           break;
         case 'if': {
+          // A branch that jumps away leaves nothing here: the other one's count goes on.
           const a = walk(s.then, n);
           const b = walk(s.else, n);
+          if (a === NOWHERE || b === NOWHERE) {
+            n = a === NOWHERE ? b : a;
+            if (n === NOWHERE) return NOWHERE;
+            break;
+          }
           if (a !== b && a !== undefined && b !== undefined)
             fail(s, `its two branches leave different numbers of gathers outstanding (${a} and ${b})`);
           n = a === b ? a : undefined;
@@ -47,7 +56,7 @@ export function checkKernel(k: KernelAst): void {
         }
         case 'while':
         case 'for': {
-          if (jumpsOut(s.body, 0)) {
+          if (jumpsOut(s.body, 0) || (s.k === 'for' && jumpsOut(s.step, 0))) {
             walk(s.k === 'for' ? [...s.body, ...s.step] : s.body, n);
             n = undefined;
             break;
@@ -65,11 +74,15 @@ export function checkKernel(k: KernelAst): void {
     return n;
   };
   let lastGather: Stmt | undefined;
-  const left = walk(k.body, 0);
+  const end = walk(k.body, 0);
+  const left = end === NOWHERE ? undefined : end;
   // What a gather reads is only seen through receive: one never received is a read for nothing, or a receive forgotten.
   if (left !== undefined && left > 0 && lastGather)
     fail(lastGather, `${left === 1 ? 'a gather is' : `${left} gathers are`} never received${left > 1 ? ' (this is the last)' : ''}: the kernel ends with its values in the TMU FIFO; take each with receive(v), or remove the gather`);
 }
+
+/** What walk gives for statements that always jump away (a Break or Continue): no count reaches what follows. */
+const NOWHERE = -1;
 
 /**
  * Whether statements `depth` loops inside a loop's body hold a Break or Continue that leaves the
