@@ -148,7 +148,7 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
 function unpack(code: UnpackCode, dst: Src, a: Src, cond: WriteCond | undefined, put: (i: IrInstr) => void): void {
   const u = UNPACKS[code];
   const to = dst as Reg;
-  if (a.k === 'p' && /^ra\d+$/.test(a.name)) {
+  if (inFileA(a)) {
     put({ op: 'alu', code: 'mov', dst: to, a, b: a, cond, unpack: u.mode });
     return;
   }
