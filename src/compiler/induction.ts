@@ -113,7 +113,7 @@ function counterSteps(ss: readonly Stmt[], assigned: ReadonlySet<number>, invari
   const spoiled = new Set<number>();
   const walk = (b: readonly Stmt[]): void => {
     for (const s of b) {
-      if (s.k === 'receive') spoiled.add(s.v.id);
+      if (s.k === 'receive' || s.k === 'combine') spoiled.add(s.v.id);
       if (s.k === 'assign') {
         const e = s.e;
         const self = (x: Expr) => x.k === 'var' && x.id === s.v.id;

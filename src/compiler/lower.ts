@@ -21,6 +21,8 @@ import { lowerLoad, lowerStore } from './lower-memory.ts';
 import { Conditions } from './lower-conditions.ts';
 import { lowerSelect, setsFlags } from './lower-select.ts';
 import { lowerReduce, lowerScan } from './lower-lanes.ts';
+import { lowerBarrier, lowerCombine, type Meetings } from './lower-qpus.ts';
+import { meetingSemaphores } from '../source/qpus.ts';
 import { type AluCode, int, type IrInstr, p, type Reg, smallImm, type Src, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
 import { LANES, MAX_QPUS } from '../vc4/chip.ts';
@@ -112,6 +114,13 @@ class Lowering implements OpEmitter {
     this.nonBlockingStores = has(k.body);
   }
 
+  /** The QPU count and the release semaphores barriers use (lower-qpus.ts). */
+  private meetings(): Meetings {
+    const release = meetingSemaphores(this.k);
+    if ('error' in release) throw new CompileError(`kernel ${this.k.name}: ${release.error}`);
+    return { qpus: this.qpus, release };
+  }
+
   /** Flags and masks of conditions (lower-conditions.ts). */
   readonly cond = new Conditions(this);
   /** Variable `id`'s register. */
@@ -185,7 +194,7 @@ class Lowering implements OpEmitter {
   }
 
   /** Waits for a non-blocking store still under way (in kernels that have any). */
-  private storesFinished(): void {
+  storesFinished(): void {
     if (this.nonBlockingStores) this.waitForStores();
   }
 
@@ -331,6 +340,10 @@ class Lowering implements OpEmitter {
         if (!s.down) this.storesFinished();
         this.emit({ op: 'sema', down: s.down, n: s.n });
         return;
+      case 'barrier':
+        return lowerBarrier(this, this.frame, this.meetings());
+      case 'combine':
+        return lowerCombine(this, this.frame, this.meetings(), this.vars[s.v.id]!, s.op, s.v.ty as 'int' | 'float', s.scan);
       case 'mutex':
         if (s.lock) this.emit({ op: 'read', src: p('mutex') });
         else {

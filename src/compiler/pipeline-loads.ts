@@ -16,16 +16,18 @@
 //   }
 // and only when all of this holds:
 // - the loop is a statement of the kernel's body (not nested), and no statement before it
-//   stores, gathers or receives; the kernel has no semaphore or mutex. So no gather reads a
-//   word this run stored earlier (the TMU's caches would return the old value, docs/language.md)
-//   and the FIFO is empty when the loop starts;
+//   stores, gathers or receives; and no statement before it waits for another QPU (a semaphore,
+//   the mutex, a barrier, an operation across QPUs) unless nothing from the loop on stores: a
+//   QPU that has run past the loop could store and then let this one go on. So no gather reads
+//   a word this run stored earlier (the TMU's caches would return the old value,
+//   docs/language.md) and the FIFO is empty when the loop starts;
 // - i and N are the same in every lane and the loop does not change N or S; only the step
 //   assigns i; each Pj is a pointer the loop does not change plus i (plus unchanged offsets),
 //   the same in every lane, so a load's 16 words are the gather's 16 lanes and the next
 //   iteration's address is Pj + S;
-// - the body has no loop, Break, gather, receive, non-blocking store, semaphore or mutex; at
-//   most TMU_FIFO_DEPTH loads move, each before the body's first store and the first mention
-//   of its variable;
+// - the body has no loop, Break, gather, receive, non-blocking store, semaphore, mutex or
+//   meeting of QPUs; at most TMU_FIFO_DEPTH loads move, each before the body's first store and
+//   the first mention of its variable;
 // - no load reads a word that a store of an earlier iteration wrote: every store's address is
 //   a pointer the loop does not change plus i, and for each load L and store T, with
 //   D = L(i) - T(i) in bytes (the same for every i), the step going up (0 < S), either
@@ -86,8 +88,8 @@ function laneVaryingVars(k: KernelAst): Set<number> {
   let changed = true;
   const walk = (ss: readonly Stmt[], underWhere: boolean): void => {
     for (const s of ss) {
-      const id = s.k === 'assign' ? s.v.id : s.k === 'receive' ? s.v.id : undefined;
-      if (id !== undefined && !varying.has(id) && (s.k === 'receive' || underWhere || !uniform((s as AssignStmt).e))) {
+      const id = s.k === 'assign' || s.k === 'receive' || s.k === 'combine' ? s.v.id : undefined;
+      if (id !== undefined && !varying.has(id) && (s.k !== 'assign' || underWhere || !uniform(s.e))) {
         varying.add(id);
         changed = true;
       }
@@ -125,25 +127,30 @@ const STORES = new Set<Stmt['k']>(['store', 'storeNB', 'scatter']);
 /** Whether some store, at any depth, writes only its first lanes (store's count). */
 const hasCountedStore = (ss: readonly Stmt[]): boolean => ss.some((s) => (s.k === 'store' && s.n !== undefined) || childBlocks(s).some(hasCountedStore));
 const FIFO = new Set<Stmt['k']>(['gather', 'receive']);
-const NOT_IN_BODY = new Set<Stmt['k']>(['for', 'while', 'break', 'continue', 'gather', 'receive', 'storeNB', 'scatter', 'sema', 'mutex']);
-const SYNC = new Set<Stmt['k']>(['sema', 'mutex']);
+const NOT_IN_BODY = new Set<Stmt['k']>(['for', 'while', 'break', 'continue', 'gather', 'receive', 'storeNB', 'scatter', 'sema', 'mutex', 'barrier', 'combine']);
+/** The statements that wait for another QPU, after which that QPU's stores may come before this one's loads. */
+const SYNC = new Set<Stmt['k']>(['sema', 'mutex', 'barrier', 'combine']);
 
 export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number } {
-  if (!k.body.some((s) => s.k === 'for') || contains(k.body, SYNC)) return { ast: k, loops: 0 };
+  if (!k.body.some((s) => s.k === 'for')) return { ast: k, loops: 0 };
   const varying = laneVaryingVars(k);
   const vars: VarInfo[] = [...k.vars];
   const body: Stmt[] = [];
   let loops = 0;
   let touched = false; // a statement before this one stores, gathers or receives
-  for (const s of k.body) {
+  let synced = false; // a statement before this one waits for another QPU
+  k.body.forEach((s, at) => {
     const loop = s.k === 'for' ? (s as ForStmt) : undefined;
-    const plan = !touched && loop ? planLoop(loop, varying) : undefined;
+    // After a wait for another QPU, that QPU's stores from here on may come before this QPU's loads.
+    const othersStore = synced && contains(k.body.slice(at), STORES);
+    const plan = !touched && !othersStore && loop ? planLoop(loop, varying) : undefined;
     if (loop && plan) {
       loops++;
       body.push(...rewrite(loop, plan, vars));
     } else body.push(s);
     touched ||= contains([s], STORES) || contains([s], FIFO);
-  }
+    synced ||= contains([s], SYNC);
+  });
   return loops ? { ast: { ...k, vars, body }, loops } : { ast: k, loops };
 }
 

@@ -123,7 +123,7 @@ export function variableRanges(k: KernelAst): (Range | undefined)[] {
   const walk = (ss: readonly Stmt[]): void => {
     for (const s of ss) {
       if (s.k === 'assign') assigns.push({ id: s.v.id, e: s.e });
-      if (s.k === 'receive') assigns.push({ id: s.v.id, e: undefined });
+      if (s.k === 'receive' || s.k === 'combine') assigns.push({ id: s.v.id, e: undefined }); // memory's, or other QPUs' values
       childBlocks(s).forEach(walk);
     }
   };

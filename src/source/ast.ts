@@ -95,6 +95,14 @@ export type Stmt = Located &
     | { readonly k: 'scatter'; readonly how: ScatterHow; readonly ptr: Expr; readonly e: Expr }
     | { readonly k: 'sema'; readonly down: boolean; readonly n: number }
     | { readonly k: 'mutex'; readonly lock: boolean }
+    /** Every QPU of the run waits until all have reached a barrier (source/qpus.ts). */
+    | { readonly k: 'barrier' }
+    /**
+     * Lane by lane across the QPUs (a barrier too): `v` becomes, on every QPU, the QPUs' values of
+     * `v` combined by `op` in QPU order; or with `scan`, QPU q's prefix: QPUs 0 to q (inclusive)
+     * or 0 to q - 1 (exclusive, 0 on QPU 0), with op 'add' (source/qpus.ts).
+     */
+    | { readonly k: 'combine'; readonly v: VarRef; readonly op: ReduceOp; readonly scan?: 'inclusive' | 'exclusive' }
   );
 
 /**
@@ -203,7 +211,7 @@ export function sameExpr(a: Expr, b: Expr): boolean {
 /** The variables statements assign (assignments and receives, at any depth). */
 export function assignedIn(ss: readonly Stmt[], out = new Set<number>()): Set<number> {
   for (const s of ss) {
-    if (s.k === 'assign' || s.k === 'receive') out.add(s.v.id);
+    if (s.k === 'assign' || s.k === 'receive' || s.k === 'combine') out.add(s.v.id);
     for (const b of childBlocks(s)) assignedIn(b, out);
   }
   return out;

@@ -9,6 +9,7 @@
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import type { KernelAst, Stmt } from './ast.ts';
 import { messagePrinter } from './print.ts';
+import { firstMeeting, meetingSemaphores } from './qpus.ts';
 
 export class CheckError extends Error {
   constructor(message: string) {
@@ -73,6 +74,9 @@ export function checkKernel(k: KernelAst): void {
     }
     return n;
   };
+  const meeting = firstMeeting(k.body);
+  const semas = meeting && meetingSemaphores(k);
+  if (semas && 'error' in semas) fail(meeting!, semas.error);
   let lastGather: Stmt | undefined;
   const end = walk(k.body, 0);
   const left = end === NOWHERE ? undefined : end;

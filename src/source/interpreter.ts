@@ -22,6 +22,7 @@ import { Interleaving } from '../common/interleave.ts';
 import { type SfuMode, sfuOf } from '../vc4/sfu-model.ts';
 import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 import { reduceLanes, scanLanes } from './lanes.ts';
+import { combineQPUs, MeetingPoint } from './qpus.ts';
 import { type ArrayRegion, CheckedMemory, type Fail } from './interpreter-memory.ts';
 
 /** Lanes of a vector. */
@@ -109,6 +110,8 @@ class Interpreter {
   private readonly mem: CheckedMemory;
   private mutexHolder = -1;
   private states: QpuState[] = [];
+  /** Where QPUs meet: barriers and operations across QPUs (qpus.ts). */
+  private meetings!: MeetingPoint;
   /** Statements left, the host-time limit of a run given no maxSteps, progress reports (common/budget.ts). */
   private readonly budget: RunBudget;
   private readonly printer: Printer;
@@ -145,6 +148,7 @@ class Interpreter {
   private runAll(): InterpretResult {
     const { qpus, args } = this.opts;
     const states = (this.states = Array.from({ length: qpus }, (_, id) => new QpuState(id, this.k.vars.length)));
+    this.meetings = new MeetingPoint(qpus);
     const runs = states.map((q) => {
       args.forEach((a, i) => q.env.fill(a | 0, i * L, i * L + L));
       return this.block(q, this.k.body, ALWAYS);
@@ -172,8 +176,11 @@ class Interpreter {
   // ---- errors
 
   private where(q: QpuState): string {
-    const s = q.at;
-    if (!s) return 'at the start';
+    return q.at ? this.place(q.at) : 'at the start';
+  }
+
+  /** A statement as messages show it: where it is, and its text. */
+  private place(s: Stmt): string {
     return `${s.loc ? s.loc + ', ' : ''}\`${this.printer.brief(s)}\``;
   }
 
@@ -305,6 +312,15 @@ class Interpreter {
         while (s.down ? this.semaphores[s.n] === 0 : this.semaphores[s.n] === SEMAPHORE_COUNT_MAX)
           yield { what: `semaphore ${s.n} to ${s.down ? 'be above 0' : `be below ${SEMAPHORE_COUNT_MAX}`} (it is ${this.semaphores[s.n]})` };
         this.semaphores[s.n]! += s.down ? -1 : 1;
+        return undefined;
+      }
+      case 'barrier':
+      case 'combine': {
+        const ty = s.k === 'combine' ? (s.v.ty as 'int' | 'float') : undefined;
+        const ticket = this.meetings.arrive(q.id, s, ty, s.k === 'combine' ? this.eval(q, s.v) : undefined, (x) => this.place(x));
+        if (typeof ticket !== 'number') this.fail(q, ticket.error);
+        while (!this.meetings.passed(ticket)) yield { what: this.meetings.waitingFor() };
+        if (s.k === 'combine') this.assign(q, s.v, combineQPUs(s.op, ty!, this.meetings.results, q.id, s.scan), ALWAYS);
         return undefined;
       }
       case 'mutex': {

@@ -10,6 +10,7 @@
 // or by their internal names (v<id>: the compiler's dumps, whose passes add variables of their own).
 // Operators print as their rows of ops.ts say: infix, prefix, or as a call.
 
+import { meetingName } from './qpus.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, ReduceOp, Stmt } from './ast.ts';
 import { bitsToFloat } from '../vc4/tables.ts';
 import { binaryRow, comparisonRow, unaryRow } from './ops.ts';
@@ -116,6 +117,10 @@ export class Printer {
         return `sema${s.down ? 'Dec' : 'Inc'}(${s.n})`;
       case 'mutex':
         return s.lock ? 'mutexLock()' : 'mutexUnlock()';
+      case 'barrier':
+        return 'barrier()';
+      case 'combine':
+        return `${this.names(s.v.id)} = ${meetingName(s)}(${this.names(s.v.id)}${s.scan === 'exclusive' ? ", 'exclusive'" : ''})`;
     }
   }
 

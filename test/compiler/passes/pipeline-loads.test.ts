@@ -4,7 +4,7 @@
 // kernel as written does not read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Float, For, gather, index, Int, kernel, Ptr, receive, semaInc, SharedArray } from '../../../src/index.ts';
+import { barrier, Float, For, gather, If, index, Int, kernel, me, Ptr, receive, semaDec, semaInc, SharedArray, sumQPUs } from '../../../src/index.ts';
 import { pipelineLoads } from '../../../src/compiler/pipeline-loads.ts';
 import type { KernelAst } from '../../../src/source/ast.ts';
 import { printKernel } from '../../../src/source/print.ts';
@@ -117,17 +117,24 @@ test('arrays that overlap: the loop as written runs when a load could read an ea
   }
 });
 
-test('loops it leaves alone: a store or gather before, a semaphore, lane-varying or overlapping addresses', () => {
+test('loops it leaves alone: a store or gather before, a wait for other QPUs before with stores after, lane-varying or overlapping addresses', () => {
   const cases = {
     storeBefore: kernel([Int, Ptr(Int)], function storeBefore(n, a) {
       a.store(Int(1));
       const i = Int(0);
       For(i.lt(n), () => i.set(i.add(16)), () => a.add(i).add(16).store(Int(a.add(i).load())));
     }),
-    semaphore: kernel([Int, Ptr(Int)], function semaphore(n, a) {
+    semaphoreBefore: kernel([Int, Ptr(Int)], function semaphoreBefore(n, a) {
+      semaInc(3);
       const i = Int(0);
       For(i.lt(n), () => i.set(i.add(16)), () => a.add(i).store(Int(a.add(i).load()).add(1)));
-      semaInc(3);
+    }),
+    barrierBefore: kernel([Int, Ptr(Int), Ptr(Int)], function barrierBefore(n, a, b) {
+      barrier();
+      const i = Int(0);
+      const s = Int(0);
+      For(i.lt(n), () => i.set(i.add(16)), () => s.set(s.add(Int(a.add(i).load()))));
+      b.store(s);
     }),
     laneVarying: kernel([Int, Ptr(Int)], function laneVarying(n, a) {
       const i = Int(index());
@@ -156,6 +163,50 @@ test('loops it leaves alone: a store or gather before, a semaphore, lane-varying
   cases.stepTooShort.interpretSync([48, want]);
   cases.stepTooShort.emulateSync([48, got]);
   assert.deepEqual(bits(got), bits(want));
+});
+
+test('a wait for other QPUs after the loop, or before it with no store after, leaves it pipelined', () => {
+  const cases = {
+    // The sum of 12 QPUs' parts: the loop, then the hand-off (issue 25: it ran 8.7 times slower unpipelined).
+    semaphoreAfter: kernel([Int, Ptr(Int), Ptr(Int)], function semaphoreAfter(n, a, out) {
+      const i = Int(me().shl(4));
+      const s = Int(0);
+      For(i.lt(n), () => i.set(i.add(64)), () => s.set(s.add(Int(a.add(i).load()))));
+      If(me().eq(0), () => {
+        for (let q = 1; q < 4; q++) semaDec(0);
+        out.store(s);
+      }).Else(() => semaInc(0));
+    }),
+    sumAfter: kernel([Int, Ptr(Int), Ptr(Int)], function sumAfter(n, a, out) {
+      const i = Int(me().shl(4));
+      const s = Int(0);
+      For(i.lt(n), () => i.set(i.add(64)), () => s.set(s.add(Int(a.add(i).load()))));
+      const total = sumQPUs(s);
+      If(me().eq(0), () => out.store(total));
+    }),
+    barrierBeforeNoStore: kernel([Int, Ptr(Int), Ptr(Int)], function barrierBeforeNoStore(n, a, out) {
+      barrier();
+      const i = Int(me().shl(4));
+      const s = Int(0);
+      For(i.lt(n), () => i.set(i.add(64)), () => s.set(s.add(Int(a.add(i).load()))));
+      sumQPUs(s);
+    }),
+  };
+  for (const [name, k] of Object.entries(cases)) {
+    k.setNumQPUs(4);
+    assert.equal(pipelined(k), 1, name);
+  }
+  const args = () => {
+    const a = SharedArray.int32(256);
+    for (let j = 0; j < 256; j++) a[j] = j * 7 - 100;
+    return [256, a, SharedArray.int32(16)] as [number, Int32Array, Int32Array];
+  };
+  for (const k of [cases.semaphoreAfter, cases.sumAfter]) {
+    const [want, got] = [args(), args()];
+    k.interpretSync(want);
+    k.emulateSync(got);
+    assert.deepEqual(bits(got[2]), bits(want[2]), k.kernelName);
+  }
 });
 
 test('offsets, steps and counts that wrap at 32 bits, and steps going down, fool no alias test', () => {
