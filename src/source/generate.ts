@@ -1,7 +1,8 @@
 // The random program generator: kernels that use the whole language, for differential testing
 // (in the spirit of QPULib's AutoTest). Needs: a seed. Guarantees: a well-typed kernel AST that
 // obeys every rule of the language (Where holds only assignments and scatters, the TMU FIFO
-// never holds more than 4 gathers, semaphore 15 is left to the barrier), always ends, stays
+// never holds more than 4 gathers, semaphore 15 is left to the barrier, 13 and 14 to barrier()
+// and the operations across QPUs, which stand at the top level), always ends, stays
 // inside its arrays, and whose result does not depend on how the QPUs interleave: each QPU
 // writes only its own part of the output arrays (but for atomicAdds of ints to one shared vector,
 // whose sums do not depend on the order), gathers only from the input arrays, which nothing
@@ -10,7 +11,7 @@
 // before raising the semaphore.
 //
 // The kernel's parameters are (inI: Ptr(Int), inF: Ptr(Float), outI: Ptr(Int), outF: Ptr(Float),
-// n: Int, x: Float). Each QPU owns 32 vectors of outI and of outF, 5 more of outI for
+// n: Int, x: Float). Each QPU owns 32 vectors of outI and of outF, 3 more of outI for
 // hand-offs and one more (QPU 0's is the shared vector); at the end it stores every variable
 // there, so that everything the program computed can be compared. 8- and 16-bit loads and
 // stores view the same arrays as bytes (narrowPtr). The expressions are generate-expr.ts's.
@@ -24,11 +25,13 @@ export { rng } from './generate-random.ts';
 
 /** Output vectors each QPU may store to anywhere (a power of two), and vectors for hand-offs. */
 const STORE_SLOTS = 32;
-/** The semaphores hand-offs use, one vector each (semaphoreWait): the last before the barrier's. */
-const HANDOFF_SLOTS = 5;
+/** The semaphores hand-offs use, one vector each (semaphoreWait): the last but two before the end-of-kernel barrier's. */
+const HANDOFF_SLOTS = 3;
+/** The semaphores left free for barriers and operations across QPUs (source/qpus.ts, meetingSemaphores). */
+const MEETING_SEMAS = 2;
 /** QPU 0's last slot of outI: the vector every QPU's atomicAdd adds to (nothing else touches it). */
 const SHARED_SLOTS = 1;
-const FIRST_WAIT_SEMA = BARRIER_SEMAPHORE - HANDOFF_SLOTS;
+const FIRST_WAIT_SEMA = BARRIER_SEMAPHORE - MEETING_SEMAS - HANDOFF_SLOTS;
 /** A vector's element count as a shift: n << VECTOR_SHIFT is n vectors' elements. */
 const VECTOR_SHIFT = Math.log2(LANES);
 
@@ -268,6 +271,7 @@ class Generator extends ExprGenerator {
       return this.assign(true);
     }
     const nest = depth < this.maxDepth;
+    if (depth === 0 && this.chance(0.1)) return [this.meeting()];
     const c = this.int(20);
     if (c < 6 || (!nest && c < 12)) return this.assign(false);
     if (c < 8) return nest ? [this.where(depth)] : this.assign(false);
@@ -356,6 +360,19 @@ class Generator extends ExprGenerator {
       then: [...downs, ...take, ...this.assign(false)],
       else: [...this.assign(false), store, { k: 'sema', down: false, n }],
     };
+  }
+
+  /**
+   * A barrier or an operation across QPUs on a variable: at the top level only, where every QPU
+   * reaches the same ones in the same order.
+   */
+  private meeting(): Stmt {
+    const ty = this.chance(0.5) ? 'int' : 'float';
+    const vs = this.varsOf(ty, true);
+    if (!vs.length || this.chance(0.25)) return { k: 'barrier' };
+    const v = this.pick(vs);
+    if (this.chance(0.3)) return { k: 'combine', v, op: 'add', scan: this.chance(0.5) ? 'inclusive' : 'exclusive' };
+    return { k: 'combine', v, op: this.pick(ty === 'int' ? (['add', 'min', 'max', 'and', 'or'] as const) : (['add', 'min', 'max'] as const)) };
   }
 
   private where(depth: number): Stmt {

@@ -15,11 +15,21 @@ test('random programs with seeds 1-1000: the emulator agrees with the interprete
 });
 
 test('the generator makes cross-QPU hand-offs: a store, a semaphore up, then another QPU loads it', () => {
-  // Programs whose QPU 0 loads, after lowering semaphore 10-14, what another QPU stored for it.
-  const handoffs = Array.from({ length: 200 }, (_, i) => printKernel(generate(i + 1).ast)).filter((t) => /semaDec\(1[0-4]\)/.test(t));
-  assert.ok(handoffs.length >= 5, `${handoffs.length} hand-offs in 200 programs`);
-  assert.ok(handoffs.every((t) => /outQ \+ (512|528|544|560|576)\)/.test(t)), 'each stores to its hand-off slot');
+  // Programs whose QPU 0 loads, after lowering semaphore 10-12, what another QPU stored for it.
+  const handoffs = Array.from({ length: 400 }, (_, i) => printKernel(generate(i + 1).ast)).filter((t) => /semaDec\(1[0-2]\)/.test(t));
+  assert.ok(handoffs.length >= 5, `${handoffs.length} hand-offs in 400 programs`);
+  assert.ok(handoffs.every((t) => /outQ \+ (512|528|544)\)/.test(t)), 'each stores to its hand-off slot');
   assert.ok(handoffs.every((t) => /\*\(outI \+ \d+\)/.test(t)), 'and QPU 0 loads it');
+});
+
+test('the generator makes barriers and operations across QPUs, at the top level, leaving semaphores 13 and 14 free', () => {
+  const texts = Array.from({ length: 400 }, (_, i) => printKernel(generate(i + 1).ast));
+  const count = (re: RegExp) => texts.filter((t) => re.test(t)).length;
+  assert.ok(count(/^ {2}barrier\(\)$/m) >= 20, `${count(/barrier\(\)/)} programs with a barrier in 400`);
+  for (const op of ['sumQPUs', 'minQPUs', 'maxQPUs', 'andQPUs', 'orQPUs', 'scanQPUs']) assert.ok(count(new RegExp(`^ {2}\\w+ = ${op}\\(`, 'm')) >= 1, op);
+  assert.ok(count(/scanQPUs\(\w+, 'exclusive'\)/) >= 2, 'exclusive prefixes');
+  assert.ok(!texts.some((t) => /^ {4,}(barrier\(\)|\w+ = (sum|min|max|and|or|scan)QPUs\()/m.test(t)), 'none nested');
+  assert.ok(!texts.some((t) => /sema(Inc|Dec)\(1[34]\)/.test(t)), 'semaphores 13 and 14 stay free');
 });
 
 test('every fifth seed runs its QPUs in random interleavings on both targets, and a race shows there', () => {
