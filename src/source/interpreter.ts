@@ -4,7 +4,7 @@
 // against; each operator's function is its row of ops.ts. docs/language.md states each rule.
 //
 // QPUs run one at a time in turn (0, 1, ..., wrapping round), each until it ends or must wait on
-// a semaphore or the mutex, so runs are deterministic; or, given a seed (`interleave`), in a
+// a semaphore, the mutex or a barrier, so runs are deterministic; or, given a seed (`interleave`), in a
 // random interleaving drawn from it, switching at random statements (turns.ts). Memory is the
 // GPU memory the kernel's arrays live in; reads and writes outside those arrays are errors.
 // Messages name variables as the user's source does (print.ts messagePrinter); a caller's

@@ -5,7 +5,7 @@
 // that leave nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { atomicAdd, Break, Continue, Float, For, If, Int, Int16, index, kernel, packBytes, Ptr, scatter, scatterAdd, select, SharedArray, Uint8, Where, While } from '../../src/index.ts';
+import { atomicAdd, barrier, Break, Continue, Float, For, If, Int, Int16, index, kernel, me, packBytes, Ptr, scanQPUs, scatter, scatterAdd, select, SharedArray, sumQPUs, maxQPUs, Uint8, Where, While } from '../../src/index.ts';
 import { gcd, gcdInputs } from '../../examples/gcd.ts';
 import { heatGrid, step } from '../../examples/heat.ts';
 import { glibcRand } from '../../examples/lib/rand.ts';
@@ -340,6 +340,33 @@ test('the language\'s newer constructs on the pi target (multiply, division, sel
   assert.equal(r.target, 'pi');
   const onEmu = fill();
   await k(onEmu.ints, onEmu.floats, { target: 'emulator' });
+  assert.deepEqual(bits(onPi.ints), bits(onEmu.ints));
+  assert.deepEqual(bits(onPi.floats), bits(onEmu.floats));
+});
+
+test('barriers and operations across QPUs on the pi target (test device, 4 QPUs): the emulator\'s results', async () => {
+  device();
+  const k = kernel([Ptr(Int), Ptr(Float)], function meetings(pi, pf) {
+    const x = Int(pi.add(me().shl(4)).load());
+    const i = Int(0);
+    For(i.lt(3), () => i.set(i.add(1)), () => {
+      pi.add(me().shl(4)).store(x.add(i));
+      barrier();
+      x.set(x.add(pi.add(me().add(1).and(3).shl(4)).load()));
+      barrier();
+    });
+    const at = pi.add(Int(64).add(me().mul(48)));
+    at.store(sumQPUs(x));
+    at.add(16).store(scanQPUs(x, 'exclusive'));
+    at.add(32).store(maxQPUs(x.sub(index())));
+    pf.add(me().shl(4)).store(sumQPUs(x.toFloat().mul(0.37)));
+  });
+  const fill = () => ({ ints: SharedArray.from(Array.from({ length: 256 }, (_, i) => Math.imul(i, 2654435761) >> 8)), floats: SharedArray.float32(64) });
+  const onPi = fill();
+  const r = await k(onPi.ints, onPi.floats, { target: 'pi', qpus: 4 });
+  assert.equal(r.target, 'pi');
+  const onEmu = fill();
+  await k(onEmu.ints, onEmu.floats, { target: 'emulator', qpus: 4 });
   assert.deepEqual(bits(onPi.ints), bits(onEmu.ints));
   assert.deepEqual(bits(onPi.floats), bits(onEmu.floats));
 });
