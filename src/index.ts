@@ -30,6 +30,7 @@ export {
 } from './dsl/control.ts';
 export { Break, Continue, For, Loop, While } from './dsl/loops.ts';
 export { andQPUs, barrier, maxQPUs, minQPUs, orQPUs, scanQPUs, sumQPUs } from './dsl/qpus.ts';
+export { parallelFor } from './dsl/parallel.ts';
 export { BoolValue, CondValue, FloatExpr, FloatVar, IntExpr, IntVar, PtrExpr, PtrVar } from './dsl/values.ts';
 export type { FloatLike, IntLike } from './dsl/values.ts';
 export { DslError } from './dsl/builder.ts';

@@ -42,6 +42,7 @@
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarInfo, VarRef } from '../source/ast.ts';
 import { assignedIn, childBlocks, childExprs, isPtr, sameExpr } from '../source/ast.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
+import { normalizeLoop } from './pipeline-normalize.ts';
 
 type ForStmt = Extract<Stmt, { k: 'for' }>;
 type AssignStmt = Extract<Stmt, { k: 'assign' }>;
@@ -140,13 +141,14 @@ export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number } {
   let touched = false; // a statement before this one stores, gathers or receives
   let synced = false; // a statement before this one waits for another QPU
   k.body.forEach((s, at) => {
-    const loop = s.k === 'for' ? (s as ForStmt) : undefined;
     // After a wait for another QPU, that QPU's stores from here on may come before this QPU's loads.
     const othersStore = synced && contains(k.body.slice(at), STORES);
-    const plan = !touched && !othersStore && loop ? planLoop(loop, varying) : undefined;
-    if (loop && plan) {
+    const normal = s.k === 'for' && !touched && !othersStore ? normalizeLoop(s, vars) : undefined;
+    const plan = normal && planLoop(normal.loop, varying);
+    if (normal && plan) {
       loops++;
-      body.push(...rewrite(loop, plan, vars));
+      vars.push(...normal.added);
+      body.push(...rewrite(normal.loop, plan, vars));
     } else body.push(s);
     touched ||= contains([s], STORES) || contains([s], FIFO);
     synced ||= contains([s], SYNC);

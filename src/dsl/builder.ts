@@ -40,6 +40,8 @@ export class KernelBuilder {
   whereDepth = 0;
   /** The loops whose blocks are being built, innermost last (loops.ts's Loop). */
   readonly loops: OpenLoop[] = [];
+  /** While a parallelFor's body is being built (parallel.ts). */
+  inParallel = false;
   finished = false;
   /** The deepest nest of blocks reached, for the message when the host's stack runs out. */
   deepest = 0;

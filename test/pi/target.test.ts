@@ -361,7 +361,7 @@ test('barriers and operations across QPUs on the pi target (test device, 4 QPUs)
     at.add(32).store(maxQPUs(x.sub(index())));
     pf.add(me().shl(4)).store(sumQPUs(x.toFloat().mul(0.37)));
   });
-  const fill = () => ({ ints: SharedArray.from(Array.from({ length: 256 }, (_, i) => Math.imul(i, 2654435761) >> 8)), floats: SharedArray.float32(64) });
+  const fill = () => ({ ints: SharedArray.from(Array.from({ length: 256 }, (_, i) => Math.imul(i, 2654435761) >> 8), 'int32'), floats: SharedArray.float32(64) });
   const onPi = fill();
   const r = await k(onPi.ints, onPi.floats, { target: 'pi', qpus: 4 });
   assert.equal(r.target, 'pi');
