@@ -1,4 +1,4 @@
-// The last, partial vector of a parallelFor (parallel.ts): its body rewritten so that the lanes
+// The last, partial vector of a parallelFor (parallel.ts, dsl/parallel.ts): its body rewritten so that the lanes
 // past the end (the inactive ones) touch no memory and change nothing the loop gives back.
 // Needs: the body's statements, the condition that holds in the active lanes (a prefix of the
 // lanes: 0 to k - 1, k >= 1), k itself, the accumulators and a way to make temporaries.
@@ -16,8 +16,8 @@
 // Everything else runs in every lane, as in a full vector; operations across lanes (rotate,
 // lane, the reductions) see the inactive lanes' values.
 
-import type { BoolExpr, Cond, Expr, Stmt, Ty, VarRef } from '../source/ast.ts';
-import { mapBool, mapExpr } from '../source/ast.ts';
+import type { BoolExpr, Cond, Expr, Stmt, Ty, VarRef } from './ast.ts';
+import { mapBool, mapExpr } from './ast.ts';
 
 export interface TailContext {
   /** True in the active lanes. */
