@@ -6,10 +6,11 @@
 //   has index() replaced by 0. Only lane 0's address counts (docs/language.md, "Memory"), and
 //   lane 0 of a lane-by-lane expression depends only on lane 0 of its leaves, where index() is
 //   0: `x.add(i)` with i = base + index(), as a parallelFor gives it, is x + base;
-// - an assignment at the top of the body, before its first store, whose value holds loads (not
-//   one load alone) is split: each load into a new variable first, in the order the value
-//   computes them, so `s = s + *(p + i)` becomes `t = *(p + i); s = s + t`. A load has no side
-//   effect, so reading it one statement earlier, at the same point of the program, is the same.
+// - an assignment at the top of the body, before its first store, or that store, whose value
+//   holds loads (not one load alone) is split: each load into a new variable first, in the
+//   order the value computes them, so `s = s + *(p + i)` becomes `t = *(p + i); s = s + t`. A
+//   load has no side effect, so reading it just before, at the same point of the program, is
+//   the same.
 
 import { childBlocks, containsKind, type Expr, mapExpr, type Stmt, type VarInfo, type VarRef } from '../source/ast.ts';
 
@@ -55,12 +56,13 @@ export function normalizeLoop(s: ForStmt, vars: readonly VarInfo[]): { loop: For
   const body: Stmt[] = [];
   let stored = false;
   for (const x of s.body) {
+    const split = !stored && (x.k === 'assign' || x.k === 'store') && x.e.k !== 'load' && containsKind(x.e, 'load');
     stored ||= storesAt(x);
-    if (stored || x.k !== 'assign' || x.e.k === 'load' || !containsKind(x.e, 'load')) {
+    if (!split) {
       body.push(x);
       continue;
     }
-    const e = mapExpr(x.e, (y) => {
+    const e = mapExpr((x as { e: Expr }).e, (y) => {
       if (y.k !== 'load' || y.n) return y;
       const v: VarInfo = { id: vars.length + added.length, ty: y.ty, name: `load${vars.length + added.length}` };
       added.push(v);
@@ -68,7 +70,7 @@ export function normalizeLoop(s: ForStmt, vars: readonly VarInfo[]): { loop: For
       body.push({ k: 'assign', v: ref, e: y, loc: x.loc, shows: x.shows ?? x });
       return ref;
     });
-    body.push({ ...x, e });
+    body.push({ ...x, e } as Stmt);
   }
   return { loop: { ...s, body: addressesAtLaneZero(body) }, added };
 }
