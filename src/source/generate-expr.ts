@@ -21,6 +21,8 @@ export abstract class ExprGenerator extends RandomSource {
   protected abstract loadPtr(ty: 'int' | 'float'): Expr;
   /** Now and then a count for a load or store (its first lanes). */
   protected abstract maybeCount(): { n?: Expr };
+  /** In a parallel loop's body, now and then the element number (i, or x or y); else undefined, drawing nothing. */
+  protected abstract elementLeaf(): Expr | undefined;
 
   protected intExpr(depth: number, inWhere: boolean): Expr {
     const leaf = depth <= 0 || this.chance(0.3);
@@ -28,7 +30,7 @@ export abstract class ExprGenerator extends RandomSource {
       const c = this.int(7);
       const vs = this.varsOf('int');
       if (c <= 2 && vs.length) return this.pick(vs);
-      if (c === 3) return { k: 'special', ty: 'int', what: this.pick(['index', 'me', 'numQPUs'] as const) };
+      if (c === 3) return this.elementLeaf() ?? { k: 'special', ty: 'int', what: this.pick(['index', 'me', 'numQPUs'] as const) };
       if (c === 4) return this.params[4]!;
       return lit('int', this.intLit());
     }

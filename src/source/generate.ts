@@ -21,6 +21,7 @@ import { BARRIER_SEMAPHORE } from './ast.ts';
 import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
 import { lit } from './generate-random.ts';
 import { ExprGenerator } from './generate-expr.ts';
+import { elementOf, parallelStatements } from './parallel.ts';
 export { rng } from './generate-random.ts';
 
 /** Output vectors each QPU may store to anywhere (a power of two), and vectors for hand-offs. */
@@ -103,9 +104,18 @@ class Generator extends ExprGenerator {
     return { k: 'var', id, ty };
   }
   protected varsOf(ty: Ty, assignable = false): VarRef[] {
+    const p = this.parallel;
     return this.vars
-      .filter((v) => v.ty === ty && v.id >= 6 && !(assignable && (this.protectedVars.has(v.id) || this.isInfra(v.id))))
+      .filter((v) => v.ty === ty && v.id >= 6 && !p?.hidden.has(v.id) && !(assignable && (this.protectedVars.has(v.id) || this.isInfra(v.id) || (p && v.id < p.floor))))
       .map((v) => ({ k: 'var', id: v.id, ty: v.ty }) as VarRef);
+  }
+  /**
+   * While a parallel loop's body is made: the variables it may assign (from `floor` on: its own),
+   * those it may not read (the accumulators), and its element numbers.
+   */
+  private parallel: { readonly floor: number; readonly hidden: ReadonlySet<number>; readonly leaves: readonly Expr[] } | undefined;
+  protected elementLeaf(): Expr | undefined {
+    return this.parallel && this.chance(0.5) ? this.pick(this.parallel.leaves) : undefined;
   }
   private isInfra(id: number): boolean {
     return id === this.outQ.id || id === this.outFQ.id;
@@ -140,6 +150,7 @@ class Generator extends ExprGenerator {
       body.push({ k: 'assign', v, e: this.floatExpr(2, false) });
     }
     if (this.chance(0.3)) body.push(...this.streamLoop());
+    if (this.chance(0.25)) body.push(...this.parallelLoop());
     body.push(...this.block(0, false));
     // Every int and float variable to this QPU's output slots.
     const ints = this.vars.filter((v) => v.ty === 'int');
@@ -190,6 +201,49 @@ class Generator extends ExprGenerator {
     const cond: Cond = { k: this.chance(0.5) ? 'any' : 'all', b: { k: 'cmp', op: 'lt', ty: 'int', a: i, b: lit('int', end) } };
     const inc: Stmt = { k: 'assign', v: i, e: { k: 'bin', op: 'add', ty: 'int', a: i, b: lit('int', step) } };
     return [{ k: 'assign', v: i, e: lit('int', 0) }, { k: 'for', c: cond, step: [inc], body: [...loads, ...body, store] }];
+  }
+
+  /**
+   * A parallel loop (source/parallel.ts) over n <= 64 elements, or w x h with w <= 32 and h <= 2
+   * (element y * w + x): its body loads the inputs and stores this QPU's first output slots at
+   * the element, makes statements of every kind around that assigning only its own variables,
+   * and accumulates into 0-2 outer variables it does not otherwise read.
+   */
+  private parallelLoop(): Stmt[] {
+    const two = this.chance(0.3);
+    const w = 1 + this.int(32);
+    const sizes: Expr[] = two
+      ? [lit('int', w), lit('int', 1 + this.int(2))]
+      : [this.chance(0.7) ? lit('int', this.int(INPUT_ELEMS + 1)) : { k: 'bin', op: 'and', ty: 'int', a: this.params[4]!, b: lit('int', INPUT_ELEMS - 1) }];
+    const base = this.newVar('int');
+    const row = two ? this.newVar('int') : undefined;
+    const x = elementOf(base);
+    const at: Expr = row ? { k: 'bin', op: 'add', ty: 'int', a: { k: 'bin', op: 'mul', ty: 'int', a: row, b: lit('int', w) }, b: x } : x;
+    const init: Stmt[] = [];
+    const accumulators = Array.from({ length: this.int(3) }, () => {
+      const ty = this.chance(0.5) ? 'int' : 'float';
+      const v = this.newVar(ty);
+      init.push({ k: 'assign', v, e: ty === 'int' ? this.intExpr(1, false) : this.floatExpr(1, false) });
+      return { v, op: this.pick(ty === 'int' ? (['add', 'min', 'max', 'and', 'or'] as const) : (['add', 'min', 'max'] as const)) };
+    });
+    const outer = { loops: this.loopKinds.splice(0), floor: this.vars.length };
+    this.parallel = { floor: outer.floor, hidden: new Set(accumulators.map((a) => a.v.id)), leaves: row ? [x, row, at] : [x] };
+    [base, row].forEach((v) => v && this.protectedVars.add(v.id));
+    const load = (ty: 'int' | 'float'): Stmt => ({ k: 'assign', v: this.newVar(ty), e: { k: 'load', ty, ptr: { k: 'ptradd', ty: `${ty}*`, p: this.params[ty === 'int' ? 0 : 1]!, n: at } } });
+    const body: Stmt[] = [load('int'), ...(this.chance(0.5) ? [load('float')] : []), ...this.block(1, false)];
+    if (this.chance(0.7)) {
+      const int = this.chance(0.5);
+      body.push({ k: 'store', ptr: { k: 'ptradd', ty: int ? 'int*' : 'float*', p: int ? this.outQ : this.outFQ, n: at }, e: int ? this.intExpr(2, false) : this.floatExpr(2, false) });
+    }
+    for (const a of accumulators) {
+      const e = a.v.ty === 'int' ? this.intExpr(2, false) : this.floatExpr(2, false);
+      const acc: Stmt = { k: 'assign', v: a.v, e: { k: 'bin', op: a.op, ty: a.v.ty, a: a.v, b: e } };
+      body.push(this.chance(0.3) ? { k: 'where', b: this.boolExpr(1), then: [acc], else: [] } : acc);
+    }
+    this.parallel = undefined;
+    this.loopKinds.push(...outer.loops);
+    [base, row].forEach((v) => v && this.protectedVars.delete(v.id));
+    return [...init, ...parallelStatements({ sizes, base, row, body, accumulators, fresh: (ty) => this.newVar(ty) })];
   }
 
   private storeTo(base: VarRef, slot: number | Expr, e: Expr, nb = false): Stmt {
@@ -302,7 +356,7 @@ class Generator extends ExprGenerator {
       return [{ k: 'sema', down: false, n }, ...this.assign(false), { k: 'sema', down: true, n }];
     }
     if (c === 17) return [{ k: 'mutex', lock: true }, ...this.assign(false), { k: 'mutex', lock: false }];
-    if (c === 18) return [{ k: 'assign', v: this.ptrVar, e: this.inPtr(this.params[0]!, 15) }];
+    if (c === 18 && !this.parallel) return [{ k: 'assign', v: this.ptrVar, e: this.inPtr(this.params[0]!, 15) }];
     if (c === 19 && this.chance(0.5)) return [this.scatter(false)];
     return this.assign(false);
   }

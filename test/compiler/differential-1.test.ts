@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../src/source/generate.ts';
 import { printKernel } from '../../src/source/print.ts';
+import { compile } from '../../src/compiler/driver.ts';
 import { differential } from '../helpers/differential.ts';
 import { DifferentialRunner, interleaveFor } from '../../src/runtime/differential.ts';
 import type { BoolExpr, Stmt } from '../../src/source/ast.ts';
@@ -18,7 +19,7 @@ test('the generator makes cross-QPU hand-offs: a store, a semaphore up, then ano
   // Programs whose QPU 0 loads, after lowering semaphore 10-12, what another QPU stored for it.
   const handoffs = Array.from({ length: 400 }, (_, i) => printKernel(generate(i + 1).ast)).filter((t) => /semaDec\(1[0-2]\)/.test(t));
   assert.ok(handoffs.length >= 5, `${handoffs.length} hand-offs in 400 programs`);
-  assert.ok(handoffs.every((t) => /outQ \+ (512|528|544)\)/.test(t)), 'each stores to its hand-off slot');
+  assert.ok(handoffs.every((t) => /outQ \+ (512|528|544)[,)]/.test(t)), "each stores to its hand-off slot");
   assert.ok(handoffs.every((t) => /\*\(outI \+ \d+\)/.test(t)), 'and QPU 0 loads it');
 });
 
@@ -30,6 +31,17 @@ test('the generator makes barriers and operations across QPUs, at the top level,
   assert.ok(count(/scanQPUs\(\w+, 'exclusive'\)/) >= 2, 'exclusive prefixes');
   assert.ok(!texts.some((t) => /^ {4,}(barrier\(\)|\w+ = (sum|min|max|and|or|scan)QPUs\()/m.test(t)), 'none nested');
   assert.ok(!texts.some((t) => /sema(Inc|Dec)\(1[34]\)/.test(t)), 'semaphores 13 and 14 stay free');
+});
+
+test('the generator makes parallel loops, one- and two-dimensional, with accumulators, some load-pipelined', () => {
+  const programs = Array.from({ length: 300 }, (_, i) => generate(i + 1));
+  const texts = programs.map((p) => printKernel(p.ast));
+  const oneD = texts.filter((t) => /numQPUs\(\) << 4/.test(t)).length;
+  const twoD = texts.filter((t) => /= 0\n\s+for all\(v\d+ < v\d+\)\n(.*\n)*\s+if all\(v\d+ < v\d+\)/.test(t) && /= v\d+ \+ numQPUs\(\)/.test(t)).length;
+  const accumulated = texts.filter((t) => /= (sum|min|max|and|or)QPUs\(/.test(t) && /\.(sum|min|max|and|or)Lanes\(\)/.test(t)).length;
+  assert.ok(oneD >= 25 && twoD >= 10 && accumulated >= 20, `${oneD} one-dimensional, ${twoD} two-dimensional, ${accumulated} accumulating in 300`);
+  const piped = programs.filter((p) => /numQPUs\(\) << 4/.test(printKernel(p.ast)) && /loads pipelined in [1-9]/.test(compile(p.ast, { qpus: p.qpus }).dump('pipeline'))).length;
+  assert.ok(piped >= 5, `${piped} with a loop pipelined`);
 });
 
 test('every fifth seed runs its QPUs in random interleavings on both targets, and a race shows there', () => {
