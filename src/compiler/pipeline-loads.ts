@@ -1,18 +1,20 @@
 // Software pipelining of blocking loads (pass `pipeline`, from -O2): in a counted loop, the
-// loads at the top of the body become TMU gathers issued one iteration ahead, so that memory is
-// read while the previous iteration computes, as the user would write with gather and receive
-// (rot3D version 1 runs as version 2 does). It works on the kernel's AST, before lowering.
+// loads at the top of the body become TMU gathers issued d iterations ahead (d = 4 / k for k
+// loads, 1, 2 or 4: as many as the TMU FIFO holds), so that memory is read while earlier
+// iterations compute, as the user would write with gather and receive (rot3D version 1 runs as
+// version 2 does). It works on the kernel's AST, before lowering.
 //
 // Needs: a kernel AST that check.ts accepted.
 // Guarantees: the same results as the kernel as written, for every argument. A loop
 //   For(i < N, i = i + S) { v1 = *P1; ... vk = *Pk; rest }
 // becomes
 //   If (i < N) {
-//     a1 = P1 + index(); gather(a1) ... (each load's address, lane by lane)
-//     While (i + S < N) {        (another iteration follows this one)
-//       receive(v1) ...; a1 = a1 + S; gather(a1) ...; rest; i = i + S
+//     a1 = P1 + index() ... (each load's address, lane by lane: the next iteration's to gather)
+//     gather(a1); a1 = a1 + S ...; If (i + S < N) { gather(a1); a1 = a1 + S ... } ... up to i + (d-1)S
+//     While (i + dS < N) {       (d more iterations follow this one)
+//       receive(v1) ...; gather(a1); a1 = a1 + S ...; rest; i = i + S
 //     }
-//     receive(v1) ...; rest; i = i + S          (the last iteration gathers nothing)
+//     While (i < N) { receive(v1) ...; rest; i = i + S }     (the last d gather nothing; an If for d = 1)
 //   }
 // and only when all of this holds:
 // - the loop is a statement of the kernel's body (not nested), and no statement before it
@@ -281,6 +283,9 @@ const cmpLt = (a: Expr, n: number): BoolExpr => ({ k: 'cmp', op: 'lt', ty: 'int'
 const SMALL_D = 2 ** 29;
 const MAX_COUNT = 2 ** 24;
 
+/** How many iterations ahead a loop with `loads` loads gathers: as many as the TMU FIFO holds (1, 2 or 4). */
+export const aheadFor = (loads: number): number => 2 ** Math.floor(Math.log2(Math.max(1, Math.floor(TMU_FIFO_DEPTH / loads))));
+
 function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[]): Stmt[] {
   const loc = s.loc;
   const addrs: VarRef[] = plan.loads.map(({ s: l, ptr }) => {
@@ -292,8 +297,11 @@ function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[]): Stmt[] {
   const rest = s.body.filter((x) => !moved.has(x)).map(nonBlocking);
   // Messages about these show the user's load, not the gather and receive it became.
   const receives: Stmt[] = plan.loads.map(({ s: l }) => ({ k: 'receive', v: l.v, loc: l.loc, shows: l }));
-  const gathers: Stmt[] = plan.loads.map(({ s: l }, j) => ({ k: 'gather', ptr: addrs[j]!, loc: l.loc, shows: l }));
-  const advance: Stmt[] = addrs.map((a) => ({ k: 'assign', v: a, e: { k: 'ptradd', ty: a.ty as 'int*' | 'float*', p: a, n: plan.step }, loc }));
+  // Each address is the next iteration's to gather: gathered, it moves on an iteration.
+  const gathers: Stmt[] = plan.loads.flatMap(({ s: l }, j): Stmt[] => [
+    { k: 'gather', ptr: addrs[j]!, loc: l.loc, shows: l },
+    { k: 'assign', v: addrs[j]!, e: { k: 'ptradd', ty: addrs[j]!.ty as 'int*' | 'float*', p: addrs[j]!, n: plan.step }, loc },
+  ]);
   const first: Stmt[] = plan.loads.map(({ s: l, ptr }, j) => ({
     k: 'assign',
     v: addrs[j]!,
@@ -301,13 +309,29 @@ function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[]): Stmt[] {
     loc: l.loc,
     shows: l,
   }));
+  // The loop's condition k iterations on: i + k S < N.
   const cmp = s.c.b as Extract<BoolExpr, { k: 'cmp' }>;
-  const subst = (e: Expr): Expr => (e.k === 'var' && e.id === plan.i.id ? plan.next : e);
-  const another: Cond = { k: s.c.k, b: { ...cmp, a: subst(cmp.a), b: subst(cmp.b) } };
+  const ahead = (k: number): Cond => {
+    const st = plan.step;
+    const times = st.k === 'lit' ? lit(Math.imul(st.bits, k)) : k === 2 ? bin('shl', st, lit(1)) : k === 3 ? bin('add', bin('shl', st, lit(1)), st) : bin('shl', st, lit(2));
+    const on = k === 1 ? plan.next : bin('add', plan.i, times);
+    const subst = (e: Expr): Expr => (e.k === 'var' && e.id === plan.i.id ? on : e);
+    return k === 0 ? s.c : { k: s.c.k, b: { ...cmp, a: subst(cmp.a), b: subst(cmp.b) } };
+  };
+  const d = aheadFor(plan.loads.length);
+  // The first d iterations' gathers (those that exist), then while d more follow: receive, gather
+  // d on, compute; then the last ones, which gather nothing.
+  const prefetch: Stmt[] = [...gathers];
+  for (let k = 1; k < d; k++) prefetch.push({ k: 'if', c: ahead(k), then: [...gathers], else: [], loc });
   const piped: Stmt = {
     k: 'if',
     c: s.c,
-    then: [...first, ...gathers, { k: 'while', c: another, body: [...receives, ...advance, ...gathers, ...rest, ...s.step], loc }, ...receives, ...rest, ...s.step],
+    then: [
+      ...first,
+      ...prefetch,
+      { k: 'while', c: ahead(d), body: [...receives, ...gathers, ...rest, ...s.step], loc },
+      d === 1 ? { k: 'if', c: s.c, then: [...receives, ...rest, ...s.step], else: [], loc } : { k: 'while', c: s.c, body: [...receives, ...rest, ...s.step], loc },
+    ],
     else: [],
     loc,
   };

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { barrier, Float, For, gather, If, index, Int, kernel, me, Ptr, receive, semaDec, semaInc, SharedArray, sumQPUs } from '../../../src/index.ts';
-import { pipelineLoads } from '../../../src/compiler/pipeline-loads.ts';
+import { aheadFor, pipelineLoads } from '../../../src/compiler/pipeline-loads.ts';
 import type { KernelAst } from '../../../src/source/ast.ts';
 import { printKernel } from '../../../src/source/print.ts';
 import { rot3D_1, rot3DScalar } from '../../../examples/rot3d.ts';
@@ -17,7 +17,7 @@ function after(ast: KernelAst): { text: string[]; loops: number } {
   return { text: lines(printKernel(r.ast)), loops: r.loops };
 }
 
-test("pipeline: a counted loop's load becomes a gather a loop ahead; the last iteration, peeled, gathers nothing", () => {
+test("pipeline: a counted loop's load becomes a gather four loops ahead (the TMU FIFO's depth); the last four gather nothing", () => {
   const inc = kernel([Int, Ptr(Int)], function inc(n, a) {
     const i = Int(0);
     For(i.lt(n), () => i.set(i.add(16)), () => a.add(i).store(Int(a.add(i).load()).add(1)));
@@ -39,16 +39,49 @@ test("pipeline: a counted loop's load becomes a gather a loop ahead; the last it
       if any(v2 < n)
         v3_addr = (a + v2) + index()
         gather(v3_addr)
-        while any((v2 + 16) < n)
-          receive(v3)
-          v3_addr = v3_addr + 16
+        v3_addr = v3_addr + 16
+        if any((v2 + 16) < n)
           gather(v3_addr)
+          v3_addr = v3_addr + 16
+        if any((v2 + 32) < n)
+          gather(v3_addr)
+          v3_addr = v3_addr + 16
+        if any((v2 + 48) < n)
+          gather(v3_addr)
+          v3_addr = v3_addr + 16
+        while any((v2 + 64) < n)
+          receive(v3)
+          gather(v3_addr)
+          v3_addr = v3_addr + 16
           store(v3 + 1, a + v2)
           v2 = v2 + 16
-        receive(v3)
-        store(v3 + 1, a + v2)
-        v2 = v2 + 16`),
+        while any(v2 < n)
+          receive(v3)
+          store(v3 + 1, a + v2)
+          v2 = v2 + 16`),
   });
+});
+
+test('pipeline: two loads a pass gather two passes ahead, three or four one pass ahead', () => {
+  const two = kernel([Int, Ptr(Int), Ptr(Int)], function two(n, a, b) {
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(16)), () => {
+      const x = Int(a.add(i).load());
+      const y = Int(b.add(i).load());
+      a.add(i).store(x.add(y));
+    });
+  });
+  const text = after(two.ast).text.join('\n');
+  assert.match(text, /if any\(\(v3 \+ 16\) < n\)\ngather\(v4_addr\)\nv4_addr = v4_addr \+ 16\ngather\(v5_addr\)\nv5_addr = v5_addr \+ 16\nwhile any\(\(v3 \+ 32\) < n\)/);
+  assert.deepEqual([1, 2, 3, 4].map(aheadFor), [4, 2, 1, 1]);
+  // And the results, for every count around the prefetch's.
+  for (const n of [0, 16, 32, 48, 64, 80, 160]) {
+    const args = () => [n, SharedArray.from(Array.from({ length: Math.max(n, 1) }, (_, j) => j), 'int32'), SharedArray.from(Array.from({ length: Math.max(n, 1) }, (_, j) => 3 * j), 'int32')] as [number, Int32Array, Int32Array];
+    const [want, got] = [args(), args()];
+    two.interpretSync(want);
+    two.emulateSync(got);
+    assert.deepEqual(bits(got[1]), bits(want[1]), `n = ${n}`);
+  }
 });
 
 test('pipeline: a loop after a store, or whose step is shorter than a vector, stands as written', () => {
@@ -67,11 +100,11 @@ test('pipeline: a loop after a store, or whose step is shorter than a vector, st
 const bits = (a: Float32Array | Int32Array) => Array.from(new Int32Array(a.slice().buffer));
 const pipelined = (k: { code(): { dump(s: 'pipeline'): string } }) => Number(/loads pipelined in (\d+) loop/.exec(k.code().dump('pipeline'))?.[1]);
 
-test('rot3D version 1: its loads become gathers a loop ahead, and it reads not a word past its arrays', () => {
+test('rot3D version 1: its loads become gathers two loops ahead, and it reads not a word past its arrays', () => {
   const k = rot3D_1.setNumQPUs(1);
   const dump = k.code().dump('pipeline');
   assert.equal(pipelined(k), 1);
-  assert.match(dump, /gather\(v6_addr\)\n\s+gather\(v7_addr\)\n\s+while any\(\(v5 \+ 16\) < n\)/);
+  assert.match(dump, /gather\(v6_addr\)\n\s+v6_addr = v6_addr \+ 16\n\s+gather\(v7_addr\)\n\s+v7_addr = v7_addr \+ 16\n(.*\n)*\s+while any\(\(v5 \+ 32\) < n\)/);
   // x and y are different arrays: whether they are far enough apart is tested at run time.
   assert.match(dump, /if all\(.*\(x - y\).*\(y - x\)/);
   const [c, s] = [Math.cos(1), Math.sin(1)];
