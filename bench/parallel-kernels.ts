@@ -1,7 +1,7 @@
 // The kernels bench/parallel.ts measures: reductions with parallelFor and by hand, a prefix sum
 // and a bitonic sort, on any number of QPUs.
 import {
-  barrier, Float, For, If, index, Int, kernel, me, numQPUs, parallelFor, Ptr, rotate, scanQPUs, select, sumQPUs, minQPUs, maxQPUs, While,
+  barrier, Float, For, gather, If, index, Int, type IntExpr, kernel, me, numQPUs, parallelFor, Ptr, receive, rotate, scanQPUs, select, store, sumQPUs, minQPUs, maxQPUs, While,
 } from '../src/index.ts';
 
 /** Sum, least and greatest of n floats: the user's whole kernel (9 lines). */
@@ -33,26 +33,45 @@ export const handSum = kernel([Int, Ptr(Float), Ptr(Float)], function handSum(n,
 });
 
 /**
- * Inclusive prefix sum of n ints: each QPU takes a contiguous part, sums it, learns where its
- * part starts from the QPUs before it (scanQPUs), then scans its part a vector at a time.
+ * Inclusive prefix sum of n ints: each QPU takes a contiguous part, sums it (a loop the compiler
+ * pipelines), learns where its part starts from the QPUs before it (scanQPUs), then scans its
+ * part a vector at a time, gathering each vector one ahead by hand (the compiler does not
+ * pipeline a loop that follows a wait for other QPUs and stores: a QPU could hand it data).
  */
 export const prefixSum = kernel([Int, Ptr(Int), Ptr(Int)], function prefixSum(n, x, out) {
-  const vectors = Int(n.add(15).shr(4));
-  const per = Int(vectors.add(numQPUs()).sub(1).div(numQPUs()).shl(4));
-  const start = Int(me().mul(per));
+  const per = Int(n.add(15).shr(4).add(numQPUs()).sub(1).div(numQPUs()).shl(4));
+  const start = Int(me().mul(per).min(n));
   const end = Int(start.add(per).min(n));
+  const full = Int(end.sub(end.sub(start).and(15)));
   const total = Int(0);
   const i = Int(start);
-  For(i.lt(end), () => i.set(i.add(16)), () => {
-    total.set(total.add(Int(x.add(i).load(end.sub(i)))));
+  For(i.lt(full), () => i.set(i.add(16)), () => {
+    total.set(total.add(Int(x.add(i).load())));
   });
+  total.set(total.add(Int(x.add(full).load(end.sub(full)))));
   const carry = Int(scanQPUs(total.sumLanes(), 'exclusive'));
-  i.set(start);
-  For(i.lt(end), () => i.set(i.add(16)), () => {
-    const s = Int(Int(x.add(i).load(end.sub(i))).scanLanes().add(carry));
-    out.add(i).store(s, end.sub(i));
+  const v = Int(0);
+  const scan = (count?: IntExpr) => {
+    const s = Int(v.scanLanes().add(carry));
+    if (count) out.add(i).store(s, count);
+    else store(s, out.add(i));
     carry.set(s.lane(15));
+  };
+  i.set(start);
+  If(i.lt(full), () => {
+    gather(x.add(i).add(index()));
+    While(i.add(16).lt(full), () => {
+      receive(v);
+      gather(x.add(i).add(16).add(index()));
+      scan();
+      i.set(i.add(16));
+    });
+    receive(v);
+    scan();
+    i.set(i.add(16));
   });
+  v.set(x.add(i).load(end.sub(i)));
+  scan(end.sub(i));
 });
 
 /** Bitonic sort of n ints in place (n a power of two, at least 32): a parallelFor a stage, a barrier between. */
