@@ -46,6 +46,9 @@ import { checkKernel } from '../source/check.ts';
 import { printKernel } from '../source/print.ts';
 import { accumulatorValues, allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
+import { ROW_BYTES } from './lower-checks.ts';
+import type { AssertStmt } from '../source/checks.ts';
+import { messagePrinter } from '../source/print.ts';
 import { verifyIr } from './verify.ts';
 
 /** Optimization levels: 0 compiles plainly; each pass is on from its level up (its row's `level`). */
@@ -145,8 +148,14 @@ export interface Compiled {
    * when registers spill to memory, the address of scratchBytes of memory for them (3).
    */
   readonly uniformsBeforeArgs: number;
-  /** Scratch memory (for all QPUs) the code needs for spilled registers; 0 when it needs none. */
+  /** Scratch memory (for all QPUs) the code needs for failure records and spilled registers; 0 when it needs none. */
   readonly scratchBytes: number;
+  /**
+   * The kernel's assertions (lower-checks.ts): the statements in the order of the numbers their
+   * failure records hold, and the records at the start of scratch memory, `rows` rows of 16 words
+   * for each QPU, recordBytes for all.
+   */
+  readonly assertions: { readonly sites: readonly AssertStmt[]; readonly texts: readonly string[]; readonly recordBytes: number; readonly rows: number };
   readonly stats: {
     readonly vregs: number;
     readonly spilled: number;
@@ -208,8 +217,9 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     },
     statements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stmt])),
     pairedStatements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.paired])),
-    uniformsBeforeArgs: st.scratch ? 3 : 2,
-    scratchBytes: scratchBytes(st, qpus),
+    uniformsBeforeArgs: st.scratch || lowered.scratch ? 3 : 2,
+    scratchBytes: lowered.recordBytes + scratchBytes(st, qpus),
+    assertions: { sites: lowered.sites, texts: lowered.sites.map((x) => messagePrinter(ast).head(x.shows ?? x)), recordBytes: lowered.recordBytes, rows: lowered.recordBytes / qpus / ROW_BYTES },
     stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spacing.nops, registers },
     dump: (stage: Stage) => dumps.get(stage)!(),
   };
@@ -218,13 +228,14 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
 /** The AST passes (pass pipeline): the kernel to lower. */
 function astPasses(ast: KernelAst, opts: CompileOptions, dumps: Dumps): KernelAst {
   const piped = passOn(opts, 'pipeline') ? pipelineLoads(ast) : undefined;
-  if (piped && opts.verify) checkKernel(piped.ast);
+  // Its prefetches leave a count of gathers that only the run knows (pipeline-loads.ts).
+  if (piped && opts.verify) checkKernel(piped.ast, { fifo: piped.loops === 0 });
   dumps.set('pipeline', () =>
     !piped ? '# pass pipeline is off: the kernel stands\n' : `# loads pipelined in ${piped.loops} loop${piped.loops === 1 ? '' : 's'}\n${printKernel(piped.ast)}`,
   );
   const source = piped?.ast ?? ast;
   const summed = passOn(opts, 'induction') ? reduceProducts(source) : undefined;
-  if (summed && opts.verify) checkKernel(summed.ast);
+  if (summed && opts.verify) checkKernel(summed.ast, { fifo: !piped?.loops });
   dumps.set('induction', () =>
     !summed ? '# pass induction is off: the kernel stands\n' : `# ${summed.products} product${summed.products === 1 ? '' : 's'} as running sums\n${printKernel(summed.ast)}`,
   );
@@ -265,11 +276,12 @@ function allocateRegisters(
   const { qpus } = opts;
   let code = ir.code;
   const st: SpillState = { nregs: ir.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
+  const ctx = { qpu: lowered.qpu, qpus, scratch: lowered.scratch && { reg: lowered.scratch, reserved: lowered.recordBytes } };
   for (let round = 0; ; round++) {
     const live = liveness(code, st.nregs);
     const early = pressureSpills(code, live, st.unspillable);
     if (early.length) {
-      code = spillRegisters(code, early, st, { qpu: lowered.qpu, qpus });
+      code = spillRegisters(code, early, st, ctx);
       if (opts.verify) verifyIr(code, st.nregs, 'spilling');
       continue;
     }
@@ -285,7 +297,7 @@ function allocateRegisters(
       throw new CompileError(
         `kernel ${kernel}: too many values live at once for the 64 registers of regfiles A and B, even after spilling`,
       );
-    code = spillRegisters(code, r.spill, st, { qpu: lowered.qpu, qpus });
+    code = spillRegisters(code, r.spill, st, ctx);
     if (opts.verify) verifyIr(code, st.nregs, 'spilling');
   }
 }

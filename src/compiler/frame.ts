@@ -35,12 +35,14 @@ export interface Frame {
   readonly loadRow: VReg;
 }
 
-export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[], qpus: number): Frame {
-  // Uniforms: this QPU's number, the QPU count, then the arguments.
+export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[], qpus: number, scratch?: VReg): Frame {
+  // Uniforms: this QPU's number, the QPU count, the scratch memory's address (when the kernel
+  // asserts: its failure records are there), then the arguments.
   const qpu = l.fresh();
   const nqpus = l.fresh();
   l.mov(qpu, p('unif'));
   l.mov(nqpus, p('unif'));
+  if (scratch) l.mov(scratch, p('unif'));
   for (let i = 0; i < params; i++) l.mov(vars[i]!, p('unif'));
   for (let i = params; i < vars.length; i++) l.mov(vars[i]!, int(0));
   const constant = (bits: number) => {

@@ -1,5 +1,5 @@
-// Lowering the operations across lanes (source/lanes.ts gives their meaning and order):
-// reductions and prefix sums, by rotations. Needs: a lowering to emit into (lower.ts).
+// Lowering the operations across lanes (source/lanes.ts gives the reductions' meaning and order):
+// rotations, broadcasts of one lane, reductions and prefix sums. Needs: a lowering to emit into (lower.ts).
 // Guarantees: dst holds the value in the lanes `cond` holds in (all without one); a reduction
 // sets no flags, a prefix sum sets them (lowering computes it before any flags it is written
 // under: lower-select.ts, setsFlags).
@@ -12,6 +12,7 @@
 
 import type { Expr } from '../source/ast.ts';
 import { REDUCE_STEPS, reduceImpl, SCAN_STEPS } from '../source/lanes.ts';
+import { LANES } from '../vc4/chip.ts';
 import { int, p, type AluCode, type IrInstr, type Reg, type Src, type VReg, type WriteCond } from './ir.ts';
 
 /** What the operations across lanes need of a lowering. */
@@ -21,6 +22,37 @@ export interface LanesEmitter {
   alu(code: AluCode, dst: Reg, a: Src, b?: Src, extra?: { cond?: WriteCond; setf?: boolean }): void;
   mov(dst: Reg, src: Src, cond?: WriteCond): void;
   materialize(x: Src): VReg;
+  expr(e: Expr): Src;
+}
+
+/** rotate(a, n) into dst: lane l gets lane l - n. */
+export function lowerRotate(l: LanesEmitter, e: Expr & { k: 'rotate' }, dst: Reg, cond: WriteCond | undefined): void {
+  // Only r0-r3 rotate across all 16 lanes (Guide p. 20): emit.ts copies an input held
+  // anywhere else to r0 first (the allocator keeps short-lived values in accumulators).
+  const a = l.materialize(l.expr(e.a));
+  const n = e.n.k === 'lit' ? e.n.bits & (LANES - 1) : undefined;
+  if (n === 0) return l.mov(dst, a, cond);
+  if (n === undefined) l.mov(p('r5rep'), l.expr(e.n));
+  l.emit({ op: 'alu', code: 'v8min', dst, a, b: a, rot: n ?? 'r5', ...(cond ? { cond } : {}) });
+}
+
+/** a.lane(n) into dst: lane n in every lane. */
+export function lowerLane(l: LanesEmitter, e: Expr & { k: 'lane' }, dst: Reg, cond: WriteCond | undefined): void {
+  // Rotated so that lane n comes to lane 0, written to r5 through its replicating port
+  // (r5rep: lane 0 to all 16, Guide p. 18), then read from r5. A constant n takes one
+  // rotation by a small immediate; an Int n, its negation in r5 as the rotation amount.
+  const a = l.materialize(l.expr(e.a));
+  if (e.n.k === 'lit') {
+    const by = -e.n.bits & (LANES - 1);
+    if (by === 0) l.mov(p('r5rep'), a);
+    else l.emit({ op: 'alu', code: 'v8min', dst: p('r5rep'), a, b: a, rot: by });
+  } else {
+    l.alu('sub', p('r5rep'), int(0), l.expr(e.n));
+    const t = l.fresh();
+    l.emit({ op: 'alu', code: 'v8min', dst: t, a, b: a, rot: 'r5' });
+    l.mov(p('r5rep'), t);
+  }
+  l.mov(dst, p('r5'), cond);
 }
 
 /** x rotated up by k lanes (lane l gets lane l - k), into a fresh register. */

@@ -20,8 +20,10 @@ import { lowerScatter } from './lower-scatter.ts';
 import { lowerLoad, lowerStore } from './lower-memory.ts';
 import { Conditions } from './lower-conditions.ts';
 import { lowerSelect, setsFlags } from './lower-select.ts';
-import { lowerReduce, lowerScan } from './lower-lanes.ts';
+import { lowerLane, lowerReduce, lowerRotate, lowerScan } from './lower-lanes.ts';
 import { lowerBarrier, lowerCombine, type Meetings } from './lower-qpus.ts';
+import { Assertions, recordAddress, recordRows, ROW_BYTES } from './lower-checks.ts';
+import { type AssertStmt, assertionsIn } from '../source/checks.ts';
 import { meetingSemaphores } from '../source/qpus.ts';
 import { type AluCode, int, type IrInstr, p, type Reg, smallImm, type Src, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
@@ -30,7 +32,7 @@ import { isFloatSmallImm, shiftImmediate, smallImmValue } from '../vc4/tables.ts
 
 /** The ALU's shifts and rotation, which read the low 5 bits of their amount (Guide p. 29, Table 12). */
 const SHIFTS: ReadonlySet<string> = new Set(['shl', 'shr', 'asr', 'ror']);
-import { exprRange, type Range, variableRanges } from './ranges.ts';
+import { type Range, RegisterRanges } from './ranges.ts';
 
 import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 
@@ -42,6 +44,11 @@ export interface Lowered {
   readonly qpu: VReg;
   /** What some virtual registers hold: the kernel's variables and the prologue's values. */
   readonly names: ReadonlyMap<number, string>;
+  /** When the kernel asserts: the register the scratch memory's uniform is read into, and the bytes of its failure records at its start. */
+  readonly scratch?: VReg;
+  readonly recordBytes: number;
+  /** The assertions lowered, in the order of their numbers in the failure records (lower-checks.ts). */
+  readonly sites: readonly AssertStmt[];
 }
 
 /** Optimizations made while lowering (driver.ts switches them with the -O level). */
@@ -71,24 +78,13 @@ class Lowering implements OpEmitter {
     this.emit({ op: 'ldi', dst: r, bits });
     return r;
   }
-  /** The known intervals of Int values in virtual registers (pass `ranges`): fixed ones (me(), numQPUs()). */
-  private readonly known = new Map<number, Range>();
-  /** What the virtual registers expr() computed hold, and the variables' registers: for range(). */
-  private readonly computed = new Map<number, Expr>();
-  private readonly varOf = new Map<number, number>();
-  /** The variables' intervals, worked out when an operator first asks (ranges.ts). */
-  private varRanges: readonly (Range | undefined)[] | undefined;
+  /** The known intervals of Int values in virtual registers (pass `ranges`, ranges.ts). */
+  private readonly ranges: RegisterRanges;
   range(x: Src): Range | undefined {
     if (!this.opts.ranges) return undefined;
     if (x.k === 'imm') return isFloatSmallImm(x.code) ? undefined : { lo: smallImmValue(x.code), hi: smallImmValue(x.code) };
     if (x.k === 'p') return x.name === 'elem_num' ? { lo: 0, hi: LANES - 1 } : undefined;
-    const fixed = this.known.get(x.id);
-    if (fixed) return fixed;
-    this.varRanges ??= variableRanges(this.k);
-    const id = this.varOf.get(x.id);
-    if (id !== undefined) return this.varRanges[id];
-    const e = this.computed.get(x.id);
-    return e && exprRange(e, this.varRanges);
+    return this.ranges.of(x.id);
   }
   private next = 0;
   private labels = 0;
@@ -112,6 +108,7 @@ class Lowering implements OpEmitter {
   ) {
     const has = (ss: readonly Stmt[]): boolean => ss.some((s) => s.k === 'storeNB' || childBlocks(s).some(has));
     this.nonBlockingStores = has(k.body);
+    this.ranges = new RegisterRanges(k);
   }
 
   /** The QPU count and the release semaphores barriers use (lower-qpus.ts). */
@@ -173,14 +170,23 @@ class Lowering implements OpEmitter {
   run(): Lowered {
     const k = this.k;
     for (const _ of k.vars) this.vars.push(this.fresh());
-    const f = prologue(this, k.params.length, this.vars, this.qpus);
+    const asserts = assertionsIn(k.body);
+    const shown = Math.max(0, ...asserts.map((a) => a.values.length));
+    const scratch = asserts.length ? this.fresh() : undefined;
+    const f = prologue(this, k.params.length, this.vars, this.qpus, scratch);
+    if (scratch) this.checks = new Assertions(this, f, recordAddress(this, f.qpu, scratch, shown));
     this.frame = f;
     ({ qpu: this.qpu, nqpus: this.nqpus, vpmSetup: this.vpmSetup, dmaSetup: this.dmaSetup, loadDma: this.loadDma, loadRead: this.loadRead } = f);
-    this.vars.forEach((r, id) => this.varOf.set(r.id, id));
-    this.known.set(this.qpu.id, { lo: 0, hi: MAX_QPUS - 1 });
-    this.known.set(this.nqpus.id, { lo: 1, hi: MAX_QPUS });
+    this.vars.forEach((r, id) => this.ranges.variable(r.id, id));
+    this.ranges.fixed(this.qpu.id, { lo: 0, hi: MAX_QPUS - 1 });
+    this.ranges.fixed(this.nqpus.id, { lo: 1, hi: MAX_QPUS });
 
     this.block(k.body);
+    if (this.checks) {
+      const end = this.label('end');
+      this.checks.emitHandlers(end, (s, body) => this.within(s, body));
+      this.emit({ op: 'label', name: end });
+    }
     epilogue(this, this.qpu, this.nqpus);
     const names = new Map<number, string>();
     k.vars.forEach((x) => names.set(this.vars[x.id]!.id, x.name));
@@ -190,8 +196,14 @@ class Lowering implements OpEmitter {
     names.set(this.dmaSetup.id, 'DMA store setup of that row');
     names.set(this.loadDma.id, 'DMA load setup of this QPU\'s load row');
     names.set(this.loadRead.id, 'VPM read setup of that row');
-    return { code: this.code, vregs: this.next, qpu: this.qpu, names };
+    if (scratch) names.set(scratch.id, 'scratch memory (failure records first)');
+    const recordBytes = scratch ? this.qpus * recordRows(shown) * ROW_BYTES : 0;
+    return { code: this.code, vregs: this.next, qpu: this.qpu, names, scratch, recordBytes, sites: this.sites };
   }
+
+  /** Assertions' failure paths (lower-checks.ts), and the assertions lowered, numbered in order. */
+  private checks: Assertions | undefined;
+  private readonly sites: AssertStmt[] = [];
 
   /** Waits for a non-blocking store still under way (in kernels that have any). */
   storesFinished(): void {
@@ -205,10 +217,15 @@ class Lowering implements OpEmitter {
   }
 
   private stmt(s: Stmt, mask: VReg | undefined): void {
+    this.within(s, () => this.lowerStmt(s, mask));
+  }
+
+  /** Lowers with `s` as the statement every instruction comes from. */
+  private within(s: Stmt, lowering: () => void): void {
     const outer = this.current;
     this.current = s;
     try {
-      this.lowerStmt(s, mask);
+      lowering();
     } finally {
       this.current = outer;
     }
@@ -340,6 +357,9 @@ class Lowering implements OpEmitter {
         if (!s.down) this.storesFinished();
         this.emit({ op: 'sema', down: s.down, n: s.n });
         return;
+      case 'assert':
+        this.sites.push(s);
+        return this.checks!.check(s, this.sites.length - 1);
       case 'barrier':
         return lowerBarrier(this, this.frame, this.meetings());
       case 'combine':
@@ -367,7 +387,7 @@ class Lowering implements OpEmitter {
     if (e.k === 'special') return e.what === 'index' ? p('elem_num') : e.what === 'me' ? this.qpu : this.nqpus;
     const r = this.fresh();
     this.exprInto(e, r);
-    if (this.opts.ranges && e.ty === 'int') this.computed.set(r.id, e);
+    if (this.opts.ranges && e.ty === 'int') this.ranges.holds(r.id, e);
     return r;
   }
 
@@ -414,19 +434,9 @@ class Lowering implements OpEmitter {
         else how(this, dst, a, a, cond);
         return;
       }
-      case 'rotate': {
-        // Only r0-r3 rotate across all 16 lanes (Guide p. 20): emit.ts copies an input held
-        // anywhere else to r0 first (the allocator keeps short-lived values in accumulators).
-        const a = this.materialize(this.expr(e.a));
-        const n = e.n.k === 'lit' ? e.n.bits & (LANES - 1) : undefined;
-        if (n === 0) {
-          this.mov(dst, a, cond);
-          return;
-        }
-        if (n === undefined) this.mov(p('r5rep'), this.expr(e.n));
-        this.emit({ op: 'alu', code: 'v8min', dst, a, b: a, rot: n ?? 'r5', ...c });
+      case 'rotate':
+        lowerRotate(this, e, dst, cond);
         return;
-      }
       case 'ptradd': {
         const base = this.expr(e.p);
         const size = elemBytes(e.ty);
@@ -461,24 +471,9 @@ class Lowering implements OpEmitter {
         lowerLoad(this, this.frame, e.ptr.ty as PtrTy, ptr, e.n && this.expr(e.n), dst, cond);
         return;
       }
-      case 'lane': {
-        // Rotated so that lane n comes to lane 0, written to r5 through its replicating port
-        // (r5rep: lane 0 to all 16, Guide p. 18), then read from r5. A constant n takes one
-        // rotation by a small immediate; an Int n, its negation in r5 as the rotation amount.
-        const a = this.materialize(this.expr(e.a));
-        if (e.n.k === 'lit') {
-          const by = -e.n.bits & (LANES - 1);
-          if (by === 0) this.mov(p('r5rep'), a);
-          else this.emit({ op: 'alu', code: 'v8min', dst: p('r5rep'), a, b: a, rot: by });
-        } else {
-          this.alu('sub', p('r5rep'), int(0), this.expr(e.n));
-          const t = this.fresh();
-          this.emit({ op: 'alu', code: 'v8min', dst: t, a, b: a, rot: 'r5' });
-          this.mov(p('r5rep'), t);
-        }
-        this.mov(dst, p('r5'), cond);
+      case 'lane':
+        lowerLane(this, e, dst, cond);
         return;
-      }
       case 'select':
         if (cond) throw new Error('internal: a select lowers before the flags it is written under (setsFlags)');
         lowerSelect(this, e, dst);

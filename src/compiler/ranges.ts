@@ -144,3 +144,39 @@ export function variableRanges(k: KernelAst): (Range | undefined)[] {
   }
   return known;
 }
+
+/**
+ * What the lowering knows of the Int values in its virtual registers (pass `ranges`): fixed
+ * intervals (me(), numQPUs()), the variables' registers, and the expressions registers hold.
+ */
+export class RegisterRanges {
+  private readonly known = new Map<number, Range>();
+  private readonly computed = new Map<number, Expr>();
+  private readonly varOf = new Map<number, number>();
+  /** The variables' intervals, worked out when an operator first asks. */
+  private varRanges: readonly (Range | undefined)[] | undefined;
+  constructor(private readonly k: KernelAst) {}
+
+  /** Register `reg` always holds a value in `r`. */
+  fixed(reg: number, r: Range): void {
+    this.known.set(reg, r);
+  }
+  /** Register `reg` is variable `id`'s. */
+  variable(reg: number, id: number): void {
+    this.varOf.set(reg, id);
+  }
+  /** Register `reg` holds e's value. */
+  holds(reg: number, e: Expr): void {
+    this.computed.set(reg, e);
+  }
+  /** The interval of virtual register `reg`'s value, when known. */
+  of(reg: number): Range | undefined {
+    const fixed = this.known.get(reg);
+    if (fixed) return fixed;
+    this.varRanges ??= variableRanges(this.k);
+    const id = this.varOf.get(reg);
+    if (id !== undefined) return this.varRanges[id];
+    const e = this.computed.get(reg);
+    return e && exprRange(e, this.varRanges);
+  }
+}

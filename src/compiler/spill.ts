@@ -14,7 +14,8 @@
 //
 // Further spilled registers go to scratch memory the runtime provides (a uniform after the QPU
 // count: Compiled.scratchBytes, docs/compiler.md). Slot s of QPU q is the 64 bytes at
-// scratch + (s * qpus + q) * 64. A store goes through the QPU's load row: VPM write, DMA store,
+// scratch + reserved + (s * qpus + q) * 64, where a kernel that asserts reserves the start of
+// scratch memory for its failure records (lower-checks.ts). A store goes through the QPU's load row: VPM write, DMA store,
 // wait for it (so the row is free again and a later reload sees the value); a reload is a DMA
 // load into the load row, a wait, and a VPM read. The TMU is not used: its cache would not see
 // the DMA's writes (docs/compiler.md, "Memory").
@@ -57,6 +58,11 @@ const isUniformRead = (i: IrInstr) => i.op === 'alu' && i.a.k === 'p' && i.a.nam
 interface QpuContext {
   readonly qpu: VReg;
   readonly qpus: number;
+  /**
+   * When the lowering reads the scratch memory's uniform itself (a kernel that asserts): the
+   * register it reads it into, and the bytes at the start that are not spill slots.
+   */
+  readonly scratch?: { readonly reg: VReg; readonly reserved: number };
 }
 
 /**
@@ -105,7 +111,7 @@ class SpillWriter {
  * The code with what spill code needs made once, near its start, the first time it is needed:
  * this QPU's spill-row setups, and the address of its first scratch slot.
  */
-function withSetups(code: readonly IrInstr[], st: SpillState, { qpu, qpus }: QpuContext): IrInstr[] {
+function withSetups(code: readonly IrInstr[], st: SpillState, { qpu, qpus, scratch }: QpuContext): IrInstr[] {
   const rest = [...code];
   if (!st.setups && st.slots.size) {
     // After `mov qpu, unif`: the setups for row 2 * qpus + qpu * rows.
@@ -115,12 +121,16 @@ function withSetups(code: readonly IrInstr[], st: SpillState, { qpu, qpus }: Qpu
     rest.splice(1, 0, ...w.out);
   }
   if (!st.scratch && st.memory.size) {
-    // The scratch address is the uniform after the QPU count: right after the second uniform read.
+    // The scratch address is the uniform after the QPU count: read right after the second
+    // uniform read, or where the lowering reads it (the slots then come after what it reserves).
     let at = 0;
-    for (let seen = 0; seen < 2; ) if (isUniformRead(rest[at++]!)) seen++;
+    for (let seen = 0; seen < (scratch ? 3 : 2); ) if (isUniformRead(rest[at++]!)) seen++;
     const w = new SpillWriter(st);
-    const base = w.fresh();
-    w.out.push({ op: 'alu', code: 'mov', dst: base, a: p('unif'), b: p('unif') });
+    let base = scratch?.reg;
+    if (!base) {
+      base = w.fresh();
+      w.out.push({ op: 'alu', code: 'mov', dst: base, a: p('unif'), b: p('unif') });
+    } else if (scratch!.reserved) base = w.alu('add', base, w.ldi(scratch!.reserved));
     st.scratch = w.alu('add', base, w.alu('shl', qpu, int(6)));
     rest.splice(at, 0, ...w.out);
   }

@@ -42,6 +42,8 @@ export class KernelBuilder {
   readonly loops: OpenLoop[] = [];
   /** While a parallelFor's body is being built (parallel.ts). */
   inParallel = false;
+  /** Whether assert statements are kept (kernel()'s option assertions). */
+  assertions = true;
   finished = false;
   /** The deepest nest of blocks reached, for the message when the host's stack runs out. */
   deepest = 0;

@@ -44,6 +44,10 @@ export function checkSignature(params: unknown, body: unknown, opts: unknown, pl
     throw new DslError(`kernel ${name}${at}: ${why}`);
   };
   if (opts !== undefined && (opts === null || typeof opts !== 'object')) fail(`kernel()'s options, if given, are an object such as { name: 'saxpy' }, not ${describeHost(opts)}`);
+  const asserting = opts !== null && typeof opts === 'object' ? (opts as { assertions?: unknown }).assertions : undefined;
+  if (asserting !== undefined && typeof asserting !== 'boolean') fail(`kernel()'s option assertions is true (the default) or false, not ${describeHost(asserting)}`);
+  for (const key of opts !== null && typeof opts === 'object' ? Object.keys(opts) : [])
+    if (key !== 'name' && key !== 'assertions') fail(`kernel() has no option called "${key}": its options are name and assertions (run options such as qpus go to the call, or k.with(...))`);
   if (optName !== undefined && (typeof optName !== 'string' || !KERNEL_NAME.test(optName)))
     fail(`a kernel's name is a string of 1 to 64 characters without spaces, control characters or backquotes, not ${describeHost(optName)}`);
   if (!Array.isArray(params)) fail(`kernel()'s first argument is the list of parameter types, such as [Ptr(Float), Int], not ${describeHost(params)}`);

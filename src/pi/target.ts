@@ -105,16 +105,33 @@ export function freeAll(s: PiSession, made: readonly Allocation[], failed: boole
  * QPU count, scratch memory when registers spill, the arguments: docs/compiler.md, "The
  * calling convention"); arrays already in the session's memory.
  */
-export function runCompiledOnPi(s: PiSession, c: Compiled, args: readonly number[], opts: PiRunOptions = {}): PiRunResult {
+export function runCompiledOnPi(
+  s: PiSession,
+  c: Compiled,
+  args: readonly number[],
+  opts: PiRunOptions = {},
+  /**
+   * Called with the scratch memory's words after the run, also when the run failed, before they
+   * are freed: an error it throws stands in for the run's (the runtime reads failed assertions).
+   */
+  inspect?: (scratch: Int32Array) => void,
+): PiRunResult {
   const scratch: Allocation[] = [];
   let failed = false;
+  const look = () => scratch[0] && inspect?.(s.memory.view(scratch[0], Int32Array));
   try {
-    if (c.uniformsBeforeArgs === 3) scratch.push(s.memory.alloc(Math.max(4, c.scratchBytes), 'spilled registers'));
+    if (c.uniformsBeforeArgs === 3) {
+      scratch.push(s.memory.alloc(Math.max(4, c.scratchBytes), 'scratch memory'));
+      s.memory.view(scratch[0]!, Int32Array).fill(0); // cleared, as the emulator target's is
+    }
     const before = scratch.map((a) => a.address);
     const uniforms = Array.from({ length: c.qpus }, (_, q) => [q, c.qpus, ...before, ...args]);
-    return runOnPi(s, c.words, uniforms, opts);
+    const result = runOnPi(s, c.words, uniforms, opts);
+    look();
+    return result;
   } catch (e) {
     failed = true;
+    look();
     throw e;
   } finally {
     freeAll(s, scratch, failed);

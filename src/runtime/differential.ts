@@ -5,6 +5,7 @@
 // the order. On a mismatch, shrink() cuts the program down, statement by statement and
 // expression by expression, to a smaller one that still disagrees.
 
+import { KernelAssertionError } from '../source/checks.ts';
 import type { SfuMode } from '../vc4/sfu-model.ts';
 import { compile, type OptLevel } from '../compiler/driver.ts';
 import { type Allocation, GpuMemory } from '../common/memory.ts';
@@ -64,6 +65,7 @@ export class DifferentialRunner {
       return { inI, inF, outI, outF, args: [inI.address, inF.address, outI.address, outF.address, p.n, p.xBits].map((x) => x | 0) };
     };
     const a = arrays();
+    let failed: KernelAssertionError | undefined; // an assertion the interpreter saw fail: compiled code must fail it too
     try {
       interpret(ast, {
         qpus: p.qpus,
@@ -75,15 +77,18 @@ export class DifferentialRunner {
         sfu: this.sfu,
       });
     } catch (e) {
-      return { kind: 'invalid', error: String((e as Error).message ?? e) };
+      if (!(e instanceof KernelAssertionError)) return { kind: 'invalid', error: String((e as Error).message ?? e) };
+      failed = e;
     }
     const b = arrays();
     try {
       const c = compile(ast, { qpus: p.qpus, opt: this.opt, verify: true });
       this.target.run(c, b.args, regions(b), { maxSteps: 50_000_000, interleave, sfu: this.sfu });
     } catch (e) {
+      if (failed && e instanceof KernelAssertionError) return sameFailure(failed, e);
       return { kind: 'mismatch', detail: `the emulator run failed: ${(e as Error).message ?? e}` };
     }
+    if (failed) return { kind: 'mismatch', detail: `the interpreter stopped at an assertion and the compiled code did not:\n${failed.message}` };
     for (const k of ['inI', 'inF', 'outI', 'outF'] as const) {
       const x = mem.view(a[k], Int32Array);
       const y = mem.view(b[k], Int32Array);
@@ -246,4 +251,14 @@ function* exprVariants(e: Expr): Generator<Expr> {
     default:
       return;
   }
+}
+
+/**
+ * An assertion both targets saw fail: the interpreter stops at the first QPU it runs that fails
+ * one, compiled code records every QPU's first failure, so the interpreter's must be among them.
+ */
+function sameFailure(interpreted: KernelAssertionError, compiled: KernelAssertionError): Outcome {
+  const mine = interpreted.records[0]!;
+  const found = compiled.records.some((r) => r.qpu === mine.qpu && r.at === mine.at && r.assertion === mine.assertion && r.line === mine.line);
+  return found ? { kind: 'agree' } : { kind: 'mismatch', detail: `the targets failed assertions differently:\ninterpreter: ${interpreted.message}\nemulator: ${compiled.message}` };
 }

@@ -8,6 +8,7 @@
 // again), so making kernels in a loop does not use it up either. The arrays are named by the
 // kernel's parameters in faults.
 
+import { failedAssertions } from './assertions.ts';
 import type { Compiled } from '../compiler/driver.ts';
 import { type LoadedProgram, Machine, type MachineRunOptions, type RunResult } from '../emulator/machine.ts';
 import { type Allocation, footprint, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../common/memory.ts';
@@ -105,10 +106,22 @@ export class EmulatorTarget {
     try {
       const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu } = opts;
       // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
-      return this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict });
+      const result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict });
+      this.assertionsHeld(c);
+      return result;
+    } catch (e) {
+      // A failed assertion first: the others may have waited for the QPU that failed it.
+      this.assertionsHeld(c);
+      throw e;
     } finally {
       this.memory.unrestrict();
     }
+  }
+
+  /** Throws the error for the assertions the run's QPUs failed, if any (runtime/assertions.ts). */
+  private assertionsHeld(c: Compiled): void {
+    const failed = c.assertions.sites.length ? failedAssertions(c, this.memory.view(this.scratch!, Int32Array)) : undefined;
+    if (failed) throw failed;
   }
 
   /** The program of compiled code, loaded into GPU memory if it is not (any more); the most recently run. */

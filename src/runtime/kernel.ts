@@ -75,6 +75,8 @@ export const KERNEL_BRAND: unique symbol = Symbol.for('qpu-ts.kernel');
 
 export interface KernelOptions {
   readonly name?: string;
+  /** Whether the kernel's assert statements are kept (default true); false leaves them out, on every target. */
+  readonly assertions?: boolean;
 }
 
 /**
@@ -192,6 +194,7 @@ function build(params: readonly ParamType[], body: (...args: never) => void, opt
   const name = checkSignature(params, body, opts, place);
   const paramNames = (place && sourceParameterNames(place, params.length)) ?? parameterNames(body);
   const b = new KernelBuilder(name);
+  b.assertions = opts?.assertions ?? true;
   const at = place ? ` (${place.loc})` : '';
   const deferred = deferredKind(body);
   if (deferred) throw new DslError(`kernel ${name}${at}: ${blockDeferredMessage(`the kernel's function is ${deferred}`)}`);

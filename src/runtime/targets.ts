@@ -13,6 +13,7 @@ import { EmulatorError } from '../emulator/errors.ts';
 import type { RunResult } from '../emulator/machine.ts';
 import { piSession } from '../pi/session.ts';
 import { runCompiledOnPi } from '../pi/target.ts';
+import { failedAssertions } from './assertions.ts';
 import type { KernelAst } from '../source/ast.ts';
 import { type ArrayRegion, interpret } from '../source/interpreter.ts';
 import { EmulatorTarget } from './emulate.ts';
@@ -138,7 +139,12 @@ const PI: Target = {
     const ran = r.estimate ? estimate.now() : undefined;
     const s = piSession();
     const c = k.code(r.qpus, level);
-    const pi = staged(s.memory, values, arrays, (v) => runCompiledOnPi(s, c, v, { timeoutMs: r.timeoutMs }));
+    const pi = staged(s.memory, values, arrays, (v) =>
+      runCompiledOnPi(s, c, v, { timeoutMs: r.timeoutMs }, (scratch) => {
+        const failed = failedAssertions(c, scratch);
+        if (failed) throw failed;
+      }),
+    );
     r.onProgress?.({ target: 'pi', steps: ran?.total.instructions ?? 0, maxSteps: r.budget, done: true });
     return piReport(r.qpus, pi, estimate.later, ran);
   },

@@ -103,6 +103,11 @@ export type Stmt = Located &
      * or 0 to q - 1 (exclusive, 0 on QPU 0), with op 'add' (source/qpus.ts).
      */
     | { readonly k: 'combine'; readonly v: VarRef; readonly op: ReduceOp; readonly scan?: 'inclusive' | 'exclusive' }
+    /**
+     * Stops the run where `b` fails in some lane: the message, and the lanes' values of `values`
+     * (named `names`), reach the host (source/checks.ts).
+     */
+    | { readonly k: 'assert'; readonly b: BoolExpr; readonly message?: string; readonly names: readonly string[]; readonly values: readonly Expr[] }
   );
 
 /**
@@ -263,6 +268,8 @@ export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
       return { ...s, ptr: mapExpr(s.ptr, f), e: mapExpr(s.e, f) };
     case 'gather':
       return { ...s, ptr: mapExpr(s.ptr, f) };
+    case 'assert':
+      return { ...s, b: mapBool(s.b, f), values: s.values.map((e) => mapExpr(e, f)) };
     case 'if':
       return { ...s, c: cond(s.c), then: block(s.then), else: block(s.else) };
     case 'where':
@@ -291,6 +298,8 @@ export function someExpr(ss: readonly Stmt[], pred: (e: Expr) => boolean): boole
         return inExpr(s.ptr) || inExpr(s.e);
       case 'gather':
         return inExpr(s.ptr);
+      case 'assert':
+        return inBool(s.b) || s.values.some(inExpr);
       case 'if':
       case 'while':
       case 'for':

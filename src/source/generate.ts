@@ -358,6 +358,7 @@ class Generator extends ExprGenerator {
     if (c === 17) return [{ k: 'mutex', lock: true }, ...this.assign(false), { k: 'mutex', lock: false }];
     if (c === 18 && !this.parallel) return [{ k: 'assign', v: this.ptrVar, e: this.inPtr(this.params[0]!, 15) }];
     if (c === 19 && this.chance(0.5)) return [this.scatter(false)];
+    if (c === 19) return [this.assertion()];
     return this.assign(false);
   }
 
@@ -414,6 +415,17 @@ class Generator extends ExprGenerator {
       then: [...downs, ...take, ...this.assign(false)],
       else: [...this.assign(false), store, { k: 'sema', down: false, n }],
     };
+  }
+
+  /**
+   * An assertion showing 0-2 values: mostly one that holds (c or not c), now and then a random
+   * condition, which fails in some lane of most runs and tests the failure path.
+   */
+  private assertion(): Stmt {
+    const b = this.boolExpr(1);
+    const values = Array.from({ length: this.int(3) }, () => (this.chance(0.5) ? this.intExpr(1, false) : this.floatExpr(1, false)));
+    const holds: BoolExpr = { k: 'or', a: b, b: { k: 'not', a: b } };
+    return { k: 'assert', b: this.chance(0.85) ? holds : b, message: `check ${this.int(100)}`, names: values.map((_, j) => `v${j}`), values };
   }
 
   /**

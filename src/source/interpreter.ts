@@ -23,6 +23,7 @@ import { type SfuMode, sfuOf } from '../vc4/sfu-model.ts';
 import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 import { reduceLanes, scanLanes } from './lanes.ts';
 import { combineQPUs, MeetingPoint } from './qpus.ts';
+import { assertionError } from './checks.ts';
 import { type ArrayRegion, CheckedMemory, type Fail } from './interpreter-memory.ts';
 
 /** Lanes of a vector. */
@@ -321,6 +322,13 @@ class Interpreter {
         if (typeof ticket !== 'number') this.fail(q, ticket.error);
         while (!this.meetings.passed(ticket)) yield { what: this.meetings.waitingFor() };
         if (s.k === 'combine') this.assign(q, s.v, combineQPUs(s.op, ty!, this.meetings.results, q.id, s.scan), ALWAYS);
+        return undefined;
+      }
+      case 'assert': {
+        const b = this.bool(q, s.b);
+        const lanes: number[] = [];
+        for (let l = 0; l < L; l++) if (mask[l] && !b[l]) lanes.push(l);
+        if (lanes.length) throw assertionError(this.k.name, s, this.printer.head(s.shows ?? s), [{ qpu: q.id, lanes, values: s.values.map((e) => this.eval(q, e)) }]);
         return undefined;
       }
       case 'mutex': {

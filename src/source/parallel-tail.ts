@@ -11,6 +11,7 @@
 //   the active lanes only (a Where);
 // - If, While and For test only the active lanes: any(c) becomes any(c and active), all(c)
 //   all(c or not active), so the inactive lanes' values cannot keep a loop going;
+// - an assertion holds in the inactive lanes;
 // - an accumulation (acc = acc op e) adds only the active lanes: e into a temporary first (its
 //   loads are counted), then the accumulation in a Where.
 // Everything else runs in every lane, as in a full vector; operations across lanes (rotate,
@@ -69,6 +70,8 @@ export function tailOf(ss: readonly Stmt[], t: TailContext): Stmt[] {
         const first: Expr = { k: 'lane', ty: ptr.ty, a: ptr, n: { k: 'lit', ty: 'int', bits: 0 } };
         return [{ ...s, ptr: { k: 'select', ty: ptr.ty, c: t.active, a: ptr, b: first } }];
       }
+      case 'assert':
+        return [{ ...s, b: { k: 'or', a: mapBool(s.b, (x) => counted(x, t)), b: { k: 'not', a: t.active } }, values: s.values.map((e) => counted(e, t)), shows: s.shows ?? s }];
       case 'scatter':
         return [{ k: 'where', b: t.active, then: [{ ...s, ptr: counted(s.ptr, t), e: counted(s.e, t) }], else: [], loc: s.loc }];
       case 'if':

@@ -121,6 +121,10 @@ export class Printer {
         return 'barrier()';
       case 'combine':
         return `${this.names(s.v.id)} = ${meetingName(s)}(${this.names(s.v.id)}${s.scan === 'exclusive' ? ", 'exclusive'" : ''})`;
+      case 'assert': {
+        const named = s.names.map((n, j) => `${n}: ${stripParens(this.expr(s.values[j]!))}`).join(', ');
+        return `assert(${stripParens(this.bool(s.b))}${s.message !== undefined || named ? `, ${JSON.stringify(s.message ?? '')}` : ''}${named ? `, { ${named} }` : ''})`;
+      }
     }
   }
 

@@ -1,0 +1,73 @@
+// Assertions in kernels: what a failing `assert(cond, message, values)` reports, on every target.
+// The interpreter stops at the first QPU and statement where the condition fails in a lane (in
+// a Where, a lane the Where keeps); compiled code records each failing QPU's first failure in
+// memory and ends that QPU's run (compiler/lower-checks.ts), and the host reads the records
+// (runtime/assertions.ts). Either way the error is a KernelAssertionError: the kernel, where
+// the assertion is, its message, and for each QPU that failed, the lanes and the named values
+// in them.
+
+import type { Stmt, Ty } from './ast.ts';
+
+export type AssertStmt = Extract<Stmt, { k: 'assert' }>;
+
+/** One QPU's failure: the lanes where the condition failed, and each named value's 16 lanes. */
+export interface AssertFailure {
+  readonly qpu: number;
+  readonly lanes: readonly number[];
+  readonly values: readonly Int32Array[];
+}
+
+const floatOf = (bits: number) => new Float32Array(new Int32Array([bits]).buffer)[0]!;
+
+/** A lane's value as the language shows it: an Int as an integer, a Float as a number. */
+function shown(ty: Ty, bits: number): string {
+  return ty === 'float' ? String(floatOf(bits)) : isPtrTy(ty) ? `0x${(bits >>> 0).toString(16)}` : String(bits | 0);
+}
+const isPtrTy = (ty: Ty) => ty.endsWith('*');
+
+/** One QPU's failure as the report shows it, for comparing targets: the assertion, where, and the QPU's line. */
+export interface AssertRecord {
+  readonly qpu: number;
+  readonly at: string;
+  readonly assertion: string;
+  readonly line: string;
+}
+
+export class KernelAssertionError extends Error {
+  /** Every QPU's first failure the run recorded (the message shows those of one assertion). */
+  records: readonly AssertRecord[] = [];
+  constructor(
+    readonly kernel: string,
+    /** Where the assertion is (file:line:col), and the assertion as the dumps print it. */
+    readonly at: string,
+    readonly assertion: string,
+    /** The assertion's message, if it has one. */
+    readonly text: string | undefined,
+    readonly failures: readonly AssertFailure[],
+    names: readonly string[],
+    types: readonly Ty[],
+  ) {
+    const each = failures.map((f) => {
+      const vals = names.map((n, j) => `${n} = ${f.lanes.map((l) => shown(types[j]!, f.values[j]![l]!)).join(' ')}`);
+      return `QPU ${f.qpu}, lane${f.lanes.length > 1 ? 's' : ''} ${f.lanes.join(' ')}${vals.length ? `: ${vals.join('; ')}` : ''}`;
+    });
+    super(`kernel ${kernel}: assertion failed${at ? ` at ${at}` : ''}, \`${assertion}\`${text ? `: ${text}` : ''}\n  ${each.join('\n  ')}`);
+    this.name = 'KernelAssertionError';
+    this.records = failures.map((f, i) => ({ qpu: f.qpu, at, assertion, line: each[i]! }));
+  }
+}
+
+/** The error for `s`'s failures. */
+export function assertionError(kernel: string, s: AssertStmt, assertion: string, failures: readonly AssertFailure[]): KernelAssertionError {
+  return new KernelAssertionError(kernel, s.loc ?? '', assertion, s.message, failures, s.names, s.values.map((v) => v.ty));
+}
+
+/** The assertions of statements, at any depth, in order: compiled code numbers them so. */
+export function assertionsIn(ss: readonly Stmt[], out: AssertStmt[] = []): AssertStmt[] {
+  for (const s of ss) {
+    if (s.k === 'assert') out.push(s);
+    const blocks = s.k === 'if' || s.k === 'where' ? [s.then, s.else] : s.k === 'while' ? [s.body] : s.k === 'for' ? [s.body, s.step] : [];
+    for (const b of blocks) assertionsIn(b, out);
+  }
+  return out;
+}
