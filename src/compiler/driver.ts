@@ -47,7 +47,7 @@ import { printKernel } from '../source/print.ts';
 import { accumulatorValues, allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 import { ROW_BYTES } from './lower-checks.ts';
-import type { AssertStmt } from '../source/checks.ts';
+import type { AssertStmt, PrintStmt } from '../source/checks.ts';
 import { messagePrinter } from '../source/print.ts';
 import { verifyIr } from './verify.ts';
 
@@ -156,6 +156,8 @@ export interface Compiled {
    * for each QPU, recordBytes for all.
    */
   readonly assertions: { readonly sites: readonly AssertStmt[]; readonly texts: readonly string[]; readonly recordBytes: number; readonly rows: number };
+  /** The kernel's prints, numbered as in the logs (lower-checks.ts), and where the logs start in scratch memory (LOG_BYTES a QPU). */
+  readonly prints: { readonly sites: readonly PrintStmt[]; readonly offset: number };
   readonly stats: {
     readonly vregs: number;
     readonly spilled: number;
@@ -218,8 +220,9 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     statements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stmt])),
     pairedStatements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.paired])),
     uniformsBeforeArgs: st.scratch || lowered.scratch ? 3 : 2,
-    scratchBytes: lowered.recordBytes + scratchBytes(st, qpus),
+    scratchBytes: lowered.recordBytes + lowered.logBytes + scratchBytes(st, qpus),
     assertions: { sites: lowered.sites, texts: lowered.sites.map((x) => messagePrinter(ast).head(x.shows ?? x)), recordBytes: lowered.recordBytes, rows: lowered.recordBytes / qpus / ROW_BYTES },
+    prints: { sites: lowered.printSites, offset: lowered.recordBytes },
     stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spacing.nops, registers },
     dump: (stage: Stage) => dumps.get(stage)!(),
   };
@@ -276,7 +279,7 @@ function allocateRegisters(
   const { qpus } = opts;
   let code = ir.code;
   const st: SpillState = { nregs: ir.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
-  const ctx = { qpu: lowered.qpu, qpus, scratch: lowered.scratch && { reg: lowered.scratch, reserved: lowered.recordBytes } };
+  const ctx = { qpu: lowered.qpu, qpus, scratch: lowered.scratch && { reg: lowered.scratch, reserved: lowered.recordBytes + lowered.logBytes } };
   for (let round = 0; ; round++) {
     const live = liveness(code, st.nregs);
     const early = pressureSpills(code, live, st.unspillable);

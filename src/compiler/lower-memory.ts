@@ -15,9 +15,9 @@
 // -O2 hoists out of loops) and two shifts to sign-extend.
 
 import { type Frame } from './frame.ts';
-import { int, type IrInstr, p, type Reg, type Src, type VReg } from './ir.ts';
+import { int, type IrInstr, p, type Reg, smallImm, type Src, type VReg } from './ir.ts';
 import { DMA_LOAD_ROW, DMA_STORE_ROW, NARROW, type TrueCode } from './lower-words.ts';
-import { type PtrTy, STORAGES, storageOf } from '../source/ast.ts';
+import { elemBytes, type Expr, type PtrTy, STORAGES, storageOf } from '../source/ast.ts';
 import { LANES } from '../vc4/chip.ts';
 import { shiftImmediate } from '../vc4/tables.ts';
 import { VDR_ROW_LENGTH_SHIFT, VDW_SETUP_DEPTH_SHIFT } from '../vc4/vpm-setup.ts';
@@ -171,4 +171,23 @@ function countedLoad(l: MemoryEmitter, s: Setups, ptr: Src, k: VReg, dst: Reg): 
   l.mov(out, row, 'ns');
   l.emit({ op: 'label', name: skip });
   l.mov(dst, out);
+}
+
+/** p.add(n) into dst: the address n elements on (of the pointer type's size: 4, 2 or 1 bytes). */
+export function lowerPtrAdd(l: MemoryEmitter & { expr(e: Expr): Src }, e: Expr & { k: 'ptradd' }, dst: Reg, cond?: TrueCode): void {
+  const c = cond ? { cond } : {};
+  const base = l.expr(e.p);
+  const size = elemBytes(e.ty);
+  if (e.n.k === 'lit') {
+    const bytes = Math.imul(e.n.bits, size);
+    const t = smallImm(bytes, 'int');
+    if (t !== undefined) return l.alu('add', dst, base, t, c);
+    const r = l.fresh();
+    l.emit({ op: 'ldi', dst: r, bits: bytes });
+    return l.alu('add', dst, base, r, c);
+  }
+  if (size === 1) return l.alu('add', dst, base, l.expr(e.n), c);
+  const off = l.fresh();
+  l.alu('shl', off, l.expr(e.n), int(Math.log2(size)));
+  l.alu('add', dst, base, off, c);
 }

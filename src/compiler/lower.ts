@@ -11,19 +11,19 @@
 // QPU's store row of the VPM and a DMA store, the blocking one waiting for it. The VPM rows:
 // 0 .. N-1 store rows, N .. 2N-1 load rows, then spill rows (spill.ts).
 
-import { childBlocks, elemBytes, type Expr, type KernelAst, type PtrTy, type Stmt } from '../source/ast.ts';
+import { childBlocks, type Expr, type KernelAst, type PtrTy, type Stmt } from '../source/ast.ts';
 import { CompileError } from './errors.ts';
 import { OPPOSITE, type TrueCode } from './lower-words.ts';
 import { arithType, binaryImpl, type OpEmitter, unaryRow } from '../source/ops.ts';
 import { epilogue, type Frame, prologue } from './frame.ts';
 import { lowerScatter } from './lower-scatter.ts';
-import { lowerLoad, lowerStore } from './lower-memory.ts';
+import { lowerLoad, lowerPtrAdd, lowerStore } from './lower-memory.ts';
 import { Conditions } from './lower-conditions.ts';
 import { lowerSelect, setsFlags } from './lower-select.ts';
 import { lowerLane, lowerReduce, lowerRotate, lowerScan } from './lower-lanes.ts';
 import { lowerBarrier, lowerCombine, type Meetings } from './lower-qpus.ts';
-import { Assertions, recordAddress, recordRows, ROW_BYTES } from './lower-checks.ts';
-import { type AssertStmt, assertionsIn } from '../source/checks.ts';
+import { Assertions, LOG_BYTES, logAddress, Prints, recordAddress, recordRows, ROW_BYTES } from './lower-checks.ts';
+import { type AssertStmt, type PrintStmt, statementsIn } from '../source/checks.ts';
 import { meetingSemaphores } from '../source/qpus.ts';
 import { type AluCode, int, type IrInstr, p, type Reg, smallImm, type Src, v, type VReg, type WriteCond } from './ir.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
@@ -44,11 +44,16 @@ export interface Lowered {
   readonly qpu: VReg;
   /** What some virtual registers hold: the kernel's variables and the prologue's values. */
   readonly names: ReadonlyMap<number, string>;
-  /** When the kernel asserts: the register the scratch memory's uniform is read into, and the bytes of its failure records at its start. */
+  /**
+   * When the kernel asserts or prints: the register the scratch memory's uniform is read into,
+   * and the bytes at its start of the failure records, then of the print logs (lower-checks.ts).
+   */
   readonly scratch?: VReg;
   readonly recordBytes: number;
-  /** The assertions lowered, in the order of their numbers in the failure records (lower-checks.ts). */
+  readonly logBytes: number;
+  /** The assertions and prints lowered, in the order of the numbers their records hold. */
   readonly sites: readonly AssertStmt[];
+  readonly printSites: readonly PrintStmt[];
 }
 
 /** Optimizations made while lowering (driver.ts switches them with the -O level). */
@@ -170,11 +175,15 @@ class Lowering implements OpEmitter {
   run(): Lowered {
     const k = this.k;
     for (const _ of k.vars) this.vars.push(this.fresh());
-    const asserts = assertionsIn(k.body);
+    // Assertions' failure records and prints' logs, at the start of scratch memory (lower-checks.ts).
+    const asserts = statementsIn(k.body, 'assert');
     const shown = Math.max(0, ...asserts.map((a) => a.values.length));
-    const scratch = asserts.length ? this.fresh() : undefined;
+    const recordBytes = asserts.length ? this.qpus * recordRows(shown) * ROW_BYTES : 0;
+    const logBytes = statementsIn(k.body, 'print').length ? this.qpus * LOG_BYTES : 0;
+    const scratch = recordBytes || logBytes ? this.fresh() : undefined;
     const f = prologue(this, k.params.length, this.vars, this.qpus, scratch);
-    if (scratch) this.checks = new Assertions(this, f, recordAddress(this, f.qpu, scratch, shown));
+    if (recordBytes) this.checks = new Assertions(this, f, recordAddress(this, f.qpu, scratch!, shown));
+    if (logBytes) this.prints = new Prints(this, f, logAddress(this, f.qpu, scratch!, recordBytes));
     this.frame = f;
     ({ qpu: this.qpu, nqpus: this.nqpus, vpmSetup: this.vpmSetup, dmaSetup: this.dmaSetup, loadDma: this.loadDma, loadRead: this.loadRead } = f);
     this.vars.forEach((r, id) => this.ranges.variable(r.id, id));
@@ -196,14 +205,16 @@ class Lowering implements OpEmitter {
     names.set(this.dmaSetup.id, 'DMA store setup of that row');
     names.set(this.loadDma.id, 'DMA load setup of this QPU\'s load row');
     names.set(this.loadRead.id, 'VPM read setup of that row');
-    if (scratch) names.set(scratch.id, 'scratch memory (failure records first)');
-    const recordBytes = scratch ? this.qpus * recordRows(shown) * ROW_BYTES : 0;
-    return { code: this.code, vregs: this.next, qpu: this.qpu, names, scratch, recordBytes, sites: this.sites };
+    if (scratch) names.set(scratch.id, 'scratch memory (failure records and print logs first)');
+    const { sites, printSites } = this;
+    return { code: this.code, vregs: this.next, qpu: this.qpu, names, scratch, recordBytes, logBytes, sites, printSites };
   }
 
-  /** Assertions' failure paths (lower-checks.ts), and the assertions lowered, numbered in order. */
+  /** Assertions' failure paths and prints (lower-checks.ts), and those lowered, numbered in order. */
   private checks: Assertions | undefined;
+  private prints: Prints | undefined;
   private readonly sites: AssertStmt[] = [];
+  private readonly printSites: PrintStmt[] = [];
 
   /** Waits for a non-blocking store still under way (in kernels that have any). */
   storesFinished(): void {
@@ -360,6 +371,9 @@ class Lowering implements OpEmitter {
       case 'assert':
         this.sites.push(s);
         return this.checks!.check(s, this.sites.length - 1);
+      case 'print':
+        this.printSites.push(s);
+        return this.prints!.print(s, this.printSites.length - 1);
       case 'barrier':
         return lowerBarrier(this, this.frame, this.meetings());
       case 'combine':
@@ -437,29 +451,9 @@ class Lowering implements OpEmitter {
       case 'rotate':
         lowerRotate(this, e, dst, cond);
         return;
-      case 'ptradd': {
-        const base = this.expr(e.p);
-        const size = elemBytes(e.ty);
-        if (e.n.k === 'lit') {
-          const bytes = Math.imul(e.n.bits, size);
-          const t = smallImm(bytes, 'int');
-          if (t !== undefined) this.alu('add', dst, base, t, c);
-          else {
-            const r = this.fresh();
-            this.emit({ op: 'ldi', dst: r, bits: bytes });
-            this.alu('add', dst, base, r, c);
-          }
-          return;
-        }
-        if (size === 1) {
-          this.alu('add', dst, base, this.expr(e.n), c);
-          return;
-        }
-        const off = this.fresh();
-        this.alu('shl', off, this.expr(e.n), int(Math.log2(size)));
-        this.alu('add', dst, base, off, c);
+      case 'ptradd':
+        lowerPtrAdd(this, e, dst, cond);
         return;
-      }
       case 'load': {
         // A DMA load of the 16 elements at lane 0's address into this QPU's load row, then a read
         // of the row, which arrives three instructions after its setup (space.ts spaces them).

@@ -296,10 +296,10 @@ function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[]): Stmt[] {
   const moved = new Set<Stmt>(plan.loads.map((l) => l.s));
   const rest = s.body.filter((x) => !moved.has(x)).map(nonBlocking);
   // Messages about these show the user's load, not the gather and receive it became.
-  const receives: Stmt[] = plan.loads.map(({ s: l }) => ({ k: 'receive', v: l.v, loc: l.loc, shows: l }));
+  const receives: Stmt[] = plan.loads.map(({ s: l }) => ({ k: 'receive', v: l.v, loc: l.loc, shows: l.shows ?? l }));
   // Each address is the next iteration's to gather: gathered, it moves on an iteration.
   const gathers: Stmt[] = plan.loads.flatMap(({ s: l }, j): Stmt[] => [
-    { k: 'gather', ptr: addrs[j]!, loc: l.loc, shows: l },
+    { k: 'gather', ptr: addrs[j]!, loc: l.loc, shows: l.shows ?? l },
     { k: 'assign', v: addrs[j]!, e: { k: 'ptradd', ty: addrs[j]!.ty as 'int*' | 'float*', p: addrs[j]!, n: plan.step }, loc },
   ]);
   const first: Stmt[] = plan.loads.map(({ s: l, ptr }, j) => ({
@@ -307,7 +307,7 @@ function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[]): Stmt[] {
     v: addrs[j]!,
     e: { k: 'ptradd', ty: ptr.ty as 'int*' | 'float*', p: ptr, n: { k: 'special', ty: 'int', what: 'index' } },
     loc: l.loc,
-    shows: l,
+    shows: l.shows ?? l,
   }));
   // The loop's condition k iterations on: i + k S < N.
   const cmp = s.c.b as Extract<BoolExpr, { k: 'cmp' }>;

@@ -1,11 +1,12 @@
 // Checks inside kernels: assert(cond, message?, values?) (source/checks.ts says what a failure
-// reports). kernel()'s option `assertions: false` leaves them out.
+// reports; kernel()'s option `assertions: false` leaves them out), and print(label, x, ...).
 
 import type { Expr } from '../source/ast.ts';
 import { builder, describeHost } from './builder.ts';
 import { notInWhere } from './control.ts';
 import { BoolValue, boolOf, type Elem, FloatExpr, IntExpr, PtrExpr } from './values.ts';
 import { checkOwner } from './builder.ts';
+import { PRINT_ROWS } from '../source/checks.ts';
 
 /** A value an assertion may show: an Int, a Float or a Ptr. */
 type Shown = IntExpr | FloatExpr | PtrExpr<Elem>;
@@ -37,3 +38,28 @@ export function assert(cond: BoolValue, message?: string, values: Record<string,
 
 /** Values one assertion may show: each is a row of 16 words in its failure record. */
 export const MAX_SHOWN = 8;
+
+/**
+ * Shows, after the run, the label and the 16 lanes of each value on this QPU (an object of
+ * values shows their names too: `print('step', { i, x })`), in the QPU's program order. Each
+ * QPU keeps PRINT_ROWS rows (a row a print and one a value); the host says how many more it dropped.
+ */
+export function print(label: string, ...values: (Shown | Record<string, Shown>)[]): void {
+  const b = builder('print');
+  notInWhere(b, 'print');
+  if (typeof label !== 'string') throw b.error(`print(label, ...): the label is a string, not ${describeHost(label)}`);
+  const names: string[] = [];
+  const exprs: Expr[] = [];
+  const add = (name: string, v: unknown, shownAs: string) => {
+    if (!(v instanceof IntExpr || v instanceof FloatExpr || v instanceof PtrExpr)) throw b.error(`print(${JSON.stringify(label)}, ...): ${shownAs} is not an Int, a Float or a Ptr but ${describeHost(v)}`);
+    checkOwner(v.owner, 'print');
+    names.push(name);
+    exprs.push(v.node);
+  };
+  values.forEach((v, j) => {
+    if (v !== null && typeof v === 'object' && !(v instanceof IntExpr || v instanceof FloatExpr || v instanceof PtrExpr)) for (const [n, x] of Object.entries(v)) add(n, x, n);
+    else add('', v, `value ${j + 1}`);
+  });
+  if (1 + exprs.length > PRINT_ROWS) throw b.error(`print shows at most ${PRINT_ROWS - 1} values, not ${exprs.length}`);
+  b.emit({ k: 'print', label, names, values: exprs });
+}

@@ -1,11 +1,12 @@
 // After a run of compiled code: the failure records its assertions left at the start of its
 // scratch memory (compiler/lower-checks.ts writes them), as the error the interpreter would
-// raise (source/checks.ts). Every target that runs compiled code asks this after the run, and
+// raise (source/checks.ts), and the logs its prints left after them. Every target that runs compiled code asks this after the run, and
 // before any other error the run ended with: a QPU that failed an assertion leaves the others
 // waiting for it at a barrier or a semaphore, and the assertion is what went wrong first.
 
 import type { Compiled } from '../compiler/driver.ts';
-import { type AssertFailure, KernelAssertionError } from '../source/checks.ts';
+import { type AssertFailure, KernelAssertionError, PRINT_ROWS, type PrintLog, printRows } from '../source/checks.ts';
+import { LOG_BYTES, ROW_BYTES } from '../compiler/lower-checks.ts';
 import { LANES } from '../vc4/chip.ts';
 
 /** The error for the records in `scratch` (the scratch memory's words), or undefined when no QPU failed. */
@@ -33,4 +34,25 @@ export function failedAssertions(c: Compiled, scratch: Int32Array): KernelAssert
   const out = error(first[0], first[1]);
   out.records = [...bySite].flatMap(([site, failures]) => error(site, failures).records).sort((a, b) => a.qpu - b.qpu);
   return out;
+}
+
+/** What each QPU printed: its log in scratch memory after the failure records (lower-checks.ts). */
+export function printLogs(c: Compiled, scratch: Int32Array): PrintLog[] {
+  const { sites, offset } = c.prints;
+  if (!sites.length) return [];
+  const rowWords = ROW_BYTES / 4;
+  return Array.from({ length: c.qpus }, (_, q) => {
+    const at = offset / 4 + (q * LOG_BYTES) / 4;
+    const log: PrintLog = { kept: [], ran: scratch[at]! };
+    // The kept prints fill the rows after the count's in order; a row of zeros ends them.
+    for (let row = 1; row <= PRINT_ROWS; ) {
+      const site = scratch[at + row * rowWords]! - 1;
+      const s = sites[site];
+      if (!s) break;
+      const values = s.values.map((_, j) => scratch.slice(at + (row + 1 + j) * rowWords, at + (row + 2 + j) * rowWords));
+      log.kept.push({ s, values });
+      row += printRows(s);
+    }
+    return log;
+  });
 }

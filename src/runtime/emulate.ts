@@ -8,7 +8,8 @@
 // again), so making kernels in a loop does not use it up either. The arrays are named by the
 // kernel's parameters in faults.
 
-import { failedAssertions } from './assertions.ts';
+import { failedAssertions, printLogs } from './assertions.ts';
+import { printedBefore, type PrintLog } from '../source/checks.ts';
 import type { Compiled } from '../compiler/driver.ts';
 import { type LoadedProgram, Machine, type MachineRunOptions, type RunResult } from '../emulator/machine.ts';
 import { type Allocation, footprint, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../common/memory.ts';
@@ -106,22 +107,34 @@ export class EmulatorTarget {
     try {
       const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu } = opts;
       // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
+      this.printed = [];
       const result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict });
-      this.assertionsHeld(c);
+      this.afterRun(c);
       return result;
     } catch (e) {
       // A failed assertion first: the others may have waited for the QPU that failed it.
-      this.assertionsHeld(c);
+      this.afterRun(c);
+      if (e instanceof Error) e.message += printedBefore(this.printed);
       throw e;
     } finally {
       this.memory.unrestrict();
     }
   }
 
-  /** Throws the error for the assertions the run's QPUs failed, if any (runtime/assertions.ts). */
-  private assertionsHeld(c: Compiled): void {
-    const failed = c.assertions.sites.length ? failedAssertions(c, this.memory.view(this.scratch!, Int32Array)) : undefined;
-    if (failed) throw failed;
+  /** What the last run's QPUs printed (runtime/assertions.ts). */
+  printed: PrintLog[] = [];
+
+  /** Reads the prints' logs, then throws the error for the assertions the QPUs failed, if any (runtime/assertions.ts). */
+  private afterRun(c: Compiled): void {
+    if (!c.assertions.sites.length && !c.prints.sites.length) return;
+    const scratch = this.memory.view(this.scratch!, Int32Array);
+    this.printed = printLogs(c, scratch);
+    const failed = failedAssertions(c, scratch);
+    if (failed) {
+      failed.message += printedBefore(this.printed);
+      this.printed = [];
+      throw failed;
+    }
   }
 
   /** The program of compiled code, loaded into GPU memory if it is not (any more); the most recently run. */

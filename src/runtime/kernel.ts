@@ -107,7 +107,9 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
       // Its arrays cannot be freed until it ends (SharedArray.free from onProgress is refused).
       const unpin = pin(arrays, `kernel ${name}`);
       try {
-        return observed(name, r, (r) => TARGETS[r.target].run(runnable, { values, arrays, r, level: opt }));
+        const report = observed(name, r, (r) => TARGETS[r.target].run(runnable, { values, arrays, r, level: opt }));
+        for (const line of report.printed) console.log(line); // what the kernel's print statements showed
+        return report;
       } finally {
         unpin();
       }

@@ -35,6 +35,8 @@ export interface RunReport {
   readonly run: RunResult;
   /** The pi target: the time measured on the Pi's QPUs. */
   readonly pi?: PiRunResult;
+  /** What the kernel's print statements showed, QPU after QPU, each in its program order (also written to the console). */
+  readonly printed: readonly string[];
 }
 
 /** The cycle model's figures for a run, computed when first needed (or an error saying why they cannot be). */
@@ -62,10 +64,11 @@ function lazyReport(fixed: Partial<Record<keyof RunReport, unknown>>, estimate: 
 }
 
 /** A run on the emulator: everything known. */
-export function emulatorReport(qpus: number, run: RunResult): RunReport {
+export function emulatorReport(qpus: number, run: RunResult, printed: readonly string[]): RunReport {
   const report: RunReport = Object.freeze({
     target: 'emulator',
     qpus,
+    printed,
     unit: 'instructions',
     steps: run.total.instructions,
     stepsPerQpu: run.qpus.map((q) => q.instructions),
@@ -77,10 +80,10 @@ export function emulatorReport(qpus: number, run: RunResult): RunReport {
 }
 
 /** A run on the interpreter: its statements; the time and `run` from the compiled code, when first read. */
-export function interpreterReport(qpus: number, statements: readonly number[], estimate: Estimate, ran?: RunResult): RunReport {
+export function interpreterReport(qpus: number, statements: readonly number[], printed: readonly string[], estimate: Estimate, ran?: RunResult): RunReport {
   const stepsPerQpu = Object.freeze([...statements]);
   const report = lazyReport(
-    { target: 'interpreter', qpus, unit: 'statements', steps: stepsPerQpu.reduce((a, b) => a + b, 0), stepsPerQpu },
+    { target: 'interpreter', qpus, unit: 'statements', steps: stepsPerQpu.reduce((a, b) => a + b, 0), stepsPerQpu, printed },
     estimate,
     (run) => ({ seconds: () => run().seconds }),
   );
@@ -89,8 +92,8 @@ export function interpreterReport(qpus: number, statements: readonly number[], e
 }
 
 /** A run on a Pi's QPUs: the measured time; the steps and `run` from the cycle model (already run with `estimate: true`). */
-export function piReport(qpus: number, pi: PiRunResult, estimate: Estimate, ran?: RunResult): RunReport {
-  const report = lazyReport({ target: 'pi', qpus, unit: 'instructions', seconds: pi.seconds, pi }, estimate, (run) => ({
+export function piReport(qpus: number, pi: PiRunResult, printed: readonly string[], estimate: Estimate, ran?: RunResult): RunReport {
+  const report = lazyReport({ target: 'pi', qpus, unit: 'instructions', seconds: pi.seconds, pi, printed }, estimate, (run) => ({
     steps: () => run().total.instructions,
     stepsPerQpu: () => run().qpus.map((q) => q.instructions),
   }));

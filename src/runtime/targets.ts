@@ -13,7 +13,8 @@ import { EmulatorError } from '../emulator/errors.ts';
 import type { RunResult } from '../emulator/machine.ts';
 import { piSession } from '../pi/session.ts';
 import { runCompiledOnPi } from '../pi/target.ts';
-import { failedAssertions } from './assertions.ts';
+import { failedAssertions, printLogs } from './assertions.ts';
+import { printedBefore, printedLines, type PrintLog } from '../source/checks.ts';
 import type { KernelAst } from '../source/ast.ts';
 import { type ArrayRegion, interpret } from '../source/interpreter.ts';
 import { EmulatorTarget } from './emulate.ts';
@@ -109,7 +110,8 @@ function estimateOf(k: RunnableKernel, { values, r, level }: Call, snap: Snapsho
 const EMULATOR: Target = {
   name: 'emulator',
   run(k, { values, arrays, r, level }) {
-    return emulatorReport(r.qpus, staged(gpuMemory, values, arrays, (v, regions) => emulatorRun(k.ast, k.code(r.qpus, level), v, regions, r)));
+    const run = staged(gpuMemory, values, arrays, (v, regions) => emulatorRun(k.ast, k.code(r.qpus, level), v, regions, r));
+    return emulatorReport(r.qpus, run, printedLines(emulatorTarget().printed));
   },
 };
 
@@ -120,10 +122,10 @@ const INTERPRETER: Target = {
     const estimate = estimateOf(k, call, r.estimate === false ? undefined : snapshot(arrays));
     const onProgress = r.onProgress;
     const progress = onProgress && ((steps: number, done: boolean) => onProgress({ target: 'interpreter', steps, maxSteps: r.budget, done }));
-    const statements = staged(gpuMemory, values, arrays, (v, regions) =>
-      interpret(k.ast, { qpus: r.qpus, args: v, memory: gpuMemory, arrays: regions, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave, sfu: r.sfu }).steps,
+    const result = staged(gpuMemory, values, arrays, (v, regions) =>
+      interpret(k.ast, { qpus: r.qpus, args: v, memory: gpuMemory, arrays: regions, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave, sfu: r.sfu }),
     );
-    return interpreterReport(r.qpus, statements, estimate.later, r.estimate ? estimate.now() : undefined);
+    return interpreterReport(r.qpus, result.steps, printedLines(result.printed), estimate.later, r.estimate ? estimate.now() : undefined);
   },
 };
 
@@ -139,14 +141,22 @@ const PI: Target = {
     const ran = r.estimate ? estimate.now() : undefined;
     const s = piSession();
     const c = k.code(r.qpus, level);
-    const pi = staged(s.memory, values, arrays, (v) =>
+    let printed: PrintLog[] = [];
+    const run = (v: number[]) =>
       runCompiledOnPi(s, c, v, { timeoutMs: r.timeoutMs }, (scratch) => {
+        printed = printLogs(c, scratch);
         const failed = failedAssertions(c, scratch);
         if (failed) throw failed;
-      }),
-    );
+      });
+    let pi;
+    try {
+      pi = staged(s.memory, values, arrays, run);
+    } catch (e) {
+      if (e instanceof Error) e.message += printedBefore(printed);
+      throw e;
+    }
     r.onProgress?.({ target: 'pi', steps: ran?.total.instructions ?? 0, maxSteps: r.budget, done: true });
-    return piReport(r.qpus, pi, estimate.later, ran);
+    return piReport(r.qpus, pi, printedLines(printed), estimate.later, ran);
   },
 };
 

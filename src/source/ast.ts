@@ -108,6 +108,8 @@ export type Stmt = Located &
      * (named `names`), reach the host (source/checks.ts).
      */
     | { readonly k: 'assert'; readonly b: BoolExpr; readonly message?: string; readonly names: readonly string[]; readonly values: readonly Expr[] }
+    /** Logs the 16 lanes of each value, with the label (and a name for a value, where `names` has one), for the host to show after the run (source/checks.ts). */
+    | { readonly k: 'print'; readonly label: string; readonly names: readonly string[]; readonly values: readonly Expr[] }
   );
 
 /**
@@ -270,6 +272,8 @@ export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
       return { ...s, ptr: mapExpr(s.ptr, f) };
     case 'assert':
       return { ...s, b: mapBool(s.b, f), values: s.values.map((e) => mapExpr(e, f)) };
+    case 'print':
+      return { ...s, values: s.values.map((e) => mapExpr(e, f)) };
     case 'if':
       return { ...s, c: cond(s.c), then: block(s.then), else: block(s.else) };
     case 'where':
@@ -300,6 +304,8 @@ export function someExpr(ss: readonly Stmt[], pred: (e: Expr) => boolean): boole
         return inExpr(s.ptr);
       case 'assert':
         return inBool(s.b) || s.values.some(inExpr);
+      case 'print':
+        return s.values.some(inExpr);
       case 'if':
       case 'while':
       case 'for':

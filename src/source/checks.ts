@@ -62,12 +62,64 @@ export function assertionError(kernel: string, s: AssertStmt, assertion: string,
   return new KernelAssertionError(kernel, s.loc ?? '', assertion, s.message, failures, s.names, s.values.map((v) => v.ty));
 }
 
-/** The assertions of statements, at any depth, in order: compiled code numbers them so. */
-export function assertionsIn(ss: readonly Stmt[], out: AssertStmt[] = []): AssertStmt[] {
+/** The statements of kind `k` (assertions, prints) among statements, at any depth, in order. */
+export function statementsIn<K extends 'assert' | 'print'>(ss: readonly Stmt[], k: K, out: Extract<Stmt, { k: K }>[] = []): Extract<Stmt, { k: K }>[] {
   for (const s of ss) {
-    if (s.k === 'assert') out.push(s);
+    if (s.k === k) out.push(s as Extract<Stmt, { k: K }>);
     const blocks = s.k === 'if' || s.k === 'where' ? [s.then, s.else] : s.k === 'while' ? [s.body] : s.k === 'for' ? [s.body, s.step] : [];
-    for (const b of blocks) assertionsIn(b, out);
+    for (const b of blocks) statementsIn(b, k, out);
   }
   return out;
+}
+
+// ---- print(label, x, ...)
+
+export type PrintStmt = Extract<Stmt, { k: 'print' }>;
+
+/** Rows of 16 words each QPU's printed values may fill; a print takes one row for itself and one per value. */
+export const PRINT_ROWS = 64;
+
+/** One print a QPU ran: the statement and its values' 16 lanes each. */
+export interface Printed {
+  readonly s: PrintStmt;
+  readonly values: readonly Int32Array[];
+}
+
+/** What a QPU printed: the prints kept (those that fit PRINT_ROWS), and how many ran in all. */
+export interface PrintLog {
+  readonly kept: Printed[];
+  ran: number;
+}
+
+/** Rows a print takes in its QPU's log. */
+export const printRows = (s: PrintStmt) => 1 + s.values.length;
+
+/** Adds a print to a QPU's log: kept while it fits (as compiled code keeps it: lower-checks.ts). */
+export function logPrint(log: PrintLog, rowsUsed: number, p: Printed): number {
+  log.ran++;
+  const rows = printRows(p.s);
+  if (rowsUsed + rows <= PRINT_ROWS) log.kept.push(p);
+  return rowsUsed + rows;
+}
+
+/** The lines the host shows for the QPUs' logs, QPU after QPU, each in its program order. */
+export function printedLines(logs: readonly PrintLog[]): string[] {
+  const out: string[] = [];
+  logs.forEach((log, q) => {
+    for (const p of log.kept) {
+      // A value the same in every lane shows once.
+      const lanes = (v: Int32Array, j: number) => (v.every((x) => x === v[0]) ? `${shown(p.s.values[j]!.ty, v[0]!)} (every lane)` : Array.from(v, (bits) => shown(p.s.values[j]!.ty, bits)).join(' '));
+      const vals = p.values.map((v, j) => `${p.s.names[j] ? `${p.s.names[j]} = ` : ''}${lanes(v, j)}`);
+      out.push(`QPU ${q}: ${p.s.label}${vals.length ? `: ${vals.join('; ')}` : ''}`);
+    }
+    const dropped = log.ran - log.kept.length;
+    if (dropped) out.push(`QPU ${q}: ${dropped} more print${dropped > 1 ? 's' : ''} dropped (each QPU keeps ${PRINT_ROWS} rows: a row a print and one a value)`);
+  });
+  return out;
+}
+
+/** For an error's message: what the QPUs printed before the run stopped ('' if nothing). */
+export function printedBefore(logs: readonly PrintLog[]): string {
+  const lines = printedLines(logs);
+  return lines.length ? `\nprinted before the run stopped:\n  ${lines.join('\n  ')}` : '';
 }

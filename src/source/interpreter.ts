@@ -23,7 +23,7 @@ import { type SfuMode, sfuOf } from '../vc4/sfu-model.ts';
 import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 import { reduceLanes, scanLanes } from './lanes.ts';
 import { combineQPUs, MeetingPoint } from './qpus.ts';
-import { assertionError } from './checks.ts';
+import { assertionError, logPrint, printedBefore, type PrintLog } from './checks.ts';
 import { type ArrayRegion, CheckedMemory, type Fail } from './interpreter-memory.ts';
 
 /** Lanes of a vector. */
@@ -56,6 +56,8 @@ export interface InterpretOptions {
 export interface InterpretResult {
   /** Statements executed, per QPU. */
   readonly steps: readonly number[];
+  /** What each QPU printed (checks.ts printedLines shows it). */
+  readonly printed: readonly PrintLog[];
 }
 
 export class InterpreterError extends Error {
@@ -91,6 +93,9 @@ class QpuState implements Turn {
   waiting: Wait | undefined;
   /** Random interleavings: it waits, and no QPU has gone on since it last tried. */
   stuck = false;
+  /** What it printed, and the rows of its log used (checks.ts logPrint). */
+  readonly printed: PrintLog = { kept: [], ran: 0 };
+  printRows = 0;
   constructor(
     readonly id: number,
     nvars: number,
@@ -140,6 +145,7 @@ class Interpreter {
       return this.runAll();
     } catch (e) {
       failed = true;
+      if (e instanceof Error) e.message += printedBefore(this.states.map((q) => q.printed));
       throw e;
     } finally {
       this.reportProgress(true, failed);
@@ -157,7 +163,7 @@ class Interpreter {
     const resume = (q: Turn) => this.resume(runs[q.id]!);
     if (this.turns) interleaved(states, resume, this.turns, () => this.deadlock());
     else inTurn(states, resume, () => this.deadlock());
-    return { steps: states.map((q) => q.steps) };
+    return { steps: states.map((q) => q.steps), printed: states.map((q) => q.printed) };
   }
 
   /** Runs a QPU on; its statements and expressions recurse, so a deep enough nest exhausts the host's stack. */
@@ -324,6 +330,9 @@ class Interpreter {
         if (s.k === 'combine') this.assign(q, s.v, combineQPUs(s.op, ty!, this.meetings.results, q.id, s.scan), ALWAYS);
         return undefined;
       }
+      case 'print':
+        q.printRows = logPrint(q.printed, q.printRows, { s, values: s.values.map((e) => this.eval(q, e)) });
+        return undefined;
       case 'assert': {
         const b = this.bool(q, s.b);
         const lanes: number[] = [];

@@ -121,6 +121,8 @@ export class Printer {
         return 'barrier()';
       case 'combine':
         return `${this.names(s.v.id)} = ${meetingName(s)}(${this.names(s.v.id)}${s.scan === 'exclusive' ? ", 'exclusive'" : ''})`;
+      case 'print':
+        return `print(${[JSON.stringify(s.label), ...s.values.map((e, j) => (s.names[j] ? `${s.names[j]}: ` : '') + stripParens(this.expr(e)))].join(', ')})`;
       case 'assert': {
         const named = s.names.map((n, j) => `${n}: ${stripParens(this.expr(s.values[j]!))}`).join(', ');
         return `assert(${stripParens(this.bool(s.b))}${s.message !== undefined || named ? `, ${JSON.stringify(s.message ?? '')}` : ''}${named ? `, { ${named} }` : ''})`;
