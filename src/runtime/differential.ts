@@ -5,7 +5,7 @@
 // the order. On a mismatch, shrink() cuts the program down, statement by statement and
 // expression by expression, to a smaller one that still disagrees.
 
-import { KernelAssertionError } from '../source/checks.ts';
+import { KernelAssertionError, printedLines } from '../source/checks.ts';
 import type { SfuMode } from '../vc4/sfu-model.ts';
 import { compile, type OptLevel } from '../compiler/driver.ts';
 import { type Allocation, GpuMemory } from '../common/memory.ts';
@@ -16,7 +16,8 @@ import { type ArrayArg, EmulatorTarget } from './emulate.ts';
 import { VECTOR_BYTES } from '../vc4/chip.ts';
 
 export type Outcome =
-  | { readonly kind: 'agree' }
+  /** `assertionFailed`: both stopped at the same failed assertion (the outputs are not compared then). */
+  | { readonly kind: 'agree'; readonly assertionFailed?: boolean }
   /** The interpreter rejected the program: a generator bug, not a compiler one. */
   | { readonly kind: 'invalid'; readonly error: string }
   | { readonly kind: 'mismatch'; readonly detail: string };
@@ -66,8 +67,9 @@ export class DifferentialRunner {
     };
     const a = arrays();
     let failed: KernelAssertionError | undefined; // an assertion the interpreter saw fail: compiled code must fail it too
+    let printed: string[] = [];
     try {
-      interpret(ast, {
+      printed = printedLines(interpret(ast, {
         qpus: p.qpus,
         args: a.args,
         memory: mem,
@@ -75,7 +77,7 @@ export class DifferentialRunner {
         maxSteps: 2_000_000,
         interleave,
         sfu: this.sfu,
-      });
+      }).printed);
     } catch (e) {
       if (!(e instanceof KernelAssertionError)) return { kind: 'invalid', error: String((e as Error).message ?? e) };
       failed = e;
@@ -89,6 +91,9 @@ export class DifferentialRunner {
       return { kind: 'mismatch', detail: `the emulator run failed: ${(e as Error).message ?? e}` };
     }
     if (failed) return { kind: 'mismatch', detail: `the interpreter stopped at an assertion and the compiled code did not:\n${failed.message}` };
+    const shown = printedLines(this.target.printed);
+    if (shown.join('\n') !== printed.join('\n'))
+      return { kind: 'mismatch', detail: `the prints differ:\ninterpreter:\n  ${printed.join('\n  ')}\nemulator:\n  ${shown.join('\n  ')}` };
     for (const k of ['inI', 'inF', 'outI', 'outF'] as const) {
       const x = mem.view(a[k], Int32Array);
       const y = mem.view(b[k], Int32Array);
@@ -260,5 +265,5 @@ function* exprVariants(e: Expr): Generator<Expr> {
 function sameFailure(interpreted: KernelAssertionError, compiled: KernelAssertionError): Outcome {
   const mine = interpreted.records[0]!;
   const found = compiled.records.some((r) => r.qpu === mine.qpu && r.at === mine.at && r.assertion === mine.assertion && r.line === mine.line);
-  return found ? { kind: 'agree' } : { kind: 'mismatch', detail: `the targets failed assertions differently:\ninterpreter: ${interpreted.message}\nemulator: ${compiled.message}` };
+  return found ? { kind: 'agree', assertionFailed: true } : { kind: 'mismatch', detail: `the targets failed assertions differently:\ninterpreter: ${interpreted.message}\nemulator: ${compiled.message}` };
 }

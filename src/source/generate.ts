@@ -20,7 +20,7 @@ import type { BoolExpr, Cond, Expr, KernelAst, Stmt, Ty, VarInfo, VarRef } from 
 import { BARRIER_SEMAPHORE } from './ast.ts';
 import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
 import { lit } from './generate-random.ts';
-import { ExprGenerator } from './generate-expr.ts';
+import { CheckGenerator } from './generate-checks.ts';
 import { elementOf, parallelStatements } from './parallel.ts';
 export { rng } from './generate-random.ts';
 
@@ -68,7 +68,7 @@ export function generate(seed: number, opts: GeneratorOptions = {}): GeneratedPr
   return new Generator(seed, opts).run();
 }
 
-class Generator extends ExprGenerator {
+class Generator extends CheckGenerator {
   private readonly vars: VarInfo[] = [];
   private readonly maxBlock: number;
   private readonly maxDepth: number;
@@ -358,7 +358,7 @@ class Generator extends ExprGenerator {
     if (c === 17) return [{ k: 'mutex', lock: true }, ...this.assign(false), { k: 'mutex', lock: false }];
     if (c === 18 && !this.parallel) return [{ k: 'assign', v: this.ptrVar, e: this.inPtr(this.params[0]!, 15) }];
     if (c === 19 && this.chance(0.5)) return [this.scatter(false)];
-    if (c === 19) return [this.assertion()];
+    if (c === 19) return [this.chance(0.5) ? this.assertion() : this.printing()];
     return this.assign(false);
   }
 
@@ -415,30 +415,6 @@ class Generator extends ExprGenerator {
       then: [...downs, ...take, ...this.assign(false)],
       else: [...this.assign(false), store, { k: 'sema', down: false, n }],
     };
-  }
-
-  /**
-   * An assertion showing 0-2 values: mostly one that holds (c or not c), now and then a random
-   * condition, which fails in some lane of most runs and tests the failure path.
-   */
-  private assertion(): Stmt {
-    const b = this.boolExpr(1);
-    const values = Array.from({ length: this.int(3) }, () => (this.chance(0.5) ? this.intExpr(1, false) : this.floatExpr(1, false)));
-    const holds: BoolExpr = { k: 'or', a: b, b: { k: 'not', a: b } };
-    return { k: 'assert', b: this.chance(0.85) ? holds : b, message: `check ${this.int(100)}`, names: values.map((_, j) => `v${j}`), values };
-  }
-
-  /**
-   * A barrier or an operation across QPUs on a variable: at the top level only, where every QPU
-   * reaches the same ones in the same order.
-   */
-  private meeting(): Stmt {
-    const ty = this.chance(0.5) ? 'int' : 'float';
-    const vs = this.varsOf(ty, true);
-    if (!vs.length || this.chance(0.25)) return { k: 'barrier' };
-    const v = this.pick(vs);
-    if (this.chance(0.3)) return { k: 'combine', v, op: 'add', scan: this.chance(0.5) ? 'inclusive' : 'exclusive' };
-    return { k: 'combine', v, op: this.pick(ty === 'int' ? (['add', 'min', 'max', 'and', 'or'] as const) : (['add', 'min', 'max'] as const)) };
   }
 
   private where(depth: number): Stmt {
