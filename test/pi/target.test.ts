@@ -5,7 +5,7 @@
 // that leave nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { atomicAdd, barrier, Break, Continue, Float, For, If, Int, Int16, index, kernel, me, packBytes, Ptr, scanQPUs, scatter, scatterAdd, select, SharedArray, sumQPUs, maxQPUs, Uint8, Where, While } from '../../src/index.ts';
+import { assert as kassertPi, atomicAdd, barrier, Break, Continue, Float, For, If, Int, Int16, index, kernel, me, packBytes, Ptr, scanQPUs, scatter, scatterAdd, select, SharedArray, sumQPUs, maxQPUs, Uint8, Where, While, print } from '../../src/index.ts';
 import { gcd, gcdInputs } from '../../examples/gcd.ts';
 import { heatGrid, step } from '../../examples/heat.ts';
 import { glibcRand } from '../../examples/lib/rand.ts';
@@ -369,6 +369,31 @@ test('barriers and operations across QPUs on the pi target (test device, 4 QPUs)
   await k(onEmu.ints, onEmu.floats, { target: 'emulator', qpus: 4 });
   assert.deepEqual(bits(onPi.ints), bits(onEmu.ints));
   assert.deepEqual(bits(onPi.floats), bits(onEmu.floats));
+});
+
+test('assertions and prints on the pi target (test device): the emulator\'s prints, and a failed assertion reported from the records', async () => {
+  device();
+  const k = kernel([Int, Ptr(Int)], function checks(n, p) {
+    const x = Int(p.add(me().shl(4)).load());
+    print('x', { x, n });
+    kassertPi(x.lt(n), 'x below n', { x });
+    p.add(me().shl(4)).store(x.add(1));
+  });
+  const fill = () => SharedArray.from(Array.from({ length: 32 }, (_, i) => i), 'int32');
+  const log = console.log;
+  console.log = () => {};
+  try {
+    const onPi = fill();
+    const r = await k(100, onPi, { target: 'pi', qpus: 2 });
+    const onEmu = fill();
+    const e = await k(100, onEmu, { target: 'emulator', qpus: 2 });
+    assert.deepEqual(r.printed, e.printed);
+    assert.equal(r.printed[1], 'QPU 1: x: x = 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31; n = 100 (every lane)');
+    assert.deepEqual(Array.from(onPi), Array.from(onEmu));
+    await assert.rejects(k(20, fill(), { target: 'pi', qpus: 2 }), /assertion failed .*: x below n\n {2}QPU 1, lanes 4 5 .* 15: x = 20 21 .* 31\nprinted before the run stopped:\n {2}QPU 0: x: /s);
+  } finally {
+    console.log = log;
+  }
 });
 
 test('8- and 16-bit arrays and pixels on the pi target (test device): loads widen, stores narrow, packs and unpacks as on the emulator', async () => {
