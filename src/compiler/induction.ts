@@ -52,7 +52,8 @@ class Reducer {
     const product = (e: Expr): Expr => {
       if (e.k !== 'bin' || e.op !== 'mul' || e.ty !== 'int') return e;
       const [c, x] = e.a.k === 'var' && steps.has(e.a.id) ? [e.a, e.b] : e.b.k === 'var' && steps.has(e.b.id) ? [e.b, e.a] : [];
-      if (!c || !x || c.k !== 'var' || !invariant(x) || this.cheap(c, x)) return e;
+      // x must not read a sum this loop has just made (`(c * k) * c`: its inner product is one), which the loop advances.
+      if (!c || !x || c.k !== 'var' || !invariant(x) || mentionsAny(x, new Set(found.map((f) => f.p.id))) || this.cheap(c, x)) return e;
       const had = found.find((f) => f.c.id === c.id && sameExpr(f.x, x));
       if (had) return had.p;
       const p = this.newVar(`${this.vars[c.id]!.name}_times`);

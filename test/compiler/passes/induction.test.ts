@@ -54,3 +54,15 @@ test('products that stay: of two values the loop changes, of a counter by a powe
   assert.match(compile(other.ast, { qpus: 1 }).dump('induction'), /# 0 products as running sums/);
   assert.match(compile(k.ast, { qpus: 1, passes: { induction: false } }).dump('induction'), /pass induction is off/);
 });
+
+test('a product of the counter and a product of the counter (c * k * c) is not a sum: its inner product is one, which the loop advances (fuzz seed 7082360)', () => {
+  const k = kernel([Ptr(Int)], function square(out) {
+    const v = Int(0);
+    For(v.lt(48), () => v.set(v.add(16)), () => {
+      out.add(v).store(v.mul(-654).mul(v));
+    });
+  });
+  assert.match(k.code().dump('induction'), /^# 1 product as running sums/);
+  const [out] = onAll(k, () => [SharedArray.int32(48)]);
+  assert.deepEqual([0, 16, 32].map((i) => out[i]), [0, 16, 32].map((v) => Math.imul(Math.imul(v, -654), v)));
+});
