@@ -1,7 +1,7 @@
 // `qpu compile`: a kernel written in the language, from a TypeScript module, to machine code,
 // with any stage of the compiler printed (docs/compiler.md).
 
-import { compile, CompileError, type OptLevel, type Pass, PASSES, type Stage, STAGE_ROWS, STAGES } from '../compiler/driver.ts';
+import { compile, type Compiled, CompileError, type OptLevel, type Pass, PASSES, type Stage, STAGE_ROWS, STAGES } from '../compiler/driver.ts';
 import { printKernel } from '../source/print.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 import { programToBytes } from '../vc4/codec.ts';
@@ -79,7 +79,7 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
         io.err(describeUniforms(chosen.ast, c, values.output));
       } else if (c.scratchBytes)
         io.err(
-          `${c.kernel} spills registers to memory: give it ${c.scratchBytes} bytes of scratch memory, ` +
+          `${c.kernel} ${scratchUse(c)}: give it ${c.scratchBytes} bytes of scratch memory, cleared, ` +
             `its address as the uniform after the QPU count (docs/compiler.md, "The calling convention")\n`,
         );
       // With -o the assembly is printed only when a stage is asked for.
@@ -106,4 +106,10 @@ function parsePasses(list: string): Partial<Record<Pass, boolean>> {
     out[name as Pass] = !off;
   }
   return out;
+}
+
+/** What a kernel's scratch memory is for: "asserts, prints and spills registers to memory". */
+function scratchUse(c: Compiled): string {
+  const uses = [c.assertions.sites.length && 'asserts', c.prints.sites.length && 'prints', c.stats.spilledToMemory && 'spills registers to memory'].filter((x): x is string => !!x);
+  return uses.length > 1 ? `${uses.slice(0, -1).join(', ')} and ${uses.at(-1)}` : uses[0]!;
 }

@@ -53,7 +53,7 @@ function uniforms(ast: KernelAst, c: Compiled, names: ReturnType<typeof bufferNa
     { emu: '%qpu', what: "the QPU's number, 0 to N-1 (me())" },
     { emu: '%qpus', what: 'N, the number of QPUs (numQPUs())' },
   ];
-  if (names.scratch) out.push({ emu: `@${names.scratch}`, what: `the address of ${c.scratchBytes} bytes of scratch memory for spilled registers, shared by the QPUs` });
+  if (names.scratch) out.push({ emu: `@${names.scratch}`, what: `the address of ${c.scratchBytes} bytes of scratch memory (for failure records, print logs, spilled registers), shared by the QPUs and cleared before the run` });
   ast.params.forEach((p, i) => {
     const type = TYPE_NAMES[p.ty] ?? p.ty;
     if (p.ty.endsWith('*')) out.push({ emu: `@${names.arrays.get(i)}`, what: `${p.name}: ${type}, the bus address of its array` });

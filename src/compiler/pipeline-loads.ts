@@ -27,9 +27,10 @@
 //   assigns i; each Pj is a pointer the loop does not change plus i (plus unchanged offsets),
 //   the same in every lane, so a load's 16 words are the gather's 16 lanes and the next
 //   iteration's address is Pj + S;
-// - the body has no loop, Break, gather, receive, non-blocking store, semaphore, mutex or
-//   meeting of QPUs; at most TMU_FIFO_DEPTH loads move, each before the body's first store and
-//   the first mention of its variable;
+// - the body has no loop, Break, gather, receive, non-blocking store, semaphore, mutex, meeting
+//   of QPUs or assertion (which may end the loop early, as a Break); at most TMU_FIFO_DEPTH
+//   loads of 32-bit words move, each before the body's first store and the first mention of
+//   its variable;
 // - no load reads a word that a store of an earlier iteration wrote: every store's address is
 //   a pointer the loop does not change plus i, and for each load L and store T, with
 //   D = L(i) - T(i) in bytes (the same for every i), the step going up (0 < S), either
@@ -130,7 +131,8 @@ const STORES = new Set<Stmt['k']>(['store', 'storeNB', 'scatter']);
 /** Whether some store, at any depth, writes only its first lanes (store's count). */
 const hasCountedStore = (ss: readonly Stmt[]): boolean => ss.some((s) => (s.k === 'store' && s.n !== undefined) || childBlocks(s).some(hasCountedStore));
 const FIFO = new Set<Stmt['k']>(['gather', 'receive']);
-const NOT_IN_BODY = new Set<Stmt['k']>(['for', 'while', 'break', 'continue', 'gather', 'receive', 'storeNB', 'scatter', 'sema', 'mutex', 'barrier', 'combine']);
+// An assertion, as a Break, may end the loop early: loads gathered ahead for later iterations could then read where the kernel as written never does.
+const NOT_IN_BODY = new Set<Stmt['k']>(['for', 'while', 'break', 'continue', 'gather', 'receive', 'storeNB', 'scatter', 'sema', 'mutex', 'barrier', 'combine', 'assert']);
 /** The statements that wait for another QPU, after which that QPU's stores may come before this one's loads. */
 const SYNC = new Set<Stmt['k']>(['sema', 'mutex', 'barrier', 'combine']);
 
@@ -180,6 +182,7 @@ function planLoop(s: ForStmt, varying: ReadonlySet<number>): Plan | undefined {
     const b = s.body[t]!;
     if (contains([b], STORES)) break;
     if (b.k !== 'assign' || b.e.k !== 'load' || b.e.n) continue; // a counted load stays a DMA load
+    if (b.e.ptr.ty !== 'int*' && b.e.ptr.ty !== 'float*') continue; // 8 and 16 bits: a gather reads whole aligned words
     const at = affine(b.e.ptr);
     const v = b.v.id;
     if (at?.i && !s.body.slice(0, t).some((x) => mentions(x, v)) && !mentions(b.e, v)) loads.push({ s: b, ptr: b.e.ptr, at });

@@ -118,7 +118,17 @@ export function runCompiledOnPi(
 ): PiRunResult {
   const scratch: Allocation[] = [];
   let failed = false;
-  const look = () => scratch[0] && inspect?.(s.memory.view(scratch[0], Int32Array));
+  const look = () => {
+    if (!scratch[0] || !inspect) return;
+    try {
+      inspect(s.memory.view(scratch[0], Int32Array));
+    } catch (e) {
+      // A QPU that failed an assertion ended early: others may still wait for it (a barrier, a
+      // semaphore), even where QPU 0 took its end for theirs and raised the host interrupt.
+      attempt([() => s.mailbox.enableQpus(false), () => s.mailbox.enableQpus(true)]);
+      throw e;
+    }
+  };
   try {
     if (c.uniformsBeforeArgs === 3) {
       scratch.push(s.memory.alloc(Math.max(4, c.scratchBytes), 'scratch memory'));

@@ -13,7 +13,9 @@ import { LANES } from '../vc4/chip.ts';
 export function failedAssertions(c: Compiled, scratch: Int32Array): KernelAssertionError | undefined {
   const { sites, rows, texts } = c.assertions;
   if (!sites.length) return undefined;
-  const bySite = new Map<number, AssertFailure[]>();
+  // Failures grouped by the user's assertion: a statement the compiler copied (a parallelFor's
+  // last block, a pipelined loop's last iterations) is one assertion in several places.
+  const bySite = new Map<string, { site: number; failures: AssertFailure[] }>();
   for (let q = 0; q < c.qpus; q++) {
     const at = q * rows * LANES;
     const header = scratch.subarray(at, at + LANES);
@@ -22,17 +24,20 @@ export function failedAssertions(c: Compiled, scratch: Int32Array): KernelAssert
     const site = header[lanes[0]!]! - 1;
     if (!sites[site]) throw new Error(`internal: QPU ${q}'s failure record names assertion ${site}, and the kernel has ${sites.length}`);
     const values = sites[site]!.values.map((_, j) => scratch.slice(at + (1 + j) * LANES, at + (2 + j) * LANES));
-    bySite.set(site, [...(bySite.get(site) ?? []), { qpu: q, lanes, values }]);
+    const key = `${sites[site]!.loc ?? ''} ${texts[site]}`;
+    const group = bySite.get(key) ?? { site, failures: [] };
+    group.failures.push({ qpu: q, lanes, values });
+    bySite.set(key, group);
   }
   // The assertion the lowest-numbered failing QPU failed, with every QPU that failed it.
-  const first = [...bySite.entries()].sort((a, b) => a[1][0]!.qpu - b[1][0]!.qpu)[0];
-  if (!first) return undefined;
-  const error = (site: number, failures: AssertFailure[]) => {
+  const groups = [...bySite.values()].sort((a, b) => a.failures[0]!.qpu - b.failures[0]!.qpu);
+  if (!groups.length) return undefined;
+  const error = ({ site, failures }: { site: number; failures: AssertFailure[] }) => {
     const s = sites[site]!;
     return new KernelAssertionError(c.kernel, s.loc ?? '', texts[site]!, s.message, failures, s.names, s.values.map((v) => v.ty));
   };
-  const out = error(first[0], first[1]);
-  out.records = [...bySite].flatMap(([site, failures]) => error(site, failures).records).sort((a, b) => a.qpu - b.qpu);
+  const out = error(groups[0]!);
+  out.records = groups.flatMap((g) => error(g).records).sort((a, b) => a.qpu - b.qpu);
   return out;
 }
 

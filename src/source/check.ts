@@ -41,6 +41,10 @@ export function checkKernel(k: KernelAst, opts: { fifo?: boolean } = {}): void {
             fail(s, `more than ${TMU_FIFO_DEPTH} gathers outstanding: the TMU FIFO holds ${TMU_FIFO_DEPTH}; receive before gathering more`);
           if (n !== undefined) n++;
           break;
+        case 'assert':
+          // A failing assertion ends the QPU (compiled code), which must not leave the TMU with requests.
+          if (n !== undefined && n > 0) fail(s, `an assertion with ${n} gather${n > 1 ? 's' : ''} outstanding: receive ${n > 1 ? 'them' : 'it'} first (a QPU that fails an assertion ends there)`);
+          break;
         case 'receive':
           if (n === 0) fail(s, 'receive with nothing gathered');
           if (n !== undefined) n--;

@@ -3,12 +3,14 @@
 // Needs: the body's statements, the condition that holds in the active lanes (a prefix of the
 // lanes: 0 to k - 1, k >= 1), k itself, the accumulators and a way to make temporaries.
 // Guarantees, for the active lanes, what the body as written computes:
-// - every blocking load reads only the first k words (a count of k, or of its own count when
-//   that is smaller): lane l of a load is the word at lane 0's address + 4l, so these are
-//   exactly the active lanes' words; the inactive lanes read 0;
+// - every blocking load whose address may depend on the element (reads the element number,
+//   index() or a variable the body assigns) reads only the first k words (a count of k, or of its own count when that is
+//   smaller): lane l of such a load is the active lane's own word, and the words past them
+//   may lie past the array; the inactive lanes read 0. A load at an address that does not
+//   depend on the element (a table, `coef.load()`) reads its 16 words, as in every whole block;
 // - every store writes only the first k lanes (a non-blocking one becomes a counted store);
-// - a gather's inactive lanes ask for lane 0's address (lane 0 is active), a scatter acts in
-//   the active lanes only (a Where);
+// - a gather at the element: its inactive lanes ask for lane 0's address (lane 0 is active);
+//   a scatter acts in the active lanes only (a Where);
 // - If, While and For test only the active lanes: any(c) becomes any(c and active), all(c)
 //   all(c or not active), so the inactive lanes' values cannot keep a loop going;
 // - an assertion holds in the inactive lanes;
@@ -23,6 +25,8 @@ import { mapBool, mapExpr } from './ast.ts';
 export interface TailContext {
   /** True in the active lanes. */
   readonly active: BoolExpr;
+  /** Whether an address depends on the element (reads its number). */
+  readonly element: (e: Expr) => boolean;
   /** The count of active lanes (the same in every lane). */
   readonly count: Expr;
   /** The accumulators' variables. */
@@ -33,9 +37,9 @@ export interface TailContext {
 
 const min = (a: Expr, b: Expr): Expr => ({ k: 'bin', op: 'min', ty: 'int', a, b });
 
-/** Every load in e reading only the active lanes' words. */
+/** Every load in e at the element reading only the active lanes' words. */
 function counted(e: Expr, t: TailContext): Expr {
-  return mapExpr(e, (x) => (x.k === 'load' ? { ...x, n: x.n ? min(x.n, t.count) : t.count } : x));
+  return mapExpr(e, (x) => (x.k === 'load' && t.element(x.ptr) ? { ...x, n: x.n ? min(x.n, t.count) : t.count } : x));
 }
 
 function condition(c: Cond, t: TailContext): Cond {
@@ -67,6 +71,7 @@ export function tailOf(ss: readonly Stmt[], t: TailContext): Stmt[] {
         return [{ k: 'store', ptr: counted(s.ptr, t), e: counted(s.e, t), n: t.count, loc: s.loc }];
       case 'gather': {
         const ptr = counted(s.ptr, t);
+        if (!t.element(ptr)) return [{ ...s, ptr }];
         const first: Expr = { k: 'lane', ty: ptr.ty, a: ptr, n: { k: 'lit', ty: 'int', bits: 0 } };
         return [{ ...s, ptr: { k: 'select', ty: ptr.ty, c: t.active, a: ptr, b: first } }];
       }

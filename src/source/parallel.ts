@@ -2,7 +2,7 @@
 // makes them too): statements of the language, so that every target runs the same loop.
 //
 //   parallel loop over n, body B (i = base + index(): element numbers, one per lane)
-//     n' = lane 0 of n; last = n' - 15
+//     n' = lane 0 of n; last = max(n', 15) - 15
 //     base = me() * 16
 //     For(base < last; base += numQPUs() * 16) { B }                    (whole vectors)
 //     If(base < n') { B's tail version (parallel-tail.ts) }              (the last, partial one)
@@ -19,7 +19,7 @@
 // QPUs meet), and last the value before the loop: `before op total`, in every lane of every QPU.
 
 import type { BoolExpr, Expr, ReduceOp, Stmt, Ty, VarRef } from './ast.ts';
-import { someExpr } from './ast.ts';
+import { assignedIn, someExpr } from './ast.ts';
 import { tailOf } from './parallel-tail.ts';
 import { LANES } from '../vc4/chip.ts';
 
@@ -67,7 +67,8 @@ export function parallelStatements(p: ParallelLoop): Stmt[] {
   const size = (e: Expr, what: string) => temp(e.k === 'lit' ? e : { k: 'lane', ty: 'int', a: e, n: int(0) }, what);
   const width = size(p.sizes[0]!, p.row ? 'w' : 'n');
   const height = p.row && size(p.sizes[1]!, 'h');
-  const last = temp(bin('sub', width, int(LANES - 1)), 'last');
+  // The last whole block starts below width - 15; from max(width, 15), so that no width wraps.
+  const last = temp(bin('sub', { k: 'bin', op: 'max', ty: 'int', a: width, b: int(LANES - 1) }, int(LANES - 1)), 'last');
   const saved = p.accumulators.map((a) => {
     const s = p.fresh(a.v.ty, 'before');
     const ty = a.v.ty as 'int' | 'float';
@@ -75,8 +76,13 @@ export function parallelStatements(p: ParallelLoop): Stmt[] {
     return s;
   });
   const i = elementOf(p.base);
+  // An address may depend on the element unless it reads only what the body does not change
+  // (no index(), no element number, no variable the body assigns): a table's, a fixed slot's.
+  const changed = assignedIn(p.body, new Set([p.base.id]));
+  const element = (e: Expr): boolean => someExpr([{ k: 'assign', v: p.base, e }], (x) => (x.k === 'var' && changed.has(x.id)) || (x.k === 'special' && x.what === 'index'));
   const tail = tailOf(p.body, {
     active: lt(i, width),
+    element,
     count: bin('sub', width, p.base),
     accumulators: new Set(p.accumulators.map((a) => a.v.id)),
     fresh: (ty) => p.fresh(ty, 'x'),
@@ -111,19 +117,20 @@ const ACCUMULATE: ReadonlySet<string> = new Set(['add', 'min', 'max', 'and', 'or
  * wrong: an outer variable changed otherwise, by two operations, or read; a meeting of QPUs;
  * a Break or Continue out of the body. `name` gives a variable's name for the messages.
  */
-export function accumulatorsOf(ss: readonly Stmt[], outer: number, name: (id: number) => string): Accumulator[] | { error: string } {
+export function accumulatorsOf(ss: readonly Stmt[], outer: number, name: (id: number) => string, ty: (id: number) => Ty): Accumulator[] | { error: string } {
   const found = new Map<number, Accumulator & { n: number }>();
   const refuse = (id: number, why: string) => ({
     error:
       `parallelFor's body ${why} ${name(id)}, made outside it: each QPU and lane has its own copy, so an outer variable may only ` +
-      `accumulate (${name(id)}.set(${name(id)}.add(x)), or min, max, and, or), which gives every QPU the total; make per-element variables inside the body`,
+      `accumulate (${name(id)}.set(${name(id)}.add(x)), or min, max${ty(id) === 'int' ? ', and, or' : ''}), which gives every QPU the total; make per-element variables inside the body`,
   });
   const walk = (xs: readonly Stmt[], depth: number): { error: string } | undefined => {
     for (const s of xs) {
+      const at = s.loc ? ` (${s.loc})` : '';
       if (s.k === 'barrier' || s.k === 'combine')
-        return { error: `${s.k === 'barrier' ? 'barrier()' : 'an operation across QPUs'} inside parallelFor: the QPUs run different numbers of its elements, so they would not all meet` };
+        return { error: `${s.k === 'barrier' ? 'barrier()' : 'an operation across QPUs'}${at} inside parallelFor: the QPUs run different numbers of its elements, so they would not all meet` };
       if ((s.k === 'break' || s.k === 'continue') && (s.levels ?? 0) >= depth)
-        return { error: `a ${s.k === 'break' ? 'Break' : 'Continue'} in a parallelFor's body must be inside a loop of the body: the elements have no order to leave` };
+        return { error: `a ${s.k === 'break' ? 'Break' : 'Continue'}${at} in a parallelFor's body must be inside a loop of the body: the elements have no order to leave` };
       if (s.k === 'receive' && s.v.id < outer) return refuse(s.v.id, 'receives into');
       if (s.k === 'assign' && s.v.id < outer) {
         const e = s.e;

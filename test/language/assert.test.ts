@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  assert as kassert, barrier, Float, For, index, Int, kernel, KernelAssertionError, me, parallelFor, Ptr, SharedArray, sumQPUs, Where,
+  assert as kassert, barrier, Float, For, gather, index, Int, kernel, KernelAssertionError, me, parallelFor, Ptr, receive, SharedArray, sumQPUs, Where,
 } from '../../src/index.ts';
 import { onAll } from '../helpers/lang.ts';
 
@@ -134,4 +134,24 @@ test('mistakes: an assertion in a Where, a value that is no Int, Float or Ptr, a
   assert.throws(() => kernel([Int], (n) => kassert(5 as never)), /assert needs a vector condition/);
   assert.throws(() => kernel([Int], () => {}, { assertions: 'no' as never }), /option assertions is true \(the default\) or false, not the string "no"/);
   assert.throws(() => kernel([Int], () => {}, { asserts: false } as never), /kernel\(\) has no option called "asserts"/);
+});
+
+test('an assertion the compiler copied (a parallelFor\'s last block) reports every QPU that failed it; one with gathers outstanding is refused (found in review)', () => {
+  const k = kernel([Int, Ptr(Int)], function copies(n, p) {
+    parallelFor(n, (i) => {
+      kassert(i.lt(3), 'small', { i });
+      p.add(i).store(i);
+    });
+  }).setNumQPUs(2);
+  k.setOptLevel(2);
+  assert.throws(() => k.emulateSync([20, SharedArray.int32(20)]), /: small\n {2}QPU 0, lanes 3 4 .* 15: i = 3 4 .* 15\n {2}QPU 1, lanes 0 1 2 3: i = 16 17 18 19$/);
+  assert.throws(
+    () =>
+      kernel([Ptr(Int)], function outstanding(p) {
+        gather(p.add(index()));
+        kassert(index().lt(16));
+        receive(Int(0));
+      }),
+    /`assert\(index\(\) < 16\)`: an assertion with 1 gather outstanding: receive it first \(a QPU that fails an assertion ends there\)/,
+  );
 });

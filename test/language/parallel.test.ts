@@ -203,9 +203,24 @@ test('mistakes: an outer variable assigned, accumulated two ways or read; a Brea
       });
     });
   assert.throws(read, /reads s, which it accumulates: its value is a part of the total until the loop ends; read it after/);
-  assert.throws(() => kernel([Int], (n) => parallelFor(n, () => Break())), /a Break in a parallelFor's body must be inside a loop of the body/);
+  assert.throws(() => kernel([Int], (n) => parallelFor(n, () => Break())), /a Break \(.*parallel\.test\.ts:\d+:\d+\) in a parallelFor's body must be inside a loop of the body/);
   assert.throws(() => kernel([Int], (n) => parallelFor(n, () => parallelFor(n, () => {}))), /parallelFor inside parallelFor/);
-  assert.throws(() => kernel([Int], (n) => parallelFor(n, () => barrier())), /barrier\(\) inside parallelFor: the QPUs run different numbers of its elements/);
+  assert.throws(() => kernel([Int], (n) => parallelFor(n, () => barrier())), /barrier\(\) \(.*parallel\.test\.ts:\d+:\d+\) inside parallelFor: the QPUs run different numbers of its elements/);
   assert.throws(() => kernel([Int], (n) => parallelFor([n, n, n] as never, () => {})), /takes two sizes, not 3/);
   assert.throws(() => kernel([Int], (n) => Where(n.gt(0), () => parallelFor(n, () => {}))), /parallelFor inside Where/);
+});
+
+test('in the last block a load that does not depend on the element (a table) reads its 16 words; a size near -2^31 runs no element (found in review)', () => {
+  const k = kernel([Int, Ptr(Int), Ptr(Int)], function table(n, coef, y) {
+    parallelFor(n, (i) => {
+      y.add(i).store(Int(coef.load()).lane(5).add(i));
+    });
+  }).setNumQPUs(2);
+  const [, , y] = onAll(k, () => [20, SharedArray.from(Array.from({ length: 16 }, (_, j) => 100 + j), 'int32'), SharedArray.int32(20)]);
+  assert.deepEqual(Array.from(y), Array.from({ length: 20 }, (_, j) => 105 + j));
+  const none = kernel([Int, Ptr(Int)], function none(n, out) {
+    parallelFor(n, (i) => out.add(i).store(i));
+    parallelFor([n, 3], (x) => out.add(x).store(x));
+  });
+  for (const n of [-2147483648, -2147483643, -1, 0]) onAll(none, () => [n, SharedArray.int32(16)]);
 });

@@ -4,7 +4,7 @@
 // kernel as written does not read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { barrier, Float, For, gather, If, index, Int, kernel, me, Ptr, receive, semaDec, semaInc, SharedArray, sumQPUs } from '../../../src/index.ts';
+import { assert as kassert, barrier, Float, For, gather, If, index, Int, kernel, me, Ptr, receive, semaDec, semaInc, SharedArray, sumQPUs, Uint8 } from '../../../src/index.ts';
 import { aheadFor, pipelineLoads } from '../../../src/compiler/pipeline-loads.ts';
 import type { KernelAst } from '../../../src/source/ast.ts';
 import { printKernel } from '../../../src/source/print.ts';
@@ -294,4 +294,32 @@ test('pipeline is an -O2 pass that can be switched off', () => {
   assert.equal(pipelined(f.setOptLevel(2)), 1);
   assert.match(f.setOptLevel(1).code().dump('pipeline'), /pass pipeline is off/);
   f.setOptLevel(2);
+});
+
+test('a loop with an assertion, and loads of 8- or 16-bit elements, stay as written (found in review)', () => {
+  // An assertion that guards a load: gathered ahead, the load would fault before the assertion failed.
+  const guarded = kernel([Int, Int, Ptr(Int), Ptr(Int)], function guarded(n, len, p, q) {
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(16)), () => {
+      kassert(i.lt(len), 'i inside p', { i, len });
+      const v = Int(p.add(i).load());
+      q.add(i).store(v.add(1));
+    });
+  });
+  assert.equal(pipelined(guarded), 0);
+  assert.throws(() => guarded.emulateSync([64, 16, SharedArray.int32(16), SharedArray.int32(64)]), /assertion failed .*: i inside p\n {2}QPU 0, lanes 0 .* 15: i = 16 \(every lane\)|i = 16 16/);
+  // A gather reads aligned words: bytes and half-words stay DMA loads.
+  const bytes = kernel([Int, Ptr(Uint8), Ptr(Int)], function bytes(n, p, q) {
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(16)), () => {
+      const v = Int(p.add(i).load());
+      q.add(i).store(v.add(1));
+    });
+  });
+  assert.equal(pipelined(bytes), 0);
+  const args = () => [32, SharedArray.from(Array.from({ length: 32 }, (_, j) => (j * 37) & 255), 'uint8'), SharedArray.int32(32)] as [number, Uint8Array, Int32Array];
+  const [want, got] = [args(), args()];
+  bytes.interpretSync(want);
+  bytes.emulateSync(got);
+  assert.deepEqual(Array.from(got[2]), Array.from(want[2]));
 });
