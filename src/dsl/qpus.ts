@@ -23,7 +23,8 @@ function combine(what: string, x: unknown, op: ReduceOp, scan: 'inclusive' | 'ex
     throw b.error(`${what} combines an Int${intsOnly ? '' : ' or a Float'} over the QPUs, not ${describeHost(x)}`);
   if (float && intsOnly) throw b.error(`${what} combines Ints (bits), not a Float`);
   const v = newVar(float ? 'float' : 'int', x as IntLike, what) as IntVar | FloatVar;
-  b.emit({ k: 'combine', v: v.node as Extract<typeof v.node, { k: 'var' }>, op, ...(scan ? { scan } : {}) });
+  const from = typeof x === 'number' ? undefined : (x as IntExpr).node;
+  b.emit({ k: 'combine', v: v.node as Extract<typeof v.node, { k: 'var' }>, op, ...(scan ? { scan } : {}), ...(from ? { from } : {}) });
   return v;
 }
 

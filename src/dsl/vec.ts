@@ -52,8 +52,10 @@ export function exprOf(x: Vec | number, ty: 'int' | 'float', what: string): Expr
   if (typeof x === 'number') return literal(x, ty, what);
   if (!(x instanceof Vec)) throw builder(what).error(`${what}: expected ${ty === 'int' ? 'an Int' : 'a Float'} or a number, got ${describeHost(x)}`);
   checkOwner(x.owner, what);
-  if (x.ty !== ty)
-    throw builder(what).error(`${what}: expected ${ty === 'int' ? 'an Int' : 'a Float'}, got ${describeTy(x.ty)}`);
+  if (x.ty !== ty) {
+    const convert = ty === 'float' && x.ty === 'int' ? ' (convert it with toFloat())' : ty === 'int' && x.ty === 'float' ? ' (convert it with toInt(), or read its bits with asInt())' : '';
+    throw builder(what).error(`${what}: expected ${ty === 'int' ? 'an Int' : 'a Float'}, got ${describeTy(x.ty)}${convert}`);
+  }
   return x.node;
 }
 

@@ -102,7 +102,7 @@ export type Stmt = Located &
      * `v` combined by `op` in QPU order; or with `scan`, QPU q's prefix: QPUs 0 to q (inclusive)
      * or 0 to q - 1 (exclusive, 0 on QPU 0), with op 'add' (source/qpus.ts).
      */
-    | { readonly k: 'combine'; readonly v: VarRef; readonly op: ReduceOp; readonly scan?: 'inclusive' | 'exclusive' }
+    | { readonly k: 'combine'; readonly v: VarRef; readonly op: ReduceOp; readonly scan?: 'inclusive' | 'exclusive'; /** What v was set from, for messages. */ readonly from?: Expr }
     /**
      * Stops the run where `b` fails in some lane: the message, and the lanes' values of `values`
      * (named `names`), reach the host (source/checks.ts).

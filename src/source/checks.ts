@@ -48,7 +48,11 @@ export class KernelAssertionError extends Error {
     types: readonly Ty[],
   ) {
     const each = failures.map((f) => {
-      const vals = names.map((n, j) => `${n} = ${f.lanes.map((l) => shown(types[j]!, f.values[j]![l]!)).join(' ')}`);
+      const each = (j: number) => {
+        const vs = f.lanes.map((l) => shown(types[j]!, f.values[j]![l]!));
+        return vs.length > 1 && vs.every((v) => v === vs[0]) ? `${vs[0]} (in each)` : vs.join(' ');
+      };
+      const vals = names.map((n, j) => `${n} = ${each(j)}`);
       return `QPU ${f.qpu}, lane${f.lanes.length > 1 ? 's' : ''} ${f.lanes.join(' ')}${vals.length ? `: ${vals.join('; ')}` : ''}`;
     });
     super(`kernel ${kernel}: assertion failed${at ? ` at ${at}` : ''}, \`${assertion}\`${text ? `: ${text}` : ''}\n  ${each.join('\n  ')}`);

@@ -119,9 +119,9 @@ const ACCUMULATE: ReadonlySet<string> = new Set(['add', 'min', 'max', 'and', 'or
  */
 export function accumulatorsOf(ss: readonly Stmt[], outer: number, name: (id: number) => string, ty: (id: number) => Ty): Accumulator[] | { error: string } {
   const found = new Map<number, Accumulator & { n: number }>();
-  const refuse = (id: number, why: string) => ({
+  const refuse = (id: number, why: string, at?: string) => ({
     error:
-      `parallelFor's body ${why} ${name(id)}, made outside it: each QPU and lane has its own copy, so an outer variable may only ` +
+      `parallelFor's body ${why} ${name(id)}${at ? ` (${at})` : ''}, made outside it: each QPU and lane has its own copy, so an outer variable may only ` +
       `accumulate (${name(id)}.set(${name(id)}.add(x)), or min, max${ty(id) === 'int' ? ', and, or' : ''}), which gives every QPU the total; make per-element variables inside the body`,
   });
   const walk = (xs: readonly Stmt[], depth: number): { error: string } | undefined => {
@@ -131,12 +131,12 @@ export function accumulatorsOf(ss: readonly Stmt[], outer: number, name: (id: nu
         return { error: `${s.k === 'barrier' ? 'barrier()' : 'an operation across QPUs'}${at} inside parallelFor: the QPUs run different numbers of its elements, so they would not all meet` };
       if ((s.k === 'break' || s.k === 'continue') && (s.levels ?? 0) >= depth)
         return { error: `a ${s.k === 'break' ? 'Break' : 'Continue'}${at} in a parallelFor's body must be inside a loop of the body: the elements have no order to leave` };
-      if (s.k === 'receive' && s.v.id < outer) return refuse(s.v.id, 'receives into');
+      if (s.k === 'receive' && s.v.id < outer) return refuse(s.v.id, 'receives into', s.loc);
       if (s.k === 'assign' && s.v.id < outer) {
         const e = s.e;
         const self = (x: Expr) => x.k === 'var' && x.id === s.v.id;
         const op = e.k === 'bin' && ACCUMULATE.has(e.op) && e.ty === s.v.ty && self(e.a) !== self(e.b) ? (e.op as ReduceOp) : undefined;
-        if (!op || !(s.v.ty === 'int' || s.v.ty === 'float') || IDENTITY[s.v.ty][op] === undefined) return refuse(s.v.id, 'assigns');
+        if (!op || !(s.v.ty === 'int' || s.v.ty === 'float') || IDENTITY[s.v.ty][op] === undefined) return refuse(s.v.id, 'assigns', s.loc);
         const seen = found.get(s.v.id);
         if (seen && seen.op !== op) return { error: `parallelFor's body accumulates ${name(s.v.id)} by both ${seen.op} and ${op}: one operation per variable` };
         found.set(s.v.id, { v: s.v, op, n: (seen?.n ?? 0) + 1 });

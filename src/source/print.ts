@@ -120,7 +120,7 @@ export class Printer {
       case 'barrier':
         return 'barrier()';
       case 'combine':
-        return `${this.names(s.v.id)} = ${meetingName(s)}(${this.names(s.v.id)}${s.scan === 'exclusive' ? ", 'exclusive'" : ''})`;
+        return `${this.names(s.v.id)} = ${meetingName(s)}(${s.from ? stripParens(this.expr(s.from)) : this.names(s.v.id)}${s.scan === 'exclusive' ? ", 'exclusive'" : ''})`;
       case 'print':
         return `print(${[JSON.stringify(s.label), ...s.values.map((e, j) => (s.names[j] ? `${s.names[j]}: ` : '') + stripParens(this.expr(e)))].join(', ')})`;
       case 'assert': {

@@ -184,7 +184,7 @@ test('mistakes: an outer variable assigned, accumulated two ways or read; a Brea
         s.set(i);
       });
     });
-  assert.throws(outerAssigned, /kernel bad \(.*parallel\.test\.ts:\d+:\d+\): parallelFor's body assigns s, made outside it: each QPU and lane has its own copy, so an outer variable may only accumulate \(s\.set\(s\.add\(x\)\), or min, max, and, or\)/);
+  assert.throws(outerAssigned, /kernel bad \(.*parallel\.test\.ts:\d+:\d+\): parallelFor's body assigns s \(.*parallel\.test\.ts:\d+:\d+\), made outside it: each QPU and lane has its own copy, so an outer variable may only accumulate \(s\.set\(s\.add\(x\)\), or min, max, and, or\)/);
   const twoWays = () =>
     kernel([Int], function bad(n) {
       const s = Int(0);
