@@ -270,10 +270,11 @@ export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
       return { ...s, ptr: mapExpr(s.ptr, f), e: mapExpr(s.e, f) };
     case 'gather':
       return { ...s, ptr: mapExpr(s.ptr, f) };
+    // What they report shows the user's statement, not a pass's rewriting of it (an induction sum).
     case 'assert':
-      return { ...s, b: mapBool(s.b, f), values: s.values.map((e) => mapExpr(e, f)) };
+      return { ...s, b: mapBool(s.b, f), values: s.values.map((e) => mapExpr(e, f)), shows: s.shows ?? s };
     case 'print':
-      return { ...s, values: s.values.map((e) => mapExpr(e, f)) };
+      return { ...s, values: s.values.map((e) => mapExpr(e, f)), shows: s.shows ?? s };
     case 'if':
       return { ...s, c: cond(s.c), then: block(s.then), else: block(s.else) };
     case 'where':

@@ -155,3 +155,14 @@ test('an assertion the compiler copied (a parallelFor\'s last block) reports eve
     /`assert\(index\(\) < 16\)`: an assertion with 1 gather outstanding: receive it first \(a QPU that fails an assertion ends there\)/,
   );
 });
+
+test('a failed assertion that a pass rewrote (a product of the loop counter as a running sum) reports the assertion as written (fuzz seed 8003968)', () => {
+  const k = kernel([Int, Ptr(Int)], function rewritten(n, p) {
+    const i = Int(0);
+    For(i.lt(8), () => i.set(i.add(1)), () => {
+      kassert(i.mul(n).lt(50), 'bound', { i });
+      p.store(i);
+    });
+  });
+  for (const m of failures(k, () => [20, SharedArray.int32(16)])) assert.match(m, /`assert\(\(i \* n\) < 50, "bound", \{ i: i \}\)`: bound\n {2}QPU 0, lanes 0 .* 15: i = 3 \(in each\)$/);
+});
