@@ -307,7 +307,7 @@ test('a loop with an assertion, and loads of 8- or 16-bit elements, stay as writ
     });
   });
   assert.equal(pipelined(guarded), 0);
-  assert.throws(() => guarded.emulateSync([64, 16, SharedArray.int32(16), SharedArray.int32(64)]), /assertion failed .*: i inside p\n {2}QPU 0, lanes 0 .* 15: i = 16 \(every lane\)|i = 16 16/);
+  assert.throws(() => guarded.emulateSync([64, 16, SharedArray.int32(16), SharedArray.int32(64)]), /assertion failed .*: i inside p\n {2}QPU 0, lanes 0 .* 15: i = 16 \(in each\); len = 16 \(in each\)$/);
   // A gather reads aligned words: bytes and half-words stay DMA loads.
   const bytes = kernel([Int, Ptr(Uint8), Ptr(Int)], function bytes(n, p, q) {
     const i = Int(0);
