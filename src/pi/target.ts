@@ -118,6 +118,7 @@ export function runCompiledOnPi(
 ): PiRunResult {
   const scratch: Allocation[] = [];
   let failed = false;
+  let looked = false;
   const look = () => {
     if (!scratch[0] || !inspect) return;
     try {
@@ -137,11 +138,12 @@ export function runCompiledOnPi(
     const before = scratch.map((a) => a.address);
     const uniforms = Array.from({ length: c.qpus }, (_, q) => [q, c.qpus, ...before, ...args]);
     const result = runOnPi(s, c.words, uniforms, opts);
+    looked = true; // once: an assertion it throws comes here too
     look();
     return result;
   } catch (e) {
     failed = true;
-    look();
+    if (!looked) look();
     throw e;
   } finally {
     freeAll(s, scratch, failed);

@@ -104,13 +104,12 @@ export class EmulatorTarget {
     ];
     if (c.scratchBytes) grants.push({ name: 'scratch', address: this.scratch!.address, bytes: this.scratch!.bytes, access: READ_WRITE, internal: true });
     this.memory.restrict(grants, `kernel ${c.kernel}`);
+    this.printed = [];
+    let result: RunResult;
     try {
       const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu } = opts;
       // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
-      this.printed = [];
-      const result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict });
-      this.afterRun(c);
-      return result;
+      result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict });
     } catch (e) {
       // A failed assertion first: the others may have waited for the QPU that failed it.
       this.afterRun(c);
@@ -119,6 +118,8 @@ export class EmulatorTarget {
     } finally {
       this.memory.unrestrict();
     }
+    this.afterRun(c);
+    return result;
   }
 
   /** What the last run's QPUs printed (runtime/assertions.ts). */
