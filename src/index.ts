@@ -32,6 +32,7 @@ export { Break, Continue, For, Loop, While } from './dsl/loops.ts';
 export { andQPUs, barrier, maxQPUs, minQPUs, orQPUs, scanQPUs, sumQPUs } from './dsl/qpus.ts';
 export { parallelFor } from './dsl/parallel.ts';
 export { assert, print } from './dsl/checks.ts';
+export { func, type Func, type FuncArgs, type FuncOptions, type FuncResult, type FuncValue } from './dsl/funcs.ts';
 export { KernelAssertionError } from './source/checks.ts';
 export { BoolValue, CondValue, FloatExpr, FloatVar, IntExpr, IntVar, PtrExpr, PtrVar } from './dsl/values.ts';
 export type { FloatLike, IntLike } from './dsl/values.ts';

@@ -5,6 +5,10 @@
 // the target (and, for a conditional branch, the next instruction); the program end has none.
 // Liveness (liveness.ts), loop-invariant code motion (hoist.ts) and the allocator's loop
 // weights (regalloc.ts) all read the graph from here.
+// Functions (lower-funcs.ts): a call goes to the function's entry; its return, a jump through
+// the link register, goes to the instruction after the delay slots of every call of that
+// function. Paths that enter from one call and return to another are in the graph too, which
+// only makes the analyses more careful: a value live across any call is live through the body.
 
 import type { IrInstr } from './ir.ts';
 
@@ -32,14 +36,65 @@ export function successors(code: readonly IrInstr[]): number[][] {
     if (i.op === 'label') labels.set(i.name, n);
   });
   const succs = code.map((i, n) => (i.op === 'end' ? [] : [n + 1]));
+  const returns = returnPoints(code);
   code.forEach((i, n) => {
     if (i.op !== 'branch') return;
     const last = n + 3;
+    if (i.via) {
+      succs[last] = returns.get(i.label) ?? [];
+      return;
+    }
     const target = labels.get(i.label);
     if (target === undefined) throw new Error(`internal: branch to unknown label ${i.label}`);
     succs[last] = i.cond === 'always' ? [target] : [n + 4, target];
   });
   return succs;
+}
+
+/** For each function's entry label, where its calls return: the instruction after each call's delay slots. */
+export function returnPoints(code: readonly IrInstr[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  code.forEach((i, n) => {
+    if (i.op === 'branch' && i.link) out.set(i.label, [...(out.get(i.label) ?? []), n + 4]);
+  });
+  return out;
+}
+
+/**
+ * Each function's code, by its entry label: from the label to its return's last delay slot
+ * (lower-funcs.ts lays each out in one piece, its return last).
+ */
+export function functionRegions(code: readonly IrInstr[]): Map<string, [number, number]> {
+  const entries = new Map<string, number>();
+  code.forEach((i, n) => {
+    if (i.op === 'label') entries.set(i.name, n);
+  });
+  const out = new Map<string, [number, number]>();
+  code.forEach((i, n) => {
+    if (i.op === 'branch' && i.via) out.set(i.label, [entries.get(i.label)!, n + 3]);
+  });
+  return out;
+}
+
+/**
+ * The instructions a stretch of code runs, by index: [from, to] and, for every call in it, the
+ * code of the function called, and of the functions that calls, and so on.
+ */
+export function runsWithCalls(code: readonly IrInstr[], from: number, to: number, regions = functionRegions(code)): number[] {
+  const out: number[] = [];
+  const seen = new Set<string>();
+  const visit = (a: number, b: number) => {
+    for (let n = a; n <= b; n++) {
+      out.push(n);
+      const i = code[n]!;
+      if (i.op !== 'branch' || !i.link || seen.has(i.label)) continue;
+      seen.add(i.label);
+      const r = regions.get(i.label);
+      if (r) visit(r[0], r[1]);
+    }
+  };
+  visit(from, to);
+  return out;
 }
 
 export function buildCfg(code: readonly IrInstr[]): Cfg {
@@ -72,14 +127,14 @@ export function buildCfg(code: readonly IrInstr[]): Cfg {
 
 /**
  * The loops: a label and a later branch back to it, as [the label's index, the index of the
- * branch's last delay slot], in program order.
+ * branch's last delay slot], in program order. Calls and returns make no loops.
  */
 export function loops(code: readonly IrInstr[]): [number, number][] {
   const at = new Map<string, number>();
   const out: [number, number][] = [];
   code.forEach((i, n) => {
     if (i.op === 'label') at.set(i.name, n);
-    else if (i.op === 'branch') {
+    else if (i.op === 'branch' && !i.link && !i.via) {
       const top = at.get(i.label);
       if (top !== undefined) out.push([top, n + 3]);
     }

@@ -278,7 +278,9 @@ function allocateRegisters(
 ): { code: IrInstr[]; place: (Placement | undefined)[]; st: SpillState } {
   const { qpus } = opts;
   let code = ir.code;
-  const st: SpillState = { nregs: ir.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id]) };
+  // Functions' links stay in registers: a return jumps through one (lower-funcs.ts).
+  const links = code.flatMap((i) => (i.op === 'branch' && i.link?.k === 'v' ? [i.link.id] : []));
+  const st: SpillState = { nregs: ir.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id, ...links]) };
   const ctx = { qpu: lowered.qpu, qpus, scratch: lowered.scratch && { reg: lowered.scratch, reserved: lowered.recordBytes + lowered.logBytes } };
   for (let round = 0; ; round++) {
     const live = liveness(code, st.nregs);

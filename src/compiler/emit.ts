@@ -86,7 +86,8 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
     return p(placeName(pl));
   };
   const out: AsmLine[] = [];
-  const put = (i: IrInstr, stmt: Stmt | undefined) => out.push({ instr: built(i, kernel), stmt, ...(i.op === 'branch' ? { target: i.label } : {}) });
+  // A return jumps through its register, not to its label (which names the function it leaves).
+  const put = (i: IrInstr, stmt: Stmt | undefined) => out.push({ instr: built(i, kernel), stmt, ...(i.op === 'branch' && !i.via ? { target: i.label } : {}) });
   for (const i of code) {
     const stmt = i.stmt;
     switch (i.op) {
@@ -130,6 +131,12 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
         if (i.rot !== undefined && !(a.k === 'p' && rotatable(a.name))) a = copy(a);
         else if (!same && !portsFit(a, b)) a = copy(a);
         put({ ...i, dst: dst as typeof i.dst, a, b: same ? a : b }, stmt);
+        break;
+      }
+      case 'branch': {
+        const regs = { ...(i.link ? { link: phys(i.link) as Reg } : {}), ...(i.via ? { via: phys(i.via) as Reg } : {}) };
+        if ((i.link || i.via) && !inFileA(regs.link ?? regs.via!)) throw new Error(`internal: ${irText(i)}: the link is not in regfile A (regalloc.ts keeps it there)`);
+        put({ ...i, ...regs }, stmt);
         break;
       }
       default:

@@ -13,7 +13,7 @@
 // leave each loop nest, the first in program order.
 
 import { def, type IrInstr, irText, p, readKind, type Src, type VReg } from './ir.ts';
-import { buildCfg, outerLoops, reachable } from './cfg.ts';
+import { buildCfg, functionRegions, outerLoops, reachable, runsWithCalls } from './cfg.ts';
 
 /** Constants hoisted out of one loop nest at most (each holds a register through the loop). */
 export const MAX_HOISTED = 12;
@@ -31,9 +31,11 @@ export function hoistConstants(code: readonly IrInstr[], nregs: number): IrInstr
   const rename = new Map<number, VReg>();
   const r = (s: Src): Src => (s.k === 'v' ? (rename.get(s.id) ?? s) : s);
   const before = new Map<number, IrInstr[]>();
+  const regions = functionRegions(code);
   for (const [top, end] of outerLoops(code)) {
+    // What the loop writes, in the functions it calls too.
     const inside = new Set<number>();
-    for (let n = top; n <= end; n++) {
+    for (const n of runsWithCalls(code, top, end, regions)) {
       const d = def(code[n]!);
       if (d) inside.add(d.id);
     }

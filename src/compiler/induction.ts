@@ -14,7 +14,7 @@
 // block (so under the same Where and If), p = p + d. Products that value ranges show fit in 24
 // bits (one mul24, compiler/ranges.ts) and products by a power of two (one shift) stay.
 
-import { assignedIn, childBlocks, childExprs, type Expr, type KernelAst, mapStmt, readsMemory, sameExpr, someExpr, type Stmt, type VarInfo, type VarRef } from '../source/ast.ts';
+import { assignedIn, childBlocks, setOpaquely, childExprs, type Expr, type KernelAst, mapStmt, readsMemory, sameExpr, someExpr, type Stmt, type VarInfo, type VarRef } from '../source/ast.ts';
 import { exprRange, fits24, type Range, variableRanges } from './ranges.ts';
 
 type Assign = Stmt & { k: 'assign' };
@@ -114,7 +114,7 @@ function counterSteps(ss: readonly Stmt[], assigned: ReadonlySet<number>, invari
   const spoiled = new Set<number>();
   const walk = (b: readonly Stmt[]): void => {
     for (const s of b) {
-      if (s.k === 'receive' || s.k === 'combine') spoiled.add(s.v.id);
+      for (const v of setOpaquely(s)) spoiled.add(v.id);
       if (s.k === 'assign') {
         const e = s.e;
         const self = (x: Expr) => x.k === 'var' && x.id === s.v.id;

@@ -51,6 +51,8 @@ export function parseIr(text: string): ParsedIr {
     const line = n + 1;
     const t = raw.replace(/#.*/, '').trim();
     if (!t) return;
+    const ret = /^bra\s+-\s*,\s*(\S+)\s*#\s*return from (\S+)\s*$/.exec(raw.trim());
+    if (ret) return void code.push({ op: 'branch', cond: 'always', label: ret[2]!, via: reg(ret[1]!, line) });
     if (t.endsWith(':')) return void code.push({ op: 'label', name: t.slice(0, -1) });
     const [head, ...rest] = t.split(/\s+/);
     const args = rest.join(' ').split(',').map((x) => x.trim()).filter((x) => x !== '');
@@ -71,7 +73,12 @@ export function parseIr(text: string): ParsedIr {
         return void code.push({ op: 'sema', down: args[0] === 'down', n: Number(args[1]) });
       case 'brr':
         if (suffixes[0] && !BRANCH_CONDS.has(suffixes[0])) throw bad(line, `branch condition '${suffixes[0]}'`);
-        return void code.push({ op: 'branch', cond: (suffixes[0] ?? 'always') as BranchCondition, label: args[1] ?? '' });
+        return void code.push({
+          op: 'branch',
+          cond: (suffixes[0] ?? 'always') as BranchCondition,
+          label: args[1] ?? '',
+          ...(args[0] && args[0] !== '-' ? { link: reg(args[0], line) } : {}),
+        });
       case 'ldi':
         return void code.push({ op: 'ldi', dst: reg(args[0] ?? '', line), bits: Number(args[1]) | 0, ...(cond ? { cond: cond as WriteCond } : {}) });
     }

@@ -63,7 +63,12 @@ export type IrOp =
   /** An instruction that only signals: ldtmu0, ldtmu1. */
   | { readonly op: 'signal'; readonly sig: 'ldtmu0' | 'ldtmu1' }
   | { readonly op: 'nop' }
-  | { readonly op: 'branch'; readonly cond: BranchCondition; readonly label: string }
+  /**
+   * A branch to `label`. A call (lower-funcs.ts) also writes the return address, the instruction
+   * after its delay slots, to `link` (in regfile A); a return jumps to the address in `via`
+   * (regfile A, element 15 on chips) instead, back to a call of the function whose entry is `label`.
+   */
+  | { readonly op: 'branch'; readonly cond: BranchCondition; readonly label: string; link?: Reg; via?: Reg }
   | { readonly op: 'label'; readonly name: string }
   | { readonly op: 'sema'; readonly down: boolean; readonly n: number }
   /** The end: program end and its two delay slots. */
@@ -134,7 +139,8 @@ export function irText(i: IrInstr): string {
     case 'nop':
       return 'nop';
     case 'branch':
-      return `brr${i.cond === 'always' ? '' : '.' + i.cond} -, ${i.label}`;
+      if (i.via) return `bra -, ${regText(i.via)}  # return from ${i.label}`;
+      return `brr${i.cond === 'always' ? '' : '.' + i.cond} ${i.link ? regText(i.link) : '-'}, ${i.label}`;
     case 'label':
       return `${i.name}:`;
     case 'sema':
@@ -195,11 +201,13 @@ export function uses(i: IrInstr): VReg[] {
     return out;
   }
   if (i.op === 'ldi' && i.cond && i.dst.k === 'v') return [i.dst];
+  if (i.op === 'branch' && i.via?.k === 'v') return [i.via];
   return [];
 }
 
 /** The virtual register an instruction writes, if any. */
 export function def(i: IrInstr): VReg | undefined {
   if ((i.op === 'alu' || i.op === 'ldi') && i.dst.k === 'v') return i.dst;
+  if (i.op === 'branch' && i.link?.k === 'v') return i.link;
   return undefined;
 }

@@ -22,6 +22,7 @@ import { Conditions } from './lower-conditions.ts';
 import { lowerSelect, setsFlags } from './lower-select.ts';
 import { lowerLane, lowerReduce, lowerRotate, lowerScan } from './lower-lanes.ts';
 import { lowerBarrier, lowerCombine, type Meetings } from './lower-qpus.ts';
+import { Functions } from './lower-funcs.ts';
 import { Assertions, LOG_BYTES, logAddress, Prints, recordAddress, recordRows, ROW_BYTES } from './lower-checks.ts';
 import { type AssertStmt, type PrintStmt, statementsIn } from '../source/checks.ts';
 import { meetingSemaphores } from '../source/qpus.ts';
@@ -114,6 +115,7 @@ class Lowering implements OpEmitter {
     const has = (ss: readonly Stmt[]): boolean => ss.some((s) => s.k === 'storeNB' || childBlocks(s).some(has));
     this.nonBlockingStores = has(k.body);
     this.ranges = new RegisterRanges(k);
+    this.funcs = new Functions(this, k);
   }
 
   /** The QPU count and the release semaphores barriers use (lower-qpus.ts). */
@@ -125,6 +127,8 @@ class Lowering implements OpEmitter {
 
   /** Flags and masks of conditions (lower-conditions.ts). */
   readonly cond = new Conditions(this);
+  /** Calls and the functions' bodies (lower-funcs.ts). */
+  private readonly funcs: Functions;
   /** Variable `id`'s register. */
   varReg(id: number): VReg {
     return this.vars[id]!;
@@ -197,6 +201,7 @@ class Lowering implements OpEmitter {
       this.emit({ op: 'label', name: end });
     }
     epilogue(this, this.qpu, this.nqpus);
+    this.funcs.emitBodies((ss) => this.block(ss));
     const names = new Map<number, string>();
     k.vars.forEach((x) => names.set(this.vars[x.id]!.id, x.name));
     names.set(this.qpu.id, 'me()');
@@ -374,6 +379,8 @@ class Lowering implements OpEmitter {
       case 'print':
         this.printSites.push(s);
         return this.prints!.print(s, this.printSites.length - 1);
+      case 'call':
+        return this.funcs.call(s, mask);
       case 'barrier':
         return lowerBarrier(this, this.frame, this.meetings());
       case 'combine':

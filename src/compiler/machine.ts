@@ -47,7 +47,8 @@ function spec(i: IrInstr): InstrSpec {
     case 'sema':
       return { kind: 'sema', down: i.down, n: i.n };
     case 'branch':
-      return { kind: 'branch', cond: i.cond, offset: 0 };
+      if (i.via) return { kind: 'branch', cond: i.cond, via: register(i.via) };
+      return { kind: 'branch', cond: i.cond, offset: 0, ...(i.link ? { link: register(i.link) } : {}) };
     case 'label':
       throw new Error('internal: a label is not an instruction');
   }

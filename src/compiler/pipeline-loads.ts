@@ -43,7 +43,7 @@
 // iteration, peeled, prefetches nothing.
 
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarInfo, VarRef } from '../source/ast.ts';
-import { assignedIn, childBlocks, childExprs, isPtr, sameExpr } from '../source/ast.ts';
+import { assignedIn, childBlocks, childExprs, isPtr, sameExpr, setOpaquely } from '../source/ast.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { normalizeLoop } from './pipeline-normalize.ts';
 
@@ -92,11 +92,12 @@ function laneVaryingVars(k: KernelAst): Set<number> {
   let changed = true;
   const walk = (ss: readonly Stmt[], underWhere: boolean): void => {
     for (const s of ss) {
-      const id = s.k === 'assign' || s.k === 'receive' || s.k === 'combine' ? s.v.id : undefined;
-      if (id !== undefined && !varying.has(id) && (s.k !== 'assign' || underWhere || !uniform(s.e))) {
-        varying.add(id);
-        changed = true;
-      }
+      const ids = s.k === 'assign' ? [s.v.id] : setOpaquely(s).map((v) => v.id);
+      for (const id of ids)
+        if (!varying.has(id) && (s.k !== 'assign' || underWhere || !uniform(s.e))) {
+          varying.add(id);
+          changed = true;
+        }
       for (const b of childBlocks(s)) walk(b, underWhere || s.k === 'where');
     }
   };

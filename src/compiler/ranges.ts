@@ -11,7 +11,7 @@
 // so the analysis ends. Expressions are never assumed to wrap: an interval that would leave the
 // int32 range is unknown.
 
-import { childBlocks, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
+import { childBlocks, type Expr, type KernelAst, setOpaquely, type Stmt } from '../source/ast.ts';
 import { MAX_QPUS, LANES } from '../vc4/chip.ts';
 
 /** All values from lo to hi, both included (int32). */
@@ -123,11 +123,17 @@ export function variableRanges(k: KernelAst): (Range | undefined)[] {
   const walk = (ss: readonly Stmt[]): void => {
     for (const s of ss) {
       if (s.k === 'assign') assigns.push({ id: s.v.id, e: s.e });
-      if (s.k === 'receive' || s.k === 'combine') assigns.push({ id: s.v.id, e: undefined }); // memory's, or other QPUs' values
+      else if (s.k === 'call') {
+        // A call assigns the function's parameters its arguments, and its results to the outs.
+        const f = k.funcs![s.f]!;
+        f.params.forEach((p, i) => assigns.push({ id: p.id, e: s.args[i] }));
+        s.outs.forEach((o, i) => assigns.push({ id: o.id, e: f.results[i] }));
+      } else for (const v of setOpaquely(s)) assigns.push({ id: v.id, e: undefined }); // memory's, or other QPUs' values
       childBlocks(s).forEach(walk);
     }
   };
   walk(k.body);
+  for (const f of k.funcs ?? []) walk(f.body);
   for (const a of assigns) if (!a.e) widened.add(a.id);
   for (const id of widened) known[id] = undefined;
   for (let changed = true; changed; ) {

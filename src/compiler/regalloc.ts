@@ -45,16 +45,28 @@ export type AllocResult =
   | { readonly ok: false; readonly spill: number[]; readonly stuck?: number };
 
 /**
- * The values only regfile A can hold: an insert's destination, which regfile A's pack writes, and
- * a colour's word, which its unpack reads (operands.ts INSERTS, COLOURS).
+ * The values only regfile A can hold: an insert's destination, which regfile A's pack writes, a
+ * colour's word, which its unpack reads (operands.ts INSERTS, COLOURS), and a function's link.
  */
 export function fileAOnly(code: readonly IrInstr[]): Set<number> {
   const out = new Set<number>();
   for (const i of code) {
+    // A call's link and a return's register: a branch reads and writes regfile A only (Guide p. 34).
+    if (i.op === 'branch') for (const r of [i.link, i.via]) if (r?.k === 'v') out.add(r.id);
     if (i.op !== 'alu') continue;
     if (isInsert(i.code) && i.dst.k === 'v') out.add(i.dst.id);
     if (isColour(i.code) && i.a.k === 'v') out.add(i.a.id);
   }
+  return out;
+}
+
+/**
+ * Functions' links (lower-funcs.ts): an even regfile-A register, since a return's raddr_a bit 0
+ * makes the branch set the flags (vc4asm's addendum; the validator warns of it).
+ */
+function linkRegisters(code: readonly IrInstr[]): Set<number> {
+  const out = new Set<number>();
+  for (const i of code) if (i.op === 'branch') for (const r of [i.link, i.via]) if (r?.k === 'v') out.add(r.id);
   return out;
 }
 
@@ -198,7 +210,7 @@ export function allocate(
   coalesce = false,
 ): AllocResult {
   const uses = usesOf(code, nregs, coalesce);
-  const files = new Files(nregs, adj, fileAOnly(code), insertedInto(code));
+  const files = new Files(nregs, adj, fileAOnly(code), insertedInto(code), linkRegisters(code));
   const spill: number[] = [];
   for (const [id, n] of accumulators) files.place[id] = { file: 'acc', n };
   for (const id of uses.order) {
@@ -263,6 +275,7 @@ function usesOf(code: readonly IrInstr[], nregs: number, coalesce: boolean): Use
       if (i.a.k === 'v' && !(i.b.k === 'v' && i.b.id === i.a.id)) partners[i.a.id]!.push({ other: i.b, weight: w });
       if (i.b.k === 'v' && !(i.a.k === 'v' && i.a.id === i.b.id)) partners[i.b.id]!.push({ other: i.a, weight: w });
     } else if (i.op === 'ldi' && i.dst.k === 'v') note(i.dst.id), (weight[i.dst.id]! += 1);
+    else if (i.op === 'branch') for (const r of [i.link, i.via]) if (r?.k === 'v') (note(r.id), (weight[r.id]! += 1));
   });
   return { partners, copies, weight, order };
 }
@@ -282,6 +295,8 @@ class Files {
     readonly onlyA: ReadonlySet<number>,
     /** The values that lean to regfile A when nothing else decides (insertedInto). */
     readonly leanA: ReadonlySet<number>,
+    /** The values only an even register can hold (linkRegisters). */
+    readonly even: ReadonlySet<number> = new Set(),
   ) {
     this.place = new Array(nregs).fill(undefined);
   }
@@ -299,7 +314,8 @@ class Files {
       if (p && p.file === file) taken[p.n] = 1;
     }
     let fresh: number | undefined;
-    for (let n = 0; n < REGS_PER_FILE; n++) {
+    const step = this.even.has(id) ? 2 : 1;
+    for (let n = 0; n < REGS_PER_FILE; n += step) {
       if (taken[n]) continue;
       if (this.used[file][n]) return n;
       fresh ??= n;

@@ -176,7 +176,11 @@ function isNop(i: Instr): boolean {
  * into its delay slots in place of nops: they still run once, before the jump or the fall-through.
  */
 function fillDelaySlots(run: Slot[], b: Instr, nops: number): Slot[] {
-  if (b.kind !== 'branch') return [];
+  // A return (a jump through a register) keeps its slots empty: where it lands is known only at
+  // run time, so no latency may reach across it (space.ts and the validator cannot see one).
+  if (b.kind !== 'branch' || b.reg === 1 || b.rel === 0) return [];
+  // A call writes its link before the slots run: what moves must not touch that register.
+  const link = footprint(b).writes;
   // The run's gap nops go: what moves changes what needs spacing, and space.ts spaces what
   // stays as it needs.
   for (let k = run.length - 1; k >= 0; k--) if (run[k]!.gap) run.splice(k, 1);
@@ -194,7 +198,7 @@ function fillDelaySlots(run: Slot[], b: Instr, nops: number): Slot[] {
   for (let k = run.length - 1; k >= 0 && moved.length < nops && run.length > 1; k--) {
     const f = footprint(run[k]!.instr);
     const flags = b.cond !== BRANCH_ALWAYS && f.writes.includes(RES_FLAGS);
-    const reg = b.reg === 1 && f.writes.includes(RES_A + b.raddrA);
+    const reg = [...f.reads, ...f.writes].some((r) => link.includes(r));
     if (flags || reg || conflictsAfter(f)) {
       for (const r of f.reads) after.reads[r] = 1;
       for (const r of f.writes) after.writes[r] = 1;

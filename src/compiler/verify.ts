@@ -33,8 +33,12 @@ export function verifyIr(code: readonly IrInstr[], nregs: number, after: string)
     for (const r of [...uses(i), ...('dst' in i && i.dst.k === 'v' ? [i.dst] : [])])
       if (r.id < 0 || r.id >= nregs) throw fail(k, `%${r.id} is not a virtual register (there are ${nregs})`);
   });
+  // After the end, only functions' bodies (lower-funcs.ts), each entered by a call.
   const end = code.findIndex((i) => i.op === 'end');
-  if (end < 0 || end !== code.length - 1) throw fail(end < 0 ? code.length : end, 'the program end is not the last instruction');
+  const called = new Set(code.flatMap((i) => (i.op === 'branch' && i.link ? [i.label] : [])));
+  const next = code[end + 1];
+  if (end < 0 || (next && !(next.op === 'label' && called.has(next.name))))
+    throw fail(end < 0 ? code.length : end, 'the program end is not the last instruction, nor followed by a function called');
   // Live where the kernel starts: read on some path before any write.
   walkLive(liveness(code, nregs), (k, live) => {
     if (k !== 0) return;

@@ -11,7 +11,7 @@
 // line that cannot be read) falls back to v<id>; `Int(x, 'name')` names one explicitly. Names
 // come only from a line that plainly declares that one variable, and never cause an error.
 
-import type { Stmt, Ty, VarInfo, VarRef } from '../source/ast.ts';
+import type { FuncAst, Stmt, Ty, VarInfo, VarRef } from '../source/ast.ts';
 import { callerLocation, userStack } from './frames.ts';
 
 export { callerLocation, callerPlace, frameLocation, type SourcePlace, userEntries, userStack } from './frames.ts';
@@ -42,6 +42,10 @@ export class KernelBuilder {
   readonly loops: OpenLoop[] = [];
   /** While a parallelFor's body is being built (parallel.ts). */
   inParallel = false;
+  /** While a func's body is being built (funcs.ts): its name; only what a func may hold is accepted. */
+  inFunc: string | undefined = undefined;
+  /** The functions the kernel calls, by the index calls name them with (a place held while one's body is built). */
+  readonly funcs: (FuncAst | undefined)[] = [];
   /** Whether assert statements are kept (kernel()'s option assertions). */
   assertions = true;
   finished = false;
@@ -77,8 +81,13 @@ export class KernelBuilder {
 
   /** Appends a statement to the innermost block, with where it was written (`at`, when the caller already knows it). */
   emit<S extends Stmt>(s: S, at?: string): S {
-    if (this.whereDepth > 0 && s.k !== 'assign' && s.k !== 'where' && s.k !== 'scatter')
-      throw this.error(`${STMT_NAMES[s.k] ?? s.k} inside Where: only assignments, scatters and nested Where may appear there`);
+    if (this.whereDepth > 0 && s.k !== 'assign' && s.k !== 'where' && s.k !== 'scatter' && s.k !== 'call')
+      throw this.error(`${STMT_NAMES[s.k] ?? s.k} inside Where: only assignments, calls, scatters and nested Where may appear there`);
+    if (this.inFunc !== undefined && !IN_FUNC.has(s.k))
+      throw this.error(
+        `${STMT_NAMES[s.k] ?? s.k} inside func ${this.inFunc}: a func computes values from its parameters (assignments, If, While, For, Where, calls); ` +
+          `access memory, wait for other QPUs, assert and print in the kernel, or make it a plain TypeScript function, which inlines`,
+      );
     const loc = at ?? callerLocation();
     const withLoc = (loc ? { ...s, loc } : s) as S;
     this.blocks[this.blocks.length - 1]!.push(withLoc);
@@ -155,7 +164,22 @@ export function blockDeferredMessage(what: string): string {
   return `${what}: kernel() runs a kernel's function and its blocks once, now, to build the kernel, so an async function stops at its first await (and a generator does not run) and the statements after it would be lost; remove async and await (compute host values before calling kernel())`;
 }
 
-const STMT_NAMES: Partial<Record<Stmt['k'], string>> = { store: 'a store (*p = x)', storeNB: 'store', receive: 'receive' };
+const STMT_NAMES: Partial<Record<Stmt['k'], string>> = {
+  store: 'a store (*p = x)',
+  storeNB: 'store',
+  receive: 'receive',
+  gather: 'gather',
+  scatter: 'a scatter',
+  sema: 'a semaphore',
+  mutex: 'the mutex',
+  barrier: 'barrier()',
+  combine: 'an operation across QPUs',
+  assert: 'assert',
+  print: 'print',
+};
+
+/** What a func's body may hold (funcs.ts). */
+const IN_FUNC: ReadonlySet<Stmt['k']> = new Set<Stmt['k']>(['assign', 'if', 'while', 'for', 'where', 'break', 'continue', 'call']);
 
 let currentBuilder: KernelBuilder | undefined;
 

@@ -85,6 +85,20 @@ export function declaredName(at: SourcePlace): string | undefined {
   return undefined;
 }
 
+/**
+ * The names a destructuring declaration gives the `count` values of the call at `at`
+ * (`const [lo, hi] = cmpx(a, b)`), or undefined when the line is not that.
+ */
+export function destructuredNames(at: SourcePlace, count: number): string[] | undefined {
+  if (!at.direct) return undefined;
+  const text = linesOf(at.file)?.[at.line - 1];
+  if (text === undefined || at.col < 1 || at.col > text.length + 1) return undefined;
+  const m = DESTRUCTURING.exec(text.slice(0, at.col - 1));
+  const names = m?.[1]!.split(',').map((x) => x.trim());
+  return names && names.length === count && names.every((x) => new RegExp(`^${IDENT}$`).test(x)) ? names : undefined;
+}
+const DESTRUCTURING = new RegExp(`^\\s*(?:const|let|var)\\s*\\[([^\\[\\]=]*)\\]\\s*=\\s*${CALLEE}\\s*$`);
+
 /** `vs.push(` right before the call: an element of vs (`vs[]`; the kernel's names add #2, #3 to the next ones). */
 const PUSHED = new RegExp(`(?:^|[\\s;{(])(${IDENT})\\.push\\(\\s*${CALLEE}\\s*$`);
 

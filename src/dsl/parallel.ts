@@ -20,6 +20,7 @@ export function parallelFor(space: readonly [IntLike, IntLike], body: (x: IntExp
 export function parallelFor(space: IntLike | readonly [IntLike, IntLike], body: (a: IntExpr, b: IntExpr) => void): void {
   const b = builder('parallelFor');
   notInWhere(b, 'parallelFor');
+  if (b.inFunc !== undefined) throw b.error(`parallelFor inside func ${b.inFunc}: call the func from the parallelFor's body instead`);
   if (b.inParallel) throw b.error('parallelFor inside parallelFor: write one two-dimensional parallelFor([w, h], (x, y) => ...), or a For inside');
   const sizes = Array.isArray(space) ? (space as readonly unknown[]) : [space];
   if (Array.isArray(space) && sizes.length !== 2) throw b.error(`parallelFor([w, h], (x, y) => ...) takes two sizes, not ${sizes.length}`);

@@ -39,6 +39,7 @@ export class PtrExpr<E extends Elem> extends Vec {
     const b = builder('Ptr.load');
     checkOwner(this.owner, 'Ptr.load');
     if (b.whereDepth > 0) throw b.error('a load (*p) inside Where: load into a variable before the Where');
+    if (b.inFunc !== undefined) throw b.error(`a load (*p) inside func ${b.inFunc}: load in the kernel and pass the values to the func`);
     const n = count === undefined ? undefined : exprOf(count, 'int', 'Ptr.load');
     const ty = elemOf(this.ty);
     const node: Expr = { k: 'load', ty, ptr: this.node, ...(n ? { n } : {}) };

@@ -12,7 +12,7 @@ import { sourceParameterNames } from '../dsl/names.ts';
 import { checkSignature } from '../dsl/signature.ts';
 import type { ParamType } from '../dsl/types.ts';
 import { IntVar, FloatVar, PtrVar } from '../dsl/values.ts';
-import { type KernelAst, storageOf, type VarInfo } from '../source/ast.ts';
+import { type FuncAst, type KernelAst, storageOf, type VarInfo } from '../source/ast.ts';
 import { checkKernel } from '../source/check.ts';
 import { printKernel } from '../source/print.ts';
 import { pin } from './shared-array.ts';
@@ -209,7 +209,9 @@ function build(params: readonly ParamType[], body: (...args: never) => void, opt
     if (later) throw new DslError(`kernel ${name}${at}: ${blockDeferredMessage(`the kernel's function returned ${later}`)}`);
   });
   const vars: VarInfo[] = b.vars;
-  const ast: KernelAst = { name, params: vars.slice(0, params.length), vars, body: b.body };
+  // A func whose body failed to build (an error the kernel's function caught) is never called: its place stays empty.
+  const funcs = b.funcs.map((f): FuncAst => f ?? { name: 'unbuilt', params: [], body: [], results: [] });
+  const ast: KernelAst = { name, params: vars.slice(0, params.length), vars, body: b.body, ...(funcs.length ? { funcs } : {}) };
   try {
     checkKernel(ast);
   } catch (e) {

@@ -110,7 +110,29 @@ export type Stmt = Located &
     | { readonly k: 'assert'; readonly b: BoolExpr; readonly message?: string; readonly names: readonly string[]; readonly values: readonly Expr[] }
     /** Logs the 16 lanes of each value, with the label (and a name for a value, where `names` has one), for the host to show after the run (source/checks.ts). */
     | { readonly k: 'print'; readonly label: string; readonly names: readonly string[]; readonly values: readonly Expr[] }
+    /**
+     * Runs function `f` of the kernel (KernelAst.funcs) on `args`: its parameters take their
+     * values in every lane, its body runs in every lane, and `outs` take its results in the lanes
+     * the enclosing Wheres keep (source/funcs.ts).
+     */
+    | { readonly k: 'call'; readonly f: number; readonly args: readonly Expr[]; readonly outs: readonly VarRef[] }
   );
+
+/**
+ * A function compiled once and called (`func(...)`, src/dsl/funcs.ts): values in, values out.
+ * Its parameters and the variables of its body are the kernel's variables (no recursion, so
+ * each has one home); the body computes on them and on variables it reads from the kernel, and
+ * assigns only its own. It holds no memory access, no waiting for other QPUs, no assertion or
+ * print, and its Break and Continue stay inside its own loops.
+ */
+export interface FuncAst {
+  readonly name: string;
+  readonly params: readonly VarRef[];
+  readonly body: Stmt[];
+  readonly results: readonly Expr[];
+  /** Where func() was called: "file:line:col", when known. */
+  readonly loc?: string;
+}
 
 /**
  * The semaphore of the end-of-kernel barrier: the chip's last, which the language keeps for itself
@@ -136,6 +158,8 @@ export interface KernelAst {
   readonly params: readonly VarInfo[];
   readonly vars: readonly VarInfo[];
   readonly body: Stmt[];
+  /** The functions the body calls (`call` statements name them by index), callees after their callers. */
+  readonly funcs?: readonly FuncAst[];
 }
 
 /** Children of a statement that hold statements. */
@@ -215,13 +239,23 @@ export function sameExpr(a: Expr, b: Expr): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The variables statements assign (assignments and receives, at any depth). */
+/** The variables statements assign (assignments, receives, combines, calls' results, at any depth). */
 export function assignedIn(ss: readonly Stmt[], out = new Set<number>()): Set<number> {
   for (const s of ss) {
     if (s.k === 'assign' || s.k === 'receive' || s.k === 'combine') out.add(s.v.id);
+    if (s.k === 'call') for (const o of s.outs) out.add(o.id);
     for (const b of childBlocks(s)) assignedIn(b, out);
   }
   return out;
+}
+
+/**
+ * The variables a statement itself sets to values no expression of its own gives: what a
+ * receive takes from memory, a combine from the other QPUs, a call from its function. Analyses
+ * that follow values through assignments know nothing of these.
+ */
+export function setOpaquely(s: Stmt): readonly VarRef[] {
+  return s.k === 'receive' || s.k === 'combine' ? [s.v] : s.k === 'call' ? s.outs : [];
 }
 
 /** e with every expression in it, itself included, replaced by what `f` gives (children first). */
@@ -275,6 +309,8 @@ export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
       return { ...s, b: mapBool(s.b, f), values: s.values.map((e) => mapExpr(e, f)), shows: s.shows ?? s };
     case 'print':
       return { ...s, values: s.values.map((e) => mapExpr(e, f)), shows: s.shows ?? s };
+    case 'call':
+      return { ...s, args: s.args.map((e) => mapExpr(e, f)) };
     case 'if':
       return { ...s, c: cond(s.c), then: block(s.then), else: block(s.else) };
     case 'where':
@@ -307,6 +343,8 @@ export function someExpr(ss: readonly Stmt[], pred: (e: Expr) => boolean): boole
         return inBool(s.b) || s.values.some(inExpr);
       case 'print':
         return s.values.some(inExpr);
+      case 'call':
+        return s.args.some(inExpr);
       case 'if':
       case 'while':
       case 'for':

@@ -330,6 +330,16 @@ class Interpreter {
         if (s.k === 'combine') this.assign(q, s.v, combineQPUs(s.op, ty!, this.meetings.results, q.id, s.scan), ALWAYS);
         return undefined;
       }
+      case 'call': {
+        // The function in every lane; its results only in the lanes the caller's Wheres keep (ast.ts).
+        const f = this.k.funcs![s.f]!;
+        const args = s.args.map((e) => this.eval(q, e));
+        f.params.forEach((p, i) => this.assign(q, p, args[i]!, ALWAYS));
+        yield* this.block(q, f.body, ALWAYS);
+        const results = f.results.map((e) => this.eval(q, e));
+        s.outs.forEach((o, i) => this.assign(q, o, results[i]!, mask));
+        return undefined;
+      }
       case 'print':
         q.printRows = logPrint(q.printed, q.printRows, { s, values: s.values.map((e) => this.eval(q, e)) });
         return undefined;

@@ -11,7 +11,7 @@
 // Operators print as their rows of ops.ts say: infix, prefix, or as a call.
 
 import { meetingName } from './qpus.ts';
-import type { BoolExpr, Cond, Expr, KernelAst, ReduceOp, Stmt } from './ast.ts';
+import type { BoolExpr, Cond, Expr, FuncAst, KernelAst, ReduceOp, Stmt } from './ast.ts';
 import { bitsToFloat } from '../vc4/tables.ts';
 import { binaryRow, comparisonRow, unaryRow } from './ops.ts';
 
@@ -25,7 +25,11 @@ export function floatText(bits: number): string {
 export const REDUCE_METHODS: Readonly<Record<ReduceOp, string>> = { add: 'sumLanes', min: 'minLanes', max: 'maxLanes', and: 'andLanes', or: 'orLanes' };
 
 export class Printer {
-  constructor(private readonly names: (id: number) => string) {}
+  constructor(
+    private readonly names: (id: number) => string,
+    /** The kernel's functions, which calls name. */
+    private readonly funcs: readonly FuncAst[] = [],
+  ) {}
 
   expr(e: Expr): string {
     switch (e.k) {
@@ -123,6 +127,10 @@ export class Printer {
         return `${this.names(s.v.id)} = ${meetingName(s)}(${s.from ? stripParens(this.expr(s.from)) : this.names(s.v.id)}${s.scan === 'exclusive' ? ", 'exclusive'" : ''})`;
       case 'print':
         return `print(${[JSON.stringify(s.label), ...s.values.map((e, j) => (s.names[j] ? `${s.names[j]}: ` : '') + stripParens(this.expr(e)))].join(', ')})`;
+      case 'call': {
+        const outs = s.outs.map((o) => this.names(o.id)).join(', ');
+        return `${outs} = ${this.funcs[s.f]?.name ?? `func${s.f}`}(${s.args.map((e) => stripParens(this.expr(e))).join(', ')})`;
+      }
       case 'assert': {
         const named = s.names.map((n, j) => `${n}: ${stripParens(this.expr(s.values[j]!))}`).join(', ');
         return `assert(${stripParens(this.bool(s.b))}${s.message !== undefined || named ? `, ${JSON.stringify(s.message ?? '')}` : ''}${named ? `, { ${named} }` : ''})`;
@@ -176,14 +184,19 @@ export function varNames(k: KernelAst, which: VarNames = 'user'): (id: number) =
 
 /** A printer of statements for messages about kernel `k`: variables by the user's names. */
 export function messagePrinter(k: KernelAst): Printer {
-  return new Printer(varNames(k, 'user'));
+  return new Printer(varNames(k, 'user'), k.funcs);
 }
 
 /** The whole kernel as text; the compiler's dumps ask for the internal names. */
 export function printKernel(k: KernelAst, which: VarNames = 'internal'): string {
   const name = varNames(k, which);
-  const p = new Printer(name);
+  const p = new Printer(name, k.funcs);
   const out = [`kernel ${k.name}(${k.params.map((v) => `${name(v.id)}: ${v.ty}`).join(', ')})`];
   p.stmts(k.body, '  ', out);
+  for (const f of k.funcs ?? []) {
+    out.push(`func ${f.name}(${f.params.map((v) => `${name(v.id)}: ${v.ty}`).join(', ')})`);
+    p.stmts(f.body, '  ', out);
+    out.push(`  return ${f.results.map((e) => stripParens(p.expr(e))).join(', ')}`);
+  }
   return out.join('\n') + '\n';
 }

@@ -54,8 +54,13 @@ export type InstrSpec =
   /** An instruction that only signals (ldtmu0, tend, ...), or with none a plain nop. */
   | { readonly kind: 'nop'; readonly sig?: Exclude<SignalName, 'none' | 'smallimm' | 'ldi' | 'branch'> }
   | { readonly kind: 'sema'; readonly down: boolean; readonly n: number }
-  /** A relative branch that links nowhere, by a byte offset from PC + 4 instructions. */
-  | { readonly kind: 'branch'; readonly cond: BranchCondition; readonly offset: number };
+  /**
+   * A relative branch by a byte offset from PC + 4 instructions, writing that address (the
+   * return address) to `link` when given; or, with `via`, an absolute branch to the address in
+   * that regfile-A register (a function's return).
+   */
+  | { readonly kind: 'branch'; readonly cond: BranchCondition; readonly offset: number; readonly link?: RegisterName }
+  | { readonly kind: 'branch'; readonly cond: BranchCondition; readonly via: RegisterName };
 
 /** The column of everything in a spec's statement: it has no source text. */
 const COL = 0;
@@ -92,14 +97,11 @@ function statement(s: InstrSpec): Statement {
       return alu(s.sig ? [{ kind: 'signal', name: s.sig, col: COL }] : [{ kind: 'op', name: 'nop', col: COL, suffixes: [], operands: [] }]);
     case 'sema':
       return { kind: 'sema', mnemonic: 'sema', col: COL, suffixes: [], operands: [named(s.down ? 'down' : 'up'), number(integer(s.n))] };
-    case 'branch':
-      return {
-        kind: 'branch',
-        relative: true,
-        col: COL,
-        suffixes: s.cond === 'always' ? [] : [suffix(s.cond)],
-        operands: [named('-'), number(integer(s.offset))],
-      };
+    case 'branch': {
+      const suffixes = s.cond === 'always' ? [] : [suffix(s.cond)];
+      if ('via' in s) return { kind: 'branch', relative: false, col: COL, suffixes, operands: [named('-'), named(s.via)] };
+      return { kind: 'branch', relative: true, col: COL, suffixes, operands: [named(s.link ?? '-'), number(integer(s.offset))] };
+    }
   }
 }
 

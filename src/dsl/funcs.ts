@@ -1,0 +1,154 @@
+// func(...): a function compiled once and called with the chip's branch with link, for code that
+// would otherwise be copied at every use (a TypeScript function still inlines: it runs while the
+// kernel is built). A func takes values and gives values: its body may assign its own variables
+// and use If, While, For, Where and other funcs, and read the kernel's variables, but not touch
+// memory, wait for other QPUs, assert or print. Its body is built once per kernel, at the first
+// call in that kernel; each call records a `call` statement (source/ast.ts) whose results land
+// in new variables, in the lanes the caller's Wheres keep.
+
+import { assignedIn, containsKind, type Expr, type FuncAst, someExpr, storageOf, type Ty, type VarRef } from '../source/ast.ts';
+import { builder, callerPlace, checkOwner, describeHost, DslError, type KernelBuilder } from './builder.ts';
+import { declaredName, destructuredNames, sourceParameterNames } from './names.ts';
+import { Float, Int, Int8, Int16, Ptr, type ParamType, type ParamValue, Uint8, Uint16, type FloatType, type IntType, type PtrType } from './types.ts';
+import { type Elem, FloatExpr, type FloatLike, FloatVar, IntExpr, type IntLike, IntVar, PtrExpr, PtrVar } from './values.ts';
+import { describeTy, exprOf, Vec } from './vec.ts';
+
+/** A value a func takes or gives. */
+export type FuncValue = IntExpr | FloatExpr | PtrExpr<Elem>;
+/** What a func's body returns: one value, or several in an array. */
+export type FuncResult = FuncValue | readonly FuncValue[];
+
+type ArgOf<T extends ParamType> = T extends IntType ? IntLike : T extends FloatType ? FloatLike : T extends PtrType<infer E> ? PtrExpr<E> : never;
+/** The arguments a func of parameter types P takes: values or plain numbers, as operators do. */
+export type FuncArgs<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? ArgOf<P[K]> : never };
+type Params<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? ParamValue<P[K]> : never };
+
+/** A func: call it inside a kernel with its arguments; it gives what its body returned, as new variables. */
+export type Func<P extends readonly ParamType[], R extends FuncResult> = ((...args: FuncArgs<P>) => R) & { readonly funcName: string };
+
+export interface FuncOptions {
+  /** The name messages and dumps give it (default: the function's name, or the name it is declared with). */
+  readonly name?: string;
+}
+
+const TYPES: readonly ParamType[] = [Int, Float, Ptr(Int), Ptr(Float), Ptr(Uint8), Ptr(Int8), Ptr(Uint16), Ptr(Int16)];
+const NAME = /^[A-Za-z_$][\w$]{0,63}$/;
+
+/** One func's body as built in one kernel. */
+interface Instance {
+  readonly index: number;
+  readonly results: readonly Expr[];
+  /** Whether the body returned an array (the call then gives one). */
+  readonly many: boolean;
+}
+
+/**
+ * A function compiled once and called, with parameters of `params`' types (Int, Float, Ptr(...)).
+ * `body` gets them and returns the results: a value or an array of values.
+ */
+export function func<const P extends readonly ParamType[], const R extends FuncResult>(params: P, body: (...args: Params<P>) => R, opts?: FuncOptions): Func<P, R> {
+  const place = callerPlace();
+  const name = funcName(body, opts, place ? declaredName(place) : undefined);
+  const at = place ? ` (${place.loc})` : '';
+  const fail = (why: string): never => {
+    throw new DslError(`func ${name}${at}: ${why}`);
+  };
+  if (!Array.isArray(params)) fail(`func()'s first argument is the list of parameter types, such as [Int, Float], not ${describeHost(params)}`);
+  params.forEach((t, i) => TYPES.includes(t) || fail(`parameter ${i + 1}'s type must be Int, Float or a Ptr (Ptr(Int), Ptr(Float), ...), not ${describeHost(t)}`));
+  if (typeof body !== 'function') fail(`func()'s second argument is its body, such as (a, b) => a.add(b), not ${describeHost(body)}`);
+  const types = [...params] as ParamType[];
+  const paramNames = (place && sourceParameterNames(place, types.length)) ?? [];
+  const instances = new WeakMap<KernelBuilder, Instance | 'building'>();
+
+  const call = (...args: unknown[]): R => {
+    const b = builder(`${name}(...)`);
+    let inst = instances.get(b);
+    if (inst === 'building') throw b.error(`func ${name} calls itself: a func cannot recurse (the chip has no stack); write the repetition as a While or For`);
+    if (!inst) {
+      instances.set(b, 'building');
+      try {
+        inst = instantiate(b, name, types, paramNames, body as (...a: unknown[]) => unknown, place?.loc);
+      } catch (e) {
+        instances.delete(b);
+        throw e;
+      }
+      instances.set(b, inst);
+    }
+    if (args.length !== types.length) throw b.error(`${name} takes ${types.length} argument${types.length === 1 ? '' : 's'}, not ${args.length}`);
+    const exprs = args.map((a, i) => argument(b, name, i, a, types[i]!.ty));
+    const callPlace = callerPlace();
+    const names = inst.many ? callPlace && destructuredNames(callPlace, inst.results.length) : callPlace && declaredName(callPlace);
+    const outs = inst.results.map((e, i) => b.newVar(e.ty, undefined, (Array.isArray(names) ? names[i] : names) ?? `${name}.${inst.many ? `result${i + 1}` : 'result'}`));
+    b.emit({ k: 'call', f: inst.index, args: exprs, outs }, callPlace?.loc);
+    const values = outs.map((v) => valueOf(v, b));
+    return (inst.many ? values : values[0]) as unknown as R;
+  };
+  return Object.assign(call, { funcName: name }) as Func<P, R>;
+}
+
+/** The func's name: the option, the function's own name, or the name it is declared with. */
+function funcName(body: unknown, opts: FuncOptions | undefined, declared: string | undefined): string {
+  if (opts?.name !== undefined) {
+    if (typeof opts.name !== 'string' || !NAME.test(opts.name)) throw new DslError(`func()'s name is an identifier of 1 to 64 characters, not ${describeHost(opts.name)}`);
+    return opts.name;
+  }
+  const own = typeof body === 'function' ? body.name : '';
+  return own && NAME.test(own) && own !== 'body' ? own : (declared ?? 'func');
+}
+
+/** Builds the func's body in kernel `b`: its parameters, statements and results, checked. */
+function instantiate(b: KernelBuilder, name: string, types: readonly ParamType[], paramNames: readonly string[], body: (...a: unknown[]) => unknown, loc: string | undefined): Instance {
+  const index = b.funcs.length;
+  b.funcs.push(undefined);
+  const saved = { where: b.whereDepth, loops: b.loops.splice(0), parallel: b.inParallel, func: b.inFunc };
+  b.whereDepth = 0;
+  b.inParallel = false;
+  b.inFunc = name;
+  const first = b.vars.length;
+  try {
+    const params = types.map((t, i) => b.newVar(t.ty, undefined, paramNames[i] ?? `${name}.arg${i + 1}`));
+    let returned: unknown;
+    const stmts = b.collect(() => {
+      returned = body(...params.map((v) => valueOf(v, b)));
+    });
+    const many = Array.isArray(returned);
+    const list: readonly unknown[] = many ? (returned as unknown[]) : [returned];
+    if (returned === undefined || list.length === 0)
+      throw b.error(`func ${name} returns nothing: its body returns its results, a value or an array of values (code with no results is a plain TypeScript function)`);
+    const results = list.map((x, i) => result(b, name, x, many ? i : undefined));
+    const stray = [...assignedIn(stmts)].find((id) => id < first);
+    if (stray !== undefined)
+      throw b.error(`func ${name} assigns ${b.vars[stray]!.userName ?? b.vars[stray]!.name}, a variable of the kernel: a func gives values back; return it and assign it where the func is called`);
+    if (someExpr(stmts, (e) => e.k === 'load') || results.some((e) => containsKind(e, 'load')))
+      throw b.error(`func ${name} reads memory: load in the kernel and pass the values to the func`);
+    const f: FuncAst = { name, params, body: stmts, results, ...(loc ? { loc } : {}) };
+    b.funcs[index] = f;
+    return { index, results, many };
+  } finally {
+    b.whereDepth = saved.where;
+    b.loops.push(...saved.loops);
+    b.inParallel = saved.parallel;
+    b.inFunc = saved.func;
+  }
+}
+
+/** A returned value as an expression of this kernel. */
+function result(b: KernelBuilder, name: string, x: unknown, i: number | undefined): Expr {
+  const which = i === undefined ? 'its result' : `result ${i + 1}`;
+  if (!(x instanceof Vec)) throw b.error(`func ${name}: ${which} is ${describeHost(x)}; a func returns Int, Float or Ptr values (or an array of them)`);
+  checkOwner(x.owner, `func ${name}`);
+  return x.node;
+}
+
+/** Argument i as an expression of the parameter's type. */
+function argument(b: KernelBuilder, name: string, i: number, a: unknown, ty: Ty): Expr {
+  const what = `${name}(...) argument ${i + 1}`;
+  if (ty === 'int' || ty === 'float') return exprOf(a as Vec | number, ty, what);
+  if (!(a instanceof PtrExpr) || a.ty !== ty) throw b.error(`${what}: expected ${describeTy(ty)}, got ${a instanceof Vec ? describeTy(a.ty) : describeHost(a)}`);
+  checkOwner(a.owner, what);
+  return a.node;
+}
+
+function valueOf(v: VarRef, b: KernelBuilder): IntVar | FloatVar | PtrVar<Elem> {
+  return v.ty === 'int' ? new IntVar(v, b) : v.ty === 'float' ? new FloatVar(v, b) : new PtrVar(v, b, storageOf(v.ty));
+}
