@@ -65,12 +65,13 @@ function jump(k: 'break' | 'continue', loop: Loop | undefined): Stmt {
   const what = k === 'break' ? 'Break' : 'Continue';
   const b = builder(what);
   notInWhere(b, what);
-  if (b.loops.length === 0) throw b.error(`${what} outside a While or For`);
+  const inFunc = b.inFunc !== undefined ? ` (a Break or Continue in func ${b.inFunc} reaches only loops inside it)` : '';
+  if (b.loops.length === 0) throw b.error(`${what} outside a While or For${inFunc}`);
   if (loop !== undefined && !(loop instanceof Loop)) throw b.error(`${what}(${describeHost(loop)}): give it the loop its body received (For(c, step, (loop) => ...)), or nothing for the innermost`);
   if (loop) checkOwner(loop.owner, what);
   const target: OpenLoop = loop ?? b.loops[b.loops.length - 1]!;
   const at = b.loops.lastIndexOf(target);
-  if (at < 0) throw b.error(`${what}(loop): that ${target.kind} does not hold this statement (it has ended, or the statement is not inside it)`);
+  if (at < 0) throw b.error(`${what}(loop): that ${target.kind} does not hold this statement (it has ended, or the statement is not inside it)${inFunc}`);
   if (k === 'continue' && target.inStep) throw b.error(`Continue in its For's step: the step is what a Continue goes on to; use Break to leave the loop`);
   const levels = b.loops.length - 1 - at;
   return levels ? { k, levels } : { k };
