@@ -8,7 +8,7 @@
 // is walked backwards as a sparse set, so long straight-line kernels with tens of thousands of
 // values cost time and memory in proportion to their size, not to its square.
 
-import { type Block, buildCfg } from './cfg.ts';
+import { type Block, buildCfg, functionRegions } from './cfg.ts';
 import { def, type IrInstr, isInsert, uses } from './ir.ts';
 
 /** A set of small integers with O(1) add, delete and test, and iteration over its members only. */
@@ -70,24 +70,106 @@ export function liveness(code: readonly IrInstr[], nregs: number): Liveness {
   });
   const inB = new Uint32Array(B * W);
   const outB = new Uint32Array(B * W);
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (let bi = B - 1; bi >= 0; bi--) {
-      const o = bi * W;
-      for (const s of blocks[bi]!.succs) {
-        const so = s * W;
-        for (let w = 0; w < W; w++) outB[o + w] = (outB[o + w]! | inB[so + w]!) >>> 0;
-      }
-      for (let w = 0; w < W; w++) {
-        const x = ((use[o + w]! | (outB[o + w]! & ~kill[o + w]!)) | inB[o + w]!) >>> 0;
-        if (x !== inB[o + w]) {
-          inB[o + w] = x;
-          changed = true;
+  const calls = callSummaries(code, blocks, W);
+  /** Block bi's live-out: what its successors need, or for a call, what the call leaves and the function reads. */
+  const out = (bi: number, returns: boolean): void => {
+    const o = bi * W;
+    const call = calls.at.get(bi);
+    if (call) {
+      const f = calls.funcs.get(call.label)!;
+      const ro = call.returnTo * W;
+      for (let w = 0; w < W; w++) outB[o + w] = (f.gen[w]! | (inB[ro + w]! & ~f.kill[w]!)) >>> 0;
+      return;
+    }
+    if (!returns && calls.rets.has(bi)) return; // a function's needs alone: nothing after its return
+    for (const s of blocks[bi]!.succs) {
+      const so = s * W;
+      for (let w = 0; w < W; w++) outB[o + w] = (outB[o + w]! | inB[so + w]!) >>> 0;
+    }
+  };
+  const solve = (ids: readonly number[], returns: boolean): void => {
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (let j = ids.length - 1; j >= 0; j--) {
+        const bi = ids[j]!;
+        const o = bi * W;
+        out(bi, returns);
+        for (let w = 0; w < W; w++) {
+          const x = ((use[o + w]! | (outB[o + w]! & ~kill[o + w]!)) | inB[o + w]!) >>> 0;
+          if (x !== inB[o + w]) {
+            inB[o + w] = x;
+            changed = true;
+          }
         }
       }
     }
+  };
+  // Each function's own needs first, callees before callers: what it reads before writing.
+  for (const f of calls.order) {
+    const s = calls.funcs.get(f)!;
+    solve(s.blocks, false);
+    s.gen.set(inB.subarray(s.blocks[0]! * W, s.blocks[0]! * W + W));
+    for (const bi of s.blocks) (inB.fill(0, bi * W, bi * W + W), outB.fill(0, bi * W, bi * W + W));
   }
+  solve(blocks.map((_, bi) => bi), true);
   return { code, nregs, blocks, blockOut: outB };
+}
+
+/** A function as liveness sees it (lower-funcs.ts): its blocks, entry first, and what a call of it reads and surely writes. */
+interface FuncSummary {
+  readonly blocks: number[];
+  /** Live on entry when nothing is live after its return: its parameters, the kernel's values it reads, its link. */
+  readonly gen: Uint32Array;
+  /** Written on every path through it: the results, computed in the block that returns. */
+  readonly kill: Uint32Array;
+}
+
+/**
+ * The calls and functions of the code. A call's block ends with the call's last delay slot; for
+ * liveness it goes on at its return point, having read what the function reads (gen) and written
+ * what it surely writes (kill): paths that enter from one call and return to another never
+ * happen, so they must not make a value look live. The functions' own blocks see, after their
+ * return, what is live at every return point: a value live across any call is live through the body.
+ */
+function callSummaries(code: readonly IrInstr[], blocks: readonly Block[], W: number) {
+  const blockAt = new Map<number, number>();
+  blocks.forEach((b, bi) => blockAt.set(b.first, bi));
+  const at = new Map<number, { label: string; returnTo: number }>();
+  const rets = new Set<number>();
+  const funcs = new Map<string, FuncSummary>();
+  const callees = new Map<string, Set<string>>();
+  const regions = functionRegions(code);
+  const inFunc = (k: number) => [...regions].find(([, [a, b]]) => k >= a && k <= b)?.[0];
+  blocks.forEach((b, bi) => {
+    const branch = code[b.last - 3];
+    if (branch?.op !== 'branch') return;
+    if (branch.via) rets.add(bi);
+    if (!branch.link) return;
+    at.set(bi, { label: branch.label, returnTo: blockAt.get(b.last + 1)! });
+    const caller = inFunc(b.last) ?? '';
+    callees.set(caller, (callees.get(caller) ?? new Set()).add(branch.label));
+  });
+  for (const [label, [from, to]] of regions) {
+    const ids = blocks.flatMap((b, bi) => (b.first >= from && b.last <= to ? [bi] : []));
+    const kill = new Uint32Array(W);
+    const last = blocks[ids[ids.length - 1]!]!;
+    for (let k = last.first; k < last.last - 3; k++) {
+      const i = code[k]!;
+      const d = def(i);
+      if (d && !((i.op === 'alu' || i.op === 'ldi') && i.cond)) kill[d.id >>> 5]! |= 1 << (d.id & 31);
+    }
+    funcs.set(label, { blocks: ids, gen: new Uint32Array(W), kill });
+  }
+  // Callees before callers (there is no recursion).
+  const order: string[] = [];
+  const visit = (f: string) => {
+    if (order.includes(f)) return;
+    for (const g of callees.get(f) ?? []) visit(g);
+    if (f) order.push(f);
+  };
+  visit('');
+  for (const f of funcs.keys()) visit(f);
+  return { at, rets, funcs, order };
 }
 
 /**

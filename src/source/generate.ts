@@ -19,8 +19,9 @@
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, Ty, VarInfo, VarRef } from './ast.ts';
 import { BARRIER_SEMAPHORE } from './ast.ts';
 import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
-import { lit } from './generate-random.ts';
-import { CheckGenerator } from './generate-checks.ts';
+import { lit, rng } from './generate-random.ts';
+import { FUNC_SEED, FUNC_SHARE } from './generate-funcs.ts';
+import { FuncGenerator } from './generate-funcs.ts';
 import { elementOf, parallelStatements } from './parallel.ts';
 export { rng } from './generate-random.ts';
 
@@ -68,14 +69,14 @@ export function generate(seed: number, opts: GeneratorOptions = {}): GeneratedPr
   return new Generator(seed, opts).run();
 }
 
-class Generator extends CheckGenerator {
-  private readonly vars: VarInfo[] = [];
+class Generator extends FuncGenerator {
+  protected readonly vars: VarInfo[] = [];
   private readonly maxBlock: number;
   private readonly maxDepth: number;
   /** Loop counters currently in use: not to be assigned by the loop's body. */
   private readonly protectedVars = new Set<number>();
   /** The loops whose bodies are being made, innermost last: what a Break or Continue may jump out of. */
-  private readonly loopKinds: ('while' | 'for')[] = [];
+  protected readonly loopKinds: ('while' | 'for')[] = [];
   /** Semaphores left for semaphoreWait. */
   private readonly waitSemas = Array.from({ length: HANDOFF_SLOTS }, (_, i) => FIRST_WAIT_SEMA + i);
   private readonly qpus: number;
@@ -90,6 +91,8 @@ class Generator extends CheckGenerator {
     private readonly opts: GeneratorOptions,
   ) {
     super(seed);
+    // Drawn apart, so that a program without functions is the one its seed made before they existed.
+    this.withFuncs = rng(seed ^ FUNC_SEED)() / 2 ** 32 < FUNC_SHARE;
     this.maxBlock = opts.maxBlock ?? 5;
     this.maxDepth = opts.maxDepth ?? 3;
     // Mostly few QPUs; now and then 5 to 11.
@@ -98,15 +101,17 @@ class Generator extends CheckGenerator {
   }
 
   // ---- variables
-  private newVar(ty: Ty, name?: string): VarRef {
+  protected newVar(ty: Ty, name?: string): VarRef {
     const id = this.vars.length;
     this.vars.push({ id, ty, name: name ?? `v${id}` });
     return { k: 'var', id, ty };
   }
   protected varsOf(ty: Ty, assignable = false): VarRef[] {
     const p = this.parallel;
+    // A function's body assigns only its own variables, and the kernel none of a function's.
+    const other = (id: number) => (this.func ? id < this.func.floor : this.funcVars.has(id));
     return this.vars
-      .filter((v) => v.ty === ty && v.id >= 6 && !p?.hidden.has(v.id) && !(assignable && (this.protectedVars.has(v.id) || this.isInfra(v.id) || (p && v.id < p.floor))))
+      .filter((v) => v.ty === ty && v.id >= 6 && !p?.hidden.has(v.id) && !(assignable && (this.protectedVars.has(v.id) || this.isInfra(v.id) || (p && v.id < p.floor) || other(v.id))))
       .map((v) => ({ k: 'var', id: v.id, ty: v.ty }) as VarRef);
   }
   /**
@@ -149,6 +154,7 @@ class Generator extends CheckGenerator {
       const v = this.newVar('float');
       body.push({ k: 'assign', v, e: this.floatExpr(2, false) });
     }
+    if (this.withFuncs) this.makeFuncs();
     if (this.chance(0.3)) body.push(...this.streamLoop());
     if (this.chance(0.25)) body.push(...this.parallelLoop());
     body.push(...this.block(0, false));
@@ -157,7 +163,7 @@ class Generator extends CheckGenerator {
     const floats = this.vars.filter((v) => v.ty === 'float');
     ints.slice(0, STORE_SLOTS).forEach((v, i) => body.push(this.storeTo(this.outQ, i, { k: 'var', id: v.id, ty: 'int' })));
     floats.slice(0, STORE_SLOTS).forEach((v, i) => body.push(this.storeTo(this.outFQ, i, { k: 'var', id: v.id, ty: 'float' })));
-    const ast: KernelAst = { name: 'generated', params: this.vars.slice(0, 6), vars: this.vars, body };
+    const ast: KernelAst = { name: 'generated', params: this.vars.slice(0, 6), vars: this.vars, body, ...(this.funcs.length ? { funcs: this.funcs } : {}) };
     const inputI = new Int32Array(INPUT_ELEMS).map(() => this.intLit());
     const inputF = new Int32Array(INPUT_ELEMS).map(() => this.floatLit());
     return { ast, qpus: this.qpus, slots: this.slots, n: this.intLit(), xBits: this.floatLit(), inI: inputI, inF: inputF, prologue: 2 };
@@ -303,22 +309,24 @@ class Generator extends CheckGenerator {
   }
 
   // ---- statements
-  private block(depth: number, inWhere: boolean): Stmt[] {
+  protected block(depth: number, inWhere: boolean): Stmt[] {
     const n = 1 + this.int(this.maxBlock);
     const out: Stmt[] = [];
     for (let i = 0; i < n && this.budget > 0; i++) out.push(...this.stmt(depth, inWhere));
     return out;
   }
 
-  private assign(inWhere: boolean): Stmt[] {
+  protected assign(inWhere: boolean): Stmt[] {
     const ty = this.chance(0.5) ? 'int' : 'float';
     const vs = this.varsOf(ty, true);
     if (!vs.length) return [];
-    return [{ k: 'assign', v: this.pick(vs), e: this.expr(ty, 3, inWhere) }];
+    return [{ k: 'assign', v: this.pick(vs), e: this.expr(ty, 3, inWhere || !!this.func) }];
   }
 
   private stmt(depth: number, inWhere: boolean): Stmt[] {
     this.budget--;
+    if (this.func) return this.funcStmt(depth, inWhere);
+    if (this.funcs.length && this.chance(0.1)) return this.call(inWhere);
     if (inWhere) {
       if (depth < this.maxDepth && this.chance(0.25)) return [this.where(depth)];
       if (this.chance(0.08)) return [this.scatter(true)];
@@ -387,8 +395,8 @@ class Generator extends CheckGenerator {
     return { k: 'bin', op: 'shl', ty: 'int', a: i, b: lit('int', VECTOR_SHIFT) };
   }
 
-  private cond() {
-    return { k: this.chance(0.5) ? 'any' : 'all', b: this.boolExpr(1, this.chance(0.3)) } as const;
+  protected cond(): Cond {
+    return { k: this.chance(0.5) ? 'any' : 'all', b: this.boolExpr(1, this.chance(0.3) && !this.func) } as const;
   }
 
   /**
@@ -417,12 +425,12 @@ class Generator extends CheckGenerator {
     };
   }
 
-  private where(depth: number): Stmt {
+  protected where(depth: number): Stmt {
     return { k: 'where', b: this.boolExpr(1), then: this.block(depth + 1, true), else: this.chance(0.5) ? this.block(depth + 1, true) : [] };
   }
 
-  private loop(depth: number): Stmt[] {
-    if (this.vars.filter((v) => v.ty === 'int').length >= this.slots) return this.assign(false); // every variable must fit the output slots
+  protected loop(depth: number): Stmt[] {
+    if (this.vars.filter((v) => v.ty === 'int').length >= this.slots) return this.assign(!!this.func); // every variable must fit the output slots
     // A counter no statement in the body assigns: lanes start at 0 or at index() & 3.
     const c = this.newVar('int');
     const start: Expr = this.chance(0.5) ? lit('int', 0) : { k: 'bin', op: 'and', ty: 'int', a: { k: 'special', ty: 'int', what: 'index' }, b: lit('int', 3) };
@@ -435,7 +443,7 @@ class Generator extends CheckGenerator {
       : form === 1 ? { k: 'cmp', op: 'gt', ty: 'int', a: lit('int', limit), b: c }
       : form === 2 ? { k: 'cmp', op: 'le', ty: 'int', a: c, b: lit('int', limit - 1) }
       : { k: 'not', a: { k: 'cmp', op: 'ge', ty: 'int', a: c, b: lit('int', limit) } };
-    if (this.chance(0.3)) bound = { k: 'and', a: bound, b: this.boolExpr(1, this.chance(0.3)) };
+    if (this.chance(0.3)) bound = { k: 'and', a: bound, b: this.boolExpr(1, this.chance(0.3) && !this.func) };
     const cond = { k: this.chance(0.5) ? 'any' : 'all', b: bound } as const;
     const inc: Stmt = { k: 'assign', v: c, e: { k: 'bin', op: 'add', ty: 'int', a: c, b: lit('int', 1) } };
     this.protectedVars.add(c.id);
@@ -451,7 +459,7 @@ class Generator extends CheckGenerator {
   }
 
   /** A Break of this loop or one further out, or a Continue of a For (whose step counts on). */
-  private jump(): Stmt {
+  protected jump(): Stmt {
     const fors = this.loopKinds.flatMap((k, i) => (k === 'for' ? [this.loopKinds.length - 1 - i] : []));
     if (fors.length && this.chance(0.4)) {
       const levels = this.pick(fors);

@@ -75,6 +75,9 @@ export function tailOf(ss: readonly Stmt[], t: TailContext): Stmt[] {
         const first: Expr = { k: 'lane', ty: ptr.ty, a: ptr, n: { k: 'lit', ty: 'int', bits: 0 } };
         return [{ ...s, ptr: { k: 'select', ty: ptr.ty, c: t.active, a: ptr, b: first } }];
       }
+      case 'call':
+        // The function runs in every lane (its loops see the inactive lanes' values); its arguments' loads are counted.
+        return [{ ...s, args: s.args.map((e) => counted(e, t)) }];
       case 'assert':
         return [{ ...s, b: { k: 'or', a: mapBool(s.b, (x) => counted(x, t)), b: { k: 'not', a: t.active } }, values: s.values.map((e) => counted(e, t)), shows: s.shows ?? s }];
       case 'scatter':

@@ -132,6 +132,8 @@ export function accumulatorsOf(ss: readonly Stmt[], outer: number, name: (id: nu
       if ((s.k === 'break' || s.k === 'continue') && (s.levels ?? 0) >= depth)
         return { error: `a ${s.k === 'break' ? 'Break' : 'Continue'}${at} in a parallelFor's body must be inside a loop of the body: the elements have no order to leave` };
       if (s.k === 'receive' && s.v.id < outer) return refuse(s.v.id, 'receives into', s.loc);
+      const out = s.k === 'call' ? s.outs.find((o) => o.id < outer) : undefined;
+      if (out) return refuse(out.id, 'sets from a func', s.loc);
       if (s.k === 'assign' && s.v.id < outer) {
         const e = s.e;
         const self = (x: Expr) => x.k === 'var' && x.id === s.v.id;
