@@ -5,7 +5,7 @@
 // that leave nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assert as kassertPi, atomicAdd, barrier, Break, Continue, Float, For, If, Int, Int16, index, kernel, me, packBytes, Ptr, scanQPUs, scatter, scatterAdd, select, SharedArray, sumQPUs, maxQPUs, Uint8, Where, While, print } from '../../src/index.ts';
+import { assert as kassertPi, atomicAdd, barrier, Break, Continue, Float, For, func, If, Int, Int16, index, kernel, me, packBytes, Ptr, scanQPUs, scatter, scatterAdd, select, SharedArray, sumQPUs, maxQPUs, Uint8, Where, While, print } from '../../src/index.ts';
 import { gcd, gcdInputs } from '../../examples/gcd.ts';
 import { heatGrid, step } from '../../examples/heat.ts';
 import { glibcRand } from '../../examples/lib/rand.ts';
@@ -369,6 +369,32 @@ test('barriers and operations across QPUs on the pi target (test device, 4 QPUs)
   await k(onEmu.ints, onEmu.floats, { target: 'emulator', qpus: 4 });
   assert.deepEqual(bits(onPi.ints), bits(onEmu.ints));
   assert.deepEqual(bits(onPi.floats), bits(onEmu.floats));
+});
+
+test('funcs on the pi target (test device): calls return through the link register to code at the GPU\'s addresses, as on the emulator', async () => {
+  device();
+  const cmpx = func([Int, Int], (a, b) => [a.min(b), a.max(b)]);
+  const k = kernel([Ptr(Int)], function sorted4(p) {
+    const v = [0, 1, 2, 3].map((j) => Int(p.add(me().shl(6)).add(j * 16).load()));
+    for (const [a, b] of [[0, 1], [2, 3], [0, 2], [1, 3], [1, 2]] as const) {
+      const [lo, hi] = cmpx(v[a]!, v[b]!);
+      v[a]!.set(lo);
+      v[b]!.set(hi);
+    }
+    v.forEach((x, j) => p.add(me().shl(6)).add(j * 16).store(x));
+  });
+  const fill = () => SharedArray.from(Array.from({ length: 128 }, (_, i) => Math.imul(i + 1, 2654435761) >> 12), 'int32');
+  const onPi = fill();
+  const r = await k(onPi, { target: 'pi', qpus: 2 });
+  assert.equal(r.target, 'pi');
+  const onEmu = fill();
+  await k(onEmu, { target: 'emulator', qpus: 2 });
+  assert.deepEqual(bits(onPi), bits(onEmu));
+  for (let q = 0; q < 2; q++)
+    for (let l = 0; l < 16; l++) {
+      const col = [0, 1, 2, 3].map((j) => onPi[q * 64 + j * 16 + l]!);
+      assert.deepEqual(col, [...col].sort((x, y) => x - y));
+    }
 });
 
 test('assertions and prints on the pi target (test device): the emulator\'s prints, and a failed assertion reported from the records', async () => {
