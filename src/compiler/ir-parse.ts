@@ -51,7 +51,7 @@ export function parseIr(text: string): ParsedIr {
     const line = n + 1;
     const t = raw.replace(/#.*/, '').trim();
     if (!t) return;
-    const ret = /^bra\s+-\s*,\s*(\S+)\s*#\s*return from (\S+)\s*$/.exec(raw.trim());
+    const ret = /^bra\s+-\s*,\s*(\S+)\s*\(return from (\S+)\)$/.exec(t);
     if (ret) return void code.push({ op: 'branch', cond: 'always', label: ret[2]!, via: reg(ret[1]!, line) });
     if (t.endsWith(':')) return void code.push({ op: 'label', name: t.slice(0, -1) });
     const [head, ...rest] = t.split(/\s+/);

@@ -139,7 +139,7 @@ export function irText(i: IrInstr): string {
     case 'nop':
       return 'nop';
     case 'branch':
-      if (i.via) return `bra -, ${regText(i.via)}  # return from ${i.label}`;
+      if (i.via) return `bra -, ${regText(i.via)} (return from ${i.label})`;
       return `brr${i.cond === 'always' ? '' : '.' + i.cond} ${i.link ? regText(i.link) : '-'}, ${i.label}`;
     case 'label':
       return `${i.name}:`;

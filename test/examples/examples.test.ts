@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { SharedArray } from '../../src/index.ts';
 import { main as edges, edgesCheck } from '../../examples/edges.ts';
 import { main as gcd } from '../../examples/gcd.ts';
+import { main as hash } from '../../examples/hash.ts';
 import { main as heat } from '../../examples/heat.ts';
 import { readPng } from '../../examples/lib/png.ts';
 import type { ExampleResult } from '../../examples/lib/report.ts';
@@ -36,6 +37,14 @@ function timingsSane(r: ExampleResult, runs: number): void {
   for (const t of r.timings) assert.ok(t.piSeconds > 0 && t.wallSeconds > 0 && t.instructions > 0, JSON.stringify(t));
   assert.ok(r.timings.includes(r.headline));
 }
+
+test('hash: MurmurHash3\'s finalizer inlined and as a func agree with plain TypeScript on 1 and 3 QPUs; the func\'s kernel is smaller', async () => {
+  const { result, text } = await run(hash, { n: 200, qpus: [1, 3] });
+  timingsSane(result, 4);
+  const m = /hashInlined: (\d+) instructions; hashCalled: (\d+)/.exec(text);
+  assert.ok(m && Number(m[2]) < Number(m[1]) / 2, text);
+  assert.match(text, /^200 keys hashed twice, the same as plain TypeScript: /);
+});
 
 test("gcd: both versions, QPULib's 16 lines", async () => {
   const { result, text } = await run(gcd, {});
