@@ -6,7 +6,8 @@
 // virtual registers and fixed values (small immediates, the element and QPU numbers: ir.ts
 // readKind), and sets no flags, equals an earlier one of the same block (same operation,
 // operands, rotation) whose result is likewise defined only once and whose operands nothing has
-// written since, is removed and its result read from the earlier one's register.
+// written since, is removed and its result read from the earlier one's register, wherever it is
+// read (the earlier one runs before it on every path, and its register is never written again).
 
 import { def, type IrInstr, irText, p, readKind, type Src, uses, type VReg } from './ir.ts';
 
@@ -52,5 +53,12 @@ export function eliminateCommon(code: readonly IrInstr[], nregs: number): IrInst
     }
     out.push(i);
   }
-  return out;
+  // Reads earlier in program order than the removed definition, which still run after it: a
+  // function's result read by a caller laid out before the function (lower-funcs.ts).
+  if (!rename.size) return out;
+  return out.map((i) => {
+    if (i.op === 'alu') return { ...i, a: r(i.a), b: r(i.b) };
+    if (i.op === 'branch' && i.via) return { ...i, via: r(i.via) as VReg };
+    return i;
+  });
 }

@@ -165,6 +165,23 @@ test('arguments that read the func\'s own parameters (a variable of the body the
   }));
 });
 
+test('a func\'s result that repeats a value of its body, read by a func laid out before it (pass cse renames every read)', () => {
+  const k = kernel([Ptr(Int)], function resultTwice(p) {
+    const base = Int(p.load());
+    const inner = func([Int], function inner(a) {
+      const t = Int(base);
+      return [base, t.add(a)];
+    });
+    const outer = func([Int], function outer(a) {
+      const [x, y] = inner(a);
+      return x.add(y);
+    });
+    p.store(outer(index()));
+  });
+  const [p] = onAll(k, () => [SharedArray.from(lanes((l) => 100 * l), 'int32')]);
+  assert.deepEqual(Array.from(p), lanes((l) => 200 * l + l));
+});
+
 test('k.dump() shows the call and the func\'s body', () => {
   const k = kernel([Ptr(Int)], function shown(p) {
     const x = Int(p.load());
