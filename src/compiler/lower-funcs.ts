@@ -26,7 +26,6 @@ export interface FuncEmitter {
   label(what: string): string;
   mov(dst: Reg, src: Src, cond?: 'zc'): void;
   exprInto(e: Expr, dst: Reg): void;
-  expr(e: Expr): Src;
   varReg(id: number): VReg;
   readonly cond: Conditions;
 }
@@ -68,7 +67,12 @@ export class Functions {
     // reads, as the interpreter allows) are all computed before any parameter is written.
     const params = new Set(fa.params.map((p) => p.id));
     if (s.args.some((a) => someVar(a, (id) => params.has(id)))) {
-      const values = s.args.map((a) => this.l.expr(a));
+      // Into temporaries: a variable's own register would be overwritten before it is read.
+      const values = s.args.map((a) => {
+        const t = this.l.fresh();
+        this.l.exprInto(a, t);
+        return t;
+      });
       values.forEach((x, i) => this.l.mov(this.l.varReg(fa.params[i]!.id), x));
     } else s.args.forEach((a, i) => this.l.exprInto(a, this.l.varReg(fa.params[i]!.id)));
     this.branch({ op: 'branch', cond: 'always', label: f.entry, link: f.link });

@@ -146,22 +146,25 @@ test('a func called many times is compiled once: the code grows by a call, not b
   assert.match(k.code().asm, /brr ra\d*[02468], func_/, 'the call links in an even regfile-A register');
 });
 
-test('arguments that read the func\'s own parameters (a variable of the body the kernel kept) are all computed before any is set', () => {
-  let kept: IntExpr | undefined;
+test('arguments that read the func\'s own parameters (variables of the body the kernel kept) are all computed before any is set', () => {
+  let kept: [IntExpr, IntExpr] | undefined;
   const f = func([Int, Int], function keep(a, b) {
-    kept = b;
+    kept = [a, b];
     return a.sub(b.mul(3));
   });
   const k = kernel([Ptr(Int)], function swapped(p) {
     const first = Int(f(p.load(), index()));
-    const second = Int(f(kept!, kept!.add(first))); // reads b as the last call left it
-    p.store(second.add(kept!));
+    const [a, b] = kept!;
+    const second = Int(f(b, a)); // the parameters swapped, as the last call left them
+    const third = Int(f(b.add(first), a));
+    p.store(first.add(second.shl(8)).add(third.shl(16)));
   });
   const [p] = onAll(k, () => [SharedArray.from(lanes((l) => l * 7), 'int32')]);
   assert.deepEqual(Array.from(p), lanes((l) => {
     const first = l * 7 - 3 * l;
-    const b = l + first;
-    return l - 3 * b + b;
+    const second = l - 3 * (l * 7);
+    const third = l * 7 + first - 3 * l;
+    return (first + (second << 8) + (third << 16)) | 0;
   }));
 });
 
