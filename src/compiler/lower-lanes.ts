@@ -65,6 +65,7 @@ function rotated(l: LanesEmitter, x: VReg, k: number): VReg {
 export function lowerReduce(l: LanesEmitter, e: Expr & { k: 'reduce' }, a: Src, dst: Reg, cond: WriteCond | undefined): void {
   const code = reduceImpl(e.op, e.ty).lower;
   if (typeof code !== 'string') throw new Error(`internal: ${e.op} on ${e.ty}s is not one ALU operation`);
+  if (e.ty === 'int') return reduceInts(l, code, l.materialize(a), dst, cond);
   let x = l.materialize(a);
   REDUCE_STEPS.forEach((k, i) => {
     const last = i === REDUCE_STEPS.length - 1;
@@ -72,6 +73,32 @@ export function lowerReduce(l: LanesEmitter, e: Expr & { k: 'reduce' }, a: Src, 
     l.alu(code, y, x, rotated(l, x, k), last && cond ? { cond } : {});
     x = y as VReg;
   });
+}
+
+/**
+ * An Int reduction (add, min, max, and, or: associative and commutative, bit for bit, so any
+ * order gives the tree's result) in two halves of three rotations of one vector each: x op x>>8
+ * op x>>4 op x>>12, then the same with 1, 2 and 3. A rotation cannot read an accumulator the
+ * instruction before wrote (Guide p. 37), so the tree's four steps wait between them three
+ * times; here each rotation reads the half's input, the scheduler pairs each with an operation
+ * (mul ALU and add ALU), and only the second half waits for the first: 12 operations in 8
+ * instructions and one wait, against 8 in 11 (docs/compiler.md, "Across lanes").
+ */
+function reduceInts(l: LanesEmitter, code: AluCode, x: VReg, dst: Reg, cond: WriteCond | undefined): void {
+  // Each rotation just before the operation that reads it: three values live at a time (the
+  // input, the sum so far, a rotation), which r1-r3 hold; the scheduler moves the rotations up.
+  const half = (v: VReg, by: readonly number[], into: Reg, last: boolean): void => {
+    let y: VReg = v;
+    by.forEach((k, j) => {
+      const end = j === by.length - 1;
+      const out = end ? into : l.fresh();
+      l.alu(code, out, y, rotated(l, v, k), end && last && cond ? { cond } : {});
+      y = out as VReg;
+    });
+  };
+  const mid = l.fresh();
+  half(x, [8, 4, 12], mid, false);
+  half(mid, [1, 2, 3], dst, true);
 }
 
 export function lowerScan(l: LanesEmitter, e: Expr & { k: 'scan' }, a: Src, dst: Reg, cond: WriteCond | undefined): void {

@@ -189,7 +189,12 @@ export function accumulatorValues(live: Liveness, adj: readonly (readonly number
   // register when coalesced).
   const unpacked = new Set([...fileAOnly(code), ...insertedInto(code)]);
   for (const i of code) if (i.op === 'alu' && isUnpack(i.code) && i.a.k === 'v') unpacked.add(i.a.id);
-  const order = [...range.keys()].filter((id) => range[id]! > 0 && !unpacked.has(id)).sort((x, y) => range[x]! - range[y]! || x - y);
+  // Values a rotation reads first: only r0-r3 rotate across all 16 lanes (Guide p. 20), so
+  // one elsewhere costs emit.ts a copy to r0, and a wait before the rotation reads it.
+  const rotates = new Set<number>();
+  for (const i of code) if (i.op === 'alu' && i.rot !== undefined && i.a.k === 'v') rotates.add(i.a.id);
+  const first = (id: number) => (rotates.has(id) ? 0 : 1);
+  const order = [...range.keys()].filter((id) => range[id]! > 0 && !unpacked.has(id)).sort((x, y) => first(x) - first(y) || range[x]! - range[y]! || x - y);
   for (const id of order) {
     const x = VALUE_ACCUMULATORS.findIndex((n, x) => !busy[x]![id] && !adj[id]!.some((o) => out.get(o) === n));
     if (x >= 0) out.set(id, VALUE_ACCUMULATORS[x]!);

@@ -266,7 +266,8 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
   const len = end - start;
   if (len <= 1) return len ? [{ from: [start], instr: instrs[start]!, run: start }] : [];
   const io = new Uint8Array(len);
-  const preds: { from: number; lat: number }[][] = Array.from({ length: len }, () => []);
+  /** Each instruction's predecessors; `war`: it only writes what that one reads, so one word may do both (its reads come first). */
+  const preds: { from: number; lat: number; war?: true }[][] = Array.from({ length: len }, () => []);
   const lastWriter = new Int32Array(RESOURCES).fill(-1);
   const readersSince: number[][] = Array.from({ length: RESOURCES }, () => []);
   const sfuWrite = new Uint8Array(len);
@@ -284,7 +285,8 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     for (const r of f.writes) {
       const w = lastWriter[r]!;
       if (w >= 0) preds[k]!.push({ from: w, lat: 1 });
-      for (const x of readersSince[r]!) if (x !== k) preds[k]!.push({ from: x, lat: 1 });
+      // Not the flags: a word's conditions read them before its setf, but nothing here needs that.
+      for (const x of readersSince[r]!) if (x !== k) preds[k]!.push({ from: x, lat: 1, ...(r === RES_FLAGS ? {} : { war: true as const }) });
       lastWriter[r] = k;
       readersSince[r] = [];
     }
@@ -295,8 +297,8 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     }
   }
   // Priority: the longest chain of latencies from an instruction to the end of the run.
-  const succs: { to: number; lat: number }[][] = Array.from({ length: len }, () => []);
-  for (let k = 0; k < len; k++) for (const p of preds[k]!) succs[p.from]!.push({ to: k, lat: p.lat });
+  const succs: { to: number; lat: number; war?: true }[][] = Array.from({ length: len }, () => []);
+  for (let k = 0; k < len; k++) for (const p of preds[k]!) succs[p.from]!.push({ to: k, lat: p.lat, ...(p.war ? { war: true as const } : {}) });
   const height = new Int32Array(len);
   if (branch?.kind === 'branch') {
     const needs = [...(branch.cond !== BRANCH_ALWAYS ? [RES_FLAGS] : []), ...(branch.reg === 1 ? [RES_A + branch.raddrA] : [])];
@@ -310,11 +312,23 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
   for (let k = 0; k < len; k++) if (waiting[k] === 0) ready.push(k);
   const out: Slot[] = [];
   let t = 0;
-  const issue = (k: number, at: number) => {
+  const issue = (k: number, at: number, with_?: number) => {
     for (const s of succs[k]!) {
+      // The partner issued in the same word waits for nothing more.
+      if (s.to === with_) continue;
       earliest[s.to] = Math.max(earliest[s.to]!, at + s.lat);
       if (--waiting[s.to]! === 0) ready.push(s.to);
     }
+  };
+  /** The instructions whose only predecessors not yet issued are k, through `war` edges alone. */
+  const afterReads = (k: number): number[] => {
+    const out: number[] = [];
+    for (const s of succs[k]!) {
+      if (!s.war || out.includes(s.to)) continue;
+      const fromK = succs[k]!.filter((x) => x.to === s.to);
+      if (fromK.every((x) => x.war) && waiting[s.to] === fromK.length) out.push(s.to);
+    }
+    return out;
   };
   while (ready.length) {
     // The ready instruction that can issue now with the longest chain ahead; if none can issue
@@ -340,19 +354,21 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     // one I/O unit (which keeps its order), and able to share the word; of those, the one with the longest chain ahead.
     let partner = -1;
     let merged: Instr | undefined;
-    if (pair)
-      for (let j = 0; j < ready.length; j++) {
-        const c = ready[j]!;
-        if (io[c]! & io[k]! || earliest[c]! > at || (partner >= 0 && height[c]! <= height[ready[partner]!]!)) continue;
-        const m = pairInstrs(instrs[start + k]!, instrs[start + c]!);
-        // Two I/O units in one word: still at most one peripheral access (Guide p. 37).
-        if (m && (!io[c] || !io[k] || instrViolations(effectsOf(m)).length === 0)) [partner, merged] = [j, m];
-      }
+    // Candidates: the ready ones, and those waiting only to write what k reads (a word reads
+    // before it writes, so sharing one keeps k's reads: `add r2, r3, r1; mov r1, r3 >> 4`).
+    const candidates = pair ? [...ready, ...afterReads(k)] : [];
+    for (let j = 0; j < candidates.length; j++) {
+      const c = candidates[j]!;
+      if (io[c]! & io[k]! || earliest[c]! > at || (partner >= 0 && height[c]! <= height[candidates[partner]!]!)) continue;
+      const m = pairInstrs(instrs[start + k]!, instrs[start + c]!);
+      // Two I/O units in one word: still at most one peripheral access (Guide p. 37).
+      if (m && (!io[c] || !io[k] || instrViolations(effectsOf(m)).length === 0)) [partner, merged] = [j, m];
+    }
     if (partner >= 0) {
-      const c = ready[partner]!;
-      ready.splice(partner, 1);
+      const c = candidates[partner]!;
+      if (partner < ready.length) ready.splice(partner, 1);
       out.push({ from: [start + k, start + c], instr: merged!, run: start });
-      issue(k, at);
+      issue(k, at, c);
       issue(c, at);
     } else {
       out.push({ from: [start + k], instr: instrs[start + k]!, run: start });
