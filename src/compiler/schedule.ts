@@ -356,9 +356,11 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     let merged: Instr | undefined;
     // Candidates: the ready ones, and those waiting only to write what k reads (a word reads
     // before it writes, so sharing one keeps k's reads: `add r2, r3, r1; mov r1, r3 >> 4`).
+    // The ready ones first: a waiting one only when none of them fits.
     const candidates = pair ? [...ready, ...afterReads(k)] : [];
     for (let j = 0; j < candidates.length; j++) {
       const c = candidates[j]!;
+      if (j === ready.length && partner >= 0) break;
       if (io[c]! & io[k]! || earliest[c]! > at || (partner >= 0 && height[c]! <= height[candidates[partner]!]!)) continue;
       const m = pairInstrs(instrs[start + k]!, instrs[start + c]!);
       // Two I/O units in one word: still at most one peripheral access (Guide p. 37).
