@@ -7,8 +7,9 @@
 // Each step rotates the vector up by k lanes with the mul ALU (`v8min t, x, x` rotated: the same
 // bits, moved; only r0-r3 rotate across all 16 lanes, Guide p. 20, so the allocator's accumulators
 // or emit.ts's copy to r0 hold the input) and combines it with the unrotated one: a reduction
-// with its operation in every lane (four steps, 8 instructions), a prefix sum with an add in
-// the lanes l >= k only, from flags `sub.setf nop, elem_num, k` sets (N where l < k).
+// with its operation in every lane (four steps; an Int one in two halves of three rotations,
+// reduceInts), a prefix sum with an add in the lanes l >= k only, from flags
+// `sub.setf nop, elem_num, k` sets (N where l < k).
 
 import type { Expr } from '../source/ast.ts';
 import { REDUCE_STEPS, reduceImpl, SCAN_STEPS } from '../source/lanes.ts';
@@ -82,7 +83,7 @@ export function lowerReduce(l: LanesEmitter, e: Expr & { k: 'reduce' }, a: Src, 
  * instruction before wrote (Guide p. 37), so the tree's four steps wait between them three
  * times; here each rotation reads the half's input, the scheduler pairs each with an operation
  * (mul ALU and add ALU), and only the second half waits for the first: 12 operations in 8
- * instructions and one wait, against 8 in 11 (docs/compiler.md, "Across lanes").
+ * instructions and one wait, against 8 in 11 (docs/language.md, reductions).
  */
 function reduceInts(l: LanesEmitter, code: AluCode, x: VReg, dst: Reg, cond: WriteCond | undefined): void {
   // Each rotation just before the operation that reads it: three values live at a time (the
