@@ -36,7 +36,7 @@ export class KernelBuilder {
   readonly vars: VarInfo[] = [];
   /** The statement lists being filled, innermost last. */
   private readonly blocks: Stmt[][] = [[]];
-  /** Inside Where: only assignments, scatters and nested Where. */
+  /** Inside Where: only assignments, calls, scatters and nested Where. */
   whereDepth = 0;
   /** The loops whose blocks are being built, innermost last (loops.ts's Loop). */
   readonly loops: OpenLoop[] = [];
@@ -44,6 +44,8 @@ export class KernelBuilder {
   inParallel = false;
   /** While a func's body is being built (funcs.ts): its name; only what a func may hold is accepted. */
   inFunc: string | undefined = undefined;
+  /** The funcs whose bodies are being built, outermost first (funcs.ts: for the message when one calls itself). */
+  readonly building: string[] = [];
   /** The functions the kernel calls, by the index calls name them with (a place held while one's body is built). */
   readonly funcs: (FuncAst | undefined)[] = [];
   /** Whether assert statements are kept (kernel()'s option assertions). */

@@ -42,7 +42,7 @@ export function condOf(c: CondValue | BoolValue, what: string): Cond {
 }
 
 export function notInWhere(b: KernelBuilder, what: string): void {
-  if (b.whereDepth > 0) throw b.error(`${what} inside Where: only assignments, scatters and nested Where may appear there`);
+  if (b.whereDepth > 0) throw b.error(`${what} inside Where: only assignments, calls, scatters and nested Where may appear there`);
 }
 
 export interface ElseChain {

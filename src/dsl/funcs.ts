@@ -6,7 +6,7 @@
 // call in that kernel; each call records a `call` statement (source/ast.ts) whose results land
 // in new variables, in the lanes the caller's Wheres keep.
 
-import { assignedIn, containsKind, type Expr, type FuncAst, someExpr, storageOf, type Ty, type VarRef } from '../source/ast.ts';
+import { childBlocks, containsKind, type Expr, type FuncAst, setOpaquely, someExpr, type Stmt, storageOf, type Ty, type VarRef } from '../source/ast.ts';
 import { builder, callerPlace, checkOwner, describeHost, DslError, type KernelBuilder } from './builder.ts';
 import { declaredName, destructuredNames, sourceParameterNames } from './names.ts';
 import { Float, Int, Int8, Int16, Ptr, type ParamType, type ParamValue, Uint8, Uint16, type FloatType, type IntType, type PtrType } from './types.ts';
@@ -23,8 +23,13 @@ type ArgOf<T extends ParamType> = T extends IntType ? IntLike : T extends FloatT
 export type FuncArgs<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? ArgOf<P[K]> : never };
 type Params<P extends readonly ParamType[]> = { [K in keyof P]: P[K] extends ParamType ? ParamValue<P[K]> : never };
 
+/** A value's variable type: what a call gives for each result. */
+type VarOf<T> = T extends IntExpr ? IntVar : T extends FloatExpr ? FloatVar : T extends PtrExpr<infer E> ? PtrVar<E> : never;
+/** What a call gives: the body's results as new variables, in the same shape. */
+export type FuncResults<R extends FuncResult> = R extends readonly FuncValue[] ? { -readonly [K in keyof R]: VarOf<R[K]> } : VarOf<R>;
+
 /** A func: call it inside a kernel with its arguments; it gives what its body returned, as new variables. */
-export type Func<P extends readonly ParamType[], R extends FuncResult> = ((...args: FuncArgs<P>) => R) & { readonly funcName: string };
+export type Func<P extends readonly ParamType[], R extends FuncResult> = ((...args: FuncArgs<P>) => FuncResults<R>) & { readonly funcName: string };
 
 export interface FuncOptions {
   /** The name messages and dumps give it (default: the function's name, or the name it is declared with). */
@@ -48,8 +53,8 @@ interface Instance {
  */
 export function func<const P extends readonly ParamType[], const R extends FuncResult>(params: P, body: (...args: Params<P>) => R, opts?: FuncOptions): Func<P, R> {
   const place = callerPlace();
-  const name = funcName(body, opts, place ? declaredName(place) : undefined);
   const at = place ? ` (${place.loc})` : '';
+  const name = funcName(body, opts, place ? declaredName(place) : undefined, at);
   const fail = (why: string): never => {
     throw new DslError(`func ${name}${at}: ${why}`);
   };
@@ -60,17 +65,24 @@ export function func<const P extends readonly ParamType[], const R extends FuncR
   const paramNames = (place && sourceParameterNames(place, types.length)) ?? [];
   const instances = new WeakMap<KernelBuilder, Instance | 'building'>();
 
-  const call = (...args: unknown[]): R => {
+  const call = (...args: unknown[]): FuncResults<R> => {
     const b = builder(`${name}(...)`);
     let inst = instances.get(b);
-    if (inst === 'building') throw b.error(`func ${name} calls itself: a func cannot recurse (the chip has no stack); write the repetition as a While or For`);
+    if (inst === 'building') {
+      const chain = b.building.slice(b.building.lastIndexOf(name));
+      const through = chain.length > 1 ? ` (${[...chain, name].join(' calls ')})` : '';
+      throw b.error(`func ${name} calls itself${through}: a func cannot recurse (the chip has no stack); write the repetition as a While or For`);
+    }
     if (!inst) {
       instances.set(b, 'building');
+      b.building.push(name);
       try {
         inst = instantiate(b, name, types, paramNames, body as (...a: unknown[]) => unknown, place?.loc);
       } catch (e) {
         instances.delete(b);
         throw e;
+      } finally {
+        b.building.pop();
       }
       instances.set(b, inst);
     }
@@ -81,15 +93,15 @@ export function func<const P extends readonly ParamType[], const R extends FuncR
     const outs = inst.results.map((e, i) => b.newVar(e.ty, undefined, (Array.isArray(names) ? names[i] : names) ?? `${name}.${inst.many ? `result${i + 1}` : 'result'}`));
     b.emit({ k: 'call', f: inst.index, args: exprs, outs }, callPlace?.loc);
     const values = outs.map((v) => valueOf(v, b));
-    return (inst.many ? values : values[0]) as unknown as R;
+    return (inst.many ? values : values[0]) as unknown as FuncResults<R>;
   };
   return Object.assign(call, { funcName: name }) as Func<P, R>;
 }
 
 /** The func's name: the option, the function's own name, or the name it is declared with. */
-function funcName(body: unknown, opts: FuncOptions | undefined, declared: string | undefined): string {
+function funcName(body: unknown, opts: FuncOptions | undefined, declared: string | undefined, at: string): string {
   if (opts?.name !== undefined) {
-    if (typeof opts.name !== 'string' || !NAME.test(opts.name)) throw new DslError(`func()'s name is an identifier of 1 to 64 characters, not ${describeHost(opts.name)}`);
+    if (typeof opts.name !== 'string' || !NAME.test(opts.name)) throw new DslError(`func()${at}: its name is an identifier of 1 to 64 characters, not ${describeHost(opts.name)}`);
     return opts.name;
   }
   const own = typeof body === 'function' ? body.name : '';
@@ -105,23 +117,35 @@ function instantiate(b: KernelBuilder, name: string, types: readonly ParamType[]
   b.inParallel = false;
   b.inFunc = name;
   const first = b.vars.length;
+  /** An error about the func as a whole: where it was made. */
+  const wrong = (why: string, where = loc) => new DslError(`kernel ${b.name}${where ? ` (${where})` : ''}: func ${name} ${why}`);
   try {
     const params = types.map((t, i) => b.newVar(t.ty, undefined, paramNames[i] ?? `${name}.arg${i + 1}`));
     let returned: unknown;
-    const stmts = b.collect(() => {
-      returned = body(...params.map((v) => valueOf(v, b)));
-    });
+    let stmts: Stmt[];
+    try {
+      stmts = b.collect(() => {
+        returned = body(...params.map((v) => valueOf(v, b)));
+      });
+    } catch (e) {
+      if (!(e instanceof RangeError && /call stack/i.test(e.message))) throw e;
+      throw wrong(`ran out of the host's stack while its body was built: does the body call its own TypeScript function (${body.name || 'itself'}) instead of the func? A func cannot recurse (the chip has no stack)`);
+    }
     const many = Array.isArray(returned);
     const list: readonly unknown[] = many ? (returned as unknown[]) : [returned];
     if (returned === undefined || list.length === 0)
-      throw b.error(`func ${name} returns nothing: its body returns its results, a value or an array of values (code with no results is a plain TypeScript function)`);
-    const results = list.map((x, i) => result(b, name, x, many ? i : undefined));
-    const stray = [...assignedIn(stmts)].find((id) => id < first);
-    if (stray !== undefined)
-      throw b.error(`func ${name} assigns ${b.vars[stray]!.userName ?? b.vars[stray]!.name}, a variable of the kernel: a func gives values back; return it and assign it where the func is called`);
+      throw wrong('returns nothing: its body returns its results, a value or an array of values (code with no results is a plain TypeScript function)');
+    const results = list.map((x, i) => result(name, x, many ? i : undefined, wrong));
+    const stray = firstAssignment(stmts, (id) => id < first);
+    if (stray)
+      throw wrong(`assigns ${b.vars[stray.id]!.userName ?? b.vars[stray.id]!.name}, a variable of the kernel: a func gives values back; return it and assign it where the func is called`, stray.loc);
     if (someExpr(stmts, (e) => e.k === 'load') || results.some((e) => containsKind(e, 'load')))
       throw b.error(`func ${name} reads memory: load in the kernel and pass the values to the func`);
-    const f: FuncAst = { name, params, body: stmts, results, ...(loc ? { loc } : {}) };
+    // Named once in the kernel, as variables are: a second func called `helper` shows as helper#2.
+    const taken = new Set(b.funcs.map((x) => x?.name));
+    let shown = name;
+    for (let n = 2; taken.has(shown); n++) shown = `${name}#${n}`;
+    const f: FuncAst = { name: shown, params, body: stmts, results, ...(loc ? { loc } : {}) };
     b.funcs[index] = f;
     return { index, results, many };
   } finally {
@@ -133,11 +157,24 @@ function instantiate(b: KernelBuilder, name: string, types: readonly ParamType[]
 }
 
 /** A returned value as an expression of this kernel. */
-function result(b: KernelBuilder, name: string, x: unknown, i: number | undefined): Expr {
+function result(name: string, x: unknown, i: number | undefined, wrong: (why: string) => DslError): Expr {
   const which = i === undefined ? 'its result' : `result ${i + 1}`;
-  if (!(x instanceof Vec)) throw b.error(`func ${name}: ${which} is ${describeHost(x)}; a func returns Int, Float or Ptr values (or an array of them)`);
+  if (!(x instanceof Vec)) throw wrong(`returns ${describeHost(x)} as ${which}; a func returns Int, Float or Ptr values (or an array of them)`);
   checkOwner(x.owner, `func ${name}`);
   return x.node;
+}
+
+/** The first statement, at any depth, that assigns a variable passing `pred`: the variable and where. */
+function firstAssignment(ss: readonly Stmt[], pred: (id: number) => boolean): { id: number; loc?: string } | undefined {
+  for (const s of ss) {
+    const id = (s.k === 'assign' ? [s.v] : setOpaquely(s)).map((v) => v.id).find(pred);
+    if (id !== undefined) return { id, ...(s.loc ? { loc: s.loc } : {}) };
+    for (const inner of childBlocks(s)) {
+      const found = firstAssignment(inner, pred);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 /** Argument i as an expression of the parameter's type. */

@@ -2,7 +2,7 @@
 // innermost loop or, given its handle, of a loop further out (Quasar's multi-level break, with
 // no flag variables). Each records a statement in the kernel being built.
 
-import type { Stmt } from '../source/ast.ts';
+import { assignedIn, boolOperands, type Cond, containsVar, type Stmt } from '../source/ast.ts';
 import { builder, checkOwner, describeHost, type KernelBuilder, type OpenLoop } from './builder.ts';
 import { condOf, notInWhere } from './control.ts';
 import type { BoolValue, CondValue } from './values.ts';
@@ -31,13 +31,35 @@ function open<T>(b: KernelBuilder, loop: Loop, build: () => T): T {
   }
 }
 
+/**
+ * Refuses a loop whose condition reads the results of the call of a func made just before it
+ * (`While(f(i).lt(5), ...)`: the call runs once, when the condition is built) when the loop
+ * never assigns them: the condition could never change.
+ */
+function callInCondition(b: KernelBuilder, what: string, cond: Cond, inLoop: readonly Stmt[], before: Stmt | undefined): void {
+  if (before?.k !== 'call') return;
+  const changed = assignedIn(inLoop);
+  const read = before.outs.find((o) => !changed.has(o.id) && boolOperands(cond.b).some((e) => containsVar(e, o.id)));
+  if (!read) return;
+  const v = b.vars[read.id]!;
+  const f = b.funcs[before.f]?.name ?? 'func';
+  throw b.error(
+    `${what}'s condition reads ${v.userName ?? v.name}, from the call of func ${f} just before the loop, which the loop never assigns: ` +
+      `a call in a condition runs once, before the loop, so the condition would never change; call it in the loop and test a variable ` +
+      `(const r = Int(${f}(...)); ${what}(r.lt(n), () => { ...; r.set(${f}(...)) }))`,
+  );
+}
+
 /** Runs `body` while the condition holds (any(c) for a vector condition). `body` gets the loop, for Break(loop) and Continue(loop). */
 export function While(c: CondValue | BoolValue, body: (loop: Loop) => void): void {
   const b = builder('While');
   notInWhere(b, 'While');
   const cond = condOf(c, 'While');
+  const before = b.last();
   const loop = new Loop(b, 'While');
-  b.emit({ k: 'while', c: cond, body: open(b, loop, () => b.collect(body, loop)) });
+  const stmts = open(b, loop, () => b.collect(body, loop));
+  callInCondition(b, 'While', cond, stmts, before);
+  b.emit({ k: 'while', c: cond, body: stmts });
 }
 
 /**
@@ -50,6 +72,7 @@ export function For(c: CondValue | BoolValue, step: () => void, body: (loop: Loo
   const b = builder('For');
   notInWhere(b, 'For');
   const cond = condOf(c, 'For');
+  const before = b.last();
   const loop = new Loop(b, 'For');
   // The step belongs to the loop too: a Break there leaves this For.
   const [bodyStmts, stepStmts] = open(b, loop, () => {
@@ -57,6 +80,7 @@ export function For(c: CondValue | BoolValue, step: () => void, body: (loop: Loo
     loop.inStep = true;
     return [inBody, b.collect(step)];
   });
+  callInCondition(b, 'For', cond, [...bodyStmts, ...stepStmts], before);
   b.emit({ k: 'for', c: cond, step: stepStmts, body: bodyStmts });
 }
 

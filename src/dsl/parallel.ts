@@ -40,7 +40,7 @@ export function parallelFor(space: IntLike | readonly [IntLike, IntLike], body: 
     b.loops.pop();
     b.inParallel = false;
   }
-  const accumulators = accumulatorsOf(stmts, outer, (id) => b.vars[id]!.userName ?? b.vars[id]!.name, (id) => b.vars[id]!.ty);
+  const accumulators = accumulatorsOf(stmts, outer, (id) => b.vars[id]!.userName ?? b.vars[id]!.name, (id) => b.vars[id]!.ty, b.funcs);
   if ('error' in accumulators) throw b.error(accumulators.error);
   for (const s of parallelStatements({ sizes: exprs, base, row, body: stmts, accumulators, fresh })) b.emit(s);
 }

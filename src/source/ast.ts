@@ -213,6 +213,11 @@ export function containsKind(e: Expr, k: Expr['k']): boolean {
   return e.k === k || childExprs(e).some((c) => containsKind(c, k));
 }
 
+/** Whether an expression, or any it computes from, reads variable `id`. */
+export function containsVar(e: Expr, id: number): boolean {
+  return (e.k === 'var' && e.id === id) || childExprs(e).some((c) => containsVar(c, id));
+}
+
 /** Whether an expression reads memory (a blocking load). */
 export function readsMemory(e: Expr): boolean {
   return containsKind(e, 'load');

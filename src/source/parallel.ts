@@ -18,8 +18,8 @@
 // then the lanes are combined (lanes.ts's tree), then the QPUs (a combine, in QPU order: all
 // QPUs meet), and last the value before the loop: `before op total`, in every lane of every QPU.
 
-import type { BoolExpr, Expr, ReduceOp, Stmt, Ty, VarRef } from './ast.ts';
-import { assignedIn, someExpr } from './ast.ts';
+import type { BoolExpr, Expr, FuncAst, ReduceOp, Stmt, Ty, VarRef } from './ast.ts';
+import { assignedIn, childBlocks, containsVar, someExpr } from './ast.ts';
 import { tailOf } from './parallel-tail.ts';
 import { LANES } from '../vc4/chip.ts';
 
@@ -117,7 +117,30 @@ const ACCUMULATE: ReadonlySet<string> = new Set(['add', 'min', 'max', 'and', 'or
  * wrong: an outer variable changed otherwise, by two operations, or read; a meeting of QPUs;
  * a Break or Continue out of the body. `name` gives a variable's name for the messages.
  */
-export function accumulatorsOf(ss: readonly Stmt[], outer: number, name: (id: number) => string, ty: (id: number) => Ty): Accumulator[] | { error: string } {
+/** The funcs statements call, directly or through other funcs. */
+function calledFuncs(ss: readonly Stmt[], funcs: readonly (FuncAst | undefined)[]): FuncAst[] {
+  const out: FuncAst[] = [];
+  const walk = (xs: readonly Stmt[]): void => {
+    for (const s of xs) {
+      const f = s.k === 'call' ? funcs[s.f] : undefined;
+      if (f && !out.includes(f)) {
+        out.push(f);
+        walk(f.body);
+      }
+      childBlocks(s).forEach(walk);
+    }
+  };
+  walk(ss);
+  return out;
+}
+
+export function accumulatorsOf(
+  ss: readonly Stmt[],
+  outer: number,
+  name: (id: number) => string,
+  ty: (id: number) => Ty,
+  funcs: readonly (FuncAst | undefined)[] = [],
+): Accumulator[] | { error: string } {
   const found = new Map<number, Accumulator & { n: number }>();
   const refuse = (id: number, why: string, at?: string) => ({
     error:
@@ -153,10 +176,13 @@ export function accumulatorsOf(ss: readonly Stmt[], outer: number, name: (id: nu
   };
   const problem = walk(ss, 0);
   if (problem) return problem;
+  const called = calledFuncs(ss, funcs);
   for (const [id, a] of found) {
     let reads = 0;
     someExpr(ss, (e) => ((reads += e.k === 'var' && e.id === id ? 1 : 0), false));
-    if (reads !== a.n) return { error: `parallelFor's body reads ${name(id)}, which it accumulates: its value is a part of the total until the loop ends; read it after` };
+    const via = called.find((f) => someExpr(f.body, (e) => e.k === 'var' && e.id === id) || f.results.some((e) => containsVar(e, id)));
+    if (reads !== a.n || via)
+      return { error: `parallelFor's body reads ${name(id)}${via ? ` (in func ${via.name})` : ''}, which it accumulates: its value is a part of the total until the loop ends; read it after` };
   }
   return [...found.values()].map(({ v, op }) => ({ v, op }));
 }

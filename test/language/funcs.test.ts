@@ -5,11 +5,14 @@
 // refused with the func's name and the user's line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
-  all, barrier, Break, Float, For, func, If, index, Int, kernel, me, Ptr, SharedArray, sumQPUs, Where, While, type IntExpr,
+  all, barrier, Break, Float, For, func, If, index, Int, kernel, me, parallelFor, Ptr, SharedArray, sumQPUs, Where, While, type IntExpr,
 } from '../../src/index.ts';
 import { onAll } from '../helpers/lang.ts';
 
+/** The line of this file that holds `text` (messages point at the user's own lines). */
+const lineOf = (text: string) => readFileSync(new URL(import.meta.url), 'utf8').split('\n').indexOf(text) + 1;
 const lanes = (f: (l: number) => number) => Array.from({ length: 16 }, (_, l) => f(l));
 const input = (f: (l: number) => number) => () => [SharedArray.from(lanes(f), 'int32'), SharedArray.int32(16)] as [Int32Array, Int32Array];
 
@@ -220,7 +223,7 @@ test('the mistakes: recursion, memory, a kernel variable assigned, a caller\'s l
       return x;
     });
     p.store(bump(3));
-  }), /func bump assigns n, a variable of the kernel/);
+  }), new RegExp(`funcs\\.test\\.ts:${lineOf('      n.set(x);')}:\\d+\\): func bump assigns n, a variable of the kernel`));
   refuses(() => kernel([Ptr(Int)], (p) => {
     const i = Int(0);
     While(i.lt(3), (loop) => {
@@ -243,6 +246,37 @@ test('the mistakes: recursion, memory, a kernel variable assigned, a caller\'s l
     return undefined as never;
   });
   refuses(() => kernel([Ptr(Int)], (p) => p.store(nothing(1))), /func nothing returns nothing/);
+  refuses(() => kernel([Ptr(Int)], (p) => {
+    const i = Int(0);
+    const inc = func([Int], function inc(x) {
+      return x.add(1);
+    });
+    While(inc(i).lt(5), () => i.set(i.add(1)));
+    p.store(i);
+  }), /While's condition reads inc\.result, from the call of func inc just before the loop, which the loop never assigns: a call in a condition runs once/);
+  refuses(() => kernel([Int, Ptr(Int)], (n, p) => {
+    const s = Int(1000);
+    const peek = func([Int], function peek(x) {
+      return s.add(x.mul(0));
+    });
+    parallelFor(n, (i) => {
+      p.add(i).store(peek(i));
+      s.set(s.add(1));
+    });
+  }), /parallelFor's body reads s \(in func peek\), which it accumulates/);
+  function selfish(x: IntExpr): IntExpr {
+    return selfish(x.add(1)); // the TypeScript function, not the func: the host's stack runs out
+  }
+  const fs = func([Int], selfish);
+  refuses(() => kernel([Ptr(Int)], (p) => p.store(fs(1))), /func selfish ran out of the host's stack while its body was built: does the body call its own TypeScript function \(selfish\)/);
+  let g: (x: IntExpr) => IntExpr = (x) => x;
+  const f1 = func([Int], function f1(x) {
+    return g(x);
+  });
+  g = func([Int], function g1(x) {
+    return f1(x);
+  });
+  refuses(() => kernel([Ptr(Int)], (p) => p.store(f1(1))), /func f1 calls itself \(f1 calls g1 calls f1\)/);
   assert.throws(() => func([Int, 'Int' as never], (a) => a), /func .*: parameter 2's type must be Int, Float or a Ptr/);
   assert.throws(() => square(1), /can only be used inside a kernel's function/);
 });
