@@ -300,7 +300,10 @@ function allocateRegisters(
     }
     if (r.spill.length === 0 || round > 20)
       throw new CompileError(
-        `kernel ${kernel}: too many values live at once for the 64 registers of regfiles A and B, even after spilling`,
+        !r.ok && r.stuck !== undefined && links.includes(r.stuck)
+          ? `kernel ${kernel}: funcs called inside funcs too deeply: each call under way keeps its return address in an even register of regfile A (16 of them), ` +
+              `beside the values that must stay in registers; call fewer funcs inside funcs (make inner ones plain TypeScript functions, which inline)`
+          : `kernel ${kernel}: too many values live at once for the 64 registers of regfiles A and B, even after spilling`,
       );
     code = spillRegisters(code, r.spill, st, ctx);
     if (opts.verify) verifyIr(code, st.nregs, 'spilling');

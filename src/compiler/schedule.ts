@@ -285,8 +285,10 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     for (const r of f.writes) {
       const w = lastWriter[r]!;
       if (w >= 0) preds[k]!.push({ from: w, lat: 1 });
-      // Not the flags: a word's conditions read them before its setf, but nothing here needs that.
-      for (const x of readersSince[r]!) if (x !== k) preds[k]!.push({ from: x, lat: 1, ...(r === RES_FLAGS ? {} : { war: true as const }) });
+      // Registers and r0-r3 only: not the flags, nor r4 (a TMU or SFU result, whose timing in a
+      // word that also reads it the Guide does not state) or r5 (written by replication).
+      const war = r !== RES_FLAGS && r !== RES_ACC + MUX_R4 && r !== RES_ACC + MUX_R5;
+      for (const x of readersSince[r]!) if (x !== k) preds[k]!.push({ from: x, lat: 1, ...(war ? { war: true as const } : {}) });
       lastWriter[r] = k;
       readersSince[r] = [];
     }

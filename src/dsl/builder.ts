@@ -44,6 +44,8 @@ export class KernelBuilder {
   inParallel = false;
   /** While a func's body is being built (funcs.ts): its name; only what a func may hold is accepted. */
   inFunc: string | undefined = undefined;
+  /** The func each variable of a func's body belongs to (its parameters and what its body made), by id. */
+  readonly funcOf = new Map<number, string>();
   /** The funcs whose bodies are being built, outermost first (funcs.ts: for the message when one calls itself). */
   readonly building: string[] = [];
   /** The functions the kernel calls, by the index calls name them with (a place held while one's body is built). */

@@ -6,7 +6,7 @@
 // call in that kernel; each call records a `call` statement (source/ast.ts) whose results land
 // in new variables, in the lanes the caller's Wheres keep.
 
-import { childBlocks, containsKind, type Expr, type FuncAst, setOpaquely, someExpr, type Stmt, storageOf, type Ty, type VarRef } from '../source/ast.ts';
+import { childBlocks, childExprs, containsKind, type Expr, type FuncAst, setOpaquely, someExpr, type Stmt, storageOf, type Ty, type VarRef } from '../source/ast.ts';
 import { builder, callerPlace, checkOwner, describeHost, DslError, type KernelBuilder } from './builder.ts';
 import { declaredName, destructuredNames, sourceParameterNames } from './names.ts';
 import { Float, Int, Int8, Int16, Ptr, type ParamType, type ParamValue, Uint8, Uint16, type FloatType, type IntType, type PtrType } from './types.ts';
@@ -146,6 +146,7 @@ function instantiate(b: KernelBuilder, name: string, types: readonly ParamType[]
     let shown = name;
     for (let n = 2; taken.has(shown); n++) shown = `${name}#${n}`;
     const f: FuncAst = { name: shown, params, body: stmts, results, ...(loc ? { loc } : {}) };
+    for (let id = first; id < b.vars.length; id++) if (!b.funcOf.has(id)) b.funcOf.set(id, shown);
     b.funcs[index] = f;
     return { index, results, many };
   } finally {
@@ -154,6 +155,44 @@ function instantiate(b: KernelBuilder, name: string, types: readonly ParamType[]
     b.inParallel = saved.parallel;
     b.inFunc = saved.func;
   }
+}
+
+/**
+ * Checks that a func's variables are used only in its body: a kernel (or another func) that
+ * kept one in a TypeScript variable and reads or sets it is refused, at the statement. (The
+ * value would be what the last call left, and the compiler takes a call to change only its
+ * results.)
+ */
+export function checkFuncVariables(b: KernelBuilder): void {
+  const misuse = (ss: readonly Stmt[], owner: string | undefined): void => {
+    for (const s of ss) {
+      for (const inner of childBlocks(s)) misuse(inner, owner);
+      const own = (id: number) => b.funcOf.has(id) && b.funcOf.get(id) !== owner;
+      const set = (s.k === 'assign' ? [s.v] : setOpaquely(s)).find((v) => own(v.id));
+      let read: number | undefined;
+      if (!set) someExpr([{ ...s, ...(childBlocks(s).length ? { then: [], else: [], body: [], step: [] } : {}) } as Stmt], (e) => e.k === 'var' && own(e.id) && ((read = e.id), true));
+      const id = set?.id ?? read;
+      if (id === undefined) continue;
+      const v = b.vars[id]!;
+      throw new DslError(
+        `kernel ${b.name}${s.loc ? ` (${s.loc})` : ''}: ${owner ? `func ${owner}` : 'the kernel'} ${set ? 'sets' : 'reads'} ${v.userName ?? v.name}, a variable of func ${b.funcOf.get(id)} (kept from its body): ` +
+          `a func's variables belong to its body; return the value from the func instead`,
+      );
+    }
+  };
+  misuse(b.body, undefined);
+  for (const f of b.funcs) {
+    if (!f) continue;
+    misuse(f.body, f.name);
+    const stray = f.results.flatMap((e) => varsRead(e)).find((id) => b.funcOf.has(id) && b.funcOf.get(id) !== f.name);
+    if (stray !== undefined)
+      throw new DslError(`kernel ${b.name}${f.loc ? ` (${f.loc})` : ''}: func ${f.name} returns ${b.vars[stray]!.userName ?? b.vars[stray]!.name}, a variable of func ${b.funcOf.get(stray)}: a func's variables belong to its body`);
+  }
+}
+
+/** The variables an expression reads. */
+function varsRead(e: Expr): number[] {
+  return e.k === 'var' ? [e.id] : childExprs(e).flatMap(varsRead);
 }
 
 /** A returned value as an expression of this kernel. */

@@ -8,6 +8,7 @@
 // and the user's own variable names (runtime/kernel-errors.ts).
 
 import { blockDeferredMessage, callerPlace, deferredKind, deferredResult, describeHost, DslError, KernelBuilder, userStack, withBuilder } from '../dsl/builder.ts';
+import { checkFuncVariables } from '../dsl/funcs.ts';
 import { sourceParameterNames } from '../dsl/names.ts';
 import { checkSignature } from '../dsl/signature.ts';
 import type { ParamType } from '../dsl/types.ts';
@@ -208,6 +209,7 @@ function build(params: readonly ParamType[], body: (...args: never) => void, opt
     const later = deferredResult((body as (...a: unknown[]) => unknown)(...values));
     if (later) throw new DslError(`kernel ${name}${at}: ${blockDeferredMessage(`the kernel's function returned ${later}`)}`);
   });
+  checkFuncVariables(b);
   const vars: VarInfo[] = b.vars;
   // A func whose body failed to build (an error the kernel's function caught) is never called: its place stays empty.
   const funcs = b.funcs.map((f): FuncAst => f ?? { name: 'unbuilt', params: [], body: [], results: [] });

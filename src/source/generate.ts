@@ -108,10 +108,11 @@ class Generator extends FuncGenerator {
   }
   protected varsOf(ty: Ty, assignable = false): VarRef[] {
     const p = this.parallel;
-    // A function's body assigns only its own variables, and the kernel none of a function's.
-    const other = (id: number) => (this.func ? id < this.func.floor : this.funcVars.has(id));
+    // A function's body assigns only its own variables; the kernel and the other functions
+    // neither read nor assign a function's (dsl/funcs.ts checkFuncVariables).
+    const other = (id: number) => this.func !== undefined && id < this.func.floor;
     return this.vars
-      .filter((v) => v.ty === ty && v.id >= 6 && !p?.hidden.has(v.id) && !(assignable && (this.protectedVars.has(v.id) || this.isInfra(v.id) || (p && v.id < p.floor) || other(v.id))))
+      .filter((v) => v.ty === ty && v.id >= 6 && !p?.hidden.has(v.id) && !this.funcVars.has(v.id) && !(assignable && (this.protectedVars.has(v.id) || this.isInfra(v.id) || (p && v.id < p.floor) || other(v.id))))
       .map((v) => ({ k: 'var', id: v.id, ty: v.ty }) as VarRef);
   }
   /**
@@ -159,8 +160,8 @@ class Generator extends FuncGenerator {
     if (this.chance(0.25)) body.push(...this.parallelLoop());
     body.push(...this.block(0, false));
     // Every int and float variable to this QPU's output slots.
-    const ints = this.vars.filter((v) => v.ty === 'int');
-    const floats = this.vars.filter((v) => v.ty === 'float');
+    const ints = this.vars.filter((v) => v.ty === 'int' && !this.funcVars.has(v.id));
+    const floats = this.vars.filter((v) => v.ty === 'float' && !this.funcVars.has(v.id));
     ints.slice(0, STORE_SLOTS).forEach((v, i) => body.push(this.storeTo(this.outQ, i, { k: 'var', id: v.id, ty: 'int' })));
     floats.slice(0, STORE_SLOTS).forEach((v, i) => body.push(this.storeTo(this.outFQ, i, { k: 'var', id: v.id, ty: 'float' })));
     const ast: KernelAst = { name: 'generated', params: this.vars.slice(0, 6), vars: this.vars, body, ...(this.funcs.length ? { funcs: this.funcs } : {}) };

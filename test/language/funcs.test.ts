@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  all, barrier, Break, Float, For, func, If, index, Int, kernel, me, parallelFor, Ptr, SharedArray, sumQPUs, Where, While, type IntExpr,
+  all, barrier, Break, Float, For, func, If, index, Int, kernel, me, parallelFor, Ptr, SharedArray, sumQPUs, Where, While, type IntExpr, type IntVar,
 } from '../../src/index.ts';
 import { onAll } from '../helpers/lang.ts';
 
@@ -149,26 +149,28 @@ test('a func called many times is compiled once: the code grows by a call, not b
   assert.match(k.code().asm, /brr ra\d*[02468], func_/, 'the call links in an even regfile-A register');
 });
 
-test('arguments that read the func\'s own parameters (variables of the body the kernel kept) are all computed before any is set', () => {
-  let kept: [IntExpr, IntExpr] | undefined;
-  const f = func([Int, Int], function keep(a, b) {
-    kept = [a, b];
+test('a func\'s variables belong to its body: the kernel, or another func, that kept one and reads or sets it is refused at the statement', () => {
+  let kept: IntExpr | undefined;
+  const keep = func([Int, Int], function keep(a, b) {
+    kept = b;
     return a.sub(b.mul(3));
   });
-  const k = kernel([Ptr(Int)], function swapped(p) {
-    const first = Int(f(p.load(), index()));
-    const [a, b] = kept!;
-    const second = Int(f(b, a)); // the parameters swapped, as the last call left them
-    const third = Int(f(b.add(first), a));
-    p.store(first.add(second.shl(8)).add(third.shl(16)));
+  const refused = (build: () => void, re: RegExp) => assert.throws(build, (e: Error) => e.name === 'DslError' && re.test(e.message), re.source);
+  refused(() => kernel([Ptr(Int)], function reads(p) {
+    const first = Int(keep(p.load(), index()));
+    p.store(first.add(kept!));
+  }), /\(.*funcs\.test\.ts:\d+:\d+\): the kernel reads b, a variable of func keep \(kept from its body\): a func's variables belong to its body; return the value from the func instead/);
+  refused(() => kernel([Ptr(Int)], function sets(p) {
+    const first = Int(keep(p.load(), index()));
+    (kept as IntVar).set(first);
+    p.store(first);
+  }), /the kernel sets b, a variable of func keep/);
+  const peek = func([Int], function peek(x) {
+    return x.add(kept!);
   });
-  const [p] = onAll(k, () => [SharedArray.from(lanes((l) => l * 7), 'int32')]);
-  assert.deepEqual(Array.from(p), lanes((l) => {
-    const first = l * 7 - 3 * l;
-    const second = l - 3 * (l * 7);
-    const third = l * 7 + first - 3 * l;
-    return (first + (second << 8) + (third << 16)) | 0;
-  }));
+  refused(() => kernel([Ptr(Int)], function other(p) {
+    p.store(peek(keep(p.load(), 1)));
+  }), /func peek returns b, a variable of func keep/);
 });
 
 test('a func\'s result that repeats a value of its body, read by a func laid out before it (pass cse renames every read)', () => {
@@ -277,6 +279,13 @@ test('the mistakes: recursion, memory, a kernel variable assigned, a caller\'s l
     return f1(x);
   });
   refuses(() => kernel([Ptr(Int)], (p) => p.store(f1(1))), /func f1 calls itself \(f1 calls g1 calls f1\)/);
+  let chain: (x: IntExpr) => IntExpr = (x) => x.add(1);
+  for (let d = 0; d < 18; d++) {
+    const inner = chain;
+    chain = func([Int], (x) => inner(x).mul(3), { name: `level${d}` });
+  }
+  const deep = kernel([Ptr(Int)], (p) => p.store(chain(p.load())));
+  assert.throws(() => deep.code(), /funcs called inside funcs too deeply: each call under way keeps its return address in an even register of regfile A/);
   assert.throws(() => func([Int, 'Int' as never], (a) => a), /func .*: parameter 2's type must be Int, Float or a Ptr/);
   assert.throws(() => square(1), /can only be used inside a kernel's function/);
 });
