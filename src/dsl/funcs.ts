@@ -164,6 +164,7 @@ function instantiate(b: KernelBuilder, name: string, types: readonly ParamType[]
  * results.)
  */
 export function checkFuncVariables(b: KernelBuilder): void {
+  if (b.funcOf.size === 0) return;
   const misuse = (ss: readonly Stmt[], owner: string | undefined): void => {
     for (const s of ss) {
       for (const inner of childBlocks(s)) misuse(inner, owner);

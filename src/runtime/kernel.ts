@@ -209,12 +209,12 @@ function build(params: readonly ParamType[], body: (...args: never) => void, opt
     const later = deferredResult((body as (...a: unknown[]) => unknown)(...values));
     if (later) throw new DslError(`kernel ${name}${at}: ${blockDeferredMessage(`the kernel's function returned ${later}`)}`);
   });
-  checkFuncVariables(b);
   const vars: VarInfo[] = b.vars;
   // A func whose body failed to build (an error the kernel's function caught) is never called: its place stays empty.
   const funcs = b.funcs.map((f): FuncAst => f ?? { name: 'unbuilt', params: [], body: [], results: [] });
   const ast: KernelAst = { name, params: vars.slice(0, params.length), vars, body: b.body, ...(funcs.length ? { funcs } : {}) };
   try {
+    checkFuncVariables(b);
     checkKernel(ast);
   } catch (e) {
     if (e instanceof RangeError && /call stack/i.test(e.message))
