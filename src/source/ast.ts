@@ -158,7 +158,7 @@ export interface KernelAst {
   readonly params: readonly VarInfo[];
   readonly vars: readonly VarInfo[];
   readonly body: Stmt[];
-  /** The functions the body calls (`call` statements name them by index), callees after their callers. */
+  /** The functions the body calls (`call` statements name them by index), in any order (lowering lays them out callers first). */
   readonly funcs?: readonly FuncAst[];
 }
 
