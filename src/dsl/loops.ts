@@ -33,18 +33,21 @@ function open<T>(b: KernelBuilder, loop: Loop, build: () => T): T {
 
 /**
  * Refuses a loop whose condition reads the results of the call of a func made just before it
- * (`While(f(i).lt(5), ...)`: the call runs once, when the condition is built) when the loop
- * never assigns them: the condition could never change.
+ * (`While(f(i).lt(5), ...)`: the call runs once, when the condition is built) and no variable
+ * the loop assigns: the condition could never change. (`const lim = f(n); While(i.lt(lim), ...)`
+ * is fine: i changes.)
  */
 function callInCondition(b: KernelBuilder, what: string, cond: Cond, inLoop: readonly Stmt[], before: Stmt | undefined): void {
   if (before?.k !== 'call') return;
   const changed = assignedIn(inLoop);
-  const read = before.outs.find((o) => !changed.has(o.id) && boolOperands(cond.b).some((e) => containsVar(e, o.id)));
+  const reads = (id: number) => boolOperands(cond.b).some((e) => containsVar(e, id));
+  if ([...changed].some(reads)) return;
+  const read = before.outs.find((o) => reads(o.id));
   if (!read) return;
   const v = b.vars[read.id]!;
   const f = b.funcs[before.f]?.name ?? 'func';
   throw b.error(
-    `${what}'s condition reads ${v.userName ?? v.name}, from the call of func ${f} just before the loop, which the loop never assigns: ` +
+    `${what}'s condition reads ${v.userName ?? v.name}, from the call of func ${f} just before the loop, and nothing the loop assigns: ` +
       `a call in a condition runs once, before the loop, so the condition would never change; call it in the loop and test a variable ` +
       `(const r = Int(${f}(...)); ${what}(r.lt(n), () => { ...; r.set(${f}(...)) }))`,
   );

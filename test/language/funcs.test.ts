@@ -255,7 +255,18 @@ test('the mistakes: recursion, memory, a kernel variable assigned, a caller\'s l
     });
     While(inc(i).lt(5), () => i.set(i.add(1)));
     p.store(i);
-  }), /While's condition reads inc\.result, from the call of func inc just before the loop, which the loop never assigns: a call in a condition runs once/);
+  }), /While's condition reads inc\.result, from the call of func inc just before the loop, and nothing the loop assigns: a call in a condition runs once/);
+  const clamp = func([Int], function clamp(x) {
+    return x.min(10);
+  });
+  const bounded = kernel([Ptr(Int)], function bounded(p) {
+    const i = Int(0);
+    const s = Int(0);
+    While(i.lt(clamp(p.load())), () => (s.set(s.add(i)), i.set(i.add(1)))); // a bound from a func: i changes
+    p.store(s);
+  });
+  const [out] = onAll(bounded, () => [SharedArray.from(lanes((l) => l), 'int32')]);
+  assert.deepEqual(Array.from(out), lanes(() => 45));
   refuses(() => kernel([Int, Ptr(Int)], (n, p) => {
     const s = Int(1000);
     const peek = func([Int], function peek(x) {
