@@ -14,7 +14,7 @@
 // No recursion (the DSL refuses it), so each function's parameters, variables and results have
 // one register each, and the control-flow graph (cfg.ts) sees every call and return.
 
-import { childBlocks, childExprs, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
+import { childBlocks, type Expr, type KernelAst, type Stmt } from '../source/ast.ts';
 import type { IrInstr, Reg, Src, VReg } from './ir.ts';
 import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 import type { Conditions } from './lower-conditions.ts';
@@ -34,11 +34,6 @@ interface Lowered {
   readonly entry: string;
   readonly link: VReg;
   readonly results: readonly VReg[];
-}
-
-/** Whether e reads a variable that passes `pred`. */
-function someVar(e: Expr, pred: (id: number) => boolean): boolean {
-  return (e.k === 'var' && pred(e.id)) || childExprs(e).some((x) => someVar(x, pred));
 }
 
 export class Functions {
@@ -63,18 +58,8 @@ export class Functions {
   call(s: Stmt & { k: 'call' }, mask: VReg | undefined): void {
     const f = this.of(s.f);
     const fa = this.k.funcs![s.f]!;
-    // Arguments that read the function's own parameters (a variable of the function the kernel
-    // reads, as the interpreter allows) are all computed before any parameter is written.
-    const params = new Set(fa.params.map((p) => p.id));
-    if (s.args.some((a) => someVar(a, (id) => params.has(id)))) {
-      // Into temporaries: a variable's own register would be overwritten before it is read.
-      const values = s.args.map((a) => {
-        const t = this.l.fresh();
-        this.l.exprInto(a, t);
-        return t;
-      });
-      values.forEach((x, i) => this.l.mov(this.l.varReg(fa.params[i]!.id), x));
-    } else s.args.forEach((a, i) => this.l.exprInto(a, this.l.varReg(fa.params[i]!.id)));
+    // A function's parameters are its own (dsl/funcs.ts checkFuncVariables): no argument reads one.
+    s.args.forEach((a, i) => this.l.exprInto(a, this.l.varReg(fa.params[i]!.id)));
     this.branch({ op: 'branch', cond: 'always', label: f.entry, link: f.link });
     this.l.emit({ op: 'label', name: this.l.label(`${f.entry}return`) });
     if (mask) this.l.cond.flagsFromMask(mask);
