@@ -143,6 +143,8 @@ export interface Compiled {
   readonly statements: readonly (Stmt | undefined)[];
   /** For each instruction made of two paired ones from different statements, the second's (sparse). */
   readonly pairedStatements: readonly (Stmt | undefined)[];
+  /** For each instruction, whether it is spill code: a store or reload of a spilled register (spill.ts). */
+  readonly spill: readonly boolean[];
   /**
    * Uniforms each QPU reads before the kernel's arguments: its number and the QPU count (2), and
    * when registers spill to memory, the address of scratchBytes of memory for them (3).
@@ -219,6 +221,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     },
     statements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stmt])),
     pairedStatements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.paired])),
+    spill: spaced.lines.flatMap((l) => ('label' in l ? [] : [!!l.spill])),
     uniformsBeforeArgs: st.scratch || lowered.scratch ? 3 : 2,
     scratchBytes: lowered.recordBytes + lowered.logBytes + scratchBytes(st, qpus),
     assertions: { sites: lowered.sites, texts: lowered.sites.map((x) => messagePrinter(ast).head(x.shows ?? x)), recordBytes: lowered.recordBytes, rows: lowered.recordBytes / qpus / ROW_BYTES },

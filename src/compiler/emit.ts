@@ -48,6 +48,8 @@ export type AsmLine =
       readonly paired?: Stmt;
       /** A nop only for a latency (schedule.ts, space.ts). */
       readonly spacer?: true;
+      /** Spill code (spill.ts). */
+      readonly spill?: true;
     };
 export type InstrLine = Extract<AsmLine, { instr: Instr }>;
 
@@ -87,8 +89,11 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
   };
   const out: AsmLine[] = [];
   // A return jumps through its register, not to its label (which names the function it leaves).
-  const put = (i: IrInstr, stmt: Stmt | undefined) => out.push({ instr: built(i, kernel), stmt, ...(i.op === 'branch' && !i.via ? { target: i.label } : {}) });
+  let spill = false;
+  const put = (i: IrInstr, stmt: Stmt | undefined) =>
+    out.push({ instr: built(i, kernel), stmt, ...(i.op === 'branch' && !i.via ? { target: i.label } : {}), ...(spill ? { spill: true as const } : {}) });
   for (const i of code) {
+    spill = !!i.spill;
     const stmt = i.stmt;
     switch (i.op) {
       case 'label':

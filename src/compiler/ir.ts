@@ -74,8 +74,8 @@ export type IrOp =
   /** The end: program end and its two delay slots. */
   | { readonly op: 'end' };
 
-/** An IR instruction and the kernel statement it was lowered from (for run-time errors). */
-export type IrInstr = IrOp & { readonly stmt?: Stmt };
+/** An IR instruction, with the kernel statement it was lowered from (for run-time errors and profiles); `spill`: spill code (a store or reload of a spilled register, spill.ts), which profiles count apart. */
+export type IrInstr = IrOp & { readonly stmt?: Stmt; readonly spill?: true };
 
 export const v = (id: number): VReg => ({ k: 'v', id });
 export const p = (name: PRegName): PReg => ({ k: 'p', name });

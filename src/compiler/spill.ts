@@ -83,6 +83,9 @@ function assignSlots(spill: readonly number[], st: SpillState, rows: number): vo
   }
 }
 
+/** An instruction of spill code, serving statement `stmt`'s instructions. */
+const spillCode = (i: IrInstr, stmt: IrInstr['stmt']): IrInstr => ({ ...i, ...(stmt && !i.stmt ? { stmt } : {}), spill: true });
+
 /** Writes spill code: fresh registers no later spilling may take, and instructions appended to `out`. */
 class SpillWriter {
   readonly out: IrInstr[] = [];
@@ -118,7 +121,7 @@ function withSetups(code: readonly IrInstr[], st: SpillState, { qpu, qpus, scrat
     const w = new SpillWriter(st);
     const t = w.alu('mul24', qpu, w.ldi(spillRowsPerQpu(qpus)));
     st.setups = { w: w.alu('add', w.ldi(VPM_WRITE_ROW + 2 * qpus), t), r: w.alu('add', w.ldi(VPM_READ_ROW + 2 * qpus), t) };
-    rest.splice(1, 0, ...w.out);
+    rest.splice(1, 0, ...w.out.map((i) => spillCode(i, undefined)));
   }
   if (!st.scratch && st.memory.size) {
     // The scratch address is the uniform after the QPU count: read right after the second
@@ -132,7 +135,7 @@ function withSetups(code: readonly IrInstr[], st: SpillState, { qpu, qpus, scrat
       w.out.push({ op: 'alu', code: 'mov', dst: base, a: p('unif'), b: p('unif') });
     } else if (scratch!.reserved) base = w.alu('add', base, w.ldi(scratch!.reserved));
     st.scratch = w.alu('add', base, w.alu('shl', qpu, int(6)));
-    rest.splice(at, 0, ...w.out);
+    rest.splice(at, 0, ...w.out.map((i) => spillCode(i, undefined)));
   }
   return rest;
 }
@@ -164,10 +167,12 @@ class Rewriter extends SpillWriter {
     for (let at = 0; at < code.length; ) {
       const end = groupEnd(code, at);
       const start = this.out.length;
-      for (const g of this.rewriteGroup(code, at, end)) this.emit(g);
+      const group = this.rewriteGroup(code, at, end);
+      for (const g of group) this.emit(g);
       // Spill code belongs to the statement of the instructions it serves.
       const stmt = code[at]!.stmt;
-      if (stmt) for (let n = start; n < this.out.length; n++) if (!this.out[n]!.stmt) this.out[n] = { ...this.out[n]!, stmt };
+      const own = new Set(group.map((g) => g.ins));
+      for (let n = start; n < this.out.length; n++) if (!own.has(this.out[n]!)) this.out[n] = spillCode(this.out[n]!, stmt);
       at = end;
     }
     if (this.early.length) throw new CompileError('internal error: a register was stored before the scratch address was read');

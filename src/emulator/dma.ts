@@ -29,6 +29,9 @@ export class DmaEngines {
   /** When each engine has finished its last transfer. */
   private vdrFree = 0;
   private vdwFree = 0;
+  /** Cycles each engine has spent transferring in this run (a profile's figures). */
+  loadBusy = 0;
+  storeBusy = 0;
   /** The bytes the last load or store moved. */
   bytes = 0;
   /** The VPM words of one DMA row (at most 128), reused by every transfer. */
@@ -38,7 +41,7 @@ export class DmaEngines {
 
   /** Both engines idle (a run starts). */
   reset(): void {
-    this.vdrFree = this.vdwFree = 0;
+    this.vdrFree = this.vdwFree = this.loadBusy = this.storeBusy = 0;
   }
 
   /**
@@ -80,6 +83,7 @@ export class DmaEngines {
   private loaded(start: number, rows: number, words: number): number {
     const T = this.m.timing;
     this.vdrFree = start + Math.ceil(T.dmaLoadBaseCycles + rows * T.dmaLoadCyclesPerRow + words * T.dmaLoadCyclesPerWord);
+    this.loadBusy += this.vdrFree - start;
     return this.vdrFree;
   }
 
@@ -126,6 +130,7 @@ export class DmaEngines {
     const T = this.m.timing;
     this.bytes = s.units * n * 4;
     this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + s.units * T.dmaStoreCyclesPerRow + s.units * n * T.dmaStoreCyclesPerWord);
+    this.storeBusy += this.vdwFree - start;
     if (rows) this.m.races.note(q.id, rows, start, this.vdwFree, this.m);
     else if (racing) this.m.races.noteRange(q.id, addr >>> 0, (addr + s.units * n * 4) >>> 0, start, this.vdwFree, this.m);
     return this.vdwFree;
@@ -141,6 +146,7 @@ export class DmaEngines {
     const T = this.m.timing;
     this.bytes = bytes;
     this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + T.dmaStoreCyclesPerRow + (bytes / 4) * T.dmaStoreCyclesPerWord);
+    this.storeBusy += this.vdwFree - start;
     if (touched && this.m.qpuCount > 1) this.m.races.noteRange(q.id, lo, hi, start, this.vdwFree, this.m);
     return this.vdwFree;
   }

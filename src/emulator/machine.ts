@@ -27,6 +27,7 @@ import { MUTEX, SyncUnits } from './sync.ts';
 import { DmaEngines } from './dma.ts';
 import { attach, detach } from './wasm/slots.ts';
 import { type Allocation, GpuMemory, hex, MemoryFault, READ } from '../common/memory.ts';
+import type { Profiler } from './profile.ts';
 import { Qpu, type QpuHost, TMU_SLOTS } from './qpu.ts';
 import { type RunResult, runResult } from './report.ts';
 import { checkTiming, PI_TIMING, type Timing } from './timing.ts';
@@ -58,6 +59,8 @@ export interface MachineRunOptions {
   readonly maxSteps?: number;
   /** Called for every executed instruction (runs one instruction at a time). */
   readonly trace?: (qpu: number, pc: number, instr: Instr) => void;
+  /** Fills this profile: each instruction's runs, cycles and stalls on each QPU (runs one instruction at a time; profile.ts). */
+  readonly profile?: Profiler;
   /** Called with each QPU after reset, before it runs (tests set registers here). */
   readonly init?: (q: Qpu) => void;
   /**
@@ -178,6 +181,7 @@ export class Machine implements QpuHost {
         q.dmaWords = strict ? (this.wordSets[id] ??= { load: new VpmWordSet(), store: new VpmWordSet() }) : null;
         opts.init?.(q);
       }
+      opts.profile?.start(n, program.length);
       for (;;) {
         const q = this.turns ? this.nextTurn(this.turns) : this.next();
         if (!q) {
@@ -201,7 +205,8 @@ export class Machine implements QpuHost {
       }
       if (opts.onProgress) this.reportProgress(budget, opts.onProgress, true, failed);
     }
-    return runResult(this.qpus.map((x) => x.stats), this.timing.clockHz);
+    const result = runResult(this.qpus.map((x) => x.stats), this.timing.clockHz);
+    return opts.profile ? { ...result, profile: opts.profile.result(), dmaBusy: { load: this.dma.loadBusy, store: this.dma.storeBusy } } : result;
   }
 
   /**
@@ -245,6 +250,7 @@ export class Machine implements QpuHost {
   private runQpu(q: Qpu, strict: boolean, budget: RunBudget, opts: MachineRunOptions): void {
     const p = this.program!;
     const trace = opts.trace;
+    const profile = opts.profile;
     const blocks = strict ? p.blocks.strict : p.blocks.loose;
     for (;;) {
       const pc = q.pc;
@@ -252,7 +258,7 @@ export class Machine implements QpuHost {
         throw this.locate(q, pc, new EmulatorError('fault', `the program counter left the program (${p.length} instructions)`));
       let fn: BlockFn;
       // Blocks need no branch or program end pending; units handle everything one at a time.
-      if (trace || q.branchCountdown > 0 || q.endCountdown > 0 || budget.left < MAX_BLOCK) {
+      if (trace || profile || q.branchCountdown > 0 || q.endCountdown > 0 || budget.left < MAX_BLOCK) {
         if (budget.left <= 0)
           throw this.locate(q, pc, new EmulatorError('budget', budget.spent('instruction', this.progress())));
         if (strict) this.checkEntry(q, pc, q.prev0, q.prev1);
@@ -276,7 +282,11 @@ export class Machine implements QpuHost {
       q.loops = Math.min(LOOPS_PER_CALL, Math.floor(budget.left / MAX_BLOCK));
       let status: number;
       try {
-        status = fn(q);
+        if (profile) {
+          profile.enter(q);
+          status = fn(q);
+          profile.leave(q, pc);
+        } else status = fn(q);
       } catch (e) {
         throw this.locate(q, q.pc, e); // a block leaves pc at the instruction that failed
       }

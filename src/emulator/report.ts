@@ -2,6 +2,7 @@
 // of the TMU, DMA, the SFU, uniforms and host interrupts), and the cycle model's figures as
 // text: per QPU and in total, with the estimated time on a Pi.
 
+import type { QpuProfile } from './profile.ts';
 import { CYCLES_PER_INSTR, type Timing } from './timing.ts';
 
 export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
@@ -52,6 +53,10 @@ export interface RunResult {
   /** The run's length: the cycle the last QPU finished. */
   readonly cycles: number;
   readonly seconds: number;
+  /** Each QPU's figures per instruction, when the run was given a Profiler (profile.ts). */
+  readonly profile?: readonly QpuProfile[];
+  /** With a profile: the cycles the DMA load engine and the DMA store engine (one each, shared by the QPUs) spent transferring. */
+  readonly dmaBusy?: { readonly load: number; readonly store: number };
 }
 
 /** A run's result from each QPU's figures: their sums, and the longest QPU's cycles, at `clockHz`. */

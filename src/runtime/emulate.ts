@@ -15,6 +15,7 @@ import { type LoadedProgram, Machine, type MachineRunOptions, type RunResult } f
 import { type Allocation, footprint, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../common/memory.ts';
 import { PI_TIMING, type Timing } from '../emulator/timing.ts';
 import type { SfuMode } from '../vc4/sfu-model.ts';
+import type { Profiler } from '../emulator/profile.ts';
 
 export interface EmulateOptions {
   /** Instructions all QPUs may execute in total before the run stops (default 200 million). */
@@ -29,6 +30,8 @@ export interface EmulateOptions {
   readonly interleave?: number;
   /** The SFU's results: correctly rounded (default), or off as a chip's are (vc4/sfu-model.ts). */
   readonly sfu?: SfuMode;
+  /** Fills this profile (Machine.run's profile). */
+  readonly profile?: Profiler;
 }
 
 /** An array a kernel is given: the parameter's name, and where the array is. */
@@ -107,9 +110,9 @@ export class EmulatorTarget {
     this.printed = [];
     let result: RunResult;
     try {
-      const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu } = opts;
+      const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu, profile } = opts;
       // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
-      result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict });
+      result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict, profile });
     } catch (e) {
       // A failed assertion first: the others may have waited for the QPU that failed it.
       this.afterRun(c);

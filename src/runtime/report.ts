@@ -15,6 +15,7 @@
 import type { RunResult } from '../emulator/machine.ts';
 import type { PiRunResult } from '../pi/target.ts';
 import type { RunTarget } from './types.ts';
+import type { KernelProfile } from './profile.ts';
 
 export interface RunReport {
   readonly target: RunTarget;
@@ -35,6 +36,13 @@ export interface RunReport {
   readonly run: RunResult;
   /** The pi target: the time measured on the Pi's QPUs. */
   readonly pi?: PiRunResult;
+  /**
+   * With `{ profile: true }`: the run's profile (runtime/profile.ts): per source statement and
+   * per instruction, what ran and what it cost, each QPU's timeline, and what bounds the run. It
+   * is the compiled code's, on the emulator; on the interpreter and the pi target, of the
+   * cycle model's run (as `run` is).
+   */
+  readonly profile?: KernelProfile;
   /** What the kernel's print statements showed, QPU after QPU, each in its program order (also written to the console). */
   readonly printed: readonly string[];
 }
@@ -51,20 +59,29 @@ export function knownRun(r: RunReport): RunResult | undefined {
 }
 
 /** A report whose fields may come from the estimate, computed once, on first read. */
-function lazyReport(fixed: Partial<Record<keyof RunReport, unknown>>, estimate: Estimate, lazy: (run: () => RunResult) => Partial<Record<keyof RunReport, () => unknown>>): RunReport {
+function lazyReport(
+  fixed: Partial<Record<keyof RunReport, unknown>>,
+  estimate: Estimate,
+  lazy: (run: () => RunResult) => Partial<Record<keyof RunReport, () => unknown>>,
+  profileOf: ProfileOf | undefined,
+): RunReport {
   const report = { ...fixed } as RunReport;
   const run = (): RunResult => {
     let r = known.get(report);
     if (!r) known.set(report, (r = estimate()));
     return r;
   };
-  const getters: Partial<Record<keyof RunReport, () => unknown>> = { run, ...lazy(run) };
+  let profile: KernelProfile | undefined;
+  const getters: Partial<Record<keyof RunReport, () => unknown>> = { run, ...lazy(run), ...(profileOf ? { profile: () => (profile ??= profileOf(run())) } : {}) };
   for (const [key, get] of Object.entries(getters)) Object.defineProperty(report, key, { get, enumerable: true, configurable: false });
   return Object.freeze(report);
 }
 
+/** A profile of a run of the compiled code (a run with a profiler). */
+export type ProfileOf = (run: RunResult) => KernelProfile;
+
 /** A run on the emulator: everything known. */
-export function emulatorReport(qpus: number, run: RunResult, printed: readonly string[]): RunReport {
+export function emulatorReport(qpus: number, run: RunResult, printed: readonly string[], profileOf?: ProfileOf): RunReport {
   const report: RunReport = Object.freeze({
     target: 'emulator',
     qpus,
@@ -74,29 +91,31 @@ export function emulatorReport(qpus: number, run: RunResult, printed: readonly s
     stepsPerQpu: run.qpus.map((q) => q.instructions),
     seconds: run.seconds,
     run,
+    ...(profileOf ? { profile: profileOf(run) } : {}),
   });
   known.set(report, run);
   return report;
 }
 
 /** A run on the interpreter: its statements; the time and `run` from the compiled code, when first read. */
-export function interpreterReport(qpus: number, statements: readonly number[], printed: readonly string[], estimate: Estimate, ran?: RunResult): RunReport {
+export function interpreterReport(qpus: number, statements: readonly number[], printed: readonly string[], estimate: Estimate, ran?: RunResult, profileOf?: ProfileOf): RunReport {
   const stepsPerQpu = Object.freeze([...statements]);
   const report = lazyReport(
     { target: 'interpreter', qpus, unit: 'statements', steps: stepsPerQpu.reduce((a, b) => a + b, 0), stepsPerQpu, printed },
     estimate,
     (run) => ({ seconds: () => run().seconds }),
+    profileOf,
   );
   if (ran) known.set(report, ran);
   return report;
 }
 
 /** A run on a Pi's QPUs: the measured time; the steps and `run` from the cycle model (already run with `estimate: true`). */
-export function piReport(qpus: number, pi: PiRunResult, printed: readonly string[], estimate: Estimate, ran?: RunResult): RunReport {
+export function piReport(qpus: number, pi: PiRunResult, printed: readonly string[], estimate: Estimate, ran?: RunResult, profileOf?: ProfileOf): RunReport {
   const report = lazyReport({ target: 'pi', qpus, unit: 'instructions', seconds: pi.seconds, pi, printed }, estimate, (run) => ({
     steps: () => run().total.instructions,
     stepsPerQpu: () => run().qpus.map((q) => q.instructions),
-  }));
+  }), profileOf);
   if (ran) known.set(report, ran);
   return report;
 }

@@ -57,6 +57,13 @@ export interface KernelRunOptions extends RunOptions {
    * were measured to be (vc4/sfu-model.ts), to test code that must hold on a Pi.
    */
   readonly sfu?: SfuMode;
+  /**
+   * Profile the run (report.profile, runtime/profile.ts): per source statement and instruction,
+   * what ran, its cycles and stalls by cause; each QPU's timeline; what bounds the run. The
+   * emulator runs one instruction at a time for it (slower); on the interpreter and the pi
+   * target, the profile is of the cycle model's run.
+   */
+  readonly profile?: boolean;
 }
 
 /** How far a run has got, for onProgress. */
@@ -103,9 +110,10 @@ export interface Run {
   readonly timeoutMs: number | undefined;
   readonly interleave: number | undefined;
   readonly sfu: SfuMode | undefined;
+  readonly profile: boolean;
 }
 
-const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs', 'interleave', 'sfu'];
+const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs', 'interleave', 'sfu', 'profile'];
 const TARGETS: readonly RunTarget[] = ['emulator', 'interpreter', 'pi'];
 
 /**
@@ -140,6 +148,9 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
   if (seed !== undefined && target === 'pi') fail(TypeError, `interleave is for the emulator and the interpreter: a Pi's QPUs interleave as they run`);
   if (x.sfu !== undefined && !(SFU_MODES as readonly unknown[]).includes(x.sfu)) fail(TypeError, `sfu must be 'exact' or 'chip', not ${describeHost(x.sfu)}`);
   if (x.sfu !== undefined && target === 'pi') fail(TypeError, `sfu is for the emulator and the interpreter: a Pi's SFU is the chip's own`);
+  if (x.profile !== undefined && typeof x.profile !== 'boolean') fail(TypeError, `profile must be true or false, not ${describeHost(x.profile)}`);
+  if (x.profile && x.estimate === false && target !== 'emulator')
+    fail(TypeError, `on the ${target}, a profile is of the cycle model's run, which { estimate: false } turns off`);
   const budget = stepBudget(x.maxSteps, target === 'interpreter' ? INTERPRETER_STEPS : EMULATOR_STEPS, `kernel ${name}`);
   return {
     target,
@@ -152,6 +163,7 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
     timeoutMs: x.timeoutMs as number | undefined,
     interleave: seed as number | undefined,
     sfu: x.sfu as SfuMode | undefined,
+    profile: (x.profile as boolean | undefined) ?? false,
   };
 }
 

@@ -19,7 +19,9 @@ import type { KernelAst } from '../source/ast.ts';
 import { type ArrayRegion, interpret } from '../source/interpreter.ts';
 import { EmulatorTarget } from './emulate.ts';
 import { inKernel } from './kernel-errors.ts';
-import { emulatorReport, type Estimate, interpreterReport, piReport, type RunReport } from './report.ts';
+import { emulatorReport, type Estimate, interpreterReport, piReport, type ProfileOf, type RunReport } from './report.ts';
+import { kernelProfile } from './profile.ts';
+import { Profiler } from '../emulator/profile.ts';
 import type { Run } from './run-options.ts';
 import type { RunTarget } from './types.ts';
 import { gpuMemory } from './shared-array.ts';
@@ -80,7 +82,8 @@ function emulatorRun(ast: KernelAst, c: Compiled, values: number[], arrays: Arra
     onProgress &&
     ((steps: number, cycles: number, done: boolean) => onProgress({ target: 'emulator', steps, maxSteps: r.budget, cycles, seconds: cycles / hz, done }));
   try {
-    return emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave, sfu: r.sfu });
+    const profile = r.profile ? new Profiler(c.instrs.length) : undefined;
+    return emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave, sfu: r.sfu, profile });
   } catch (e) {
     throw e instanceof EmulatorError ? inKernel(ast, c, e) : e;
   }
@@ -107,11 +110,17 @@ function estimateOf(k: RunnableKernel, { values, r, level }: Call, snap: Snapsho
   return { now, later };
 }
 
+/** With `{ profile: true }`: the profile of a run of the call's compiled code. */
+function profileOf(k: RunnableKernel, { r, level }: Call): ProfileOf | undefined {
+  return r.profile ? (run) => kernelProfile(k.ast, k.code(r.qpus, level), run) : undefined;
+}
+
 const EMULATOR: Target = {
   name: 'emulator',
-  run(k, { values, arrays, r, level }) {
+  run(k, call) {
+    const { values, arrays, r, level } = call;
     const run = staged(gpuMemory, values, arrays, (v, regions) => emulatorRun(k.ast, k.code(r.qpus, level), v, regions, r));
-    return emulatorReport(r.qpus, run, printedLines(emulatorTarget().printed));
+    return emulatorReport(r.qpus, run, printedLines(emulatorTarget().printed), profileOf(k, call));
   },
 };
 
@@ -125,7 +134,7 @@ const INTERPRETER: Target = {
     const result = staged(gpuMemory, values, arrays, (v, regions) =>
       interpret(k.ast, { qpus: r.qpus, args: v, memory: gpuMemory, arrays: regions, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave, sfu: r.sfu }),
     );
-    return interpreterReport(r.qpus, result.steps, printedLines(result.printed), estimate.later, r.estimate ? estimate.now() : undefined);
+    return interpreterReport(r.qpus, result.steps, printedLines(result.printed), estimate.later, r.estimate ? estimate.now() : undefined, profileOf(k, call));
   },
 };
 
@@ -156,7 +165,7 @@ const PI: Target = {
       throw e;
     }
     r.onProgress?.({ target: 'pi', steps: ran?.total.instructions ?? 0, maxSteps: r.budget, done: true });
-    return piReport(r.qpus, pi, printedLines(printed), estimate.later, ran);
+    return piReport(r.qpus, pi, printedLines(printed), estimate.later, ran, profileOf(k, call));
   },
 };
 

@@ -1,0 +1,89 @@
+// What bounds a profiled run, and how it would scale with the QPU count. Every QPU-cycle of the
+// run (QPUs times the run's length) goes to one kind: issuing instructions, spill code (its
+// issue and its waits), a stall by cause (TMU, DMA, VPM, semaphores, mutex), or idle (a QPU that
+// has ended while others run on). The verdict is the largest kind, with its share. The scaling
+// is a model, and says so: the work a QPU does divides among the QPUs, but the one DMA load
+// engine and the one DMA store engine serve them all (Guide p. 53-57: the VPM's DMA is one
+// unit per direction), so their busy time is a floor no QPU count goes below.
+
+import { STALL_CAUSES, type StallCause } from '../emulator/report.ts';
+import type { Figures, InstructionProfile, QpuFigures } from './profile.ts';
+
+/** Where a run's QPU-cycles go. */
+export type Bound = 'issue' | 'spills' | StallCause | 'idle';
+
+export interface Verdict {
+  /** What takes the largest share of the QPU-cycles. */
+  readonly bound: Bound;
+  /** Each kind's share of the QPU-cycles (0 to 1); they add up to 1. */
+  readonly shares: Readonly<Record<Bound, number>>;
+  /** The verdict in a sentence, with the figure that shows it. */
+  readonly text: string;
+  /** Modelled run lengths in cycles for QPU counts 1, 2, 4, 8 and 12, and what bounds each. */
+  readonly scaling: readonly { readonly qpus: number; readonly cycles: number; readonly by: 'work' | 'dma load' | 'dma store' }[];
+  /** The scaling in a sentence. */
+  readonly scalingText: string;
+}
+
+/** What the verdict reads of a profile. */
+interface Profiled {
+  readonly qpus: number;
+  readonly cycles: number;
+  readonly total: Figures;
+  readonly instructions: readonly InstructionProfile[];
+  readonly perQpu: readonly QpuFigures[];
+  readonly dmaBusy?: { readonly load: number; readonly store: number };
+}
+
+const SCALE_QPUS = [1, 2, 4, 8, 12];
+const DESCRIBED: Record<Bound, string> = {
+  issue: 'instruction issue: the QPUs issue instructions (spill code aside) in',
+  spills: 'spills: stores and reloads of spilled registers take',
+  tmu: 'TMU latency: the QPUs wait for loads (the TMU) in',
+  dma: 'DMA: the QPUs wait for the VPM\'s DMA engines (one for loads and one for stores, shared by all QPUs) in',
+  vpm: 'VPM reads: the QPUs wait for the VPM in',
+  semaphore: 'waiting for other QPUs: the QPUs wait on semaphores (barriers, hand-offs) in',
+  mutex: 'the mutex: the QPUs wait for it in',
+  idle: 'uneven work: QPUs sit ended, waiting for the others, in',
+};
+
+export function verdictOf(p: Profiled): Verdict {
+  const capacity = p.qpus * p.cycles;
+  const spent: Record<Bound, number> = { issue: 0, spills: p.total.spillCycles, tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0, idle: 0 };
+  for (const i of p.instructions) {
+    if (i.spill) continue;
+    spent.issue += i.cycles - STALL_CAUSES.reduce((s, c) => s + i.stalls[c], 0);
+    for (const c of STALL_CAUSES) spent[c] += i.stalls[c];
+  }
+  spent.idle = Math.max(0, capacity - p.total.cycles);
+  const shares = Object.fromEntries(Object.entries(spent).map(([k, v]) => [k, capacity ? v / capacity : 0])) as Record<Bound, number>;
+  const bound = (Object.keys(spent) as Bound[]).reduce((a, b) => (spent[b] > spent[a] ? b : a), 'issue');
+  const both = p.total.instructions ? p.total.slots.both / p.total.instructions : 0;
+  let text = `bound by ${DESCRIBED[bound]} ${percent(shares[bound])} of their cycles`;
+  if (bound === 'issue') text += `; ${percent(both)} of the instructions executed use both ALUs`;
+  if (bound === 'spills' && p.qpus > 1) text += `; their DMA goes through the engines all ${p.qpus} QPUs share, so more QPUs make it worse`;
+  const { scaling, scalingText } = scalingOf(p, spent);
+  return { bound, shares, text, scaling, scalingText };
+}
+
+/** The model's run lengths for other QPU counts: the divisible work over the QPUs, or a DMA engine's busy time, whichever is longer. */
+function scalingOf(p: Profiled, spent: Record<Bound, number>): Pick<Verdict, 'scaling' | 'scalingText'> {
+  // The work that divides: all but the waits for what other QPUs hold (DMA, semaphores, mutex) and idling.
+  const work = spent.issue + spent.tmu + spent.vpm + spent.spills;
+  const load = p.dmaBusy?.load ?? 0;
+  const store = p.dmaBusy?.store ?? 0;
+  const scaling = SCALE_QPUS.map((qpus) => {
+    const share = work / qpus;
+    const floor = Math.max(load, store);
+    return { qpus, cycles: Math.round(Math.max(share, floor)), by: share >= floor ? ('work' as const) : load >= store ? ('dma load' as const) : ('dma store' as const) };
+  });
+  const listed = scaling.map((s) => `${s.qpus} QPU${s.qpus === 1 ? '' : 's'} ${s.cycles.toLocaleString('en-US')}`).join(', ');
+  const floored = scaling.find((s) => s.by !== 'work');
+  const why = floored
+    ? `from ${floored.qpus} QPUs on, the DMA ${floored.by === 'dma load' ? 'load' : 'store'} engine's ${Math.max(load, store).toLocaleString('en-US')} busy cycles bound it`
+    : 'the work divides all the way to 12';
+  const modelled = SCALE_QPUS.includes(p.qpus) ? ` (this run: ${p.qpus} QPU${p.qpus === 1 ? '' : 's'}, ${p.cycles.toLocaleString('en-US')} cycles)` : '';
+  return { scaling, scalingText: `modelled cycles if the work divided evenly: ${listed}${modelled}; ${why}` };
+}
+
+const percent = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
