@@ -57,13 +57,31 @@ export function verdictOf(p: Profiled): Verdict {
   }
   spent.idle = Math.max(0, capacity - p.total.cycles);
   const shares = Object.fromEntries(Object.entries(spent).map(([k, v]) => [k, capacity ? v / capacity : 0])) as Record<Bound, number>;
-  const bound = (Object.keys(spent) as Bound[]).reduce((a, b) => (spent[b] > spent[a] ? b : a), 'issue');
+  const largest = (Object.keys(spent) as Bound[]).reduce((a, b) => (spent[b] > spent[a] ? b : a), 'issue');
+  // A DMA engine busy nearly all the run bounds it, however the QPUs' cycles divide: waiting less would not end the run sooner.
+  const engine = busiestEngine(p);
+  const byEngine = engine.share >= ENGINE_BOUND;
+  const bound = byEngine ? 'dma' : largest;
   const both = p.total.instructions ? p.total.slots.both / p.total.instructions : 0;
-  let text = `bound by ${DESCRIBED[bound]} ${percent(shares[bound])} of their cycles`;
+  let text =
+    !byEngine
+      ? `bound by ${DESCRIBED[bound]} ${percent(shares[bound])} of their cycles`
+      : `bound by the DMA ${engine.name} engine, which all QPUs share: it was busy ${percent(engine.share)} of the run (${engine.busy.toLocaleString('en-US')} of ${p.cycles.toLocaleString('en-US')} cycles); the QPUs wait for DMA in ${percent(shares.dma)} of their cycles`;
   if (bound === 'issue') text += `; ${percent(both)} of the instructions executed use both ALUs`;
   if (bound === 'spills' && p.qpus > 1) text += `; their DMA goes through the engines all ${p.qpus} QPUs share, so more QPUs make it worse`;
   const { scaling, scalingText } = scalingOf(p, spent);
   return { bound, shares, text, scaling, scalingText };
+}
+
+/** A DMA engine's share of the run above which it bounds the run. */
+const ENGINE_BOUND = 0.9;
+
+/** The DMA engine busier in the run, and its share of the run. */
+function busiestEngine(p: Profiled): { name: 'load' | 'store'; busy: number; share: number } {
+  const load = p.dmaBusy?.load ?? 0;
+  const store = p.dmaBusy?.store ?? 0;
+  const [name, busy] = load > store ? (['load', load] as const) : (['store', store] as const);
+  return { name, busy, share: p.cycles ? busy / p.cycles : 0 };
 }
 
 /** The model's run lengths for other QPU counts: the divisible work over the QPUs, or a DMA engine's busy time, whichever is longer. */
