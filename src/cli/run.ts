@@ -5,11 +5,15 @@
 import { MAX_SEED } from '../common/interleave.ts';
 import { DEFAULT_SECONDS, EMULATOR_STEPS, INTERPRETER_STEPS } from '../common/budget.ts';
 import { MAX_QPUS } from '../vc4/chip.ts';
-import { resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { KernelProfile } from '../runtime/profile.ts';
+import { annotatedAssembly, profileText } from '../runtime/profile-text.ts';
+import { timelineSvg } from '../runtime/timeline-svg.ts';
 import { type OverseenOptions, type OverseenRun, oversee, type RunObserver, runsOverseen } from '../runtime/oversight.ts';
 import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
 import { PI_TIMING } from '../emulator/timing.ts';
-import { type Command, CliError, EXIT, exitHelp, type Io, parse, parseCount, sfuMode, shown } from './io.ts';
+import { type Command, CliError, describeSystemError, EXIT, exitHelp, type Io, parse, parseCount, sfuMode, shown } from './io.ts';
 import { inUserCode, loadModule } from './module.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 
@@ -19,7 +23,8 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run a TypeScript program that uses kernels',
   help: `usage: qpu run PROGRAM.ts [--kernel NAME] [--qpus N] [--target T] [--max-steps N]
-                         [--no-strict] [--interleave SEED] [--sfu MODE] [--stats] [-- ARGS ...]
+                         [--no-strict] [--interleave SEED] [--sfu MODE] [--stats]
+                         [--profile] [--profile-dir DIR] [-- ARGS ...]
 
 Runs PROGRAM.ts, a TypeScript program that uses kernels (an ES module: .mts, or .ts in a package
 with "type": "module"), as \`node PROGRAM.ts ARGS\` would (process.argv holds PROGRAM.ts and
@@ -49,6 +54,18 @@ options:
       --stats         after each run, print on standard error the kernel, target, QPUs,
                       steps, cycles and estimated Pi time (emulator), the time measured on
                       the QPUs (pi), and the time it took here
+      --profile       after each run, print on standard error its profile: what bounds it
+                      (instruction issue, the TMU, the DMA engines, spills, semaphores),
+                      how it would scale with the QPU count, the statements that took the
+                      most cycles with their stalls by cause and ALU use, and each QPU's
+                      share (docs/debugging.md). The emulator runs one instruction at a
+                      time for it; on the interpreter and a Pi, the profile is of the
+                      cycle model's run of the compiled code
+      --profile-dir DIR
+                      also write each profiled run's files into DIR (made if missing):
+                      KERNEL-N.txt, the profile of every statement and the assembly
+                      annotated with each instruction's runs and cycles; KERNEL-N.svg,
+                      each QPU's timeline, busy and stalled by cause (implies --profile)
   -h, --help          this text
 
 N is a count: decimal digits only. The program's errors are reported in one line with the place
@@ -70,6 +87,8 @@ examples:
       interleave: { type: 'string' },
       sfu: { type: 'string' },
       stats: { type: 'boolean' },
+      profile: { type: 'boolean' },
+      'profile-dir': { type: 'string' },
     });
     const [path, ...programArgs] = positionals;
     if (path === undefined) throw new CliError('which program? (see --help)');
@@ -84,9 +103,12 @@ examples:
       sfu: sfuMode(values.sfu),
       // On a Pi, --stats puts the cycle model's estimate beside the measured time.
       estimate: values.stats ? true : undefined,
+      profile: values.profile || values['profile-dir'] !== undefined ? true : undefined,
     };
     const only = values.kernel;
-    const watch = watcher(io, values.stats ?? false);
+    const profileDir = values['profile-dir'];
+    if (profileDir !== undefined) makeDirectory(profileDir);
+    const watch = watcher(io, values.stats ?? false, profileDir);
     const done = oversee({ kernels: only === undefined ? undefined : (name) => name === only, options, observer: watch.observer });
     const program = programProcess(path, programArgs);
     try {
@@ -169,8 +191,8 @@ function withRunHint(message: string): string {
   return message.replace(/pass \{ maxSteps \}/, 'pass { maxSteps } (or run with --max-steps N)');
 }
 
-/** The observer of a program's runs: counts them, draws a bar for long ones, prints their figures. */
-function watcher(io: Io, stats: boolean): { observer: RunObserver; runs(): number; stop(): void } {
+/** The observer of a program's runs: counts them, draws a bar for long ones, prints their figures and profiles. */
+function watcher(io: Io, stats: boolean, profileDir: string | undefined): { observer: RunObserver; runs(): number; stop(): void } {
   let runs = 0;
   let bar: ProgressBar | undefined;
   let started = 0;
@@ -190,6 +212,7 @@ function watcher(io: Io, stats: boolean): { observer: RunObserver; runs(): numbe
     },
     ended(run, outcome) {
       stopBar();
+      if (outcome.profile) showProfile(io, outcome.profile, run.target, runs, profileDir);
       if (!stats) return;
       const unit = run.target === 'interpreter' ? 'statements' : 'instructions';
       const figures = [
@@ -204,4 +227,29 @@ function watcher(io: Io, stats: boolean): { observer: RunObserver; runs(): numbe
     },
   };
   return { observer, runs: () => runs, stop: stopBar };
+}
+
+/** Makes the --profile-dir directory if it is missing: before the program runs, so that a bad one is said at once. */
+function makeDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw new CliError(`--profile-dir ${shown(dir)}: ${describeSystemError(e)}`);
+  }
+}
+
+/** A run's profile on standard error, and its files in the --profile-dir. */
+function showProfile(io: Io, p: KernelProfile, target: string, run: number, dir: string | undefined): void {
+  const of = target === 'emulator' ? '' : ` (the cycle model's run of its compiled code: the run was on the ${target})`;
+  io.err(profileText(p).replace('\n', `${of}\n`));
+  if (dir === undefined) return;
+  const base = join(dir, `${p.kernel.replace(/[^A-Za-z0-9_.-]/g, '_')}-${run}`);
+  try {
+    writeFileSync(`${base}.txt`, `${profileText(p, { top: 0 })}\n${annotatedAssembly(p)}`);
+    writeFileSync(`${base}.svg`, timelineSvg(p));
+    io.err(`profile written to ${base}.txt and ${base}.svg\n`);
+  } catch (e) {
+    io.err(`qpu run: cannot write the profile to ${shown(base)}.txt: ${describeSystemError(e)}\n`);
+    process.exitCode = EXIT.USAGE;
+  }
 }

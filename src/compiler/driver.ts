@@ -143,6 +143,8 @@ export interface Compiled {
   readonly statements: readonly (Stmt | undefined)[];
   /** For each instruction made of two paired ones from different statements, the second's (sparse). */
   readonly pairedStatements: readonly (Stmt | undefined)[];
+  /** For each instruction, the statement whose part of it can stall: its own, or the paired one's (profiles charge stalls to it). */
+  readonly stallsIn: readonly (Stmt | undefined)[];
   /** For each instruction, whether it is spill code: a store or reload of a spilled register (spill.ts). */
   readonly spill: readonly boolean[];
   /**
@@ -222,6 +224,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     statements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stmt])),
     pairedStatements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.paired])),
     spill: spaced.lines.flatMap((l) => ('label' in l ? [] : [!!l.spill])),
+    stallsIn: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stallsInPaired ? l.paired : l.stmt])),
     uniformsBeforeArgs: st.scratch || lowered.scratch ? 3 : 2,
     scratchBytes: lowered.recordBytes + lowered.logBytes + scratchBytes(st, qpus),
     assertions: { sites: lowered.sites, texts: lowered.sites.map((x) => messagePrinter(ast).head(x.shows ?? x)), recordBytes: lowered.recordBytes, rows: lowered.recordBytes / qpus / ROW_BYTES },

@@ -46,6 +46,8 @@ export type AsmLine =
       readonly stmt?: Stmt;
       /** When two instructions were paired into this one (schedule.ts), the second's statement, if another. */
       readonly paired?: Stmt;
+      /** The second, paired instruction is the one that can stall (a profile charges its statement with the stalls). */
+      readonly stallsInPaired?: true;
       /** A nop only for a latency (schedule.ts, space.ts). */
       readonly spacer?: true;
       /** Spill code (spill.ts). */

@@ -13,7 +13,7 @@
 // slots, and only where no spacing rule would need a nop there.
 
 import { ACCUMULATORS, REGFILE_LATENCY, SFU_LATENCY } from '../vc4/chip.ts';
-import { effectsOf } from '../vc4/effects.ts';
+import { effectsOf, mayStall } from '../vc4/effects.ts';
 import { BRANCH_DELAY_SLOTS, END_DELAY_SLOTS } from '../vc4/flow.ts';
 import { instrViolations, sequenceViolations } from '../vc4/rules.ts';
 import { type Instr, nopInstr } from '../vc4/instr.ts';
@@ -410,8 +410,11 @@ export function scheduleLines(lines: readonly AsmLine[], pair = false): AsmLine[
   for (const slot of order) {
     while (nextLabel < labelled.length && labelled[nextLabel]! <= slot.run) out.push(...labelsAt.get(labelled[nextLabel++]!)!);
     const first = text[slot.from[0]!]!;
-    const second = slot.from.length > 1 ? text[slot.from[1]!]!.stmt : undefined;
-    const paired = second !== undefined && second !== first.stmt ? { paired: second } : {};
+    const other = slot.from.length > 1 ? text[slot.from[1]!]! : undefined;
+    const second = other?.stmt;
+    // Of two statements' instructions paired, the one that can stall owns the instruction's stalls (profiles).
+    const stalls = other && mayStall(effectsOf(other.instr)) && !mayStall(effectsOf(first.instr)) ? { stallsInPaired: true as const } : {};
+    const paired = second !== undefined && second !== first.stmt ? { paired: second, ...stalls } : {};
     out.push(slot.gap ? { instr: slot.instr, stmt: first.stmt, spacer: true } : { ...first, instr: slot.instr, ...paired });
   }
   out.push(...pending);

@@ -6,6 +6,7 @@
 // it ended. One oversight at a time, for the whole process (the command line's).
 
 import type { SfuMode } from '../vc4/sfu-model.ts';
+import type { KernelProfile } from './profile.ts';
 
 export interface OverseenOptions {
   readonly target?: 'emulator' | 'interpreter' | 'pi';
@@ -17,6 +18,8 @@ export interface OverseenOptions {
   /** The emulator and the interpreter: QPUs in a random interleaving drawn from this seed. */
   readonly interleave?: number;
   readonly sfu?: SfuMode;
+  /** Profile every run (the observer hears each run's profile). */
+  readonly profile?: boolean;
 }
 
 /** What kernel.ts tells the observer of a run. */
@@ -43,6 +46,8 @@ export interface RunObserver {
       /** The pi target: the time measured on the QPUs. */
       readonly measuredSeconds?: number;
       readonly wallSeconds: number;
+      /** The run's profile, when the options asked for one and the run ended well. */
+      readonly profile?: KernelProfile;
       readonly error?: unknown;
     },
   ): void;

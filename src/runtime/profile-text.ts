@@ -97,7 +97,8 @@ export function annotatedAssembly(p: KernelProfile): string {
       out.push(`${''.padStart(2 * w + 12)}; ${statementLabel(p.statements[i.statement]!)}`);
       last = i.statement;
     }
-    const mark = i.spill ? '  ; spill' : '';
+    const stalls = i.stalledIn !== i.statement ? `  ; stalls: ${statementLabel(p.statements[i.stalledIn]!)}` : '';
+    const mark = `${i.spill ? '  ; spill' : ''}${stalls}`;
     out.push(`${n(i.instructions).padStart(w)}  ${n(i.cycles).padStart(w)}  ${pct(i.cycles, p.total.cycles).padStart(6)}  ${String(i.pc).padStart(4)}      ${i.asm}${mark}`);
   }
   return out.join('\n') + '\n';

@@ -13,7 +13,7 @@ import { CYCLES_PER_INSTR } from '../emulator/timing.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { ADD_NOP, MUL_NOP } from '../vc4/tables.ts';
-import type { KernelAst, Stmt } from '../source/ast.ts';
+import { childBlocks, type KernelAst, type Stmt } from '../source/ast.ts';
 import { messagePrinter } from '../source/print.ts';
 import { type Verdict, verdictOf } from './verdict.ts';
 
@@ -56,6 +56,11 @@ export interface InstructionProfile extends Figures {
   readonly spill: boolean;
   /** The statement it belongs to (an index into KernelProfile.statements). */
   readonly statement: number;
+  /**
+   * The statement its stalls are charged to: its own, or when the scheduler paired it with an
+   * instruction of another statement that can stall (a wait for DMA, a TMU load), that one's.
+   */
+  readonly stalledIn: number;
 }
 
 /** One QPU's figures: its cycles busy issuing and stalled by cause, and its timeline. */
@@ -91,30 +96,34 @@ const NO_STATEMENT = '(the kernel\'s start and end)';
 export function kernelProfile(ast: KernelAst, c: Compiled, run: RunResult): KernelProfile {
   if (!run.profile) throw new Error(`internal: kernel ${c.kernel}: the run had no profiler`);
   const printer = messagePrinter(ast);
+  const written = userStatements(ast, printer);
   const statements: StatementProfile[] = [];
   const byKey = new Map<string, number>();
   const statementOf = (s: Stmt | undefined): number => {
     const user = s ? (s.shows ?? s) : undefined;
-    const text = user ? printer.brief(user) : NO_STATEMENT;
+    // As the user wrote it: a pass may have rewritten the statement the code comes from.
+    const text = user ? ((user.loc && written.get(user.loc)) ?? printer.brief(user)) : NO_STATEMENT;
     const key = user?.loc ?? text;
     let i = byKey.get(key);
     if (i === undefined) {
       byKey.set(key, (i = statements.length));
       statements.push({ loc: user?.loc, text, code: 0, ...noFigures() });
     }
-    (statements[i] as { code: number }).code++;
     return i;
   };
   const { text, labels } = asmLines(c);
+  const total = noFigures();
   const instructions = c.instrs.map((instr, pc): InstructionProfile => {
     const figures = instructionFigures(run.profile!, pc, slotUse(instr), c.spill[pc]!);
-    return { pc, asm: text[pc]!, labels: labels.get(pc) ?? [], use: slotUse(instr), spill: c.spill[pc]!, statement: statementOf(c.statements[pc]), ...figures };
+    const statement = statementOf(c.statements[pc]);
+    const stalledIn = statementOf(c.stallsIn[pc]);
+    (statements[statement] as { code: number }).code++;
+    const [own, stalls] = stalledIn === statement ? [figures, undefined] : splitStalls(figures);
+    addFigures(statements[statement]!, own);
+    if (stalls) addFigures(statements[stalledIn]!, stalls);
+    addFigures(total, figures);
+    return { pc, asm: text[pc]!, labels: labels.get(pc) ?? [], use: slotUse(instr), spill: c.spill[pc]!, statement, stalledIn, ...figures };
   });
-  const total = noFigures();
-  for (const i of instructions) {
-    addFigures(statements[i.statement]!, i);
-    addFigures(total, i);
-  }
   const perQpu = run.qpus.map((s, q): QpuFigures => ({
     instructions: s.instructions,
     cycles: s.cycles,
@@ -165,6 +174,28 @@ function instructionFigures(qpus: readonly QpuProfile[], pc: number, use: SlotUs
     f.spillCycles = f.cycles;
   }
   return f;
+}
+
+/** An instruction's figures as its issue (the instruction, its ALU use, the issue cycles) and its stalls (their cycles). */
+function splitStalls(f: Figures): [Figures, Figures] {
+  const stalled = STALL_CAUSES.reduce((s, c) => s + f.stalls[c], 0);
+  const own: Figures = { ...f, cycles: f.cycles - stalled, stalls: { ...noFigures().stalls }, spillCycles: f.spillInstructions ? f.cycles - stalled : 0 };
+  const stalls: Figures = { ...noFigures(), cycles: stalled, stalls: { ...f.stalls }, spillCycles: f.spillInstructions ? stalled : 0 };
+  return [own, stalls];
+}
+
+/** Each statement of the kernel as the user wrote it, by where it was written (the first at each place). */
+function userStatements(ast: KernelAst, printer: ReturnType<typeof messagePrinter>): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (ss: readonly Stmt[]) => {
+    for (const s of ss) {
+      if (s.loc && !out.has(s.loc)) out.set(s.loc, printer.brief(s));
+      for (const b of childBlocks(s)) walk(b);
+    }
+  };
+  walk(ast.body);
+  for (const f of ast.funcs ?? []) walk(f.body);
+  return out;
 }
 
 function addFigures(into: Figures, f: Figures): void {

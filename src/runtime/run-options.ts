@@ -61,7 +61,7 @@ export interface KernelRunOptions extends RunOptions {
    * Profile the run (report.profile, runtime/profile.ts): per source statement and instruction,
    * what ran, its cycles and stalls by cause; each QPU's timeline; what bounds the run. The
    * emulator runs one instruction at a time for it (slower); on the interpreter and the pi
-   * target, the profile is of the cycle model's run.
+   * target, the profile is of the cycle model's run, which then runs first (as with `estimate: true`).
    */
   readonly profile?: boolean;
 }
@@ -206,6 +206,7 @@ export function observed(name: string, r: Run, go: (r: Run) => RunReport): RunRe
       seconds: last?.seconds ?? (report && knownRun(report)?.seconds),
       measuredSeconds: report?.pi?.seconds,
       wallSeconds: (performance.now() - start) / 1000,
+      profile: r.profile ? report?.profile : undefined,
       error,
     });
   observer.started?.(run);

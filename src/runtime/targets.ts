@@ -134,7 +134,7 @@ const INTERPRETER: Target = {
     const result = staged(gpuMemory, values, arrays, (v, regions) =>
       interpret(k.ast, { qpus: r.qpus, args: v, memory: gpuMemory, arrays: regions, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave, sfu: r.sfu }),
     );
-    return interpreterReport(r.qpus, result.steps, printedLines(result.printed), estimate.later, r.estimate ? estimate.now() : undefined, profileOf(k, call));
+    return interpreterReport(r.qpus, result.steps, printedLines(result.printed), estimate.later, r.estimate || r.profile ? estimate.now() : undefined, profileOf(k, call));
   },
 };
 
@@ -147,7 +147,7 @@ const PI: Target = {
   run(k, call) {
     const { values, arrays, r, level } = call;
     const estimate = estimateOf(k, call, r.estimate === false ? undefined : snapshot(arrays));
-    const ran = r.estimate ? estimate.now() : undefined;
+    const ran = r.estimate || r.profile ? estimate.now() : undefined;
     const s = piSession();
     const c = k.code(r.qpus, level);
     let printed: PrintLog[] = [];

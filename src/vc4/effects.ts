@@ -12,6 +12,7 @@ import {
   R_VARY,
   R_VPM,
   R_VPM_BUSY,
+  R_MUTEX,
   R_VPM_WAIT,
   readAccess,
   type RegAccess,
@@ -297,4 +298,21 @@ function derived(d: Draft, i: Instr): void {
 /** Touches regfile address 14 of either file (forbidden around program end, p. 21). */
 export function touchesReg14(e: Effects): boolean {
   return e.raddrs.includes(THREAD_END_RESERVED_ADDR) || e.waddrs.some((w) => w.addr === THREAD_END_RESERVED_ADDR);
+}
+
+/**
+ * Whether the instruction can stall its QPU: it pops a TMU result (ldtmu), reads the VPM (its
+ * FIFO may not be filled yet), reads vr_wait or vw_wait, starts a DMA transfer (which waits for
+ * the QPU's last one of that direction), acquires the mutex, or is a semaphore instruction
+ * (Guide pp. 37-38, 53-57; the emulator's qpu.ts and sync.ts stall at exactly these).
+ */
+export function mayStall(e: Effects): boolean {
+  return (
+    e.kind === 'sema' ||
+    e.tmuLoads[0] + e.tmuLoads[1] > 0 ||
+    e.vpmRead ||
+    e.raddrs.includes(R_VPM_WAIT) ||
+    e.raddrs.includes(R_MUTEX) ||
+    e.waddrs.some((w) => w.addr === W_DMA_ADDR)
+  );
 }
