@@ -2,7 +2,7 @@
 // its figures with --stats, its errors at the user's line, and what it refuses.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { QPU_PROCESS, runQpu } from './helpers/cli.ts';
@@ -202,4 +202,30 @@ console.log(Array.from(p).join(' '));
   const bad = runProcess(naive, '--sfu', 'fast');
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--sfu fast: the modes are exact, chip/);
+});
+
+test('--profile prints each run\'s profile; --profile-dir writes its statements, annotated assembly and timeline; a bad directory is refused first', () => {
+  const path = program(`${SQUARES}
+const out = SharedArray.int32(16);
+await squares(out);
+await other(out, { target: 'interpreter' });
+`);
+  const r = runProcess(path, '--profile');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /^profile of kernel squares on 1 QPU: \d+ instructions, [\d,]+ cycles \([\d.]+ us on a Pi\)\nbound by /);
+  assert.match(r.err, /\.tmp-run-\d+\/p\d+\.ts:4:\d+  \*p = x \* x\n/, 'the store statement, where the user wrote it');
+  assert.match(r.err, /\n\nprofile of kernel other on 1 QPU: .*\(the cycle model's run of its compiled code: the run was on the interpreter\)\n/);
+  const profiles = join(dir, 'prof');
+  const w = runProcess(path, '--profile-dir', profiles);
+  assert.equal(w.code, 0, w.err);
+  assert.match(w.err, /profile written to .*squares-1\.txt and .*squares-1\.svg\n/);
+  const text = readFileSync(join(profiles, 'squares-1.txt'), 'utf8');
+  assert.match(text, /^profile of kernel squares/);
+  assert.match(text, /runs\s+cycles\s+%\s+pc\s+instruction\n/);
+  assert.match(readFileSync(join(profiles, 'other-2.svg'), 'utf8'), /^<svg /);
+  writeFileSync(join(profiles, 'plain'), '');
+  const bad = runProcess(path, '--profile-dir', join(profiles, 'plain', 'x'));
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /^qpu run: --profile-dir .*plain\/x.*: /);
+  assert.equal(bad.out, '');
 });

@@ -241,7 +241,7 @@ function makeDirectory(dir: string): void {
 /** A run's profile on standard error, and its files in the --profile-dir. */
 function showProfile(io: Io, p: KernelProfile, target: string, run: number, dir: string | undefined): void {
   const of = target === 'emulator' ? '' : ` (the cycle model's run of its compiled code: the run was on the ${target})`;
-  io.err(profileText(p).replace('\n', `${of}\n`));
+  io.err(`${profileText(p).replace('\n', `${of}\n`)}\n`);
   if (dir === undefined) return;
   const base = join(dir, `${p.kernel.replace(/[^A-Za-z0-9_.-]/g, '_')}-${run}`);
   try {
