@@ -19,7 +19,7 @@ export const compileCommand: Command = {
   name: 'compile',
   summary: 'compile a kernel from a TypeScript module to machine code',
   help: `usage: qpu compile MODULE.ts [--kernel NAME] [--qpus N] [-O LEVEL] [--passes LIST]
-                         [--dump STAGE] [-o OUT.bin]
+                         [--dump STAGE | --explain] [-o OUT.bin]
 
 Imports MODULE.ts (an ES module: .mts, or .ts in a package with "type": "module"), takes the
 kernel it exports (kernel(...) values; name one with --kernel when there are several), compiles
@@ -37,6 +37,11 @@ ${passList()}
       --dump STAGE    print one stage instead of the final assembly:
                         ast       the kernel as the language sees it, with your variables' names
 ${stageList()}
+      --explain       print what the compiler did and why instead of the assembly: the
+                      registers the kernel needs and where the most values are live, what
+                      spilled (to VPM rows or, through DMA, to memory), each loop's load
+                      pipelining or why there is none, pairing and delay slots, and
+                      warnings (spills to memory on several QPUs) (docs/debugging.md)
   -o, --output FILE   write the machine code to FILE (and print only a --dump asked for);
                       FILE may not be MODULE.ts itself
   -h, --help          this text
@@ -54,6 +59,7 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
       opt: { type: 'string', short: 'O' },
       passes: { type: 'string' },
       dump: { type: 'string' },
+      explain: { type: 'boolean' },
       output: { type: 'string', short: 'o' },
     });
     const path = onePositional(positionals, 'TypeScript module');
@@ -63,6 +69,7 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
     const stage = values.dump ?? 'asm';
     if (stage !== 'ast' && !(STAGES as readonly string[]).includes(stage))
       throw new CliError(`--dump ${stage}: the stages are ast, ${STAGES.join(', ')}`);
+    if (values.explain && values.dump !== undefined) throw new CliError('--explain or --dump: one at a time');
     if (values.output !== undefined) refuseOverwrite(path, values.output);
     const chosen = chooseKernel(await loadModule(io, path, 'compile'), path, values.kernel);
 
@@ -82,8 +89,9 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
           `${c.kernel} ${scratchUse(c)}: give it ${c.scratchBytes} bytes of scratch memory, cleared, ` +
             `its address as the uniform after the QPU count (docs/compiler.md, "The calling convention")\n`,
         );
-      // With -o the assembly is printed only when a stage is asked for.
-      if (values.output === undefined || values.dump !== undefined) io.out(c.dump(stage as Stage));
+      // With -o the assembly is printed only when a stage (or the explanation) is asked for.
+      if (values.explain) io.out(c.explain());
+      else if (values.output === undefined || values.dump !== undefined) io.out(c.dump(stage as Stage));
       return EXIT.OK;
     } catch (e) {
       if (e instanceof CompileError) throw new CliError(oneLine(e.message), EXIT.INPUT);

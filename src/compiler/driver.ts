@@ -32,7 +32,7 @@ import { assertRules } from './assert-rules.ts';
 import { spaceForRules } from './space.ts';
 import { scheduleLines } from './schedule.ts';
 import { printIr, irText, type IrInstr } from './ir.ts';
-import { interference, liveness, printLiveness } from './liveness.ts';
+import { interference, type Liveness, liveness, printLiveness, walkLive } from './liveness.ts';
 import { eliminateCommon } from './cse.ts';
 import { removeDeadCode } from './dead.ts';
 import { foldConstants } from './fold.ts';
@@ -40,7 +40,8 @@ import { directWrites } from './direct.ts';
 import { reduceStrength } from './strength.ts';
 import { hoistConstants } from './hoist.ts';
 import { type Lowered, lower } from './lower.ts';
-import { pipelineLoads } from './pipeline-loads.ts';
+import { type LoopDecision, pipelineLoads } from './pipeline-loads.ts';
+import { delaySlotsOf, type Explanation, explainText, isNop } from './explain.ts';
 import { reduceProducts } from './induction.ts';
 import { checkKernel } from '../source/check.ts';
 import { printKernel } from '../source/print.ts';
@@ -171,6 +172,10 @@ export interface Compiled {
   };
   /** A stage's output as text. */
   dump(stage: Stage): string;
+  /** What the compiler did and why: registers, spills, loops pipelined or not, pairing, delay slots, warnings (explain.ts). */
+  readonly explanation: Explanation;
+  /** The explanation as text (qpu compile --explain). */
+  explain(): string;
 }
 
 export function compile(ast: KernelAst, opts: CompileOptions): Compiled {
@@ -197,12 +202,12 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   if (opts.opt !== undefined && !(OPT_LEVELS as readonly number[]).includes(opts.opt))
     throw new RangeError(`kernel ${ast.name}: optimization level ${opts.opt}: the levels are ${OPT_LEVELS.join(', ')}`);
   const dumps: Dumps = new Map();
-  const source = astPasses(ast, opts, dumps);
+  const { ast: source, loops } = astPasses(ast, opts, dumps);
   const lowered = lower(source, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags'), ranges: passOn(opts, 'ranges') });
   const header = () => [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
   dumps.set('ir', () => `${header()}\n${printIr(lowered.code)}`);
   const ir = irPasses(lowered, opts, dumps, header);
-  const { code, place, st } = allocateRegisters(ast.name, ir, lowered, opts, dumps);
+  const { code, place, st, pressure } = allocateRegisters(ast.name, ir, lowered, opts, dumps);
   const lines: AsmLine[] = emit(code, place, ast.name);
   dumps.set('emit', () => asmText(lines));
   const scheduled = passOn(opts, 'schedule') ? scheduleLines(lines, passOn(opts, 'pair')) : undefined;
@@ -213,6 +218,17 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   dumps.set('asm', () => (asm ??= asmText(spaced.lines)));
   dumps.set('code', () => disassemble(spaced.instrs, { addresses: true }));
   const registers = new Set(place.filter((x) => x).map((x) => placeName(x!))).size;
+  const explanation: Explanation = {
+    kernel: ast.name,
+    qpus,
+    instructions: spaced.instrs.length,
+    nops: spaced.instrs.filter(isNop).length,
+    registers: { used: new Set(place.filter((x) => x && x.file !== 'acc').map((x) => placeName(x!))).size, ...pressure },
+    spills: [...[...st.slots.keys()].map((id) => spilled(id, 'vpm')), ...[...st.memory.keys()].map((id) => spilled(id, 'memory'))],
+    ...(loops ? { loops } : {}),
+    ...(scheduled && passOn(opts, 'pair') ? { pairing: { before: instrCount(lines), pairs: instrCount(lines) - instrCount(scheduled.filter((l) => !('spacer' in l && l.spacer))) } } : {}),
+    delaySlots: delaySlotsOf(spaced.instrs),
+  };
   return {
     kernel: ast.name,
     qpus,
@@ -231,11 +247,22 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     prints: { sites: lowered.printSites, offset: lowered.recordBytes },
     stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spacing.nops, registers },
     dump: (stage: Stage) => dumps.get(stage)!(),
+    explanation,
+    explain: () => explainText(explanation, ast),
   };
+
+  /** A spilled value by the user's name of its variable, or the compiler's name. */
+  function spilled(id: number, to: 'vpm' | 'memory'): Explanation['spills'][number] {
+    const name = lowered.names.get(id);
+    const v = name === undefined ? undefined : ast.vars.find((x) => x.name === name);
+    return { name: v?.userName ?? name ?? `a value the compiler made (%${id})`, to };
+  }
 }
 
+const instrCount = (lines: readonly AsmLine[]) => lines.filter((l) => !('label' in l)).length;
+
 /** The AST passes (pass pipeline): the kernel to lower. */
-function astPasses(ast: KernelAst, opts: CompileOptions, dumps: Dumps): KernelAst {
+function astPasses(ast: KernelAst, opts: CompileOptions, dumps: Dumps): { ast: KernelAst; loops?: LoopDecision[] } {
   const piped = passOn(opts, 'pipeline') ? pipelineLoads(ast) : undefined;
   // Its prefetches leave a count of gathers that only the run knows (pipeline-loads.ts).
   if (piped && opts.verify) checkKernel(piped.ast, { fifo: piped.loops === 0 });
@@ -248,7 +275,7 @@ function astPasses(ast: KernelAst, opts: CompileOptions, dumps: Dumps): KernelAs
   dumps.set('induction', () =>
     !summed ? '# pass induction is off: the kernel stands\n' : `# ${summed.products} product${summed.products === 1 ? '' : 's'} as running sums\n${printKernel(summed.ast)}`,
   );
-  return summed?.ast ?? source;
+  return { ast: summed?.ast ?? source, loops: piped?.decisions };
 }
 
 /** The IR passes in PIPELINE's order: each run if on, verified if asked, its output kept for its dump. */
@@ -281,15 +308,17 @@ function allocateRegisters(
   lowered: Lowered,
   opts: CompileOptions,
   dumps: Dumps,
-): { code: IrInstr[]; place: (Placement | undefined)[]; st: SpillState } {
+): { code: IrInstr[]; place: (Placement | undefined)[]; st: SpillState; pressure: { pressure: number; at?: Stmt } } {
   const { qpus } = opts;
   let code = ir.code;
   // Functions' links stay in registers: a return jumps through one (lower-funcs.ts).
   const links = code.flatMap((i) => (i.op === 'branch' && i.link?.k === 'v' ? [i.link.id] : []));
   const st: SpillState = { nregs: ir.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id, ...links]) };
   const ctx = { qpu: lowered.qpu, qpus, scratch: lowered.scratch && { reg: lowered.scratch, reserved: lowered.recordBytes + lowered.logBytes } };
+  let pressure: { pressure: number; at?: Stmt } | undefined;
   for (let round = 0; ; round++) {
     const live = liveness(code, st.nregs);
+    pressure ??= mostLive(live);
     const early = pressureSpills(code, live, st.unspillable);
     if (early.length) {
       code = spillRegisters(code, early, st, ctx);
@@ -302,7 +331,7 @@ function allocateRegisters(
       const place = r.place;
       dumps.set('liveness', () => printLiveness(live, irText));
       dumps.set('alloc', () => allocDump(place, st));
-      return { code, place, st };
+      return { code, place, st, pressure };
     }
     if (r.spill.length === 0 || round > 20)
       throw new CompileError(
@@ -314,6 +343,17 @@ function allocateRegisters(
     code = spillRegisters(code, r.spill, st, ctx);
     if (opts.verify) verifyIr(code, st.nregs, 'spilling');
   }
+}
+
+/** The most values live at once (before spilling), and the statement where. */
+function mostLive(live: Liveness): { pressure: number; at?: Stmt } {
+  let pressure = 0;
+  let at = -1;
+  walkLive(live, (k, set) => {
+    if (set.size > pressure) [pressure, at] = [set.size, k];
+  });
+  const stmt = at >= 0 ? live.code[at]!.stmt : undefined;
+  return stmt ? { pressure, at: stmt } : { pressure };
 }
 
 /** The alloc stage's dump: each virtual register's place, or its spill row or slot. */

@@ -137,8 +137,17 @@ const NOT_IN_BODY = new Set<Stmt['k']>(['for', 'while', 'break', 'continue', 'ga
 /** The statements that wait for another QPU, after which that QPU's stores may come before this one's loads. */
 const SYNC = new Set<Stmt['k']>(['sema', 'mutex', 'barrier', 'combine']);
 
-export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number } {
-  if (!k.body.some((s) => s.k === 'for')) return { ast: k, loops: 0 };
+/** Whether the pass pipelined a loop of the kernel, or why not (qpu compile --explain). */
+export interface LoopDecision {
+  /** Where the loop was written, and the loop as messages write it. */
+  readonly loop: Stmt;
+  /** The loads it pipelined and how many iterations ahead, or why it did not. */
+  readonly pipelined?: { readonly loads: number; readonly ahead: number };
+  readonly why?: string;
+}
+
+export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number; decisions: LoopDecision[] } {
+  const decisions: LoopDecision[] = [];
   const varying = laneVaryingVars(k);
   const vars: VarInfo[] = [...k.vars];
   const body: Stmt[] = [];
@@ -148,34 +157,76 @@ export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number } {
   k.body.forEach((s, at) => {
     // After a wait for another QPU, that QPU's stores from here on may come before this QPU's loads.
     const othersStore = synced && contains(k.body.slice(at), STORES);
-    const normal = s.k === 'for' && !touched && !othersStore ? normalizeLoop(s, vars) : undefined;
-    const plan = normal && planLoop(normal.loop, varying);
-    if (normal && plan) {
+    const before = touched ? BEFORE_TOUCHED : othersStore ? BEFORE_SYNCED : undefined;
+    const normal = s.k === 'for' && !before ? normalizeLoop(s, vars) : undefined;
+    const plan = normal ? planLoop(normal.loop, varying) : before;
+    if (normal && typeof plan === 'object') {
       loops++;
       vars.push(...normal.added);
       body.push(...rewrite(normal.loop, plan, vars));
-    } else body.push(s);
+      decisions.push({ loop: s, pipelined: { loads: plan.loads.length, ahead: TMU_FIFO_DEPTH / plan.loads.length } });
+    } else {
+      body.push(s);
+      if (s.k === 'for' || s.k === 'while') decisions.push({ loop: s, why: s.k === 'while' ? WHILE : (plan as string) });
+    }
+    for (const b of childBlocks(s)) innerLoops(b, decisions);
     touched ||= contains([s], STORES) || contains([s], FIFO);
     synced ||= contains([s], SYNC);
   });
-  return loops ? { ast: { ...k, vars, body }, loops } : { ast: k, loops };
+  return loops ? { ast: { ...k, vars, body }, loops, decisions } : { ast: k, loops, decisions };
 }
 
-function planLoop(s: ForStmt, varying: ReadonlySet<number>): Plan | undefined {
+const WHILE = 'a While loop: only For loops, whose counter the pass can follow, are pipelined';
+const BEFORE_TOUCHED = 'a statement before it stores, gathers or receives: a gather could read a word stored earlier in the run, which the TMU caches do not see';
+const BEFORE_SYNCED = 'a statement before it waits for other QPUs, and stores follow: their stores could come before this loop\'s loads';
+
+/** The loops inside blocks, which the pass leaves as they are. */
+function innerLoops(ss: readonly Stmt[], out: LoopDecision[]): void {
+  for (const s of ss) {
+    if (s.k === 'for' || s.k === 'while') out.push({ loop: s, why: 'inside another loop or block: only the loops of the kernel\'s body are pipelined' });
+    for (const b of childBlocks(s)) innerLoops(b, out);
+  }
+}
+
+/** What the body holds that stops the pass (NOT_IN_BODY), as a user would name it. */
+const NOT_IN_BODY_NAMES: Partial<Record<Stmt['k'], string>> = {
+  for: 'a loop', while: 'a loop', break: 'a Break', continue: 'a Continue', gather: 'a gather', receive: 'a receive', storeNB: 'a non-blocking store',
+  scatter: 'a scatter', sema: 'a semaphore', mutex: 'the mutex', barrier: 'a barrier', combine: 'an operation across QPUs', assert: 'an assertion',
+};
+
+/** The first statement, at any depth, of one of these kinds. */
+function firstOf(ss: readonly Stmt[], kinds: ReadonlySet<Stmt['k']>): Stmt | undefined {
+  for (const s of ss) {
+    if (kinds.has(s.k)) return s;
+    for (const b of childBlocks(s)) {
+      const x = firstOf(b, kinds);
+      if (x) return x;
+    }
+  }
+  return undefined;
+}
+
+/** The loop's plan, or why it has none. */
+function planLoop(s: ForStmt, varying: ReadonlySet<number>): Plan | string {
   const cmp = s.c.b;
-  if (cmp.k !== 'cmp' || cmp.ty !== 'int') return undefined;
+  const notCounted = 'its condition is not counter < bound (or bound > counter) on Ints';
+  if (cmp.k !== 'cmp' || cmp.ty !== 'int') return notCounted;
   const [iv, n] = cmp.op === 'lt' ? [cmp.a, cmp.b] : cmp.op === 'gt' ? [cmp.b, cmp.a] : [];
-  if (iv?.k !== 'var' || !n || varying.has(iv.id)) return undefined;
+  if (iv?.k !== 'var' || !n) return notCounted;
+  if (varying.has(iv.id)) return 'its counter differs between lanes';
   const st = s.step[0];
-  if (s.step.length !== 1 || st?.k !== 'assign' || st.v.id !== iv.id || st.e.k !== 'bin' || st.e.op !== 'add') return undefined;
+  const oneStep = 'its step is not one counter = counter + step';
+  if (s.step.length !== 1 || st?.k !== 'assign' || st.v.id !== iv.id || st.e.k !== 'bin' || st.e.op !== 'add') return oneStep;
   const step = st.e.a.k === 'var' && st.e.a.id === iv.id ? st.e.b : st.e.b.k === 'var' && st.e.b.id === iv.id ? st.e.a : undefined;
-  if (!step || contains(s.body, NOT_IN_BODY)) return undefined;
+  if (!step) return oneStep;
+  const stops = firstOf(s.body, NOT_IN_BODY);
+  if (stops) return `its body holds ${NOT_IN_BODY_NAMES[stops.k]}${stops.loc ? ` (${stops.loc})` : ''}, which could end an iteration early or needs the TMU's FIFO`;
   const assigned = assignedIn([...s.body, ...s.step]);
-  if (assignedIn(s.body).has(iv.id)) return undefined;
+  if (assignedIn(s.body).has(iv.id)) return 'its body assigns the counter';
   // Unchanged by the loop and the same in every lane.
   const kept = (e: Expr): boolean =>
     everyLeaf(e, (x) => x.k === 'lit' || (x.k === 'var' && !assigned.has(x.id) && !varying.has(x.id)) || (x.k === 'special' && x.what !== 'index'));
-  if (!kept(n) || !kept(step)) return undefined;
+  if (!kept(n) || !kept(step)) return 'its bound or its step changes in the loop or differs between lanes';
   const affine = (e: Expr): Affine | undefined => affinePtr(e, iv.id, kept);
 
   const loads: { s: AssignStmt; ptr: Expr; at: Affine }[] = [];
@@ -188,18 +239,18 @@ function planLoop(s: ForStmt, varying: ReadonlySet<number>): Plan | undefined {
     const v = b.v.id;
     if (at?.i && !s.body.slice(0, t).some((x) => mentions(x, v)) && !mentions(b.e, v)) loads.push({ s: b, ptr: b.e.ptr, at });
   }
-  if (!loads.length) return undefined;
-  if (hasCountedStore(s.body)) return undefined; // its stores would become non-blocking, which take no count
+  if (!loads.length) return 'no load before its first store reads Ints or Floats at pointer + counter (plus offsets the loop keeps), the same in every lane';
+  if (hasCountedStore(s.body)) return 'it stores a count of lanes (store(p, x, n)), which a non-blocking store cannot'; // its stores would become non-blocking, which take no count
   const stores = storesIn(s.body).map(affine);
-  if (stores.some((t) => !t?.i)) return undefined;
+  if (stores.some((t) => !t?.i)) return 'a store\'s address is not pointer + counter (plus offsets the loop keeps): loads gathered ahead could miss what it stores';
   // The tests hold for a step going up: 0 < S < MAX_COUNT (at run time when S is no number).
   const guard: BoolExpr[] = [];
-  if (step.k === 'lit' && !((step.bits | 0) > 0 && (step.bits | 0) < MAX_COUNT)) return undefined;
+  if (step.k === 'lit' && !((step.bits | 0) > 0 && (step.bits | 0) < MAX_COUNT)) return 'its step does not go up (or goes up by 2^24 or more)';
   if (step.k !== 'lit') guard.push({ k: 'and', a: cmpGt(step, 0), b: cmpLt(step, MAX_COUNT) });
   for (const l of loads)
     for (const t of stores as Affine[]) {
       const ok = apart(l.at, t, step, n, iv);
-      if (ok === false) return undefined;
+      if (ok === false) return 'a load reads words a store of an earlier iteration writes';
       if (ok !== true) guard.push(ok);
     }
   return { i: iv, step, next: st.e, loads, guard };

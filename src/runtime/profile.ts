@@ -13,8 +13,8 @@ import { CYCLES_PER_INSTR } from '../emulator/timing.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { ADD_NOP, MUL_NOP } from '../vc4/tables.ts';
-import { childBlocks, type KernelAst, type Stmt } from '../source/ast.ts';
-import { messagePrinter } from '../source/print.ts';
+import type { KernelAst, Stmt } from '../source/ast.ts';
+import { messagePrinter, writtenStatements } from '../source/print.ts';
 import { type Verdict, verdictOf } from './verdict.ts';
 
 /** Which of an instruction's two ALUs do work: both, only the add ALU, only the mul ALU, neither (a nop, a load immediate, a branch, a semaphore). */
@@ -96,7 +96,7 @@ const NO_STATEMENT = '(the kernel\'s start and end)';
 export function kernelProfile(ast: KernelAst, c: Compiled, run: RunResult): KernelProfile {
   if (!run.profile) throw new Error(`internal: kernel ${c.kernel}: the run had no profiler`);
   const printer = messagePrinter(ast);
-  const written = userStatements(ast, printer);
+  const written = writtenStatements(ast);
   const statements: StatementProfile[] = [];
   const byKey = new Map<string, number>();
   const statementOf = (s: Stmt | undefined): number => {
@@ -182,20 +182,6 @@ function splitStalls(f: Figures): [Figures, Figures] {
   const own: Figures = { ...f, cycles: f.cycles - stalled, stalls: { ...noFigures().stalls }, spillCycles: f.spillInstructions ? f.cycles - stalled : 0 };
   const stalls: Figures = { ...noFigures(), cycles: stalled, stalls: { ...f.stalls }, spillCycles: f.spillInstructions ? stalled : 0 };
   return [own, stalls];
-}
-
-/** Each statement of the kernel as the user wrote it, by where it was written (the first at each place). */
-function userStatements(ast: KernelAst, printer: ReturnType<typeof messagePrinter>): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (ss: readonly Stmt[]) => {
-    for (const s of ss) {
-      if (s.loc && !out.has(s.loc)) out.set(s.loc, printer.brief(s));
-      for (const b of childBlocks(s)) walk(b);
-    }
-  };
-  walk(ast.body);
-  for (const f of ast.funcs ?? []) walk(f.body);
-  return out;
 }
 
 function addFigures(into: Figures, f: Figures): void {

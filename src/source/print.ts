@@ -12,6 +12,7 @@
 
 import { meetingName } from './qpus.ts';
 import type { BoolExpr, Cond, Expr, FuncAst, KernelAst, ReduceOp, Stmt } from './ast.ts';
+import { childBlocks } from './ast.ts';
 import { bitsToFloat } from '../vc4/tables.ts';
 import { binaryRow, comparisonRow, unaryRow } from './ops.ts';
 
@@ -185,6 +186,24 @@ export function varNames(k: KernelAst, which: VarNames = 'user'): (id: number) =
 /** A printer of statements for messages about kernel `k`: variables by the user's names. */
 export function messagePrinter(k: KernelAst): Printer {
   return new Printer(varNames(k, 'user'), k.funcs);
+}
+
+/**
+ * Each statement of the kernel as the user wrote it (as messages write it), by where it was
+ * written ("file:line:col"; the first at each place): passes rewrite statements, keeping the place.
+ */
+export function writtenStatements(k: KernelAst): Map<string, string> {
+  const printer = messagePrinter(k);
+  const out = new Map<string, string>();
+  const walk = (ss: readonly Stmt[]) => {
+    for (const s of ss) {
+      if (s.loc && !out.has(s.loc)) out.set(s.loc, printer.brief(s));
+      for (const b of childBlocks(s)) walk(b);
+    }
+  };
+  walk(k.body);
+  for (const f of k.funcs ?? []) walk(f.body);
+  return out;
 }
 
 /** The whole kernel as text; the compiler's dumps ask for the internal names. */
