@@ -146,6 +146,16 @@ export interface Compiled {
   readonly pairedStatements: readonly (Stmt | undefined)[];
   /** For each instruction, the statement whose part of it can stall: its own, or the paired one's (profiles charge stalls to it). */
   readonly stallsIn: readonly (Stmt | undefined)[];
+  /**
+   * What the debugger needs to read variables on the emulator (debug/emulator-replay.ts): each
+   * variable's virtual register (by variable id), the register it was given (undefined: spilled),
+   * and the virtual registers each instruction writes.
+   */
+  readonly debug: {
+    readonly homes: ReadonlyMap<number, number>;
+    registerOf(vreg: number): string | undefined;
+    readonly defs: readonly (readonly number[])[];
+  };
   /** For each instruction, whether it is spill code: a store or reload of a spilled register (spill.ts). */
   readonly spill: readonly boolean[];
   /**
@@ -241,6 +251,11 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     pairedStatements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.paired])),
     spill: spaced.lines.flatMap((l) => ('label' in l ? [] : [!!l.spill])),
     stallsIn: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stallsInPaired ? l.paired : l.stmt])),
+    debug: {
+      homes: lowered.homes,
+      registerOf: (vreg: number) => (place[vreg] ? placeName(place[vreg]!) : undefined),
+      defs: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.defs ?? []])),
+    },
     uniformsBeforeArgs: st.scratch || lowered.scratch ? 3 : 2,
     scratchBytes: lowered.recordBytes + lowered.logBytes + scratchBytes(st, qpus),
     assertions: { sites: lowered.sites, texts: lowered.sites.map((x) => messagePrinter(ast).head(x.shows ?? x)), recordBytes: lowered.recordBytes, rows: lowered.recordBytes / qpus / ROW_BYTES },

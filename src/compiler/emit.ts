@@ -52,6 +52,8 @@ export type AsmLine =
       readonly spacer?: true;
       /** Spill code (spill.ts). */
       readonly spill?: true;
+      /** The virtual registers it writes (the debugger follows which value each register holds). */
+      readonly defs?: readonly number[];
     };
 export type InstrLine = Extract<AsmLine, { instr: Instr }>;
 
@@ -93,9 +95,11 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
   // A return jumps through its register, not to its label (which names the function it leaves).
   let spill = false;
   const put = (i: IrInstr, stmt: Stmt | undefined) =>
-    out.push({ instr: built(i, kernel), stmt, ...(i.op === 'branch' && !i.via ? { target: i.label } : {}), ...(spill ? { spill: true as const } : {}) });
+    out.push({ instr: built(i, kernel), stmt, ...(i.op === 'branch' && !i.via ? { target: i.label } : {}), ...(spill ? { spill: true as const } : {}), ...(def !== undefined ? { defs: [def] } : {}) });
+  let def: number | undefined;
   for (const i of code) {
     spill = !!i.spill;
+    def = (i.op === 'alu' || i.op === 'ldi') && i.dst.k === 'v' ? i.dst.id : undefined;
     const stmt = i.stmt;
     switch (i.op) {
       case 'label':

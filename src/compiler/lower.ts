@@ -45,6 +45,8 @@ export interface Lowered {
   readonly qpu: VReg;
   /** What some virtual registers hold: the kernel's variables and the prologue's values. */
   readonly names: ReadonlyMap<number, string>;
+  /** The virtual register each variable of the kernel lives in, by variable id (the debugger reads variables there). */
+  readonly homes: ReadonlyMap<number, number>;
   /**
    * When the kernel asserts or prints: the register the scratch memory's uniform is read into,
    * and the bytes at its start of the failure records, then of the print logs (lower-checks.ts).
@@ -212,7 +214,8 @@ class Lowering implements OpEmitter {
     names.set(this.loadRead.id, 'VPM read setup of that row');
     if (scratch) names.set(scratch.id, 'scratch memory (failure records and print logs first)');
     const { sites, printSites } = this;
-    return { code: this.code, vregs: this.next, qpu: this.qpu, names, scratch, recordBytes, logBytes, sites, printSites };
+    const homes = new Map(k.vars.map((x) => [x.id, this.vars[x.id]!.id]));
+    return { code: this.code, vregs: this.next, qpu: this.qpu, names, homes, scratch, recordBytes, logBytes, sites, printSites };
   }
 
   /** Assertions' failure paths and prints (lower-checks.ts), and those lowered, numbered in order. */

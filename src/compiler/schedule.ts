@@ -415,7 +415,8 @@ export function scheduleLines(lines: readonly AsmLine[], pair = false): AsmLine[
     // Of two statements' instructions paired, the one that can stall owns the instruction's stalls (profiles).
     const stalls = other && mayStall(effectsOf(other.instr)) && !mayStall(effectsOf(first.instr)) ? { stallsInPaired: true as const } : {};
     const paired = second !== undefined && second !== first.stmt ? { paired: second, ...stalls } : {};
-    out.push(slot.gap ? { instr: slot.instr, stmt: first.stmt, spacer: true } : { ...first, instr: slot.instr, ...paired });
+    const defs = other?.defs ? { defs: [...(first.defs ?? []), ...other.defs] } : {};
+    out.push(slot.gap ? { instr: slot.instr, stmt: first.stmt, spacer: true } : { ...first, instr: slot.instr, ...paired, ...defs });
   }
   out.push(...pending);
   // Pairing shortens runs: relative branches to labels are aimed again.

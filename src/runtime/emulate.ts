@@ -32,6 +32,8 @@ export interface EmulateOptions {
   readonly sfu?: SfuMode;
   /** Fills this profile (Machine.run's profile). */
   readonly profile?: Profiler;
+  /** Called before every instruction (Machine.run's trace: the debugger's hook). */
+  readonly trace?: MachineRunOptions['trace'];
 }
 
 /** An array a kernel is given: the parameter's name, and where the array is. */
@@ -110,9 +112,9 @@ export class EmulatorTarget {
     this.printed = [];
     let result: RunResult;
     try {
-      const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu, profile } = opts;
+      const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu, profile, trace } = opts;
       // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
-      result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict, profile });
+      result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict, profile, trace });
     } catch (e) {
       // A failed assertion first: the others may have waited for the QPU that failed it.
       this.afterRun(c);

@@ -12,53 +12,25 @@
 
 import { MUTEX_MISUSE, TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { LANES, SEMAPHORE_COUNT_MAX, SEMAPHORES } from '../vc4/chip.ts';
-import type { GpuMemory } from '../common/memory.ts';
 import { CLOCK_EVERY, count, counted, INTERPRETER_PROGRESS_EVERY, INTERPRETER_STEPS, RAISE_WITH_OPTION, RunBudget } from '../common/budget.ts';
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarRef } from './ast.ts';
 import { countedLanes, elemBytes, type PtrTy, STORAGES, storageOf } from './ast.ts';
 import { messagePrinter, type Printer } from './print.ts';
 import { arithType, binaryImpl, comparisonOrder, comparisonRow, ORDER, unaryRow } from './ops.ts';
 import { Interleaving } from '../common/interleave.ts';
-import { type SfuMode, sfuOf } from '../vc4/sfu-model.ts';
+import { sfuOf } from '../vc4/sfu-model.ts';
 import { inTurn, interleaved, type Turn, TURN_ENDS, type Wait } from './turns.ts';
 import { reduceLanes, scanLanes } from './lanes.ts';
 import { combineQPUs, MeetingPoint } from './qpus.ts';
 import { assertionError, logPrint, printedBefore, type PrintLog } from './checks.ts';
-import { type ArrayRegion, CheckedMemory, type Fail } from './interpreter-memory.ts';
+import { CheckedMemory, type Fail } from './interpreter-memory.ts';
+import type { InterpretOptions, InterpretResult } from './interpret-options.ts';
 
 /** Lanes of a vector. */
 const L = LANES;
 
 export type { ArrayRegion } from './interpreter-memory.ts';
-
-export interface InterpretOptions {
-  readonly qpus: number;
-  /** The 32-bit value of each parameter: an int, a float's bits, or an array's bus address. */
-  readonly args: readonly number[];
-  readonly memory: GpuMemory;
-  readonly arrays: readonly ArrayRegion[];
-  /** Statements all QPUs may execute in total (default INTERPRETER_STEPS, 5 million). */
-  readonly maxSteps?: number;
-  /**
-   * Called every INTERPRETER_PROGRESS_EVERY statements with the statements all QPUs have run,
-   * and once at the end (done), also when the run stops at an error; not again after it throws.
-   */
-  readonly onProgress?: (statements: number, done: boolean) => void;
-  /**
-   * A seed: run the QPUs in a random interleaving drawn from it, switching at random statement
-   * boundaries (common/interleave.ts), instead of in turn. The same seed runs the same way.
-   */
-  readonly interleave?: number;
-  /** The SFU's results: correctly rounded (default), or off as a chip's are (vc4/sfu-model.ts). */
-  readonly sfu?: SfuMode;
-}
-
-export interface InterpretResult {
-  /** Statements executed, per QPU. */
-  readonly steps: readonly number[];
-  /** What each QPU printed (checks.ts printedLines shows it). */
-  readonly printed: readonly PrintLog[];
-}
+export type { InterpretOptions, InterpretResult, InterpreterQpu } from './interpret-options.ts';
 
 export class InterpreterError extends Error {
   constructor(
@@ -216,7 +188,8 @@ class Interpreter {
     return undefined;
   }
 
-  private step(q: QpuState, s: Stmt): void {
+  private step(q: QpuState, s: Stmt, mask: Uint8Array): void {
+    this.opts.debug?.(q, s, mask, this.states);
     q.at = s;
     const budget = this.budget;
     if (budget.left-- <= 0) this.fail(q, budget.spent('statement', this.progress()));
@@ -249,7 +222,7 @@ class Interpreter {
   }
 
   private *stmt(q: QpuState, s: Stmt, mask: Uint8Array): Run {
-    this.step(q, s);
+    this.step(q, s, mask);
     if (this.turns?.switchNow()) yield TURN_ENDS;
     switch (s.k) {
       case 'assign':
@@ -271,7 +244,7 @@ class Interpreter {
           const j = atLoop(yield* this.block(q, s.body, mask));
           if (j === 'leave') break;
           if (j !== 'next') return j;
-          this.step(q, s);
+          this.step(q, s, mask);
         }
         return undefined;
       case 'for':
@@ -282,7 +255,7 @@ class Interpreter {
             if (j === 'leave') return undefined;
             if (j !== 'next') return j;
           }
-          this.step(q, s);
+          this.step(q, s, mask);
         }
         return undefined;
       case 'where': {
