@@ -142,6 +142,8 @@ export class Qpu {
   unifAddr = 0;
   noSwap = false;
   private readonly tmu = [new TmuFifo(), new TmuFifo()];
+  /** TMU results requested and not yet read (ldtmu), on TMU0 and TMU1: the debugger shows them. */
+  get tmuQueued(): [number, number] { return [this.tmu[0]!.count, this.tmu[1]!.count]; }
   private readonly tmuLines = new Int32Array(LANES);
   /** Strict runs stop at the rules' TMU depth; other runs at the hardware's. */
   tmuLimit = TMU_FIFO_DEPTH;

@@ -1,0 +1,115 @@
+// The debugger on the emulator: the compiled kernel replayed from its start, on copies of the
+// arrays as they were when the session began, until an instruction the caller picks, one
+// instruction at a time. Each step knows its statement (Compiled.statements). A variable is
+// read from the register its value was given (Compiled.debug), while the last write to that
+// register on that QPU was the variable's own: after another value took the register, or before
+// the variable was first set, the debugger says so rather than show another value's lanes.
+// Needs: compiled code, its call. Guarantees: the snapshot at the chosen instruction, at the
+// end, or where the run failed (the QPUs' registers as they were); the arrays untouched.
+
+import type { Compiled } from '../compiler/driver.ts';
+import { ACC, REG_A, REG_B } from '../emulator/layout.ts';
+import type { Qpu } from '../emulator/qpu.ts';
+import { emulatorTarget } from '../runtime/targets.ts';
+import type { VarInfo } from '../source/ast.ts';
+import { LANES } from '../vc4/chip.ts';
+import type { ReplayCall } from './interpreter-replay.ts';
+import { type Lanes, lineOf, type QpuSnapshot, type Snapshot, Stop, type StopAt } from './snapshot.ts';
+
+/** Each register's first word in a QPU's R view, by name: ra0-ra31, rb0-rb31, r0-r5. */
+const REGISTERS: readonly [string, number][] = [
+  ...Array.from({ length: 32 }, (_, n): [string, number] => [`ra${n}`, REG_A + n * LANES]),
+  ...Array.from({ length: 32 }, (_, n): [string, number] => [`rb${n}`, REG_B + n * LANES]),
+  ...Array.from({ length: 6 }, (_, n): [string, number] => [`r${n}`, ACC + n * LANES]),
+];
+const WORD = new Map(REGISTERS);
+
+export function replayEmulator(c: Compiled, call: ReplayCall & { readonly strict?: boolean }, stopAt: StopAt): Snapshot {
+  const emu = emulatorTarget();
+  let n = 0;
+  let lastQpu = 0;
+  const qpus = c.qpus;
+  // Per QPU: the instruction it last stepped (its writes count once it has run), and each register's last writer.
+  const previous = new Int32Array(qpus).fill(-1);
+  const writer = Array.from({ length: qpus }, () => new Map<string, number>());
+  const steps = new Int32Array(qpus);
+  const applyPrevious = (q: number) => {
+    const pc = previous[q]!;
+    if (pc < 0) return;
+    for (const vreg of c.debug.defs[pc] ?? []) {
+      const reg = c.debug.registerOf(vreg);
+      if (reg) writer[q]!.set(reg, vreg);
+    }
+  };
+  const read = (R: Int32Array, q: number, v: VarInfo, writers = writer[q]!): Lanes => {
+    const vreg = c.debug.homes.get(v.id);
+    if (vreg === undefined) return { unavailable: 'not in the compiled code (the compiler removed it)' };
+    const reg = c.debug.registerOf(vreg);
+    if (!reg) return { unavailable: 'spilled to memory: not shown on the emulator yet' };
+    if (writers.get(reg) !== vreg) return { unavailable: writers.has(reg) ? `not in a register here (${reg} holds another value now)` : 'not set yet' };
+    const w = WORD.get(reg)!;
+    return R.slice(w, w + LANES);
+  };
+  const machine = () => emu.machine.lastRun;
+  const trace = (q: number, pc: number) => {
+    applyPrevious(q);
+    const before = previous[q]! < 0 ? undefined : statementOf(c, previous[q]!);
+    const stmt = statementOf(c, pc);
+    const entersStatement = previous[q]! < 0 || before !== stmt;
+    const entersLine = previous[q]! < 0 || lineOf(before) !== lineOf(stmt);
+    previous[q] = pc;
+    steps[q]!++;
+    lastQpu = q;
+    const qpu = machine()[q]!;
+    const event = { n: n++, qpu: q, stmt, pc, entersStatement, entersLine, variable: (v: VarInfo) => read(qpu.R, q, v) };
+    if (stopAt(event)) throw new Stop(capture(event.n, q, false));
+  };
+  const capture = (event: number, qpu: number, ended: boolean, error?: string): Snapshot => {
+    const qs = machine();
+    const regs = qs.map((q) => q.R.slice());
+    const writers = writer.map((w) => new Map(w));
+    return {
+      event,
+      qpu,
+      qpus: qs.map((q, i) => qpuSnapshot(c, q, steps[i]!, ended && error === undefined)),
+      ended,
+      ...(error !== undefined ? { error } : {}),
+      variable: (q, v) => read(regs[q]!, q, v, writers[q]!),
+      vpm: emu.machine.vpm.slice(),
+    };
+  };
+  try {
+    call.arrays.replay(emu.memory, call.values, (values, arrays) => emu.run(c, values, arrays, { trace, maxSteps: call.maxSteps, strict: call.strict ?? true }));
+  } catch (e) {
+    if (e instanceof Stop) return e.snapshot;
+    if (!(e instanceof Error)) throw e;
+    return capture(n, lastQpu, true, e.message);
+  }
+  for (let q = 0; q < qpus; q++) applyPrevious(q);
+  return capture(n, lastQpu, true);
+}
+
+/** The user's statement of instruction pc. */
+function statementOf(c: Compiled, pc: number) {
+  const s = c.statements[pc];
+  return s ? (s.shows ?? s) : undefined;
+}
+
+function qpuSnapshot(c: Compiled, q: Qpu, steps: number, done: boolean): QpuSnapshot {
+  const registers = new Map(REGISTERS.map(([name, w]) => [name, q.R.slice(w, w + LANES)]));
+  const state = done || q.state === 'done' ? 'done' : q.state === 'blocked' ? 'waiting' : 'running';
+  return {
+    id: q.id,
+    state,
+    ...(q.state === 'blocked' ? { waitingFor: q.waitingFor } : {}),
+    stmt: statementOf(c, Math.min(q.pc, c.instrs.length - 1)),
+    pc: q.pc,
+    steps,
+    machine: {
+      registers,
+      flags: { z: Uint8Array.from(q.Z), n: Uint8Array.from(q.N), c: Uint8Array.from(q.C) },
+      cycles: q.time,
+      tmuQueued: q.tmuQueued,
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// The debugger on the reference interpreter: a run replayed from its start, on copies of the
+// arrays as they were when the session began, until a step the caller picks (a statement a QPU
+// is about to run, or a loop testing its condition again). The interpreter is deterministic, so
+// every replay runs the same way: stepping backwards is replaying to an earlier step.
+// Needs: a kernel's AST, its call (values, arrays) and QPU count. Guarantees: the snapshot of
+// the run at the chosen step, at the end, or where it failed, and the arrays untouched.
+
+import { gpuMemory } from '../runtime/shared-array.ts';
+import type { Snapshot as ArraySnapshot } from '../runtime/snapshot.ts';
+import type { KernelAst, Stmt, VarInfo } from '../source/ast.ts';
+import { interpret, type InterpreterQpu } from '../source/interpreter.ts';
+import { LANES } from '../vc4/chip.ts';
+import { lineOf, type QpuSnapshot, type Snapshot, Stop, type StopAt } from './snapshot.ts';
+
+export interface ReplayCall {
+  readonly values: readonly number[];
+  readonly arrays: ArraySnapshot;
+  readonly qpus: number;
+  readonly maxSteps?: number;
+}
+
+/** The statements that give a variable its value once they have run. */
+function assigns(s: Stmt): readonly number[] {
+  switch (s.k) {
+    case 'assign':
+    case 'receive':
+    case 'combine':
+      return [s.v.id];
+    case 'call':
+      return s.outs.map((o) => o.id);
+    default:
+      return [];
+  }
+}
+
+/** Replays the kernel on the interpreter until `stopAt` says stop (or the run ends or fails). */
+export function replayInterpreter(k: KernelAst, call: ReplayCall, stopAt: StopAt): Snapshot {
+  let n = 0;
+  let last: { qpu: number; all: readonly InterpreterQpu[] } | undefined;
+  // Per QPU: the variables set so far (a statement's after it has run), the statement it last stepped, its mask.
+  const set = Array.from({ length: call.qpus }, () => new Set<number>(k.params.map((p) => p.id)));
+  const pending: (Stmt | undefined)[] = new Array(call.qpus).fill(undefined);
+  const masks: Uint8Array[] = Array.from({ length: call.qpus }, () => new Uint8Array(LANES).fill(1));
+  const read = (q: InterpreterQpu, v: VarInfo) =>
+    set[q.id]!.has(v.id) ? q.env.slice(v.id * LANES, v.id * LANES + LANES) : { unavailable: 'not set yet' };
+  const hook = (q: InterpreterQpu, s: Stmt, mask: Uint8Array, all: readonly InterpreterQpu[]) => {
+    const before = pending[q.id];
+    if (before) for (const id of assigns(before)) set[q.id]!.add(id);
+    pending[q.id] = s;
+    masks[q.id] = mask;
+    last = { qpu: q.id, all };
+    const line = lineOf(s);
+    const entersLine = line !== lines[q.id];
+    lines[q.id] = line;
+    const event = { n: n++, qpu: q.id, stmt: s, mask, entersStatement: true, entersLine, variable: (v: VarInfo) => read(q, v) };
+    if (stopAt(event)) throw new Stop(capture(event.n, q.id, all, false, undefined, s));
+  };
+  const lines: (string | undefined)[] = new Array(call.qpus).fill(undefined);
+  const capture = (event: number, qpu: number, all: readonly InterpreterQpu[], ended: boolean, error?: string, at?: Stmt): Snapshot => {
+    const envs = all.map((q) => q.env.slice());
+    const sets = set.map((x) => new Set(x));
+    const qpus = all.map(
+      (q): QpuSnapshot => ({
+        id: q.id,
+        state: q.done ? 'done' : q.waiting && q.id !== qpu ? 'waiting' : 'running',
+        ...(q.waiting && !q.done && q.id !== qpu ? { waitingFor: q.waiting.what } : {}),
+        // The QPU stopped is about to run `at`; the others are where they last stepped.
+        stmt: q.id === qpu && at ? at : q.at,
+        mask: masks[q.id]!.slice(),
+        steps: q.steps,
+      }),
+    );
+    return {
+      event,
+      qpu,
+      qpus,
+      ended,
+      ...(error !== undefined ? { error } : {}),
+      variable: (q, v) => (sets[q]!.has(v.id) ? envs[q]!.slice(v.id * LANES, v.id * LANES + LANES) : { unavailable: 'not set yet' }),
+    };
+  };
+  try {
+    call.arrays.replay(gpuMemory, call.values, (values, arrays) => interpret(k, { qpus: call.qpus, args: values, memory: gpuMemory, arrays, maxSteps: call.maxSteps, debug: hook }));
+  } catch (e) {
+    if (e instanceof Stop) return e.snapshot;
+    if (!(e instanceof Error)) throw e;
+    return last ? capture(n, last.qpu, last.all, true, e.message) : emptyEnd(k, call.qpus, n, e.message);
+  }
+  // Each QPU's last statement has run: its assignments count.
+  pending.forEach((s, q) => s && assigns(s).forEach((id) => set[q]!.add(id)));
+  return last ? capture(n, last.qpu, last.all, true) : emptyEnd(k, call.qpus, n);
+}
+
+/** The end of a run in which no QPU took a step (an empty kernel, or one that failed before its first). */
+function emptyEnd(k: KernelAst, qpus: number, n: number, error?: string): Snapshot {
+  return {
+    event: n,
+    qpu: 0,
+    qpus: Array.from({ length: qpus }, (_, id) => ({ id, state: error ? 'running' : 'done', stmt: undefined, steps: 0 })),
+    ended: true,
+    ...(error !== undefined ? { error } : {}),
+    variable: () => ({ unavailable: `kernel ${k.name} ran no statement` }),
+  };
+}
