@@ -14,12 +14,13 @@ import { compileCommand } from './compile.ts';
 import { disasmCommand } from './disasm.ts';
 import { emuCommand } from './emu.ts';
 import { runCommand } from './run.ts';
+import { debugCommand } from './debug.ts';
 import { piCommand } from './pi.ts';
 import { type Command, CliError, EXIT, exitHelp, type Io, nodeIo, OutputError, outputFailed, quietly } from './io.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 import { validateCommand } from './validate.ts';
 
-export const COMMANDS: readonly Command[] = [runCommand, compileCommand, emuCommand, piCommand, asmCommand, disasmCommand, validateCommand];
+export const COMMANDS: readonly Command[] = [runCommand, debugCommand, compileCommand, emuCommand, piCommand, asmCommand, disasmCommand, validateCommand];
 
 const HELP = `qpu: program the Raspberry Pi's VideoCore IV QPUs
 

@@ -43,7 +43,7 @@ function having(traits: readonly string[]): string {
  */
 export async function loadModule(io: Io, path: string, command: string): Promise<Record<string, unknown>> {
   // qpu run's module is the program: an error its code throws is the program's, not a failure to load.
-  const program = command === 'run';
+  const program = command === 'run' || command === 'debug';
   readInput(io, path);
   // A module whose top-level await never settles leaves nothing to run: Node would exit (status
   // 13) without a word. Say so instead.

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import type { KernelProfile } from '../runtime/profile.ts';
 import { annotatedAssembly, profileText } from '../runtime/profile-text.ts';
 import { timelineSvg } from '../runtime/timeline-svg.ts';
-import { type OverseenOptions, type OverseenRun, oversee, type RunObserver, runsOverseen } from '../runtime/oversight.ts';
+import { type Oversight, type OverseenOptions, type OverseenRun, oversee, type RunObserver, runsOverseen } from '../runtime/oversight.ts';
 import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
 import { PI_TIMING } from '../emulator/timing.ts';
 import { type Command, CliError, describeSystemError, EXIT, exitHelp, type Io, parse, parseCount, sfuMode, shown } from './io.ts';
@@ -105,36 +105,55 @@ examples:
       estimate: values.stats ? true : undefined,
       profile: values.profile || values['profile-dir'] !== undefined ? true : undefined,
     };
-    const only = values.kernel;
     const profileDir = values['profile-dir'];
     if (profileDir !== undefined) makeDirectory(profileDir);
-    const watch = watcher(io, values.stats ?? false, profileDir);
-    const done = oversee({ kernels: only === undefined ? undefined : (name) => name === only, options, observer: watch.observer });
-    const program = programProcess(path, programArgs);
-    try {
-      const mod = await loadModule(io, path, 'run');
-      // A program that ran no kernel as it loaded may export its work as main(args).
-      if (runsOverseen() === 0 && typeof mod.main === 'function') await program.settle((mod.main as (args: string[]) => unknown)(programArgs));
-      await program.check();
-      if (watch.runs() === 0)
-        throw new CliError(
-          only !== undefined
-            ? `${path} ran no kernel named ${only}`
-            : `${path} ran no kernel: run them at its top level, or export a main function that does (qpu compile prints a kernel's code)`,
-          EXIT.INPUT,
-        );
-      return program.status();
-    } catch (e) {
-      if (!(e instanceof CliError)) throw new CliError(`${path}: ${withRunHint(inUserCode(e))}`, EXIT.INPUT);
-      e.message = withRunHint(e.message);
-      throw e;
-    } finally {
-      watch.stop();
-      done();
-      program.restore();
-    }
+    return runProgram(io, path, programArgs, { only: values.kernel, options, stats: values.stats ?? false, profileDir });
   },
 };
+
+/** What runProgram oversees: the kernel it applies to (all when absent), the options, the figures shown, and a debugger's hook. */
+export interface ProgramOversight {
+  readonly only?: string;
+  readonly options: OverseenOptions;
+  readonly stats?: boolean;
+  readonly profileDir?: string;
+  readonly debugRun?: Oversight['debugRun'];
+  /** The command, as messages name it (default run). */
+  readonly command?: 'run' | 'debug';
+}
+
+/**
+ * Runs a user's program (`qpu run`, `qpu debug`) with its kernel runs overseen: the options
+ * applied, a bar for long runs, the figures asked for; the program's exit status.
+ */
+export async function runProgram(io: Io, path: string, programArgs: readonly string[], o: ProgramOversight): Promise<number> {
+  const only = o.only;
+  const watch = watcher(io, o.stats ?? false, o.profileDir);
+  const done = oversee({ kernels: only === undefined ? undefined : (name) => name === only, options: o.options, observer: watch.observer, debugRun: o.debugRun });
+  const program = programProcess(path, programArgs);
+  try {
+    const mod = await loadModule(io, path, o.command ?? 'run');
+    // A program that ran no kernel as it loaded may export its work as main(args).
+    if (runsOverseen() === 0 && typeof mod.main === 'function') await program.settle((mod.main as (args: string[]) => unknown)([...programArgs]));
+    await program.check();
+    if (watch.runs() === 0)
+      throw new CliError(
+        only !== undefined
+          ? `${path} ran no kernel named ${only}`
+          : `${path} ran no kernel: run them at its top level, or export a main function that does (qpu compile prints a kernel's code)`,
+        EXIT.INPUT,
+      );
+    return program.status();
+  } catch (e) {
+    if (!(e instanceof CliError)) throw new CliError(`${path}: ${withRunHint(inUserCode(e))}`, EXIT.INPUT);
+    e.message = withRunHint(e.message);
+    throw e;
+  } finally {
+    watch.stop();
+    done();
+    program.restore();
+  }
+}
 
 /**
  * The process as the program sees it while it runs: process.argv as if Node ran it directly

@@ -33,6 +33,7 @@ import {
   splitOptions,
   type TargetRunOptions,
 } from './run-options.ts';
+import { overseen } from './oversight.ts';
 
 export type { KernelRun, KernelRunOptions, Progress, RunOptions, RunReport, RunTarget, TargetRunOptions } from './run-options.ts';
 export { emulatorTarget } from './targets.ts';
@@ -104,6 +105,7 @@ export function kernel<const P extends readonly ParamType[]>(params: P, body: (.
   const runnable: RunnableKernel = { name, ast, code: codeFor };
   const run = (args: readonly unknown[], r: Run): RunReport => {
     const { values, arrays } = hostArguments(ast, params, args);
+    overseen(name)?.debugRun?.({ ast, optLevel: opt }, args, r.qpus);
     return exclusive(name, () => {
       // Its arrays cannot be freed until it ends (SharedArray.free from onProgress is refused).
       const unpin = pin(arrays, `kernel ${name}`);

@@ -7,6 +7,8 @@
 
 import type { SfuMode } from '../vc4/sfu-model.ts';
 import type { KernelProfile } from './profile.ts';
+import type { KernelAst } from '../source/ast.ts';
+import type { OptLevel } from '../compiler/driver.ts';
 
 export interface OverseenOptions {
   readonly target?: 'emulator' | 'interpreter' | 'pi';
@@ -58,6 +60,12 @@ export interface Oversight {
   readonly kernels?: (name: string) => boolean;
   readonly options: OverseenOptions;
   readonly observer: RunObserver;
+  /**
+   * A debugger (qpu debug): called before a run with the kernel, its arguments and the QPU
+   * count it runs on; it may hold the run while a session debugs a replay of it (debug/), after
+   * which the run itself goes on.
+   */
+  readonly debugRun?: (k: { readonly ast: KernelAst; readonly optLevel: OptLevel }, args: readonly unknown[], qpus: number) => void;
 }
 
 /**

@@ -1,0 +1,164 @@
+// `qpu debug`: runs a user's program as `qpu run` does and stops its first run of a kernel (or
+// of the kernel --kernel names) in the debugger: a command line on the terminal (gdb's commands,
+// debug/commands.ts), which works over ssh on a Pi; or, with --dap, the Debug Adapter Protocol
+// on standard input and output, for VS Code and other editors (debug/dap.ts). The session
+// replays the run; when it ends, the program's own run goes on and the program with it.
+
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { MAX_QPUS } from '../vc4/chip.ts';
+import type { OptLevel } from '../compiler/driver.ts';
+import { DebugConsole } from '../debug/commands.ts';
+import { DebugError, DebugSession, type DebugTarget } from '../debug/session.ts';
+import { WatchError } from '../debug/watch.ts';
+import { type Command, CliError, exitHelp, type Io, parse, parseCount, shown } from './io.ts';
+import { runProgram } from './run.ts';
+import { serveDap } from '../debug/dap.ts';
+
+export const debugCommand: Command = {
+  name: 'debug',
+  summary: 'run a TypeScript program and debug its first run of a kernel',
+  help: `usage: qpu debug PROGRAM.ts [--kernel NAME] [--target T] [--qpus N] [-O LEVEL]
+                           [--break LINE]... [--commands FILE] [--dap] [-- ARGS ...]
+
+Runs PROGRAM.ts as qpu run does, and stops its first run of a kernel (the kernel --kernel
+names) before its first statement, in the debugger: breakpoints on the kernel's lines with
+conditions on lanes, steps forward and back, every variable's 16 lanes on every QPU, each QPU's
+state, on the emulator its registers (docs/debugging.md). The session replays the run on copies
+of the kernel's arrays; when it ends (quit, or the commands run out), the program's own run
+goes on, and the program with it.
+
+options:
+      --kernel NAME   debug the first run of this kernel (its kernel name)
+      --target T      interpreter (the default: steps are statements) or emulator (the
+                      compiled code: steps are instructions; registers and flags show)
+      --qpus N        run the kernel on N QPUs (1-${MAX_QPUS}) instead of its own count
+  -O, --opt LEVEL     the emulator: the code's optimization level (default the kernel's)
+      --break LINE    a breakpoint before the session starts: LINE or FILE:LINE, and
+                      "LINE if COND" for a condition (may be given again)
+      --commands FILE read the commands from FILE, one a line, instead of the terminal
+      --dap           speak the Debug Adapter Protocol on standard input and output
+                      (an editor starts this; the program's own output goes to standard error)
+  -h, --help          this text
+
+${exitHelp('PROGRAM.ts does not load, throws, runs no kernel, or a kernel run fails')}
+examples:
+  qpu debug examples/gcd.ts --kernel gcd --break 13
+  qpu debug heat.ts --target emulator --qpus 4 --break "heat.ts:40 if x[3] > 100"
+`,
+  async run(args, io) {
+    const { values, positionals } = parse(args, {
+      kernel: { type: 'string' },
+      target: { type: 'string' },
+      qpus: { type: 'string' },
+      opt: { type: 'string', short: 'O' },
+      break: { type: 'string', multiple: true },
+      commands: { type: 'string' },
+      dap: { type: 'boolean' },
+    });
+    const [path, ...programArgs] = positionals;
+    if (path === undefined) throw new CliError('which program? (see --help)');
+    const target = (values.target ?? 'interpreter') as DebugTarget;
+    if (target !== 'interpreter' && target !== 'emulator') throw new CliError(`--target ${values.target}: the debugger runs on the interpreter or the emulator`);
+    const qpus = values.qpus === undefined ? undefined : parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
+    const opt = values.opt === undefined ? undefined : (parseCount(values.opt, 2, 0, 2, '-O') as OptLevel);
+    if (values.dap && values.commands !== undefined) throw new CliError('--dap or --commands: the editor sends the commands');
+    const script = values.commands === undefined ? undefined : readCommands(values.commands);
+    let debugged = false;
+    return runProgram(values.dap ? quietOut(io) : io, path, programArgs, {
+      only: values.kernel,
+      options: { qpus },
+      command: 'debug',
+      debugRun: (k, kernelArgs, runQpus) => {
+        if (debugged) return;
+        debugged = true;
+        const session = new DebugSession(k.ast, kernelArgs, { target, qpus: runQpus, opt: opt ?? k.optLevel });
+        if (values.dap) return serveDap(session, values.break ?? []);
+        converse(io, session, values.break ?? [], script);
+      },
+    });
+  },
+};
+
+/** The command-line session: the breakpoints given, then commands from the script or the terminal until quit or their end. */
+function converse(io: Io, session: DebugSession, breaks: readonly string[], script: string[] | undefined): void {
+  const con = new DebugConsole(session);
+  for (const b of breaks) io.out(con.run(`break ${b}`).out);
+  io.out(con.start());
+  const input = script ? scriptLines(script, io) : terminalLines(io);
+  for (;;) {
+    const line = input();
+    if (line === undefined) break;
+    const r = con.run(line);
+    io.out(r.out);
+    if (r.quit) break;
+  }
+  io.out(`the debugger is done; kernel ${session.ast.name} runs on\n`);
+}
+
+function readCommands(path: string): string[] {
+  try {
+    return readFileSync(path, 'utf8').split('\n');
+  } catch (e) {
+    throw new CliError(`--commands ${shown(path)}: cannot read it (${(e as Error).message})`);
+  }
+}
+
+/** The script's lines, each echoed after the prompt as a terminal would show it. */
+function scriptLines(lines: string[], io: Io): () => string | undefined {
+  let i = 0;
+  return () => {
+    while (i < lines.length && (lines[i]!.trim().startsWith('#') || (i === lines.length - 1 && !lines[i]!.trim()))) i++;
+    if (i >= lines.length) return undefined;
+    io.out(`(qpu) ${lines[i]}\n`);
+    return lines[i++];
+  };
+}
+
+/** Lines typed on standard input, read as they come (the kernel run waits meanwhile); undefined at its end. */
+function terminalLines(io: Io): () => string | undefined {
+  const fd = openSync('/dev/stdin', 'r');
+  const buf = Buffer.alloc(4096);
+  let pending = '';
+  let ended = false;
+  return () => {
+    io.out('(qpu) ');
+    for (;;) {
+      const nl = pending.indexOf('\n');
+      if (nl >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        return line;
+      }
+      if (ended) {
+        const rest = pending;
+        pending = '';
+        return rest || undefined;
+      }
+      const n = readBlocking(fd, buf);
+      if (n === 0) {
+        ended = true;
+        closeSync(fd);
+      }
+      else pending += buf.toString('utf8', 0, n);
+    }
+  };
+}
+
+/** A read that waits for input (a pipe Node has made non-blocking answers EAGAIN until data comes). */
+export function readBlocking(fd: number, buf: Buffer): number {
+  for (;;) {
+    try {
+      return readSync(fd, buf, 0, buf.length, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+}
+
+/** With --dap, standard output carries the protocol: the program's output goes to standard error. */
+function quietOut(io: Io): Io {
+  return { ...io, out: (text) => io.err(text) };
+}
+
+export { DebugError, WatchError };

@@ -1,0 +1,260 @@
+// The Debug Adapter Protocol (https://microsoft.github.io/debug-adapter-protocol/) for a
+// session: `qpu debug --dap PROGRAM.ts`, started by an editor, debugs the kernel in the user's
+// own .ts file. Breakpoints are set in the editor (with conditions); QPUs are threads; each
+// stop has one frame, the QPU's statement; its scopes are the variables (a variable's 16 lanes
+// its children) and, on the emulator, the registers; evaluate reads watch expressions.
+// Messages are framed by Content-Length headers on standard input and output; the program's own
+// output goes to standard error meanwhile. Synchronous, as the session is: the kernel's run
+// waits while the editor looks.
+
+import { readSync, writeSync } from 'node:fs';
+import { DebugError, type DebugSession, type Stopped, type VariableView } from './session.ts';
+import { laneText } from './show.ts';
+import { WatchError } from './watch.ts';
+
+type Message = { seq: number; type: string; command?: string; arguments?: Record<string, unknown> };
+type Body = Record<string, unknown>;
+
+/** Variables a reference stands for: computed when the editor asks. */
+type Children = () => { name: string; value: string; variablesReference: number }[];
+
+export function serveDap(session: DebugSession, breaks: readonly string[], io: DapIo = stdio()): void {
+  new DapServer(session, io, breaks).serve();
+}
+
+/** Where the protocol's bytes come from and go to. */
+export interface DapIo {
+  /** Reads some bytes into buf (0 at the end of input). */
+  read(buf: Buffer): number;
+  write(text: string): void;
+}
+
+function stdio(): DapIo {
+  return {
+    read: (buf) => {
+      for (;;) {
+        try {
+          return readSync(0, buf, 0, buf.length, null);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        }
+      }
+    },
+    write: (text) => void writeSync(1, text),
+  };
+}
+
+class DapServer {
+  private seq = 1;
+  private pending = Buffer.alloc(0);
+  private readonly refs = new Map<number, Children>();
+  private nextRef = 1;
+  private done = false;
+  /** Breakpoints by source path (setBreakpoints replaces a file's). */
+  private readonly bySource = new Map<string, number[]>();
+
+  constructor(
+    private readonly s: DebugSession,
+    private readonly io: DapIo,
+    private readonly breaks: readonly string[],
+  ) {}
+
+  serve(): void {
+    // Patch the program's output away from standard output, which carries the protocol.
+    const write = process.stdout.write;
+    process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+    try {
+      for (const b of this.breaks) this.s.break(b.replace(/\s+if\s+.*$/, ''), /\s+if\s+(.+)$/.exec(b)?.[1]);
+      while (!this.done) {
+        const m = this.message();
+        if (!m) break;
+        this.handle(m);
+      }
+    } finally {
+      process.stdout.write = write;
+    }
+  }
+
+  /** The next message, or undefined at the end of input. */
+  private message(): Message | undefined {
+    const buf = Buffer.alloc(65536);
+    for (;;) {
+      const head = this.pending.indexOf('\r\n\r\n');
+      if (head >= 0) {
+        const length = Number(/Content-Length:\s*(\d+)/i.exec(this.pending.subarray(0, head).toString('ascii'))?.[1]);
+        if (!Number.isFinite(length)) throw new DebugError('a DAP message without Content-Length');
+        if (this.pending.length >= head + 4 + length) {
+          const body = this.pending.subarray(head + 4, head + 4 + length).toString('utf8');
+          this.pending = this.pending.subarray(head + 4 + length);
+          return JSON.parse(body) as Message;
+        }
+      }
+      const n = this.io.read(buf);
+      if (n === 0) return undefined;
+      this.pending = Buffer.concat([this.pending, buf.subarray(0, n)]);
+    }
+  }
+
+  private send(m: Body): void {
+    const text = JSON.stringify({ seq: this.seq++, ...m });
+    this.io.write(`Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+  }
+
+  private respond(req: Message, body: Body = {}, error?: string): void {
+    this.send({ type: 'response', request_seq: req.seq, command: req.command, success: !error, ...(error ? { message: error } : {}), body });
+  }
+
+  private event(event: string, body: Body = {}): void {
+    this.send({ type: 'event', event, body });
+  }
+
+  private handle(req: Message): void {
+    const a = req.arguments ?? {};
+    try {
+      switch (req.command) {
+        case 'initialize':
+          this.respond(req, {
+            supportsConfigurationDoneRequest: true,
+            supportsConditionalBreakpoints: true,
+            supportsStepBack: true,
+            supportsEvaluateForHovers: true,
+            supportsRestartRequest: true,
+            supportsTerminateRequest: true,
+          });
+          return this.event('initialized');
+        case 'launch':
+        case 'attach':
+          this.stopOnEntry = a.stopOnEntry === true;
+          return this.respond(req);
+        case 'setBreakpoints':
+          return this.respond(req, { breakpoints: this.setBreakpoints(a) });
+        case 'setExceptionBreakpoints':
+          return this.respond(req, { breakpoints: [] });
+        case 'configurationDone':
+          this.respond(req);
+          return this.stopped(this.stopOnEntry ? this.s.stopped : this.s.continue());
+        case 'threads':
+          return this.respond(req, { threads: this.s.stopped.snapshot.qpus.map((q) => ({ id: q.id + 1, name: `QPU ${q.id}` })) });
+        case 'stackTrace':
+          return this.respond(req, this.stackTrace(Number(a.threadId) - 1));
+        case 'scopes':
+          return this.respond(req, { scopes: this.scopes(Number(a.frameId) - 1) });
+        case 'variables':
+          return this.respond(req, { variables: this.refs.get(Number(a.variablesReference))?.() ?? [] });
+        case 'continue':
+          this.select(a);
+          this.respond(req, { allThreadsContinued: true });
+          return this.stopped(this.s.continue());
+        case 'next':
+        case 'stepOut':
+          this.select(a);
+          this.respond(req);
+          return this.stopped(this.s.next());
+        case 'stepIn':
+          this.select(a);
+          this.respond(req);
+          return this.stopped(this.s.step());
+        case 'stepBack':
+          this.select(a);
+          this.respond(req);
+          return this.stopped(this.s.back());
+        case 'restart':
+          this.respond(req);
+          return this.stopped(this.s.restart());
+        case 'evaluate':
+          return this.respond(req, this.evaluate(String(a.expression ?? ''), a.frameId === undefined ? this.s.qpu : Number(a.frameId) - 1));
+        case 'disconnect':
+        case 'terminate':
+          this.done = true;
+          return this.respond(req);
+        default:
+          return this.respond(req, {}, `qpu debug does not do ${req.command}`);
+      }
+    } catch (e) {
+      if (e instanceof DebugError || e instanceof WatchError) return this.respond(req, {}, e.message);
+      throw e;
+    }
+  }
+
+  private stopOnEntry = false;
+
+  private select(a: Body): void {
+    if (typeof a.threadId === 'number' && a.threadId >= 1 && a.threadId <= this.s.qpus) this.s.qpu = a.threadId - 1;
+  }
+
+  /** Tells the editor where the run stopped (or that it ended). */
+  private stopped(st: Stopped): void {
+    this.refs.clear();
+    if (st.reason === 'end') {
+      this.event('output', { category: 'console', output: `kernel ${this.s.ast.name}: the run has ended\n` });
+      return this.event('terminated');
+    }
+    const reason = st.reason === 'error' ? 'exception' : st.reason;
+    this.event('stopped', { reason, threadId: st.snapshot.qpu + 1, allThreadsStopped: true, ...(st.snapshot.error ? { text: st.snapshot.error, description: st.snapshot.error } : {}) });
+  }
+
+  private setBreakpoints(a: Body): Body[] {
+    const path = String((a.source as { path?: string } | undefined)?.path ?? '');
+    for (const id of this.bySource.get(path) ?? []) this.s.delete(id);
+    const ids: number[] = [];
+    const out = ((a.breakpoints as { line: number; condition?: string }[] | undefined) ?? []).map((bp) => {
+      try {
+        const b = this.s.break(`${path}:${bp.line}`, bp.condition || undefined);
+        ids.push(b.id);
+        return { id: b.id, verified: true, line: bp.line };
+      } catch (e) {
+        if (!(e instanceof DebugError || e instanceof WatchError)) throw e;
+        return { verified: false, line: bp.line, message: e.message };
+      }
+    });
+    this.bySource.set(path, ids);
+    return out;
+  }
+
+  private stackTrace(q: number): Body {
+    const snap = this.s.stopped.snapshot;
+    const qpu = snap.qpus[q];
+    const loc = qpu?.stmt?.loc && /^(.*):(\d+):(\d+)$/.exec(qpu.stmt.loc);
+    if (!qpu || !loc) return { stackFrames: [{ id: q + 1, name: `kernel ${this.s.ast.name} (start or end)`, line: 0, column: 0 }], totalFrames: 1 };
+    const pc = qpu.pc !== undefined ? ` (pc ${qpu.pc})` : '';
+    const name = `${this.s.ast.name}: QPU ${q}${qpu.state === 'waiting' ? `, waiting for ${qpu.waitingFor}` : ''}${pc}`;
+    return { stackFrames: [{ id: q + 1, name, source: { path: loc[1], name: loc[1]!.split('/').pop() }, line: Number(loc[2]), column: Number(loc[3]) }], totalFrames: 1 };
+  }
+
+  private scopes(q: number): Body[] {
+    const scopes = [{ name: 'Variables', variablesReference: this.ref(() => this.variables(q)), expensive: false }];
+    const regs = this.s.stopped.snapshot.qpus[q]?.machine;
+    if (regs)
+      scopes.push({
+        name: 'Registers',
+        variablesReference: this.ref(() => [...regs.registers].filter(([, v]) => v.some((x) => x !== 0)).map(([name, v]) => this.lanes(name, 'hex', Array.from(v)))),
+        expensive: false,
+      });
+    return scopes;
+  }
+
+  private variables(q: number) {
+    return this.s.variables(q).map((v: VariableView) => (v.lanes ? this.lanes(v.name, v.ty, v.lanes) : { name: v.name, value: `(${v.unavailable})`, variablesReference: 0 }));
+  }
+
+  /** A variable with its 16 lanes as children. */
+  private lanes(name: string, ty: string, lanes: readonly number[]) {
+    const text = (x: number) => (ty === 'hex' ? `0x${(x >>> 0).toString(16)}` : laneText(ty, x));
+    const same = lanes.every((x) => Object.is(x, lanes[0]));
+    const value = same ? `${text(lanes[0]!)} (every lane)` : `[${lanes.map(text).join(', ')}]`;
+    return { name, value, variablesReference: this.ref(() => lanes.map((x, l) => ({ name: `lane ${l}`, value: text(x), variablesReference: 0 }))) };
+  }
+
+  private ref(children: Children): number {
+    const id = this.nextRef++;
+    this.refs.set(id, children);
+    return id;
+  }
+
+  private evaluate(expr: string, q: number): Body {
+    const v = this.s.evaluate(expr, q);
+    const value = v.lanes.length === 1 ? laneText(v.ty, v.lanes[0]!) : `[${v.lanes.map((x) => laneText(v.ty, x)).join(', ')}]`;
+    return { result: value, variablesReference: v.lanes.length > 1 ? this.ref(() => v.lanes.map((x, l) => ({ name: `lane ${l}`, value: laneText(v.ty, x), variablesReference: 0 }))) : 0 };
+  }
+}
