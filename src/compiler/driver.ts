@@ -154,6 +154,8 @@ export interface Compiled {
   readonly debug: {
     readonly homes: ReadonlyMap<number, number>;
     registerOf(vreg: number): string | undefined;
+    /** Where a spilled virtual register lives: a VPM row or scratch memory (undefined: not spilled). */
+    spilledTo(vreg: number): 'vpm' | 'memory' | undefined;
     readonly defs: readonly (readonly number[])[];
   };
   /** For each instruction, whether it is spill code: a store or reload of a spilled register (spill.ts). */
@@ -254,6 +256,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     debug: {
       homes: lowered.homes,
       registerOf: (vreg: number) => (place[vreg] ? placeName(place[vreg]!) : undefined),
+      spilledTo: (vreg: number) => (st.slots.has(vreg) ? 'vpm' : st.memory.has(vreg) ? 'memory' : undefined),
       defs: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.defs ?? []])),
     },
     uniformsBeforeArgs: st.scratch || lowered.scratch ? 3 : 2,

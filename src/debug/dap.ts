@@ -8,6 +8,7 @@
 // waits while the editor looks.
 
 import { readSync, writeSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { DebugError, type DebugSession, type Stopped, type VariableView } from './session.ts';
 import { laneText } from './show.ts';
 import { WatchError } from './watch.ts';
@@ -219,7 +220,7 @@ class DapServer {
     if (!qpu || !loc) return { stackFrames: [{ id: q + 1, name: `kernel ${this.s.ast.name} (start or end)`, line: 0, column: 0 }], totalFrames: 1 };
     const pc = qpu.pc !== undefined ? ` (pc ${qpu.pc})` : '';
     const name = `${this.s.ast.name}: QPU ${q}${qpu.state === 'waiting' ? `, waiting for ${qpu.waitingFor}` : ''}${pc}`;
-    return { stackFrames: [{ id: q + 1, name, source: { path: loc[1], name: loc[1]!.split('/').pop() }, line: Number(loc[2]), column: Number(loc[3]) }], totalFrames: 1 };
+    return { stackFrames: [{ id: q + 1, name, source: { path: resolve(loc[1]!), name: basename(loc[1]!) }, line: Number(loc[2]), column: Number(loc[3]) }], totalFrames: 1 };
   }
 
   private scopes(q: number): Body[] {

@@ -11,7 +11,9 @@ import type { Compiled } from '../compiler/driver.ts';
 import { ACC, REG_A, REG_B } from '../emulator/layout.ts';
 import type { Qpu } from '../emulator/qpu.ts';
 import { emulatorTarget } from '../runtime/targets.ts';
-import type { VarInfo } from '../source/ast.ts';
+import type { KernelAst, VarInfo } from '../source/ast.ts';
+import { EmulatorError } from '../emulator/errors.ts';
+import { inKernel } from '../runtime/kernel-errors.ts';
 import { LANES } from '../vc4/chip.ts';
 import type { ReplayCall } from './interpreter-replay.ts';
 import { type Lanes, lineOf, type QpuSnapshot, type Snapshot, Stop, type StopAt } from './snapshot.ts';
@@ -24,7 +26,7 @@ const REGISTERS: readonly [string, number][] = [
 ];
 const WORD = new Map(REGISTERS);
 
-export function replayEmulator(c: Compiled, call: ReplayCall & { readonly strict?: boolean }, stopAt: StopAt): Snapshot {
+export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & { readonly strict?: boolean }, stopAt: StopAt): Snapshot {
   const emu = emulatorTarget();
   let n = 0;
   let lastQpu = 0;
@@ -45,7 +47,10 @@ export function replayEmulator(c: Compiled, call: ReplayCall & { readonly strict
     const vreg = c.debug.homes.get(v.id);
     if (vreg === undefined) return { unavailable: 'not in the compiled code (the compiler removed it)' };
     const reg = c.debug.registerOf(vreg);
-    if (!reg) return { unavailable: 'spilled to memory: not shown on the emulator yet' };
+    if (!reg) {
+      const to = c.debug.spilledTo(vreg);
+      return { unavailable: to ? `spilled to ${to === 'vpm' ? 'a VPM row' : 'scratch memory'}: the debugger does not read spilled values yet` : 'kept in no register: the compiler computes it where it is used' };
+    }
     if (writers.get(reg) !== vreg) return { unavailable: writers.has(reg) ? `not in a register here (${reg} holds another value now)` : 'not set yet' };
     const w = WORD.get(reg)!;
     return R.slice(w, w + LANES);
@@ -83,7 +88,8 @@ export function replayEmulator(c: Compiled, call: ReplayCall & { readonly strict
   } catch (e) {
     if (e instanceof Stop) return e.snapshot;
     if (!(e instanceof Error)) throw e;
-    return capture(n, lastQpu, true, e.message);
+    // An emulator error in the kernel's terms: its statement and the user's names (runtime/kernel-errors.ts).
+    return capture(n, lastQpu, true, (e instanceof EmulatorError ? inKernel(ast, c, e) : e).message);
   }
   for (let q = 0; q < qpus; q++) applyPrevious(q);
   return capture(n, lastQpu, true);

@@ -105,7 +105,7 @@ export class DebugSession {
       hit = breakpointOf?.(e);
       return true;
     };
-    const snap = this.code ? replayEmulator(this.code, this.call, stopAt) : replayInterpreter(this.ast, this.call, stopAt);
+    const snap = this.code ? replayEmulator(this.ast, this.code, this.call, stopAt) : replayInterpreter(this.ast, this.call, stopAt);
     const r: StopReason = snap.ended ? (snap.error !== undefined ? 'error' : 'end') : reason;
     return (this.stopped = { reason: r, snapshot: snap, ...(hit && !snap.ended ? { breakpoint: hit } : {}) });
   }

@@ -109,8 +109,9 @@ export function variablesText(views: readonly VariableView[], mask?: Uint8Array)
 
 /** A variable on every QPU: one row a QPU. */
 export function gridText(name: string, views: readonly VariableView[]): string {
-  const rows = views.map((v, q) => ({ label: `QPU ${q}`, cells: v.lanes ? v.lanes.map((x) => laneText(v.ty, x)) : [v.unavailable!] }));
-  return `${name}\n${laneTable(rows)}`;
+  const rows = views.flatMap((v, q) => (v.lanes ? [{ label: `QPU ${q}`, cells: v.lanes.map((x) => laneText(v.ty, x)) }] : []));
+  const missing = views.flatMap((v, q) => (v.lanes ? [] : [`QPU ${q}: ${v.unavailable}\n`]));
+  return `${name}\n${rows.length ? laneTable(rows) : ''}${missing.join('')}`;
 }
 
 /** A QPU's registers that hold something (emulator), in hex, and its flags. */

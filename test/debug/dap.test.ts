@@ -1,0 +1,71 @@
+// `qpu debug --dap` through Microsoft's own protocol client (@vscode/debugadapter-testsupport),
+// as VS Code talks to it: a breakpoint in the user's file, QPUs as threads, a variable's lanes
+// as its children, watch expressions, steps forward and back, a line with no statement, and the
+// run going on to the program's end once the editor lets it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DebugClient } from '@vscode/debugadapter-testsupport';
+import { QPU_PROCESS } from '../helpers/cli.ts';
+
+const root = new URL('../..', import.meta.url).pathname;
+const gcd = join(root, 'examples', 'gcd.ts');
+
+/** A client of `qpu debug --dap examples/gcd.ts --kernel gcd` (the client runs one executable: a script that starts it). */
+async function client(extra = ''): Promise<{ dc: DebugClient; done: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'qpu-dap-'));
+  const script = join(dir, 'adapter.sh');
+  writeFileSync(script, `cd ${JSON.stringify(root)} && exec ${QPU_PROCESS.map((x) => JSON.stringify(x)).join(' ')} debug --dap examples/gcd.ts --kernel gcd ${extra}\n`);
+  const dc = new DebugClient('/bin/sh', script, 'qpu', { env: { ...process.env, CI: '1' } });
+  dc.defaultTimeout = 60_000;
+  await dc.start();
+  return {
+    dc,
+    done: async () => {
+      await dc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+test('an editor stops at a breakpoint in the kernel, reads lanes, steps forward and back, and lets the run go on', { timeout: 120_000 }, async () => {
+  const { dc, done } = await client();
+  try {
+    await dc.hitBreakpoint({ program: gcd } as never, { path: gcd, line: 13 });
+    const threads = await dc.threadsRequest();
+    assert.deepEqual(threads.body.threads, [{ id: 1, name: 'QPU 0' }]);
+    const stack = await dc.stackTraceRequest({ threadId: 1 });
+    const frame = stack.body.stackFrames[0]!;
+    assert.equal(frame.line, 13);
+    assert.equal(frame.source?.path, gcd);
+    const scopes = await dc.scopesRequest({ frameId: frame.id });
+    assert.deepEqual(scopes.body.scopes.map((s) => s.name), ['Variables']);
+    const vars = (await dc.variablesRequest({ variablesReference: scopes.body.scopes[0]!.variablesReference })).body.variables;
+    const a = vars.find((v) => v.name === 'a')!;
+    assert.match(a.value, /^\[183, 177, 193, /);
+    const lanes = (await dc.variablesRequest({ variablesReference: a.variablesReference })).body.variables;
+    assert.equal(lanes.length, 16);
+    assert.deepEqual(lanes[0], { name: 'lane 0', value: '183', variablesReference: 0 });
+    assert.match(vars.find((v) => v.name === 'p')!.value, /^0x[0-9a-f]+ \(every lane\)$/);
+    assert.equal((await dc.evaluateRequest({ expression: 'a[0] - b[0]', frameId: frame.id })).body.result, '-3');
+    await Promise.all([dc.nextRequest({ threadId: 1 }), dc.waitForEvent('stopped')]);
+    assert.equal((await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames[0]!.column, 28);
+    await Promise.all([dc.stepBackRequest({ threadId: 1 }), dc.waitForEvent('stopped')]);
+    assert.equal((await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames[0]!.column, 5);
+    // A line with no statement is not verified, and says why; a condition on lanes holds later.
+    const set = await dc.setBreakpointsRequest({ source: { path: gcd }, breakpoints: [{ line: 3 }, { line: 14, condition: 'b[3] < 10' }] });
+    assert.equal(set.body.breakpoints[0]!.verified, false);
+    assert.match(set.body.breakpoints[0]!.message!, /no statement of kernel gcd is on line .*gcd\.ts:3/);
+    assert.equal(set.body.breakpoints[1]!.verified, true);
+    await Promise.all([dc.continueRequest({ threadId: 1 }), dc.assertStoppedLocation('breakpoint', { path: gcd, line: 14 })]);
+    assert.ok(Number((await dc.evaluateRequest({ expression: 'b[3]', frameId: 1 })).body.result) < 10);
+    const bad = await dc.evaluateRequest({ expression: 'a +', frameId: 1 }).catch((e: Error) => e);
+    assert.match(String(bad), /the expression ends too soon/);
+    await dc.setBreakpointsRequest({ source: { path: gcd }, breakpoints: [] });
+    await Promise.all([dc.continueRequest({ threadId: 1 }), dc.waitForEvent('terminated')]);
+  } finally {
+    await done();
+  }
+});
