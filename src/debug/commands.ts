@@ -4,7 +4,7 @@
 
 import { DebugError, type DebugSession } from './session.ts';
 import { gridText, laneText, qpusText, registersText, sourceLine, stopText, variablesText } from './show.ts';
-import { WatchError } from './watch.ts';
+import { parseWatch, WatchError } from './watch.ts';
 
 export const HELP = `commands (a blank line repeats the last step, continue or back):
   break LINE [if COND]   b: stop where a QPU reaches LINE (file.ts:LINE or LINE), if COND
@@ -120,7 +120,7 @@ export class DebugConsole {
       case 'vars':
         return { out: variablesText(s.variables(s.qpu, arg === 'all'), s.stopped.snapshot.qpus[s.qpu]?.mask) };
       case 'watch':
-        s.evaluate(arg); // refused now if it cannot be read
+        parseWatch(arg); // refused now if it does not parse; a variable not set yet shows later
         this.watches.push(arg);
         return { out: `watch ${this.watches.length}: ${arg}\n` };
       case 'unwatch': {

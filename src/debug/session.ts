@@ -110,11 +110,13 @@ export class DebugSession {
     return (this.stopped = { reason: r, snapshot: snap, ...(hit && !snap.ended ? { breakpoint: hit } : {}) });
   }
 
-  /** Runs on to the next breakpoint any QPU reaches, or the end. */
+  /** Runs on to the next breakpoint any QPU reaches, or the end; the QPU stopped (at a breakpoint or an error) becomes the selected one. */
   continue(): Stopped {
     const from = this.stopped.snapshot.event;
     const hitOf = (e: StepEvent) => this.breakpoints.find((b) => this.hits(b, e));
-    return this.run((e) => e.n > from && hitOf(e) !== undefined, 'breakpoint', hitOf);
+    const st = this.run((e) => e.n > from && hitOf(e) !== undefined, 'breakpoint', hitOf);
+    if (st.reason === 'breakpoint' || st.reason === 'error') this.qpu = st.snapshot.qpu;
+    return st;
   }
 
   /** One step of the selected QPU: its next statement (interpreter) or instruction (emulator). */

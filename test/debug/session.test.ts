@@ -1,0 +1,165 @@
+// The debugger (debug(k, args, options), src/debug): on the interpreter and on the emulator, a
+// run stopped at breakpoints (with conditions on lanes), stepped forward and back, every QPU's
+// state, variables as lanes and as grids of QPUs, Where's lanes, registers; the same values on
+// both targets; a failing run stopped where it failed; the mistakes; the terminal commands, and
+// `qpu debug` itself through a pseudo-terminal.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { barrier, Int, index, kernel, me, Ptr, SharedArray, Where, While, any } from '../../src/index.ts';
+import { debug, type DebugSession } from '../../src/debug/session.ts';
+import { DebugConsole } from '../../src/debug/commands.ts';
+import { QPU_PROCESS } from '../helpers/cli.ts';
+
+const THIS = 'test/debug/session.test.ts';
+const staged = kernel([Ptr(Int)], function staged(out) {
+  const x = Int(index().add(me().mul(100)));
+  Where(x.gt(105), () => x.set(x.sub(100)));
+  barrier();
+  const y = Int(x.mul(2));
+  out.add(me().mul(16)).store(y);
+});
+const LINE = { x: 16, where: 17, barrier: 18, y: 19, store: 20 };
+
+const gcd = kernel([Ptr(Int), Ptr(Int), Ptr(Int)], function gcd(p, q, r) {
+  const a = Int(p.load());
+  const b = Int(q.load());
+  While(any(a.ne(b)), () => {
+    Where(a.gt(b), () => a.set(a.sub(b)));
+    Where(a.lt(b), () => b.set(b.sub(a)));
+  });
+  r.store(a);
+});
+const GCD_LINE = { sub: 28 };
+
+const lanes = (s: DebugSession, name: string, q = s.qpu) => s.variables(q).find((v) => v.name === name)?.lanes;
+
+for (const target of ['interpreter', 'emulator'] as const) {
+  test(`${target}: a breakpoint, the QPUs' states, a variable as a grid, steps on a selected QPU, back to the start`, () => {
+    const out = SharedArray.int32(32, 'out');
+    const s = debug(staged, [out], { target, qpus: 2 });
+    assert.equal(s.stopped.reason, 'entry');
+    assert.equal(s.stopped.snapshot.event, 0);
+    const b = s.break(`${THIS}:${LINE.y}`);
+    const st = s.continue();
+    assert.equal(st.reason, 'breakpoint');
+    assert.equal(st.breakpoint, b);
+    const stopped = st.snapshot.qpus[st.snapshot.qpu]!;
+    assert.match(stopped.stmt!.loc!, new RegExp(`session\\.test\\.ts:${LINE.y}:`));
+    // Each QPU's x: lanes above 105 lost 100 (QPU 1's lanes 6-15).
+    const grid = s.grid('x');
+    assert.deepEqual(grid[0]!.lanes, Array.from({ length: 16 }, (_, l) => l));
+    assert.deepEqual(grid[1]!.lanes, Array.from({ length: 16 }, (_, l) => (l > 5 ? l : 100 + l)));
+    assert.equal(s.evaluate('x[7] + qpu', 1).lanes[0], 8);
+    // The other QPU waits at the barrier or is on its way there.
+    const other = st.snapshot.qpus[1 - st.snapshot.qpu]!;
+    assert.match(other.stmt!.loc!, new RegExp(`:(${LINE.barrier}|${LINE.y}):`));
+    if (target === 'emulator') assert.ok(stopped.machine!.registers.get('ra0'), 'registers show');
+    s.qpu = st.snapshot.qpu;
+    const before = s.stopped.snapshot.event;
+    s.next();
+    assert.equal(s.stopped.snapshot.qpu, st.snapshot.qpu);
+    const x = s.grid('x')[s.qpu]!.lanes!;
+    if (target === 'interpreter') assert.deepEqual(lanes(s, 'y'), x.map((v) => 2 * v));
+    // The compiled code writes x * 2 straight to the VPM: y has no register of its own.
+    else assert.throws(() => s.evaluate('y'), /y: kept in no register: the compiler computes it where it is used/);
+    s.back(true);
+    assert.equal(s.stopped.snapshot.event, before, 'back to the statement it stepped from');
+    assert.equal(s.finish().reason, 'end');
+    assert.deepEqual([...out], new Array(32).fill(0), "the session's runs never touch the caller's arrays");
+    assert.equal(s.restart().reason, 'entry');
+  });
+
+  test(`${target}: a condition on lanes stops where it first holds, with the values of the interpreter`, () => {
+    const p = SharedArray.int32(16, 'p');
+    const q = SharedArray.int32(16, 'q');
+    const r = SharedArray.int32(16, 'r');
+    p.set(Array.from({ length: 16 }, (_, i) => 90 + 7 * i));
+    q.set(Array.from({ length: 16 }, (_, i) => 60 + 3 * i));
+    const s = debug(gcd, [p, q, r], { target });
+    s.break(GCD_LINE.sub, 'a[0] < 40');
+    s.continue();
+    const a = lanes(s, 'a')!;
+    assert.ok(a[0]! < 40);
+    // The same stop on the other target gives the same lanes.
+    const t = debug(gcd, [p, q, r], { target: target === 'emulator' ? 'interpreter' : 'emulator' });
+    t.break(GCD_LINE.sub, 'a[0] < 40');
+    t.continue();
+    assert.deepEqual(lanes(t, 'a'), a);
+    assert.deepEqual(lanes(t, 'b'), lanes(s, 'b'));
+  });
+}
+
+test('interpreter: inside a Where, the lanes it leaves out are marked; a step back from the start stays there', () => {
+  const out = SharedArray.int32(32, 'out');
+  const s = debug(staged, [out], { qpus: 2 });
+  assert.equal(s.back().reason, 'entry');
+  s.break(`${LINE.where}`);
+  s.continue();
+  s.next();
+  const mask = s.stopped.snapshot.qpus[0]!.mask!;
+  assert.deepEqual([...mask], new Array(16).fill(0), 'on QPU 0 no lane is above 105');
+  s.qpu = 1;
+  s.step();
+  while (s.stopped.snapshot.qpus[1]!.stmt?.loc?.includes(`:${LINE.x}:`)) s.step();
+  s.step();
+  assert.deepEqual([...s.stopped.snapshot.qpus[1]!.mask!], Array.from({ length: 16 }, (_, l) => (l > 5 ? 1 : 0)));
+});
+
+test('a run that fails stops where it failed, with the kernel\'s message, on both targets', () => {
+  const out = SharedArray.int32(32, 'out');
+  const bad = kernel([Ptr(Int)], function bad(o) {
+    o.add(1000).store(Int(1));
+  });
+  for (const target of ['interpreter', 'emulator'] as const) {
+    const st = debug(bad, [out], { target }).continue();
+    assert.equal(st.reason, 'error');
+    assert.match(st.snapshot.error!, /kernel bad.*outside the arrays/);
+  }
+});
+
+test('mistakes: a line with no statement, a condition that does not parse, an unknown variable, a bad target', () => {
+  const out = SharedArray.int32(32, 'out');
+  const s = debug(staged, [out]);
+  assert.throws(() => s.break(3), /no statement of kernel staged is on line 3; its statements are on lines 16, 17, 18, 19, 20/);
+  assert.throws(() => s.break(LINE.y, 'x +'), /the expression ends too soon/);
+  assert.throws(() => s.break('here'), /a breakpoint is a line: 12, or file\.ts:12/);
+  assert.throws(() => s.evaluate('nothing'), /no variable nothing here/);
+  assert.throws(() => s.grid('nothing'), /kernel staged has no variable nothing/);
+  assert.throws(() => debug(staged, [out], { target: 'pi' as never }), /runs on the interpreter or the emulator, not pi/);
+  assert.throws(() => debug(staged, [42]), /argument 1 \(out\): expected a SharedArray of int32/);
+});
+
+test('the terminal commands: break, continue, print, watch, vars, qpus, regs, help, and an unknown command', () => {
+  const out = SharedArray.int32(32, 'out');
+  const c = new DebugConsole(debug(staged, [out], { target: 'emulator', qpus: 2 }));
+  assert.match(c.start(), /^debugging kernel staged on 2 QPUs, the emulator, by instruction/);
+  assert.match(c.run(`b ${LINE.y} if x[0] > 50`).out, /^breakpoint 1 at line 19 if x\[0\] > 50\n$/);
+  assert.match(c.run('watch y').out, /^watch 1: y\n/);
+  const stop = c.run('c').out;
+  assert.match(stop, /^stopped at breakpoint 1 \(if x\[0\] > 50\): QPU 1, step \d+ of the run\n  pc \d+ `.*` in .*session\.test\.ts:19:\d+ `y = x \* 2`\n/);
+  assert.match(c.run('p x').out, /^x = \[100, 101, 102, 103, 104, 105, 6, 7,/);
+  assert.match(c.run('vars').out, /out = 0x[0-9a-f]+ in every lane\nlane +0 +1/);
+  assert.match(c.run('qpus').out, /\* QPU 1: running/);
+  assert.match(c.run('regs').out, /^QPU 1, pc \d+, cycle [\d,]+, TMU results waiting: 0 on TMU0, 0 on TMU1/);
+  assert.match(c.run('help').out, /break LINE \[if COND\]/);
+  assert.match(c.run('frobnicate').out, /no command "frobnicate": help lists them/);
+  assert.deepEqual(c.run('quit'), { out: '', quit: true });
+});
+
+test('qpu debug through a pseudo-terminal: commands typed, the session, then the program goes on', () => {
+  const qpu = QPU_PROCESS.map((x) => `'${x}'`).join(' ');
+  const root = new URL('../..', import.meta.url).pathname;
+  // script(1) gives the command a terminal; the typed lines arrive as a user's would.
+  const r = spawnSync('script', ['-qfec', `cd '${root}' && ${qpu} debug examples/gcd.ts --kernel gcd`, '/dev/null'], {
+    input: 'b 13\nc\np a[0]\nq\n',
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, CI: '1' },
+  });
+  const text = r.stdout.replace(/\r/g, '');
+  assert.equal(r.status, 0, text + r.stderr);
+  assert.match(text, /\(qpu\) breakpoint 1 at line 13\n\(qpu\) stopped at breakpoint 1: QPU 0, step 3 of the run\n/);
+  assert.match(text, /\(qpu\) a\[0\] = 183\n/);
+  assert.match(text, /the debugger is done; kernel gcd runs on\ngcd\(183, 186\) = 3\n/);
+});
