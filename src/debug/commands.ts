@@ -3,7 +3,7 @@
 // tests and other front ends run the same commands.
 
 import { DebugError, type DebugSession } from './session.ts';
-import { gridText, laneText, qpusText, registersText, sourceLine, stopText, variablesText } from './show.ts';
+import { gridText, laneText, qpusText, registersText, sourceLine, stopText, variablesText, vpmText } from './show.ts';
 import { parseWatch, WatchError } from './watch.ts';
 
 export const HELP = `commands (a blank line repeats the last step, continue or back):
@@ -24,6 +24,7 @@ export const HELP = `commands (a blank line repeats the last step, continue or b
   watch EXPR             print EXPR at every stop; unwatch N
   qpus                   every QPU: running, waiting (for what) or done, and where
   regs [all]             the selected QPU's registers and flags (emulator)
+  vpm [ROW [COUNT]]      the VPM's rows (emulator; default 0 and 8)
   list                   the source around the selected QPU's line
   where                  where the run stopped
   quit                   q: end the session (the program's own run goes on)`;
@@ -135,6 +136,11 @@ export class DebugConsole {
         return { out: registersText(s.stopped.snapshot.qpus[s.qpu]!, arg === 'all') };
       case 'list':
         return { out: this.list() };
+      case 'vpm': {
+        const [from = '0', count = '8'] = rest;
+        if (!/^\d+$/.test(from) || !/^\d+$/.test(count)) return { out: 'vpm [ROW [COUNT]]\n' };
+        return { out: vpmText(s.stopped.snapshot.vpm, Number(from), Number(count)) };
+      }
       case 'where':
       case 'bt':
         return { out: stopText(s) };

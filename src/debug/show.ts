@@ -123,3 +123,13 @@ export function registersText(q: QpuSnapshot, all = false): string {
   const [t0, t1] = q.machine.tmuQueued;
   return `QPU ${q.id}, pc ${q.pc}, cycle ${q.machine.cycles.toLocaleString('en-US')}, TMU results waiting: ${t0} on TMU0, ${t1} on TMU1${all ? '' : ' (registers that hold only zeros left out)'}\n${laneTable(rows)}`;
 }
+
+/** VPM rows `from` to `from + count - 1` (emulator): 16 words a row, in hex. */
+export function vpmText(vpm: Int32Array | undefined, from: number, count: number): string {
+  if (!vpm) return 'the VPM is the emulator\'s: debug with --target emulator\n';
+  const rows = vpm.length / LANE_COUNT;
+  if (!(from >= 0 && from < rows)) return `vpm ROW [COUNT]: ROW is 0 to ${rows - 1}\n`;
+  const out: { label: string; cells: string[] }[] = [];
+  for (let r = from; r < Math.min(rows, from + count); r++) out.push({ label: `row ${r}`, cells: Array.from(vpm.subarray(r * LANE_COUNT, r * LANE_COUNT + LANE_COUNT), (x) => (x >>> 0).toString(16)) });
+  return `the VPM's rows of 16 words (words in hex; column: the word in its row)\n${laneTable(out).replace(/^lane/, 'word')}`;
+}

@@ -40,8 +40,10 @@ function statementTable(p: KernelProfile, top: number): string[] {
   const spill = p.total.spillInstructions > 0;
   const rows = [...p.statements].sort((a, b) => b.cycles - a.cycles);
   const shown = top > 0 ? rows.slice(0, top) : rows;
-  const head = ['cycles', '%', 'instrs', ...causes.map((c) => `${STALL_HEADS[c]}`), 'both', 'add', 'mul', 'none', ...(spill ? ['spill'] : []), 'code'];
-  const cells = (f: Figures & { code?: number }) => [
+  const interpreted = p.statements.some((s) => s.interpreted !== undefined);
+  const head = [...(interpreted ? ['ran'] : []), 'cycles', '%', 'instrs', ...causes.map((c) => `${STALL_HEADS[c]}`), 'both', 'add', 'mul', 'none', ...(spill ? ['spill'] : []), 'code'];
+  const cells = (f: Figures & { code?: number; interpreted?: number }) => [
+    ...(interpreted ? [f.code === undefined ? '' : f.interpreted === undefined ? '-' : n(f.interpreted)] : []),
     n(f.cycles),
     pct(f.cycles, p.total.cycles),
     n(f.instructions),
@@ -55,6 +57,7 @@ function statementTable(p: KernelProfile, top: number): string[] {
   const width = head.map((_, j) => Math.max(...table.map((r) => r[j]!.length)));
   const lines = table.map((r, i) => `${r.map((c, j) => c.padStart(width[j]!)).join('  ')}  ${labels[i]}`.trimEnd());
   const legend = [
+    ...(interpreted ? ['ran: the times the statement ran on the interpreter; the rest is the compiled code\'s, on the cycle model'] : []),
     `per statement, the most cycles first: cycles and instructions summed over the QPUs;${causes.length ? ' stall cycles by cause;' : ''}`,
     `the instructions executed by which ALUs did work (both, add, mul, none);${spill ? ' cycles of spill code;' : ''} instructions of code`,
   ];

@@ -43,6 +43,8 @@ export interface StatementProfile extends Figures {
   readonly text: string;
   /** The instructions of the code that belong to it (static). */
   readonly code: number;
+  /** On the interpreter target: the times the statement ran there (steps, all QPUs; a loop's every test of its condition). */
+  readonly interpreted?: number;
 }
 
 /** One instruction's figures. */
@@ -93,7 +95,7 @@ export interface KernelProfile {
 const NO_STATEMENT = '(the kernel\'s start and end)';
 
 /** The profile of a run of `c` (compiled from `ast`) that had a profiler. */
-export function kernelProfile(ast: KernelAst, c: Compiled, run: RunResult): KernelProfile {
+export function kernelProfile(ast: KernelAst, c: Compiled, run: RunResult, interpreted?: ReadonlyMap<string, number>): KernelProfile {
   if (!run.profile) throw new Error(`internal: kernel ${c.kernel}: the run had no profiler`);
   const printer = messagePrinter(ast);
   const written = writtenStatements(ast);
@@ -107,7 +109,8 @@ export function kernelProfile(ast: KernelAst, c: Compiled, run: RunResult): Kern
     let i = byKey.get(key);
     if (i === undefined) {
       byKey.set(key, (i = statements.length));
-      statements.push({ loc: user?.loc, text, code: 0, ...noFigures() });
+      const ran = interpreted && user?.loc !== undefined ? { interpreted: interpreted.get(user.loc) ?? 0 } : {};
+      statements.push({ loc: user?.loc, text, code: 0, ...ran, ...noFigures() });
     }
     return i;
   };

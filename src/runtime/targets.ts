@@ -15,7 +15,7 @@ import { piSession } from '../pi/session.ts';
 import { runCompiledOnPi } from '../pi/target.ts';
 import { failedAssertions, printLogs } from './assertions.ts';
 import { printedBefore, printedLines, type PrintLog } from '../source/checks.ts';
-import type { KernelAst } from '../source/ast.ts';
+import type { KernelAst, Stmt } from '../source/ast.ts';
 import { type ArrayRegion, interpret } from '../source/interpreter.ts';
 import { EmulatorTarget } from './emulate.ts';
 import { inKernel } from './kernel-errors.ts';
@@ -111,8 +111,8 @@ function estimateOf(k: RunnableKernel, { values, r, level }: Call, snap: Snapsho
 }
 
 /** With `{ profile: true }`: the profile of a run of the call's compiled code. */
-function profileOf(k: RunnableKernel, { r, level }: Call): ProfileOf | undefined {
-  return r.profile ? (run) => kernelProfile(k.ast, k.code(r.qpus, level), run) : undefined;
+function profileOf(k: RunnableKernel, { r, level }: Call, interpreted?: ReadonlyMap<string, number>): ProfileOf | undefined {
+  return r.profile ? (run) => kernelProfile(k.ast, k.code(r.qpus, level), run, interpreted) : undefined;
 }
 
 const EMULATOR: Target = {
@@ -131,10 +131,13 @@ const INTERPRETER: Target = {
     const estimate = estimateOf(k, call, r.estimate === false ? undefined : snapshot(arrays));
     const onProgress = r.onProgress;
     const progress = onProgress && ((steps: number, done: boolean) => onProgress({ target: 'interpreter', steps, maxSteps: r.budget, done }));
+    // Profiling: the times each statement ran here, beside the compiled code's profile.
+    const runs = r.profile ? new Map<string, number>() : undefined;
+    const debug = runs && ((_q: unknown, s: Stmt) => void ((s = s.shows ?? s).loc && runs.set(s.loc, (runs.get(s.loc) ?? 0) + 1)));
     const result = staged(gpuMemory, values, arrays, (v, regions) =>
-      interpret(k.ast, { qpus: r.qpus, args: v, memory: gpuMemory, arrays: regions, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave, sfu: r.sfu }),
+      interpret(k.ast, { qpus: r.qpus, args: v, memory: gpuMemory, arrays: regions, maxSteps: r.maxSteps, onProgress: progress, interleave: r.interleave, sfu: r.sfu, debug }),
     );
-    return interpreterReport(r.qpus, result.steps, printedLines(result.printed), estimate.later, r.estimate || r.profile ? estimate.now() : undefined, profileOf(k, call));
+    return interpreterReport(r.qpus, result.steps, printedLines(result.printed), estimate.later, r.estimate || r.profile ? estimate.now() : undefined, profileOf(k, call, runs));
   },
 };
 
