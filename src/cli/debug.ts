@@ -18,7 +18,8 @@ export const debugCommand: Command = {
   name: 'debug',
   summary: 'run a TypeScript program and debug its first run of a kernel',
   help: `usage: qpu debug PROGRAM.ts [--kernel NAME] [--target T] [--qpus N] [-O LEVEL]
-                           [--break LINE]... [--commands FILE] [--dap] [-- ARGS ...]
+                           [--max-steps N] [--break LINE]... [--commands FILE] [--dap]
+                           [-- ARGS ...]
 
 Runs PROGRAM.ts as qpu run does, and stops its first run of a kernel (the kernel --kernel
 names) before its first statement, in the debugger: breakpoints on the kernel's lines with
@@ -33,6 +34,8 @@ options:
                       compiled code: steps are instructions; registers and flags show)
       --qpus N        run the kernel on N QPUs (1-${MAX_QPUS}) instead of its own count
   -O, --opt LEVEL     the emulator: the code's optimization level (default the kernel's)
+      --max-steps N   the step budget of the session's replays and of the program's kernel
+                      runs (statements or instructions, all QPUs): for a kernel that never ends
       --break LINE    a breakpoint before the session starts: LINE or FILE:LINE, and
                       "LINE if COND" for a condition (may be given again)
       --commands FILE read the commands from FILE, one a line, instead of the terminal
@@ -51,6 +54,7 @@ examples:
       target: { type: 'string' },
       qpus: { type: 'string' },
       opt: { type: 'string', short: 'O' },
+      'max-steps': { type: 'string' },
       break: { type: 'string', multiple: true },
       commands: { type: 'string' },
       dap: { type: 'boolean' },
@@ -61,17 +65,18 @@ examples:
     if (target !== 'interpreter' && target !== 'emulator') throw new CliError(`--target ${values.target}: the debugger runs on the interpreter or the emulator`);
     const qpus = values.qpus === undefined ? undefined : parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
     const opt = values.opt === undefined ? undefined : (parseCount(values.opt, 2, 0, 2, '-O') as OptLevel);
+    const maxSteps = values['max-steps'] === undefined ? undefined : parseCount(values['max-steps'], 0, 1, Number.MAX_SAFE_INTEGER, '--max-steps');
     if (values.dap && values.commands !== undefined) throw new CliError('--dap or --commands: the editor sends the commands');
     const script = values.commands === undefined ? undefined : readCommands(values.commands);
     let debugged = false;
     return runProgram(values.dap ? quietOut(io) : io, path, programArgs, {
       only: values.kernel,
-      options: { qpus },
+      options: { qpus, maxSteps },
       command: 'debug',
       debugRun: (k, kernelArgs, runQpus) => {
         if (debugged) return;
         debugged = true;
-        const session = new DebugSession(k.ast, kernelArgs, { target, qpus: runQpus, opt: opt ?? k.optLevel });
+        const session = new DebugSession(k.ast, kernelArgs, { target, qpus: runQpus, opt: opt ?? k.optLevel, maxSteps });
         if (values.dap) return serveDap(session, values.break ?? []);
         converse(io, session, values.break ?? [], script);
       },
