@@ -21,7 +21,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   emulator: ['common'],
   pi: ['common', 'compiler'],
   runtime: ['common', 'source', 'dsl', 'compiler', 'emulator', 'pi'],
-  cli: ['common', 'source', 'dsl', 'compiler', 'emulator', 'pi', 'runtime'],
+  debug: ['common', 'source', 'dsl', 'compiler', 'emulator', 'runtime'],
+  cli: ['common', 'source', 'dsl', 'compiler', 'emulator', 'pi', 'runtime', 'debug'],
 };
 
 const graph = () => importGraph(SRC);

@@ -84,7 +84,7 @@ ${exitHelp('MODULE.ts does not load, exports no kernel, or the kernel does not\n
         writeOutput(io, values.output, programToBytes(c.words));
         io.err(`${c.kernel}: ${c.instrs.length} instructions for ${qpus} QPU${qpus > 1 ? 's' : ''} written to ${shown(values.output)}\n`);
         io.err(describeUniforms(chosen.ast, c, values.output));
-      } else if (c.scratchBytes)
+      } else if (c.scratchBytes && !values.explain)
         io.err(
           `${c.kernel} ${scratchUse(c)}: give it ${c.scratchBytes} bytes of scratch memory, cleared, ` +
             `its address as the uniform after the QPU count (docs/compiler.md, "The calling convention")\n`,

@@ -273,7 +273,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   function spilled(id: number, to: 'vpm' | 'memory'): Explanation['spills'][number] {
     const name = lowered.names.get(id);
     const v = name === undefined ? undefined : ast.vars.find((x) => x.name === name);
-    return { name: v?.userName ?? name ?? `a value the compiler made (%${id})`, to };
+    return name === undefined ? { name: `%${id}`, to, made: true } : { name: v?.userName ?? name, to };
   }
 }
 

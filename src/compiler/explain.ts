@@ -22,7 +22,7 @@ export interface Explanation {
   /** Physical registers the code uses, and the most values live at once before spilling, at which statement. */
   readonly registers: { readonly used: number; readonly pressure: number; readonly at?: Stmt };
   /** The values spilled: the variable (or the compiler's value), to a VPM row or to scratch memory. */
-  readonly spills: readonly { readonly name: string; readonly to: 'vpm' | 'memory' }[];
+  readonly spills: readonly { readonly name: string; readonly to: 'vpm' | 'memory'; /** No variable: a value the compiler made (a temporary, an address). */ readonly made?: true }[];
   /** Each loop, pipelined or why not; undefined when the pass is off. */
   readonly loops?: readonly LoopDecision[];
   /** Instructions before and after the scheduler paired them (pairs saved), when pairing is on. */
@@ -60,8 +60,8 @@ export function explainText(x: Explanation, ast: KernelAst): string {
     const vpm = x.spills.filter((s) => s.to === 'vpm');
     const memory = x.spills.filter((s) => s.to === 'memory');
     out.push(`  ${x.spills.length} value${x.spills.length === 1 ? '' : 's'} spilled: each read reloads it, each write stores it`);
-    if (vpm.length) out.push(`    to this QPU's VPM rows (no DMA): ${vpm.map((s) => s.name).join(', ')}`);
-    if (memory.length) out.push(`    to scratch memory, through DMA: ${memory.map((s) => s.name).join(', ')}`);
+    if (vpm.length) out.push(`    to this QPU's VPM rows (no DMA): ${names(vpm)}`);
+    if (memory.length) out.push(`    to scratch memory, through DMA: ${names(memory)}`);
   }
   out.push('', 'loops (load pipelining, -O2):');
   if (!x.loops) out.push('  the pass is off');
@@ -81,6 +81,13 @@ export function explainText(x: Explanation, ast: KernelAst): string {
   const warnings = warningsOf(x);
   if (warnings.length) out.push('', 'warnings:', ...warnings.map((w) => `  ${w}`));
   return out.join('\n') + '\n';
+}
+
+/** Spilled values by name, the compiler's own counted at the end. */
+function names(spills: Explanation['spills']): string {
+  const made = spills.filter((s) => s.made).length;
+  const named = spills.filter((s) => !s.made).map((s) => s.name);
+  return [...named, ...(made ? [`${made} value${made === 1 ? '' : 's'} the compiler made`] : [])].join(', ');
 }
 
 /** What costs much on a Pi and the compiler could not avoid. */

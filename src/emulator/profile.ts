@@ -7,7 +7,7 @@
 // stalls to its stalls. Knows nothing of kernels: runtime/profile.ts maps instructions to the
 // kernel's statements.
 
-import { type QpuStats, STALL_CAUSES, type StallCause } from './report.ts';
+import { STALL_CAUSES, type StallCause } from './stalls.ts';
 
 /** Bins a QPU's timeline has at most: the bins' width doubles when the run outgrows them. */
 export const TIMELINE_BINS = 512;
@@ -49,7 +49,7 @@ interface Profiled {
   readonly id: number;
   readonly time: number;
   readonly count: number;
-  readonly stats: QpuStats;
+  readonly stats: { readonly stalls: Readonly<Record<StallCause, number>> };
 }
 
 /** Fills a run's profile, instruction by instruction (Machine.run's `profile` option). */

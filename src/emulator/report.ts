@@ -5,8 +5,9 @@
 import type { QpuProfile } from './profile.ts';
 import { CYCLES_PER_INSTR, type Timing } from './timing.ts';
 
-export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
-export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex'];
+import { STALL_CAUSES, type StallCause } from './stalls.ts';
+
+export { STALL_CAUSES, type StallCause };
 
 export interface QpuStats {
   instructions: number;

@@ -34,9 +34,12 @@ export function timelineSvg(p: KernelProfile, clockHz = 250e6): string {
   const span = nBins * binWidth;
   const x = (cycle: number) => LEFT + (PLOT * cycle) / span;
   const height = TOP + p.qpus * (BAND + GAP) + 50;
+  const width = LEFT + PLOT + 20;
   const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${LEFT + PLOT + 20}" height="${height}" font-family="sans-serif" font-size="12">`,
-    `<title>${esc(`kernel ${p.kernel}: each QPU's cycles over the run`)}</title>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<title>${esc(`kernel ${p.kernel}: each QPU's cycles over the run, issuing or stalled by cause`)}</title>`,
+    // An opaque background, so that the text shows on a dark page too.
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${LEFT}" y="16" font-size="14">${esc(`kernel ${p.kernel} on ${p.qpus} QPU${p.qpus === 1 ? '' : 's'}: ${p.cycles.toLocaleString('en-US')} cycles (${formatSeconds(p.cycles / clockHz)} on a Pi)`)}</text>`,
     ...wrapped(p.verdict.text, 130).map((line, i) => `<text x="${LEFT}" y="${32 + 14 * i}" fill="#555">${esc(line)}</text>`),
   ];

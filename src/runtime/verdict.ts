@@ -7,7 +7,6 @@
 // unit per direction), so their busy time is a floor no QPU count goes below.
 
 import { STALL_CAUSES, type StallCause } from '../emulator/report.ts';
-import type { Figures, InstructionProfile, QpuFigures } from './profile.ts';
 
 /** Where a run's QPU-cycles go. */
 export type Bound = 'issue' | 'spills' | StallCause | 'idle';
@@ -25,13 +24,12 @@ export interface Verdict {
   readonly scalingText: string;
 }
 
-/** What the verdict reads of a profile. */
+/** What the verdict reads of a profile (profile.ts): the run, its totals, each instruction's cycles and stalls. */
 interface Profiled {
   readonly qpus: number;
   readonly cycles: number;
-  readonly total: Figures;
-  readonly instructions: readonly InstructionProfile[];
-  readonly perQpu: readonly QpuFigures[];
+  readonly total: { readonly instructions: number; readonly cycles: number; readonly spillCycles: number; readonly slots: { readonly both: number } };
+  readonly instructions: readonly { readonly spill: boolean; readonly cycles: number; readonly stalls: Readonly<Record<StallCause, number>> }[];
   readonly dmaBusy?: { readonly load: number; readonly store: number };
 }
 
@@ -98,7 +96,7 @@ function scalingOf(p: Profiled, spent: Record<Bound, number>): Pick<Verdict, 'sc
   const listed = scaling.map((s) => `${s.qpus} QPU${s.qpus === 1 ? '' : 's'} ${s.cycles.toLocaleString('en-US')}`).join(', ');
   const floored = scaling.find((s) => s.by !== 'work');
   const why = floored
-    ? `from ${floored.qpus} QPUs on, the DMA ${floored.by === 'dma load' ? 'load' : 'store'} engine's ${Math.max(load, store).toLocaleString('en-US')} busy cycles bound it`
+    ? `from ${floored.qpus} QPU${floored.qpus === 1 ? '' : 's'} on, the DMA ${floored.by === 'dma load' ? 'load' : 'store'} engine's ${Math.max(load, store).toLocaleString('en-US')} busy cycles bound it`
     : 'the work divides all the way to 12';
   const modelled = SCALE_QPUS.includes(p.qpus) ? ` (this run: ${p.qpus} QPU${p.qpus === 1 ? '' : 's'}, ${p.cycles.toLocaleString('en-US')} cycles)` : '';
   return { scaling, scalingText: `modelled cycles if the work divided evenly: ${listed}${modelled}; ${why}` };
