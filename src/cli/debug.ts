@@ -10,7 +10,8 @@ import type { OptLevel } from '../compiler/driver.ts';
 import { DebugConsole } from '../debug/commands.ts';
 import { DebugError, DebugSession, type DebugTarget } from '../debug/session.ts';
 import { WatchError } from '../debug/watch.ts';
-import { type Command, CliError, exitHelp, type Io, parse, parseCount, shown } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, type Io, parse, parseCount, shown } from './io.ts';
+import { DapConnection, openDap } from '../debug/dap-connection.ts';
 import { runProgram } from './run.ts';
 import { serveDap } from '../debug/dap.ts';
 
@@ -40,7 +41,9 @@ options:
                       "LINE if COND" for a condition (may be given again)
       --commands FILE read the commands from FILE, one a line, instead of the terminal
       --dap           speak the Debug Adapter Protocol on standard input and output
-                      (an editor starts this; the program's own output goes to standard error)
+                      (an editor starts this; the program's own output goes to standard
+                      error). PROGRAM.ts and the options may come from the editor's launch
+                      request instead: program, args, kernel, target, qpus, stopOnEntry
   -h, --help          this text
 
 ${exitHelp('PROGRAM.ts does not load, throws, runs no kernel, or a kernel run fails')}
@@ -59,30 +62,62 @@ examples:
       commands: { type: 'string' },
       dap: { type: 'boolean' },
     });
-    const [path, ...programArgs] = positionals;
-    if (path === undefined) throw new CliError('which program? (see --help)');
+    if (values.dap && values.commands !== undefined) throw new CliError('--dap or --commands: the editor sends the commands');
+    // An editor says what to launch (and may set breakpoints) before the program runs.
+    const conn = values.dap ? new DapConnection() : undefined;
+    const opening = conn && openDap(conn);
+    if (conn && !opening) return EXIT.OK;
+    const launch = opening?.launch ?? {};
+    const [path, ...programArgs] = positionals.length ? positionals : typeof launch.program === 'string' ? [launch.program, ...stringList(launch.args)] : [];
+    if (path === undefined) {
+      conn?.event('output', { category: 'stderr', output: 'qpu debug: which program? (the launch request\'s program, or PROGRAM.ts on the command line)\n' });
+      conn?.terminated();
+      throw new CliError('which program? (see --help)');
+    }
+    values.target ??= typeof launch.target === 'string' ? launch.target : undefined;
+    values.kernel ??= typeof launch.kernel === 'string' ? launch.kernel : undefined;
+    if (values.qpus === undefined && typeof launch.qpus === 'number') values.qpus = String(launch.qpus);
     const target = (values.target ?? 'interpreter') as DebugTarget;
     if (target !== 'interpreter' && target !== 'emulator') throw new CliError(`--target ${values.target}: the debugger runs on the interpreter or the emulator`);
     const qpus = values.qpus === undefined ? undefined : parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
     const opt = values.opt === undefined ? undefined : (parseCount(values.opt, 2, 0, 2, '-O') as OptLevel);
     const maxSteps = values['max-steps'] === undefined ? undefined : parseCount(values['max-steps'], 0, 1, Number.MAX_SAFE_INTEGER, '--max-steps');
-    if (values.dap && values.commands !== undefined) throw new CliError('--dap or --commands: the editor sends the commands');
     const script = values.commands === undefined ? undefined : readCommands(values.commands);
     let debugged = false;
-    return runProgram(values.dap ? quietOut(io) : io, path, programArgs, {
-      only: values.kernel,
-      options: { qpus, maxSteps },
-      command: 'debug',
-      debugRun: (k, kernelArgs, runQpus) => {
-        if (debugged) return;
-        debugged = true;
-        const session = new DebugSession(k.ast, kernelArgs, { target, qpus: runQpus, opt: opt ?? k.optLevel, maxSteps });
-        if (values.dap) return serveDap(session, values.break ?? []);
-        converse(io, session, values.break ?? [], script);
-      },
-    });
+    const restore = conn ? quietStdout() : () => {};
+    try {
+      return await runProgram(conn ? quietOut(io) : io, path, programArgs, {
+        only: values.kernel,
+        options: { qpus, maxSteps },
+        command: 'debug',
+        debugRun: (k, kernelArgs, runQpus) => {
+          if (debugged) return;
+          debugged = true;
+          const session = new DebugSession(k.ast, kernelArgs, { target, qpus: runQpus, opt: opt ?? k.optLevel, maxSteps });
+          if (conn) return serveDap(session, conn, opening!, values.break ?? []);
+          converse(io, session, values.break ?? [], script);
+        },
+      });
+    } finally {
+      // The editor hears that the program is over, also when it ran no kernel or failed.
+      if (conn) {
+        conn.terminated();
+        restore();
+      }
+    }
   },
 };
+
+const stringList = (x: unknown): string[] => (Array.isArray(x) ? x.map(String) : []);
+
+/** With --dap, standard output carries the protocol: the program's own writes go to standard error until the command ends. */
+function quietStdout(): () => void {
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  return () => {
+    process.stdout.write = write;
+  };
+}
 
 /** The command-line session: the breakpoints given, then commands from the script or the terminal until quit or their end. */
 function converse(io: Io, session: DebugSession, breaks: readonly string[], script: string[] | undefined): void {

@@ -7,107 +7,82 @@
 // output goes to standard error meanwhile. Synchronous, as the session is: the kernel's run
 // waits while the editor looks.
 
-import { readSync, writeSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { type Body, CAPABILITIES, type DapConnection, type Message, type Opening } from './dap-connection.ts';
 import { DebugError, type DebugSession, type Stopped, type VariableView } from './session.ts';
 import { laneText } from './show.ts';
 import { WatchError } from './watch.ts';
 
-type Message = { seq: number; type: string; command?: string; arguments?: Record<string, unknown> };
-type Body = Record<string, unknown>;
-
 /** Variables a reference stands for: computed when the editor asks. */
 type Children = () => { name: string; value: string; variablesReference: number }[];
 
-export function serveDap(session: DebugSession, breaks: readonly string[], io: DapIo = stdio()): void {
-  new DapServer(session, io, breaks).serve();
-}
-
-/** Where the protocol's bytes come from and go to. */
-export interface DapIo {
-  /** Reads some bytes into buf (0 at the end of input). */
-  read(buf: Buffer): number;
-  write(text: string): void;
-}
-
-function stdio(): DapIo {
-  return {
-    read: (buf) => {
-      for (;;) {
-        try {
-          return readSync(0, buf, 0, buf.length, null);
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-        }
-      }
-    },
-    write: (text) => void writeSync(1, text),
-  };
+/**
+ * Serves the editor for a session, until it disconnects: the breakpoints given on the command
+ * line and those the editor set before the kernel ran first, then its requests.
+ */
+export function serveDap(session: DebugSession, conn: DapConnection, opening: Opening, breaks: readonly string[]): void {
+  new DapServer(session, conn, opening).serve(breaks);
 }
 
 class DapServer {
-  private seq = 1;
-  private pending = Buffer.alloc(0);
   private readonly refs = new Map<number, Children>();
   private nextRef = 1;
   private done = false;
-  /** Breakpoints by source path (setBreakpoints replaces a file's). */
+  /** The session's breakpoint numbers by source path (setBreakpoints replaces a file's). */
   private readonly bySource = new Map<string, number[]>();
+  private readonly stopOnEntry: boolean;
 
   constructor(
     private readonly s: DebugSession,
-    private readonly io: DapIo,
-    private readonly breaks: readonly string[],
-  ) {}
+    private readonly conn: DapConnection,
+    private readonly opening: Opening,
+  ) {
+    this.stopOnEntry = opening.launch.stopOnEntry === true;
+  }
 
-  serve(): void {
-    // Patch the program's output away from standard output, which carries the protocol.
-    const write = process.stdout.write;
-    process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  serve(breaks: readonly string[]): void {
+    for (const b of breaks) this.s.break(b.replace(/\s+if\s+.*$/, ''), /\s+if\s+(.+)$/.exec(b)?.[1]);
+    // The editor's breakpoints from before: checked now; those that do not hold are shown as such.
+    for (const [path, list] of this.opening.breakpoints) {
+      const ids: number[] = [];
+      for (const bp of list) {
+        const verified = this.tryBreak(path, bp.line, bp.condition);
+        if (typeof verified === 'number') ids.push(verified);
+        else this.conn.event('breakpoint', { reason: 'changed', breakpoint: { id: bp.id, verified: false, line: bp.line, message: verified } });
+      }
+      this.bySource.set(path, ids);
+    }
+    if (this.opening.configured) this.stopped(this.stopOnEntry ? this.s.stopped : this.s.continue());
+    while (!this.done) {
+      let m: Message | undefined;
+      try {
+        m = this.conn.message();
+      } catch (e) {
+        if (!(e instanceof DebugError)) throw e;
+        this.conn.event('output', { category: 'stderr', output: `qpu debug: ${e.message}\n` });
+        continue;
+      }
+      if (!m) break;
+      this.handle(m);
+    }
+  }
+
+  /** A breakpoint set in the session: its number, or why it cannot be. */
+  private tryBreak(path: string, line: number, condition: string | undefined): number | string {
     try {
-      for (const b of this.breaks) this.s.break(b.replace(/\s+if\s+.*$/, ''), /\s+if\s+(.+)$/.exec(b)?.[1]);
-      while (!this.done) {
-        const m = this.message();
-        if (!m) break;
-        this.handle(m);
-      }
-    } finally {
-      process.stdout.write = write;
+      return this.s.break(`${path}:${line}`, condition || undefined).id;
+    } catch (e) {
+      if (e instanceof DebugError || e instanceof WatchError) return e.message;
+      throw e;
     }
-  }
-
-  /** The next message, or undefined at the end of input. */
-  private message(): Message | undefined {
-    const buf = Buffer.alloc(65536);
-    for (;;) {
-      const head = this.pending.indexOf('\r\n\r\n');
-      if (head >= 0) {
-        const length = Number(/Content-Length:\s*(\d+)/i.exec(this.pending.subarray(0, head).toString('ascii'))?.[1]);
-        if (!Number.isFinite(length)) throw new DebugError('a DAP message without Content-Length');
-        if (this.pending.length >= head + 4 + length) {
-          const body = this.pending.subarray(head + 4, head + 4 + length).toString('utf8');
-          this.pending = this.pending.subarray(head + 4 + length);
-          return JSON.parse(body) as Message;
-        }
-      }
-      const n = this.io.read(buf);
-      if (n === 0) return undefined;
-      this.pending = Buffer.concat([this.pending, buf.subarray(0, n)]);
-    }
-  }
-
-  private send(m: Body): void {
-    const text = JSON.stringify({ seq: this.seq++, ...m });
-    this.io.write(`Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
   }
 
   private respond(req: Message, body: Body = {}, error?: string): void {
-    this.send({ type: 'response', request_seq: req.seq, command: req.command, success: !error, ...(error ? { message: error } : {}), body });
+    this.conn.respond(req, body, error);
   }
 
   private event(event: string, body: Body = {}): void {
-    this.send({ type: 'event', event, body });
+    this.conn.event(event, body);
   }
 
   private handle(req: Message): void {
@@ -115,18 +90,10 @@ class DapServer {
     try {
       switch (req.command) {
         case 'initialize':
-          this.respond(req, {
-            supportsConfigurationDoneRequest: true,
-            supportsConditionalBreakpoints: true,
-            supportsStepBack: true,
-            supportsEvaluateForHovers: true,
-            supportsRestartRequest: true,
-            supportsTerminateRequest: true,
-          });
+          this.respond(req, CAPABILITIES);
           return this.event('initialized');
         case 'launch':
         case 'attach':
-          this.stopOnEntry = a.stopOnEntry === true;
           return this.respond(req);
         case 'setBreakpoints':
           return this.respond(req, { breakpoints: this.setBreakpoints(a) });
@@ -178,8 +145,6 @@ class DapServer {
     }
   }
 
-  private stopOnEntry = false;
-
   private select(a: Body): void {
     if (typeof a.threadId === 'number' && a.threadId >= 1 && a.threadId <= this.s.qpus) this.s.qpu = a.threadId - 1;
   }
@@ -189,7 +154,7 @@ class DapServer {
     this.refs.clear();
     if (st.reason === 'end') {
       this.event('output', { category: 'console', output: `kernel ${this.s.ast.name}: the run has ended\n` });
-      return this.event('terminated');
+      return this.conn.terminated();
     }
     const reason = st.reason === 'error' ? 'exception' : st.reason;
     this.event('stopped', { reason, threadId: st.snapshot.qpu + 1, allThreadsStopped: true, ...(st.snapshot.error ? { text: st.snapshot.error, description: st.snapshot.error } : {}) });
@@ -200,14 +165,10 @@ class DapServer {
     for (const id of this.bySource.get(path) ?? []) this.s.delete(id);
     const ids: number[] = [];
     const out = ((a.breakpoints as { line: number; condition?: string }[] | undefined) ?? []).map((bp) => {
-      try {
-        const b = this.s.break(`${path}:${bp.line}`, bp.condition || undefined);
-        ids.push(b.id);
-        return { id: b.id, verified: true, line: bp.line };
-      } catch (e) {
-        if (!(e instanceof DebugError || e instanceof WatchError)) throw e;
-        return { verified: false, line: bp.line, message: e.message };
-      }
+      const b = this.tryBreak(path, bp.line, bp.condition);
+      if (typeof b === 'string') return { verified: false, line: bp.line, message: b };
+      ids.push(b);
+      return { id: b, verified: true, line: bp.line };
     });
     this.bySource.set(path, ids);
     return out;

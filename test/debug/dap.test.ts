@@ -13,11 +13,11 @@ import { QPU_PROCESS } from '../helpers/cli.ts';
 const root = new URL('../..', import.meta.url).pathname;
 const gcd = join(root, 'examples', 'gcd.ts');
 
-/** A client of `qpu debug --dap examples/gcd.ts --kernel gcd` (the client runs one executable: a script that starts it). */
-async function client(extra = ''): Promise<{ dc: DebugClient; done: () => Promise<void> }> {
+/** A client of `qpu debug --dap ARGS` (the client runs one executable: a script that starts it). */
+async function client(extra = 'examples/gcd.ts --kernel gcd'): Promise<{ dc: DebugClient; done: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'qpu-dap-'));
   const script = join(dir, 'adapter.sh');
-  writeFileSync(script, `cd ${JSON.stringify(root)} && exec ${QPU_PROCESS.map((x) => JSON.stringify(x)).join(' ')} debug --dap examples/gcd.ts --kernel gcd ${extra}\n`);
+  writeFileSync(script, `cd ${JSON.stringify(root)} && exec ${QPU_PROCESS.map((x) => JSON.stringify(x)).join(' ')} debug --dap ${extra}\n`);
   const dc = new DebugClient('/bin/sh', script, 'qpu', { env: { ...process.env, CI: '1' } });
   dc.defaultTimeout = 60_000;
   await dc.start();
@@ -63,6 +63,36 @@ test('an editor stops at a breakpoint in the kernel, reads lanes, steps forward 
     assert.ok(Number((await dc.evaluateRequest({ expression: 'b[3]', frameId: 1 })).body.result) < 10);
     const bad = await dc.evaluateRequest({ expression: 'a +', frameId: 1 }).catch((e: Error) => e);
     assert.match(String(bad), /the expression ends too soon/);
+    await dc.setBreakpointsRequest({ source: { path: gcd }, breakpoints: [] });
+    await Promise.all([dc.continueRequest({ threadId: 1 }), dc.waitForEvent('terminated')]);
+  } finally {
+    await done();
+  }
+});
+
+test('as VS Code starts it: the program, kernel and target in the launch request; breakpoints set before the kernel runs are checked when it does', { timeout: 120_000 }, async () => {
+  const { dc, done } = await client('');
+  try {
+    // This client configures first, then launches: the breakpoints come before any kernel runs.
+    await Promise.all([dc.initializeRequest(), dc.waitForEvent('initialized')]);
+    const set = await dc.setBreakpointsRequest({ source: { path: gcd }, breakpoints: [{ line: 2 }, { line: 13 }] });
+    assert.deepEqual(set.body.breakpoints.map((b) => b.verified), [true, true], 'kept until the kernel runs');
+    await dc.configurationDoneRequest();
+    const changed = dc.waitForEvent('breakpoint');
+    await dc.launchRequest({ program: 'examples/gcd.ts', kernel: 'gcd', target: 'emulator' } as never);
+    // Line 2 holds no statement: once the kernel runs, the editor hears so.
+    const event = (await changed) as unknown as { body: { breakpoint: { id: number; verified: boolean; message: string } } };
+    assert.equal(event.body.breakpoint.id, set.body.breakpoints[0]!.id);
+    assert.equal(event.body.breakpoint.verified, false);
+    assert.match(event.body.breakpoint.message, /no statement of kernel gcd is on line/);
+    await dc.assertStoppedLocation('breakpoint', { path: gcd, line: 13 });
+    // The emulator: registers as a scope, and the frame names the instruction.
+    const frame = (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames[0]!;
+    assert.match(frame.name, /^gcd: QPU 0 \(pc \d+\)$/);
+    const scopes = (await dc.scopesRequest({ frameId: frame.id })).body.scopes;
+    assert.deepEqual(scopes.map((s) => s.name), ['Variables', 'Registers']);
+    const regs = (await dc.variablesRequest({ variablesReference: scopes[1]!.variablesReference })).body.variables;
+    assert.ok(regs.some((r) => /^r[a-b]?\d+$/.test(r.name)));
     await dc.setBreakpointsRequest({ source: { path: gcd }, breakpoints: [] });
     await Promise.all([dc.continueRequest({ threadId: 1 }), dc.waitForEvent('terminated')]);
   } finally {
