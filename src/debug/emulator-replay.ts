@@ -11,12 +11,12 @@ import type { Compiled } from '../compiler/driver.ts';
 import { ACC, REG_A, REG_B } from '../emulator/layout.ts';
 import type { Qpu } from '../emulator/qpu.ts';
 import { emulatorTarget } from '../runtime/targets.ts';
-import type { KernelAst, VarInfo } from '../source/ast.ts';
+import type { KernelAst, Stmt, VarInfo } from '../source/ast.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { inKernel } from '../runtime/kernel-errors.ts';
 import { LANES } from '../vc4/chip.ts';
 import type { ReplayCall } from './interpreter-replay.ts';
-import { type Lanes, lineOf, type QpuSnapshot, type Snapshot, Stop, type StopAt } from './snapshot.ts';
+import { type Lanes, lineOf, type QpuSnapshot, type Snapshot, type StepEvent, Stop, type StopAt } from './snapshot.ts';
 
 /** Each register's first word in a QPU's R view, by name: ra0-ra31, rb0-rb31, r0-r5. */
 const REGISTERS: readonly [string, number][] = [
@@ -26,24 +26,55 @@ const REGISTERS: readonly [string, number][] = [
 ];
 const WORD = new Map(REGISTERS);
 
+/** What each instruction means to the debugger, worked out once for compiled code: its user statement, its line, the registers it writes. */
+interface Layout {
+  readonly stmt: readonly (Stmt | undefined)[];
+  /** A number for each source line (-1: none), so that steps compare lines without strings. */
+  readonly line: Int32Array;
+  /** For each instruction, pairs (register index, virtual register) of the values it writes. */
+  readonly writes: readonly Int32Array[];
+}
+const layouts = new WeakMap<Compiled, Layout>();
+const REGISTER_INDEX = new Map(REGISTERS.map(([name], i) => [name, i]));
+
+function layoutOf(c: Compiled): Layout {
+  let l = layouts.get(c);
+  if (l) return l;
+  const lines = new Map<string, number>();
+  const stmt = c.instrs.map((_, pc) => statementOf(c, pc));
+  const line = Int32Array.from(stmt, (st) => {
+    const key = lineOf(st);
+    if (key === undefined) return -1;
+    if (!lines.has(key)) lines.set(key, lines.size);
+    return lines.get(key)!;
+  });
+  const writes = c.instrs.map((_, pc) =>
+    Int32Array.from((c.debug.defs[pc] ?? []).flatMap((vreg) => {
+      const reg = c.debug.registerOf(vreg);
+      return reg === undefined ? [] : [REGISTER_INDEX.get(reg)!, vreg];
+    })),
+  );
+  layouts.set(c, (l = { stmt, line, writes }));
+  return l;
+}
+
 export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & { readonly strict?: boolean }, stopAt: StopAt): Snapshot {
   const emu = emulatorTarget();
+  const layout = layoutOf(c);
   let n = 0;
   let lastQpu = 0;
   const qpus = c.qpus;
-  // Per QPU: the instruction it last stepped (its writes count once it has run), and each register's last writer.
+  // Per QPU: the instruction it last stepped (its writes count once it has run), and each register's last writer (-1: none yet).
   const previous = new Int32Array(qpus).fill(-1);
-  const writer = Array.from({ length: qpus }, () => new Map<string, number>());
+  const writer = Array.from({ length: qpus }, () => new Int32Array(REGISTERS.length).fill(-1));
   const steps = new Int32Array(qpus);
   const applyPrevious = (q: number) => {
     const pc = previous[q]!;
     if (pc < 0) return;
-    for (const vreg of c.debug.defs[pc] ?? []) {
-      const reg = c.debug.registerOf(vreg);
-      if (reg) writer[q]!.set(reg, vreg);
-    }
+    const w = layout.writes[pc]!;
+    for (let i = 0; i < w.length; i += 2) writer[q]![w[i]!] = w[i + 1]!;
   };
-  const read = (R: Int32Array, q: number, v: VarInfo, writers = writer[q]!): Lanes => {
+  const read = (R: Int32Array, writers: Int32Array, v: VarInfo): Lanes => {
     const vreg = c.debug.homes.get(v.id);
     if (vreg === undefined) return { unavailable: 'not in the compiled code (the compiler removed it)' };
     const reg = c.debug.registerOf(vreg);
@@ -51,35 +82,48 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
       const to = c.debug.spilledTo(vreg);
       return { unavailable: to ? `spilled to ${to === 'vpm' ? 'a VPM row' : 'scratch memory'}: the debugger does not read spilled values yet` : 'kept in no register: the compiler computes it where it is used' };
     }
-    if (writers.get(reg) !== vreg) return { unavailable: writers.has(reg) ? `not in a register here (${reg} holds another value now)` : 'not set yet' };
+    const last = writers[REGISTER_INDEX.get(reg)!]!;
+    if (last !== vreg) return { unavailable: last >= 0 ? `not in a register here (${reg} holds another value now)` : 'not set yet' };
     const w = WORD.get(reg)!;
     return R.slice(w, w + LANES);
   };
   const machine = () => emu.machine.lastRun;
+  // One event, updated at every step: the predicate reads it during the call only.
+  let current = 0;
+  const event: { -readonly [K in keyof StepEvent]: StepEvent[K] } = {
+    n: 0,
+    qpu: 0,
+    stmt: undefined,
+    pc: 0,
+    entersStatement: true,
+    entersLine: true,
+    variable: (v) => read(machine()[current]!.R, writer[current]!, v),
+  };
   const trace = (q: number, pc: number) => {
     applyPrevious(q);
-    const before = previous[q]! < 0 ? undefined : statementOf(c, previous[q]!);
-    const stmt = statementOf(c, pc);
-    const entersStatement = previous[q]! < 0 || before !== stmt;
-    const entersLine = previous[q]! < 0 || lineOf(before) !== lineOf(stmt);
+    const before = previous[q]!;
+    event.entersStatement = before < 0 || layout.stmt[before] !== layout.stmt[pc];
+    event.entersLine = before < 0 || layout.line[before] !== layout.line[pc];
     previous[q] = pc;
     steps[q]!++;
-    lastQpu = q;
-    const qpu = machine()[q]!;
-    const event = { n: n++, qpu: q, stmt, pc, entersStatement, entersLine, variable: (v: VarInfo) => read(qpu.R, q, v) };
+    lastQpu = current = q;
+    event.n = n++;
+    event.qpu = q;
+    event.stmt = layout.stmt[pc];
+    event.pc = pc;
     if (stopAt(event)) throw new Stop(capture(event.n, q, false));
   };
   const capture = (event: number, qpu: number, ended: boolean, error?: string): Snapshot => {
     const qs = machine();
     const regs = qs.map((q) => q.R.slice());
-    const writers = writer.map((w) => new Map(w));
+    const writers = writer.map((w) => w.slice());
     return {
       event,
       qpu,
       qpus: qs.map((q, i) => qpuSnapshot(c, q, steps[i]!, ended && error === undefined)),
       ended,
       ...(error !== undefined ? { error } : {}),
-      variable: (q, v) => read(regs[q]!, q, v, writers[q]!),
+      variable: (q, v) => read(regs[q]!, writers[q]!, v),
       vpm: emu.machine.vpm.slice(),
     };
   };

@@ -10,7 +10,7 @@ import type { Snapshot as ArraySnapshot } from '../runtime/snapshot.ts';
 import type { KernelAst, Stmt, VarInfo } from '../source/ast.ts';
 import { interpret, type InterpreterQpu } from '../source/interpreter.ts';
 import { LANES } from '../vc4/chip.ts';
-import { lineOf, type QpuSnapshot, type Snapshot, Stop, type StopAt } from './snapshot.ts';
+import { lineOf, type QpuSnapshot, type Snapshot, type StepEvent, Stop, type StopAt } from './snapshot.ts';
 
 export interface ReplayCall {
   readonly values: readonly number[];
@@ -33,6 +33,19 @@ function assigns(s: Stmt): readonly number[] {
   }
 }
 
+/** A number for each source line of the statements seen (-1: none), so that steps compare lines without strings. */
+const lineIds = new Map<string, number>();
+const lineCache = new WeakMap<Stmt, number>();
+function lineNumber(s: Stmt): number {
+  let id = lineCache.get(s);
+  if (id === undefined) {
+    const key = lineOf(s);
+    id = key === undefined ? -1 : (lineIds.get(key) ?? lineIds.set(key, lineIds.size).get(key)!);
+    lineCache.set(s, id);
+  }
+  return id;
+}
+
 /** Replays the kernel on the interpreter until `stopAt` says stop (or the run ends or fails). */
 export function replayInterpreter(k: KernelAst, call: ReplayCall, stopAt: StopAt): Snapshot {
   let n = 0;
@@ -43,19 +56,33 @@ export function replayInterpreter(k: KernelAst, call: ReplayCall, stopAt: StopAt
   const masks: Uint8Array[] = Array.from({ length: call.qpus }, () => new Uint8Array(LANES).fill(1));
   const read = (q: InterpreterQpu, v: VarInfo) =>
     set[q.id]!.has(v.id) ? q.env.slice(v.id * LANES, v.id * LANES + LANES) : { unavailable: 'not set yet' };
+  // One event, updated at every step: the predicate reads it during the call only.
+  let current: InterpreterQpu | undefined;
+  const event: { -readonly [K in keyof StepEvent]: StepEvent[K] } = {
+    n: 0,
+    qpu: 0,
+    stmt: undefined,
+    entersStatement: true,
+    entersLine: true,
+    variable: (v) => read(current!, v),
+  };
+  const lines = new Int32Array(call.qpus).fill(-2);
   const hook = (q: InterpreterQpu, s: Stmt, mask: Uint8Array, all: readonly InterpreterQpu[]) => {
     const before = pending[q.id];
     if (before) for (const id of assigns(before)) set[q.id]!.add(id);
     pending[q.id] = s;
     masks[q.id] = mask;
     last = { qpu: q.id, all };
-    const line = lineOf(s);
-    const entersLine = line !== lines[q.id];
+    const line = lineNumber(s);
+    event.entersLine = line !== lines[q.id];
     lines[q.id] = line;
-    const event = { n: n++, qpu: q.id, stmt: s, mask, entersStatement: true, entersLine, variable: (v: VarInfo) => read(q, v) };
+    current = q;
+    event.n = n++;
+    event.qpu = q.id;
+    event.stmt = s;
+    event.mask = mask;
     if (stopAt(event)) throw new Stop(capture(event.n, q.id, all, false, undefined, s));
   };
-  const lines: (string | undefined)[] = new Array(call.qpus).fill(undefined);
   const capture = (event: number, qpu: number, all: readonly InterpreterQpu[], ended: boolean, error?: string, at?: Stmt): Snapshot => {
     const envs = all.map((q) => q.env.slice());
     const sets = set.map((x) => new Set(x));

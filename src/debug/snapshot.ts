@@ -5,7 +5,7 @@
 
 import type { Stmt, VarInfo } from '../source/ast.ts';
 
-/** A step of the run: a statement (interpreter) or an instruction (emulator) a QPU is about to run. */
+/** A step of the run: a statement (interpreter) or an instruction (emulator) a QPU is about to run. A replay reuses one object: read it during the call. */
 export interface StepEvent {
   /** Steps of all QPUs before this one. */
   readonly n: number;
