@@ -11,8 +11,8 @@ const dir = mkdtempSync(join(tmpdir(), 'qpu-cli-'));
 test('qpu --help and each command --help explain themselves', async () => {
   const top = await runQpu('--help');
   assert.equal(top.code, 0);
-  assert.match(top.out, /commands:\n {2}run .*\n {2}compile .*\n {2}emu .*\n {2}pi .*\n {2}asm .*\n {2}disasm .*\n {2}validate /);
-  for (const cmd of ['asm', 'disasm', 'validate']) {
+  assert.match(top.out, /commands:\n {2}run .*\n {2}debug .*\n {2}compile .*\n {2}emu .*\n {2}pi .*\n {2}asm .*\n {2}disasm .*\n {2}validate /);
+  for (const cmd of ['asm', 'disasm', 'validate', 'debug']) {
     const r = await runQpu(cmd, '--help');
     assert.equal(r.code, 0);
     assert.match(r.out, new RegExp(`^usage: qpu ${cmd} `));

@@ -164,7 +164,7 @@ export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number; de
       loops++;
       vars.push(...normal.added);
       body.push(...rewrite(normal.loop, plan, vars));
-      decisions.push({ loop: s, pipelined: { loads: plan.loads.length, ahead: TMU_FIFO_DEPTH / plan.loads.length } });
+      decisions.push({ loop: s, pipelined: { loads: plan.loads.length, ahead: aheadFor(plan.loads.length) } });
     } else {
       body.push(s);
       if (s.k === 'for' || s.k === 'while') decisions.push({ loop: s, why: s.k === 'while' ? WHILE : (plan as string) });

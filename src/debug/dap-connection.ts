@@ -47,15 +47,21 @@ export class DapConnection {
       const head = this.pending.indexOf('\r\n\r\n');
       if (head >= 0) {
         const length = Number(/Content-Length:\s*(\d+)/i.exec(this.pending.subarray(0, head).toString('ascii'))?.[1]);
-        if (!Number.isFinite(length)) throw new DebugError('a Debug Adapter Protocol message without a Content-Length header');
+        if (!Number.isFinite(length)) {
+          this.pending = this.pending.subarray(head + 4); // skipped: the next message may be sound
+          throw new DebugError('a Debug Adapter Protocol message without a Content-Length header');
+        }
         if (this.pending.length >= head + 4 + length) {
           const body = this.pending.subarray(head + 4, head + 4 + length).toString('utf8');
           this.pending = this.pending.subarray(head + 4 + length);
+          let m: unknown;
           try {
-            return JSON.parse(body) as Message;
+            m = JSON.parse(body);
           } catch {
             throw new DebugError(`a Debug Adapter Protocol message that is not JSON: ${body.slice(0, 60)}`);
           }
+          if (typeof m !== 'object' || m === null || Array.isArray(m)) throw new DebugError(`a Debug Adapter Protocol message that is not an object: ${body.slice(0, 60)}`);
+          return m as Message;
         }
       }
       const n = this.io.read(this.buf);
@@ -116,8 +122,16 @@ export interface Opening {
 export function openDap(conn: DapConnection): Opening | undefined {
   const opening: Opening = { launch: {}, breakpoints: new Map(), configured: false, nextId: 10_000 };
   for (;;) {
-    const req = conn.message();
+    let req: Message | undefined;
+    try {
+      req = conn.message();
+    } catch (e) {
+      if (!(e instanceof DebugError)) throw e;
+      conn.event('output', { category: 'stderr', output: `qpu debug: ${e.message}\n` });
+      continue;
+    }
     if (!req) return undefined;
+    if (typeof req.arguments !== 'object' || req.arguments === null) req.arguments = {};
     const a = req.arguments ?? {};
     switch (req.command) {
       case 'initialize':
@@ -154,7 +168,7 @@ export function openDap(conn: DapConnection): Opening | undefined {
 /** Breakpoints of a file set before the kernel ran: kept, shown as set, checked when it runs. */
 function earlyBreakpoints(o: Opening, a: Body): Body[] {
   const path = String((a.source as { path?: string } | undefined)?.path ?? '');
-  const list = ((a.breakpoints as { line: number; condition?: string }[] | undefined) ?? []).map((bp) => ({ id: o.nextId++, path, line: bp.line, ...(bp.condition ? { condition: bp.condition } : {}) }));
+  const list = (Array.isArray(a.breakpoints) ? (a.breakpoints as { line: number; condition?: string }[]) : []).map((bp) => ({ id: o.nextId++, path, line: bp.line, ...(bp.condition ? { condition: bp.condition } : {}) }));
   o.breakpoints.set(path, list);
   return list.map((b) => ({ id: b.id, verified: true, line: b.line }));
 }

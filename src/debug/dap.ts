@@ -87,6 +87,7 @@ class DapServer {
 
   private handle(req: Message): void {
     const a = req.arguments ?? {};
+    if (typeof req.arguments !== 'object' || req.arguments === null) req.arguments = {};
     try {
       switch (req.command) {
         case 'initialize':
@@ -105,9 +106,9 @@ class DapServer {
         case 'threads':
           return this.respond(req, { threads: this.s.stopped.snapshot.qpus.map((q) => ({ id: q.id + 1, name: `QPU ${q.id}` })) });
         case 'stackTrace':
-          return this.respond(req, this.stackTrace(Number(a.threadId) - 1));
+          return this.respond(req, this.stackTrace(this.qpuOf(a.threadId, 'threadId')));
         case 'scopes':
-          return this.respond(req, { scopes: this.scopes(Number(a.frameId) - 1) });
+          return this.respond(req, { scopes: this.scopes(this.qpuOf(a.frameId, 'frameId')) });
         case 'variables':
           return this.respond(req, { variables: this.refs.get(Number(a.variablesReference))?.() ?? [] });
         case 'continue':
@@ -131,7 +132,7 @@ class DapServer {
           this.respond(req);
           return this.stopped(this.s.restart());
         case 'evaluate':
-          return this.respond(req, this.evaluate(String(a.expression ?? ''), a.frameId === undefined ? this.s.qpu : Number(a.frameId) - 1));
+          return this.respond(req, this.evaluate(String(a.expression ?? ''), a.frameId === undefined ? this.s.qpu : this.qpuOf(a.frameId, 'frameId')));
         case 'disconnect':
         case 'terminate':
           this.done = true;
@@ -140,9 +141,15 @@ class DapServer {
           return this.respond(req, {}, `qpu debug does not do ${req.command}`);
       }
     } catch (e) {
-      if (e instanceof DebugError || e instanceof WatchError) return this.respond(req, {}, e.message);
-      throw e;
+      // A request the session cannot answer fails; the session goes on.
+      this.respond(req, {}, e instanceof DebugError || e instanceof WatchError ? e.message : `${req.command}: ${e instanceof Error ? e.message : String(e)}`);
     }
+  }
+
+  /** The QPU a thread or frame id names (QPU q is thread and frame q + 1). */
+  private qpuOf(id: unknown, what: string): number {
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 1 || id > this.s.qpus) throw new DebugError(`${what} ${String(id)}: the threads are QPUs 1 to ${this.s.qpus}`);
+    return id - 1;
   }
 
   private select(a: Body): void {
@@ -164,7 +171,8 @@ class DapServer {
     const path = String((a.source as { path?: string } | undefined)?.path ?? '');
     for (const id of this.bySource.get(path) ?? []) this.s.delete(id);
     const ids: number[] = [];
-    const out = ((a.breakpoints as { line: number; condition?: string }[] | undefined) ?? []).map((bp) => {
+    const list = Array.isArray(a.breakpoints) ? (a.breakpoints as { line: number; condition?: string }[]) : [];
+    const out = list.map((bp) => {
       const b = this.tryBreak(path, bp.line, bp.condition);
       if (typeof b === 'string') return { verified: false, line: bp.line, message: b };
       ids.push(b);

@@ -13,6 +13,7 @@ import type { Qpu } from '../emulator/qpu.ts';
 import { emulatorTarget } from '../runtime/targets.ts';
 import type { KernelAst, Stmt, VarInfo } from '../source/ast.ts';
 import { EmulatorError } from '../emulator/errors.ts';
+import { EMULATOR_STEPS } from '../common/budget.ts';
 import { inKernel } from '../runtime/kernel-errors.ts';
 import { LANES } from '../vc4/chip.ts';
 import type { ReplayCall } from './interpreter-replay.ts';
@@ -99,11 +100,17 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
     entersLine: true,
     variable: (v) => read(machine()[current]!.R, writer[current]!, v),
   };
+  // A step that waited (a semaphore, the mutex) or let another QPU go first is tried again: the same step, not another.
+  const counted = new Float64Array(qpus).fill(-1);
   const trace = (q: number, pc: number) => {
+    const count = machine()[q]!.count;
+    if (counted[q] === count && previous[q] === pc) return;
+    counted[q] = count;
     applyPrevious(q);
     const before = previous[q]!;
     event.entersStatement = before < 0 || layout.stmt[before] !== layout.stmt[pc];
-    event.entersLine = before < 0 || layout.line[before] !== layout.line[pc];
+    // A jump back (a loop's next pass) enters its line again, even when the loop is all on one line.
+    event.entersLine = before < 0 || layout.line[before] !== layout.line[pc] || pc < before;
     previous[q] = pc;
     steps[q]!++;
     lastQpu = current = q;
@@ -128,7 +135,10 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
     };
   };
   try {
-    call.arrays.replay(emu.memory, call.values, (values, arrays) => emu.run(c, values, arrays, { trace, maxSteps: call.maxSteps, strict: call.strict ?? true }));
+    // An explicit budget: no time limit, so that every replay runs the same way.
+    call.arrays.replay(emu.memory, call.values, (values, arrays) =>
+      emu.run(c, values, arrays, { trace, maxSteps: call.maxSteps ?? EMULATOR_STEPS, strict: call.strict ?? true, sfu: call.sfu, interleave: call.interleave }),
+    );
   } catch (e) {
     if (e instanceof Stop) return e.snapshot;
     if (!(e instanceof Error)) throw e;

@@ -7,30 +7,50 @@
 
 import { gpuMemory } from '../runtime/shared-array.ts';
 import type { Snapshot as ArraySnapshot } from '../runtime/snapshot.ts';
-import type { KernelAst, Stmt, VarInfo } from '../source/ast.ts';
+import { childBlocks, type KernelAst, type Stmt, type VarInfo } from '../source/ast.ts';
 import { interpret, type InterpreterQpu } from '../source/interpreter.ts';
 import { LANES } from '../vc4/chip.ts';
+import { INTERPRETER_STEPS } from '../common/budget.ts';
+import type { SfuMode } from '../vc4/sfu-model.ts';
 import { lineOf, type QpuSnapshot, type Snapshot, type StepEvent, Stop, type StopAt } from './snapshot.ts';
 
 export interface ReplayCall {
   readonly values: readonly number[];
   readonly arrays: ArraySnapshot;
   readonly qpus: number;
+  /** The run's budget; without one, the target's default (never a time limit: every replay must run the same way). */
   readonly maxSteps?: number;
+  readonly sfu?: SfuMode;
+  readonly interleave?: number;
+  /** The emulator: stop at broken hardware rules (default true). */
+  readonly strict?: boolean;
 }
 
-/** The statements that give a variable its value once they have run. */
-function assigns(s: Stmt): readonly number[] {
+/** The variables a statement sets once it has run; a call, its func's parameters as its body starts (its results when it returns). */
+function assigns(k: KernelAst, s: Stmt): readonly number[] {
   switch (s.k) {
     case 'assign':
     case 'receive':
     case 'combine':
       return [s.v.id];
     case 'call':
-      return s.outs.map((o) => o.id);
+      return k.funcs![s.f]!.params.map((p) => p.id);
     default:
       return [];
   }
+}
+
+/** Which func each statement of a func's body belongs to (the kernel's own are in none). */
+function funcsOf(k: KernelAst): WeakMap<Stmt, number> {
+  const out = new WeakMap<Stmt, number>();
+  const walk = (ss: readonly Stmt[], f: number) => {
+    for (const s of ss) {
+      out.set(s, f);
+      for (const b of childBlocks(s)) walk(b, f);
+    }
+  };
+  (k.funcs ?? []).forEach((f, i) => walk(f.body, i));
+  return out;
 }
 
 /** A number for each source line of the statements seen (-1: none), so that steps compare lines without strings. */
@@ -67,14 +87,24 @@ export function replayInterpreter(k: KernelAst, call: ReplayCall, stopAt: StopAt
     variable: (v) => read(current!, v),
   };
   const lines = new Int32Array(call.qpus).fill(-2);
+  // Per QPU, the calls under way: a step outside the innermost one's func means it has returned, its results set.
+  const inFunc = funcsOf(k);
+  const calls: Extract<Stmt, { k: 'call' }>[][] = Array.from({ length: call.qpus }, () => []);
+  const returned = (q: number, s: Stmt | undefined) => {
+    const stack = calls[q]!;
+    while (stack.length && (s === undefined || inFunc.get(s) !== stack.at(-1)!.f)) for (const o of stack.pop()!.outs) set[q]!.add(o.id);
+  };
   const hook = (q: InterpreterQpu, s: Stmt, mask: Uint8Array, all: readonly InterpreterQpu[]) => {
     const before = pending[q.id];
-    if (before) for (const id of assigns(before)) set[q.id]!.add(id);
+    if (before) for (const id of assigns(k, before)) set[q.id]!.add(id);
+    returned(q.id, s);
+    if (s.k === 'call') calls[q.id]!.push(s);
     pending[q.id] = s;
     masks[q.id] = mask;
     last = { qpu: q.id, all };
     const line = lineNumber(s);
-    event.entersLine = line !== lines[q.id];
+    // A loop testing its condition again starts a pass: on its line again, even when its body is on the same line.
+    event.entersLine = line !== lines[q.id] || s.k === 'while' || s.k === 'for';
     lines[q.id] = line;
     current = q;
     event.n = n++;
@@ -107,14 +137,19 @@ export function replayInterpreter(k: KernelAst, call: ReplayCall, stopAt: StopAt
     };
   };
   try {
-    call.arrays.replay(gpuMemory, call.values, (values, arrays) => interpret(k, { qpus: call.qpus, args: values, memory: gpuMemory, arrays, maxSteps: call.maxSteps, debug: hook }));
+    call.arrays.replay(gpuMemory, call.values, (values, arrays) =>
+      interpret(k, { qpus: call.qpus, args: values, memory: gpuMemory, arrays, maxSteps: call.maxSteps ?? INTERPRETER_STEPS, sfu: call.sfu, interleave: call.interleave, debug: hook }),
+    );
   } catch (e) {
     if (e instanceof Stop) return e.snapshot;
     if (!(e instanceof Error)) throw e;
     return last ? capture(n, last.qpu, last.all, true, e.message) : emptyEnd(k, call.qpus, n, e.message);
   }
-  // Each QPU's last statement has run: its assignments count.
-  pending.forEach((s, q) => s && assigns(s).forEach((id) => set[q]!.add(id)));
+  // Each QPU's last statement has run, and its calls have returned: their assignments count.
+  pending.forEach((s, q) => {
+    if (s) for (const id of assigns(k, s)) set[q]!.add(id);
+    returned(q, undefined);
+  });
   return last ? capture(n, last.qpu, last.all, true) : emptyEnd(k, call.qpus, n);
 }
 

@@ -14,7 +14,8 @@ import { snapshot } from '../runtime/snapshot.ts';
 import type { ParamType } from '../dsl/types.ts';
 import type { KernelAst, Stmt, VarInfo } from '../source/ast.ts';
 import { writtenStatements } from '../source/print.ts';
-import { MAX_QPUS } from '../vc4/chip.ts';
+import { LANES, MAX_QPUS } from '../vc4/chip.ts';
+import type { SfuMode } from '../vc4/sfu-model.ts';
 import { replayEmulator } from './emulator-replay.ts';
 import { type ReplayCall, replayInterpreter } from './interpreter-replay.ts';
 import { type Lanes, type Snapshot, type StepEvent, type StopAt, userName } from './snapshot.ts';
@@ -31,6 +32,10 @@ export interface DebugOptions {
   readonly opt?: OptLevel;
   /** The run's step budget (statements or instructions, all QPUs). */
   readonly maxSteps?: number;
+  /** As the run options of the same names: the SFU's results, a random interleaving of the QPUs, the emulator's strict mode. */
+  readonly sfu?: SfuMode;
+  readonly interleave?: number;
+  readonly strict?: boolean;
 }
 
 export interface Breakpoint {
@@ -90,7 +95,7 @@ export class DebugSession {
     this.qpus = opts.qpus;
     const params = ast.params.map((v) => ({ ty: v.ty }) as ParamType);
     const { values, arrays } = hostArguments(ast, params, args);
-    this.call = { values, arrays: snapshot(arrays), qpus: this.qpus, maxSteps: opts.maxSteps };
+    this.call = { values, arrays: snapshot(arrays), qpus: this.qpus, maxSteps: opts.maxSteps, sfu: opts.sfu, interleave: opts.interleave, strict: opts.strict };
     if (target === 'emulator') this.code = compile(ast, { qpus: this.qpus, opt: opts.opt ?? 2 });
     this.byName = new Map(ast.vars.map((v) => [userName(v), v]));
     this.lines = new Set([...writtenStatements(ast).keys()].map((loc) => loc.replace(/:\d+$/, '')));
@@ -206,7 +211,7 @@ export class DebugSession {
   /** Names as watch expressions see them on QPU q. */
   private scope(q: number, read: (v: VarInfo) => Lanes): Scope {
     return (name) => {
-      if (name === 'index') return { ty: 'int', lanes: Array.from({ length: 16 }, (_, l) => l) };
+      if (name === 'index') return { ty: 'int', lanes: Array.from({ length: LANES }, (_, l) => l) };
       if (name === 'qpu') return { ty: 'int', lanes: [q] };
       const v = this.byName.get(name);
       if (!v) return undefined;
@@ -245,7 +250,7 @@ function sameFile(stmtFile: string, given: string): boolean {
 
 function watchValue(v: VarInfo, lanes: Int32Array): WatchValue {
   const float = v.ty === 'float';
-  return { ty: float ? 'float' : 'int', lanes: Array.from(lanes, (x) => (float ? new Float32Array(new Int32Array([x]).buffer)[0]! : x)) };
+  return { ty: float ? 'float' : v.ty.endsWith('*') ? 'ptr' : 'int', lanes: Array.from(lanes, (x) => (float ? new Float32Array(new Int32Array([x]).buffer)[0]! : x)) };
 }
 
 function view(v: VarInfo, lanes: Lanes): VariableView {

@@ -13,7 +13,7 @@ const LANE_COUNT = 16;
 
 /** A lane's value as the variable's type reads: Ints in decimal, Floats as JavaScript writes them (to 7 digits), pointers in hex. */
 export function laneText(ty: string, x: number): string {
-  if (ty.endsWith('*')) return `0x${(x >>> 0).toString(16)}`;
+  if (ty === 'ptr' || ty.endsWith('*')) return `0x${(x >>> 0).toString(16)}`;
   if (ty === 'float') return Number.isInteger(x) || !Number.isFinite(x) ? String(x) : String(Number(x.toPrecision(7)));
   return String(x);
 }

@@ -1,13 +1,15 @@
 // Watch expressions and breakpoint conditions: a small expression language over a stopped
 // kernel's variables, evaluated lane by lane as the kernel's own operations are. Ints wrap at 32
-// bits and divide toward zero (the language's `div`), Floats round to 32 bits after each
-// operation, comparisons give 0 or 1. `x[3]` is lane 3 of x; `index` is each lane's number and
+// bits, divide toward zero and give 0 for a division or remainder by 0 (the language's `div` and
+// `rem`, source/ops-div.ts), `>>` is arithmetic and `>>>` logical; Floats round to 32 bits
+// after each operation; comparisons give 0 or 1. `x[3]` is lane 3 of x; `index` is each lane's number and
 // `qpu` the QPU's. Precedence as in TypeScript: || && (comparisons) | ^ & (shifts) (+ -) (* / %).
 // A condition holds when it is true in some lane the enclosing Wheres keep.
 
 import { LANES } from '../vc4/chip.ts';
 
-export type WatchType = 'int' | 'float';
+/** Int, Float, or a pointer (an Int that prints in hex). */
+export type WatchType = 'int' | 'float' | 'ptr';
 
 /** A value: 16 lanes, or one (a lane picked by `x[i]`). */
 export interface WatchValue {
@@ -27,8 +29,9 @@ type Node =
   | { k: 'un'; op: string; a: Node }
   | { k: 'bin'; op: string; a: Node; b: Node };
 
-const LEVELS: readonly (readonly string[])[] = [['||'], ['&&'], ['==', '!=', '<', '<=', '>', '>='], ['|'], ['^'], ['&'], ['<<', '>>'], ['+', '-'], ['*', '/', '%']];
-const TOKEN = /\s*(?:(\d+\.\d*(?:e[+-]?\d+)?|\d*\.\d+(?:e[+-]?\d+)?|\d+e[+-]?\d+)|(0x[0-9a-f]+|\d+)|([A-Za-z_$][\w$@#:.]*)|(\|\||&&|==|!=|<=|>=|<<|>>|[-+*/%<>|^&!()[\]]))/iy;
+const LEVELS: readonly (readonly string[])[] = [['||'], ['&&'], ['==', '!=', '<', '<=', '>', '>='], ['|'], ['^'], ['&'], ['<<', '>>', '>>>'], ['+', '-'], ['*', '/', '%']];
+const INT_ONLY = new Set(['|', '^', '&', '<<', '>>', '>>>', '%']);
+const TOKEN = /\s*(?:(\d+\.\d*(?:e[+-]?\d+)?|\d*\.\d+(?:e[+-]?\d+)?|\d+e[+-]?\d+)|(0x[0-9a-f]+|\d+)|([A-Za-z_$][\w$@#:.]*)|(\|\||&&|==|!=|<=|>=|<<|>>>|>>|[-+*/%<>|^&!()[\]]))/iy;
 
 /** Parses an expression; a WatchError says what is wrong and where. */
 export function parseWatch(text: string): Node {
@@ -75,7 +78,8 @@ export function parseWatch(text: string): Node {
     const t = tokens[i++];
     if (!t) throw new WatchError('the expression ends too soon');
     if (t.kind === 'float') return { k: 'num', v: Math.fround(Number(t.t)), ty: 'float' };
-    if (t.kind === 'int') return { k: 'num', v: Number(t.t) | 0, ty: 'int' };
+    // An Int literal wraps at 32 bits in Int operations; in a Float one it is the number written.
+    if (t.kind === 'int') return { k: 'num', v: Number(t.t), ty: 'int' };
     if (t.kind === 'name') return { k: 'name', name: t.t, at: t.at };
     if (t.t === '(') {
       const e = level(0);
@@ -108,7 +112,7 @@ export function evaluate(e: Node, scope: Scope): WatchValue {
     case 'un': {
       const a = evaluate(e.a, scope);
       if (e.op === '!') return { ty: 'int', lanes: a.lanes.map((x) => (x ? 0 : 1)) };
-      return { ty: a.ty, lanes: a.lanes.map((x) => (a.ty === 'int' ? -x | 0 : -x)) };
+      return a.ty === 'float' ? { ty: 'float', lanes: a.lanes.map((x) => -x) } : { ty: 'int', lanes: a.lanes.map((x) => -x | 0) };
     }
     case 'bin':
       return binary(e.op, evaluate(e.a, scope), evaluate(e.b, scope));
@@ -119,6 +123,7 @@ function binary(op: string, a: WatchValue, b: WatchValue): WatchValue {
   const n = Math.max(a.lanes.length, b.lanes.length);
   const at = (v: WatchValue, l: number) => (v.lanes.length === 1 ? v.lanes[0]! : v.lanes[l]!);
   const float = a.ty === 'float' || b.ty === 'float';
+  if (float && INT_ONLY.has(op)) throw new WatchError(`${op} is for Ints`);
   const out: number[] = [];
   for (let l = 0; l < n; l++) {
     const x = at(a, l);
@@ -126,27 +131,31 @@ function binary(op: string, a: WatchValue, b: WatchValue): WatchValue {
     out.push(float ? floatOp(op, x, y) : intOp(op, x, y));
   }
   const logical = ['||', '&&', '==', '!=', '<', '<=', '>', '>='].includes(op);
-  if (float && !logical && ['|', '^', '&', '<<', '>>', '%'].includes(op)) throw new WatchError(`${op} is for Ints`);
   return { ty: float && !logical ? 'float' : 'int', lanes: out };
 }
 
-function intOp(op: string, x: number, y: number): number {
+function intOp(op: string, x0: number, y0: number): number {
+  const x = x0 | 0;
+  const y = y0 | 0;
   switch (op) {
     case '+': return (x + y) | 0;
     case '-': return (x - y) | 0;
     case '*': return Math.imul(x, y);
-    case '/': if (y === 0) throw new WatchError('division by zero'); return (x / y) | 0;
-    case '%': if (y === 0) throw new WatchError('division by zero'); return x % y | 0;
+    case '/': return y === 0 ? 0 : (x / y) | 0;
+    case '%': return y === 0 ? 0 : x % y | 0;
     case '&': return x & y;
     case '|': return x | y;
     case '^': return x ^ y;
     case '<<': return x << (y & 31);
     case '>>': return x >> (y & 31);
+    case '>>>': return (x >>> (y & 31)) | 0;
     default: return compare(op, x, y);
   }
 }
 
-function floatOp(op: string, x: number, y: number): number {
+function floatOp(op: string, x0: number, y0: number): number {
+  const x = Math.fround(x0);
+  const y = Math.fround(y0);
   switch (op) {
     case '+': return Math.fround(x + y);
     case '-': return Math.fround(x - y);

@@ -116,6 +116,8 @@ export class EmulatorTarget {
       // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
       result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict, profile, trace });
     } catch (e) {
+      // Not the run's error: a debugger's hook stopping the run (debug/emulator-replay.ts).
+      if (!(e instanceof Error)) throw e;
       // A failed assertion first: the others may have waited for the QPU that failed it.
       this.afterRun(c);
       if (e instanceof Error) e.message += printedBefore(this.printed);
