@@ -7,7 +7,7 @@
 // memory (exclusive); arrays living in another memory than the target's are staged there and
 // back (runtime/staging.ts).
 
-import { RAISE_WITH_OPTION } from '../common/budget.ts';
+import { EMULATOR_STEPS, RAISE_WITH_OPTION } from '../common/budget.ts';
 import type { Compiled, OptLevel } from '../compiler/driver.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import type { RunResult } from '../emulator/machine.ts';
@@ -83,7 +83,9 @@ function emulatorRun(ast: KernelAst, c: Compiled, values: number[], arrays: Arra
     ((steps: number, cycles: number, done: boolean) => onProgress({ target: 'emulator', steps, maxSteps: r.budget, cycles, seconds: cycles / hz, done }));
   try {
     const profile = r.profile ? new Profiler(c.instrs.length) : undefined;
-    return emu.run(c, values, arrays, { maxSteps: r.maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave, sfu: r.sfu, profile });
+    // A profiled run is slower (one instruction at a time): a budget of steps, not the default time limit, bounds it.
+    const maxSteps = r.maxSteps ?? (profile ? EMULATOR_STEPS : undefined);
+    return emu.run(c, values, arrays, { maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave, sfu: r.sfu, profile });
   } catch (e) {
     throw e instanceof EmulatorError ? inKernel(ast, c, e) : e;
   }

@@ -4,9 +4,12 @@
 // has ended while others run on). The verdict is the largest kind, with its share. The scaling
 // is a model, and says so: the work a QPU does divides among the QPUs, but the one DMA load
 // engine and the one DMA store engine serve them all (Guide p. 53-57: the VPM's DMA is one
-// unit per direction), so their busy time is a floor no QPU count goes below.
+// unit per direction), so their busy time is a floor no QPU count goes below. The TMU's waits
+// count as this run measured them: with fewer QPUs sharing each TMU they may be shorter.
 
 import { STALL_CAUSES, type StallCause } from '../emulator/report.ts';
+import { MAX_QPUS } from '../vc4/chip.ts';
+import { CYCLES_PER_INSTR } from '../emulator/timing.ts';
 
 /** Where a run's QPU-cycles go. */
 export type Bound = 'issue' | 'spills' | StallCause | 'idle';
@@ -28,12 +31,12 @@ export interface Verdict {
 interface Profiled {
   readonly qpus: number;
   readonly cycles: number;
-  readonly total: { readonly instructions: number; readonly cycles: number; readonly spillCycles: number; readonly slots: { readonly both: number } };
+  readonly total: { readonly instructions: number; readonly cycles: number; readonly spillCycles: number; readonly spillInstructions: number; readonly slots: { readonly both: number } };
   readonly instructions: readonly { readonly spill: boolean; readonly cycles: number; readonly stalls: Readonly<Record<StallCause, number>> }[];
   readonly dmaBusy?: { readonly load: number; readonly store: number };
 }
 
-const SCALE_QPUS = [1, 2, 4, 8, 12];
+const SCALE_QPUS = [1, 2, 4, 8, MAX_QPUS];
 const DESCRIBED: Record<Bound, string> = {
   issue: 'instruction issue: the QPUs issue instructions (spill code aside) in',
   spills: 'spills: stores and reloads of spilled registers take',
@@ -82,22 +85,26 @@ function busiestEngine(p: Profiled): { name: 'load' | 'store'; busy: number; sha
   return { name, busy, share: p.cycles ? busy / p.cycles : 0 };
 }
 
-/** The model's run lengths for other QPU counts: the divisible work over the QPUs, or a DMA engine's busy time, whichever is longer. */
+/**
+ * The model's run lengths for other QPU counts: each QPU's work (issuing, spill code's issue,
+ * the TMU's and the VPM's waits as this run measured them) and the DMA transfers it waits for, divided
+ * over the QPUs, or the busier DMA engine's time, whichever is longer.
+ */
 function scalingOf(p: Profiled, spent: Record<Bound, number>): Pick<Verdict, 'scaling' | 'scalingText'> {
-  // The work that divides: all but the waits for what other QPUs hold (DMA, semaphores, mutex) and idling.
-  const work = spent.issue + spent.tmu + spent.vpm + spent.spills;
   const load = p.dmaBusy?.load ?? 0;
   const store = p.dmaBusy?.store ?? 0;
+  // Spill code's issue only: its DMA waits are among the transfers.
+  const work = spent.issue + p.total.spillInstructions * CYCLES_PER_INSTR + spent.tmu + spent.vpm + load + store;
+  const floor = Math.max(load, store);
   const scaling = SCALE_QPUS.map((qpus) => {
     const share = work / qpus;
-    const floor = Math.max(load, store);
     return { qpus, cycles: Math.round(Math.max(share, floor)), by: share >= floor ? ('work' as const) : load >= store ? ('dma load' as const) : ('dma store' as const) };
   });
   const listed = scaling.map((s) => `${s.qpus} QPU${s.qpus === 1 ? '' : 's'} ${s.cycles.toLocaleString('en-US')}`).join(', ');
   const floored = scaling.find((s) => s.by !== 'work');
   const why = floored
-    ? `from ${floored.qpus} QPU${floored.qpus === 1 ? '' : 's'} on, the DMA ${floored.by === 'dma load' ? 'load' : 'store'} engine's ${Math.max(load, store).toLocaleString('en-US')} busy cycles bound it`
-    : 'the work divides all the way to 12';
+    ? `from ${floored.qpus} QPU${floored.qpus === 1 ? '' : 's'} on, the DMA ${floored.by === 'dma load' ? 'load' : 'store'} engine's ${floor.toLocaleString('en-US')} busy cycles bound it`
+    : `the work divides all the way to ${MAX_QPUS}`;
   const modelled = SCALE_QPUS.includes(p.qpus) ? ` (this run: ${p.qpus} QPU${p.qpus === 1 ? '' : 's'}, ${p.cycles.toLocaleString('en-US')} cycles)` : '';
   return { scaling, scalingText: `modelled cycles if the work divided evenly: ${listed}${modelled}; ${why}` };
 }
