@@ -9,6 +9,7 @@
 import { childBlocks, type KernelAst, someExpr, type Stmt } from '../source/ast.ts';
 import { messagePrinter, writtenStatements } from '../source/print.ts';
 import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
+import { REGFILE_LOCATIONS } from '../vc4/registers.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { ADD_NOP, MUL_NOP, SIG_NONE } from '../vc4/tables.ts';
 import type { LoopDecision } from './pipeline-loads.ts';
@@ -53,7 +54,7 @@ export function explainText(x: Explanation, ast: KernelAst): string {
   const text = (s: Stmt) => (s.loc && written.get(s.loc)) ?? printer.brief(s);
   const where = (s: Stmt | undefined) => (s ? `${s.loc ? `${s.loc}  ` : ''}${text(s.shows ?? s)}` : 'the kernel\'s start or end');
   const out = [`kernel ${x.kernel}, compiled for ${x.qpus} QPU${x.qpus === 1 ? '' : 's'}: ${x.instructions} instructions, ${x.nops} of them nops`];
-  out.push('', 'registers:', `  ${x.registers.used} of the 64 in regfiles A and B, besides the accumulators`);
+  out.push('', 'registers:', `  ${x.registers.used} of the ${2 * REGFILE_LOCATIONS} in regfiles A and B, besides the accumulators`);
   out.push(`  at most ${x.registers.pressure} values live at once, at ${where(x.registers.at)}`);
   if (!x.spills.length) out.push('  nothing spilled');
   else {

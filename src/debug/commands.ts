@@ -53,7 +53,6 @@ export class DebugConsole {
       return this.command(cmd, arg, rest);
     } catch (e) {
       if (e instanceof DebugError || e instanceof WatchError) return { out: `${e.message}\n` };
-      if (e instanceof TypeError || e instanceof RangeError) return { out: `${e.message}\n` };
       throw e;
     }
   }

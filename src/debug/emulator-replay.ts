@@ -15,15 +15,16 @@ import type { KernelAst, Stmt, VarInfo } from '../source/ast.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { EMULATOR_STEPS } from '../common/budget.ts';
 import { inKernel } from '../runtime/kernel-errors.ts';
-import { LANES } from '../vc4/chip.ts';
+import { ACCUMULATORS, LANES } from '../vc4/chip.ts';
+import { REGFILE_LOCATIONS } from '../vc4/registers.ts';
 import type { ReplayCall } from './interpreter-replay.ts';
 import { type Lanes, lineOf, type QpuSnapshot, type Snapshot, type StepEvent, Stop, type StopAt } from './snapshot.ts';
 
 /** Each register's first word in a QPU's R view, by name: ra0-ra31, rb0-rb31, r0-r5. */
 const REGISTERS: readonly [string, number][] = [
-  ...Array.from({ length: 32 }, (_, n): [string, number] => [`ra${n}`, REG_A + n * LANES]),
-  ...Array.from({ length: 32 }, (_, n): [string, number] => [`rb${n}`, REG_B + n * LANES]),
-  ...Array.from({ length: 6 }, (_, n): [string, number] => [`r${n}`, ACC + n * LANES]),
+  ...Array.from({ length: REGFILE_LOCATIONS }, (_, n): [string, number] => [`ra${n}`, REG_A + n * LANES]),
+  ...Array.from({ length: REGFILE_LOCATIONS }, (_, n): [string, number] => [`rb${n}`, REG_B + n * LANES]),
+  ...Array.from({ length: ACCUMULATORS }, (_, n): [string, number] => [`r${n}`, ACC + n * LANES]),
 ];
 const WORD = new Map(REGISTERS);
 

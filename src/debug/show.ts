@@ -5,11 +5,11 @@
 
 import { readFileSync } from 'node:fs';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
+import { LANES } from '../vc4/chip.ts';
 import { writtenStatements } from '../source/print.ts';
 import type { DebugSession, Stopped, VariableView } from './session.ts';
 import type { QpuSnapshot } from './snapshot.ts';
 
-const LANE_COUNT = 16;
 
 /** A lane's value as the variable's type reads: Ints in decimal, Floats as JavaScript writes them (to 7 digits), pointers in hex. */
 export function laneText(ty: string, x: number): string {
@@ -89,8 +89,8 @@ export function qpusText(s: DebugSession): string {
 function laneTable(rows: { label: string; cells: string[] }[], mask?: Uint8Array): string {
   const width = Math.max(3, ...rows.flatMap((r) => r.cells.map((c) => c.length + 2)));
   const label = Math.max(4, ...rows.map((r) => r.label.length));
-  const head = `${'lane'.padEnd(label)} ${Array.from({ length: LANE_COUNT }, (_, l) => String(l).padStart(width)).join('')}`;
-  const lines = rows.map((r) => `${r.label.padEnd(label)} ${r.cells.map((c, l) => (mask && !mask[l] && r.cells.length === LANE_COUNT ? `(${c})` : c).padStart(width)).join('')}`);
+  const head = `${'lane'.padEnd(label)} ${Array.from({ length: LANES }, (_, l) => String(l).padStart(width)).join('')}`;
+  const lines = rows.map((r) => `${r.label.padEnd(label)} ${r.cells.map((c, l) => (mask && !mask[l] && r.cells.length === LANES ? `(${c})` : c).padStart(width)).join('')}`);
   return [head, ...lines].join('\n') + '\n';
 }
 
@@ -127,9 +127,9 @@ export function registersText(q: QpuSnapshot, all = false): string {
 /** VPM rows `from` to `from + count - 1` (emulator): 16 words a row, in hex. */
 export function vpmText(vpm: Int32Array | undefined, from: number, count: number): string {
   if (!vpm) return 'the VPM is the emulator\'s: debug with --target emulator\n';
-  const rows = vpm.length / LANE_COUNT;
+  const rows = vpm.length / LANES;
   if (!(from >= 0 && from < rows)) return `vpm ROW [COUNT]: ROW is 0 to ${rows - 1}\n`;
   const out: { label: string; cells: string[] }[] = [];
-  for (let r = from; r < Math.min(rows, from + count); r++) out.push({ label: `row ${r}`, cells: Array.from(vpm.subarray(r * LANE_COUNT, r * LANE_COUNT + LANE_COUNT), (x) => (x >>> 0).toString(16)) });
+  for (let r = from; r < Math.min(rows, from + count); r++) out.push({ label: `row ${r}`, cells: Array.from(vpm.subarray(r * LANES, r * LANES + LANES), (x) => (x >>> 0).toString(16)) });
   return `the VPM's rows of 16 words (words in hex; column: the word in its row)\n${laneTable(out).replace(/^lane/, 'word')}`;
 }

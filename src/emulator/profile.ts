@@ -7,7 +7,7 @@
 // stalls to its stalls. Knows nothing of kernels: runtime/profile.ts maps instructions to the
 // kernel's statements.
 
-import { STALL_CAUSES, type StallCause } from './stalls.ts';
+import { STALL_CAUSES, type StallCause } from './timing.ts';
 
 /** Bins a QPU's timeline has at most: the bins' width doubles when the run outgrows them. */
 export const TIMELINE_BINS = 512;

@@ -3,9 +3,7 @@
 // text: per QPU and in total, with the estimated time on a Pi.
 
 import type { QpuProfile } from './profile.ts';
-import { CYCLES_PER_INSTR, type Timing } from './timing.ts';
-
-import { STALL_CAUSES, type StallCause } from './stalls.ts';
+import { CYCLES_PER_INSTR, STALL_CAUSES, type StallCause, type Timing } from './timing.ts';
 
 export { STALL_CAUSES, type StallCause };
 

@@ -9,6 +9,14 @@
  */
 export const CYCLES_PER_INSTR = 4;
 
+/**
+ * Why a QPU stalls, in the cycle model: waiting for a TMU result, a DMA transfer, the VPM, a
+ * semaphore or the mutex. A QPU's figures (report.ts) and a run's profile (profile.ts) count
+ * stall cycles by these causes.
+ */
+export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
+export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex'];
+
 /** Checks a Timing from anywhere (JavaScript too): every figure a number from 0 up, and no issue rate (CYCLES_PER_INSTR is the chip's). */
 export function checkTiming(t: Timing): Timing {
   if (t === null || typeof t !== 'object') throw new TypeError(`a Timing is an object of cycle counts (PI_TIMING is one), not ${String(t)}`);

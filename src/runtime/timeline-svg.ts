@@ -5,6 +5,7 @@
 
 import { CYCLE_KINDS, type CycleKind } from '../emulator/profile.ts';
 import { formatSeconds } from '../emulator/report.ts';
+import { PI_TIMING } from '../emulator/timing.ts';
 import type { KernelProfile } from './profile.ts';
 
 const COLOURS: Record<CycleKind, string> = {
@@ -27,7 +28,7 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 const f = (x: number) => (Math.round(x * 10) / 10).toString();
 
 /** The timelines of a profiled run as an SVG document. */
-export function timelineSvg(p: KernelProfile, clockHz = 250e6): string {
+export function timelineSvg(p: KernelProfile, clockHz = PI_TIMING.clockHz): string {
   const { width: binWidth, bins: sample } = p.perQpu[0]!.timeline;
   const kinds = CYCLE_KINDS.length;
   const nBins = Math.max(1, Math.min(sample.length / kinds, Math.ceil(p.cycles / binWidth)));
