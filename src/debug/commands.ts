@@ -4,7 +4,7 @@
 
 import { DebugError, type DebugSession } from './session.ts';
 import { gridText, laneText, qpusText, registersText, sourceLine, stopText, variablesText, vpmText } from './show.ts';
-import { parseWatch, WatchError } from './watch.ts';
+import { parseWatch, WatchError, type WatchValue } from './watch.ts';
 
 export const HELP = `commands (a blank line repeats the last step, continue or back):
   break LINE [if COND]   b: stop where a QPU reaches LINE (file.ts:LINE or LINE), if COND
@@ -29,6 +29,16 @@ export const HELP = `commands (a blank line repeats the last step, continue or b
   where                  where the run stopped
   quit                   q: end the session (the program's own run goes on)`;
 
+type Out = { out: string; quit?: true };
+
+/** Short and other names of the commands (gdb's). */
+const ALIASES: Readonly<Record<string, string>> = { h: 'help', b: 'break', d: 'delete', c: 'continue', s: 'step', n: 'next', rs: 'back', thread: 'qpu', p: 'print', bt: 'where', q: 'quit' };
+
+/** A watch's value: one lane, or all 16 in brackets. */
+function valueText(v: WatchValue): string {
+  return v.lanes.length === 1 ? laneText(v.ty, v.lanes[0]!) : `[${v.lanes.map((x) => laneText(v.ty, x)).join(', ')}]`;
+}
+
 export class DebugConsole {
   private readonly watches: string[] = [];
   private last = '';
@@ -43,7 +53,7 @@ export class DebugConsole {
   }
 
   /** Runs one command line: its output, and whether the session is over. */
-  run(line: string): { out: string; quit?: true } {
+  run(line: string): Out {
     let text = line.trim();
     if (!text && /^(s|step|n|next|c|continue|back)$/.test(this.last)) text = this.last;
     const [cmd = '', ...rest] = text.split(/\s+/);
@@ -57,98 +67,73 @@ export class DebugConsole {
     }
   }
 
-  private command(cmd: string, arg: string, rest: string[]): { out: string; quit?: true } {
+  private command(cmd: string, arg: string, rest: string[]): Out {
+    const run = this.commands[ALIASES[cmd] ?? cmd];
+    return run ? run(arg, rest) : { out: `no command ${JSON.stringify(cmd)}: help lists them\n` };
+  }
+
+  /** Each command by its full name: what it does with its argument text and words. */
+  private readonly commands: Readonly<Record<string, (arg: string, rest: string[]) => Out>> = {
+    '': () => ({ out: '' }),
+    help: () => ({ out: `${HELP}\n` }),
+    break: (arg) => {
+      const m = /^(\S+)(?:\s+if\s+(.+))?$/.exec(arg);
+      if (!m) return { out: 'break LINE [if COND]\n' };
+      const b = this.session.break(m[1]!, m[2]);
+      return { out: `breakpoint ${b.id} at ${b.file ? `${b.file}:` : 'line '}${b.line}${b.condition ? ` if ${b.condition}` : ''}\n` };
+    },
+    delete: (arg) => ({ out: this.session.delete(Number(arg)) ? `breakpoint ${arg} deleted\n` : `no breakpoint ${arg}\n` }),
+    info: (_, rest) => this.info(rest[0]),
+    continue: () => this.moved(this.session.continue()),
+    step: () => this.moved(this.session.step()),
+    next: () => this.moved(this.session.next()),
+    back: () => this.moved(this.session.back()),
+    restart: () => this.moved(this.session.restart()),
+    finish: () => this.moved(this.session.finish()),
+    qpu: (arg) => {
+      const s = this.session;
+      if (!/^\d+$/.test(arg) || Number(arg) >= s.qpus) return { out: `qpu N: N is 0 to ${s.qpus - 1}\n` };
+      s.qpu = Number(arg);
+      return { out: qpusText(s) };
+    },
+    print: (arg) => ({ out: `${arg} = ${valueText(this.session.evaluate(arg))}\n` }),
+    grid: (arg) => ({ out: gridText(arg, this.session.grid(arg)) }),
+    vars: (arg) => ({ out: variablesText(this.session.variables(this.session.qpu, arg === 'all'), this.session.stopped.snapshot.qpus[this.session.qpu]?.mask) }),
+    watch: (arg) => {
+      parseWatch(arg); // refused now if it does not parse; a variable not set yet shows later
+      this.watches.push(arg);
+      return { out: `watch ${this.watches.length}: ${arg}\n` };
+    },
+    unwatch: (arg) => {
+      const i = Number(arg) - 1;
+      if (!this.watches[i]) return { out: `no watch ${arg}\n` };
+      this.watches.splice(i, 1);
+      return { out: `watch ${arg} removed\n` };
+    },
+    qpus: () => ({ out: qpusText(this.session) }),
+    regs: (arg) => ({ out: registersText(this.session.stopped.snapshot.qpus[this.session.qpu]!, arg === 'all') }),
+    list: () => ({ out: this.list() }),
+    vpm: (_, rest) => {
+      const [from = '0', count = '8'] = rest;
+      if (!/^\d+$/.test(from) || !/^\d+$/.test(count)) return { out: 'vpm [ROW [COUNT]]\n' };
+      return { out: vpmText(this.session.stopped.snapshot.vpm, Number(from), Number(count)) };
+    },
+    where: () => ({ out: stopText(this.session) }),
+    quit: () => ({ out: '', quit: true }),
+  };
+
+  /** After a move: where the run stopped, and the watches. */
+  private moved(_: unknown): Out {
+    return { out: this.stop() };
+  }
+
+  private info(what: string | undefined): Out {
     const s = this.session;
-    switch (cmd) {
-      case '':
-        return { out: '' };
-      case 'help':
-      case 'h':
-        return { out: `${HELP}\n` };
-      case 'break':
-      case 'b': {
-        const m = /^(\S+)(?:\s+if\s+(.+))?$/.exec(arg);
-        if (!m) return { out: 'break LINE [if COND]\n' };
-        const b = s.break(m[1]!, m[2]);
-        return { out: `breakpoint ${b.id} at ${b.file ? `${b.file}:` : 'line '}${b.line}${b.condition ? ` if ${b.condition}` : ''}\n` };
-      }
-      case 'delete':
-      case 'd':
-        return { out: s.delete(Number(arg)) ? `breakpoint ${arg} deleted\n` : `no breakpoint ${arg}\n` };
-      case 'info':
-        if (rest[0] === 'breaks' || rest[0] === 'breakpoints' || rest[0] === 'b')
-          return { out: s.breakpoints.map((b) => `${b.id}: ${b.file ? `${b.file}:` : 'line '}${b.line}${b.condition ? ` if ${b.condition}` : ''}\n`).join('') || 'no breakpoints\n' };
-        if (rest[0] === 'locals') return this.command('vars', '', []);
-        if (rest[0] === 'qpus' || rest[0] === 'threads') return this.command('qpus', '', []);
-        return { out: 'info breaks, info locals, info qpus\n' };
-      case 'continue':
-      case 'c':
-        s.continue();
-        return { out: this.stop() };
-      case 'step':
-      case 's':
-        s.step();
-        return { out: this.stop() };
-      case 'next':
-      case 'n':
-        s.next();
-        return { out: this.stop() };
-      case 'back':
-      case 'rs':
-        s.back();
-        return { out: this.stop() };
-      case 'restart':
-        s.restart();
-        return { out: this.stop() };
-      case 'finish':
-        s.finish();
-        return { out: this.stop() };
-      case 'qpu':
-      case 'thread': {
-        const q = Number(arg);
-        if (!/^\d+$/.test(arg) || q >= s.qpus) return { out: `qpu N: N is 0 to ${s.qpus - 1}\n` };
-        s.qpu = q;
-        return { out: qpusText(s) };
-      }
-      case 'print':
-      case 'p': {
-        const v = s.evaluate(arg);
-        return { out: `${arg} = ${v.lanes.length === 1 ? laneText(v.ty, v.lanes[0]!) : `[${v.lanes.map((x) => laneText(v.ty, x)).join(', ')}]`}\n` };
-      }
-      case 'grid':
-        return { out: gridText(arg, s.grid(arg)) };
-      case 'vars':
-        return { out: variablesText(s.variables(s.qpu, arg === 'all'), s.stopped.snapshot.qpus[s.qpu]?.mask) };
-      case 'watch':
-        parseWatch(arg); // refused now if it does not parse; a variable not set yet shows later
-        this.watches.push(arg);
-        return { out: `watch ${this.watches.length}: ${arg}\n` };
-      case 'unwatch': {
-        const i = Number(arg) - 1;
-        if (!this.watches[i]) return { out: `no watch ${arg}\n` };
-        this.watches.splice(i, 1);
-        return { out: `watch ${arg} removed\n` };
-      }
-      case 'qpus':
-        return { out: qpusText(s) };
-      case 'regs':
-        return { out: registersText(s.stopped.snapshot.qpus[s.qpu]!, arg === 'all') };
-      case 'list':
-        return { out: this.list() };
-      case 'vpm': {
-        const [from = '0', count = '8'] = rest;
-        if (!/^\d+$/.test(from) || !/^\d+$/.test(count)) return { out: 'vpm [ROW [COUNT]]\n' };
-        return { out: vpmText(s.stopped.snapshot.vpm, Number(from), Number(count)) };
-      }
-      case 'where':
-      case 'bt':
-        return { out: stopText(s) };
-      case 'quit':
-      case 'q':
-        return { out: '', quit: true };
-      default:
-        return { out: `no command ${JSON.stringify(cmd)}: help lists them\n` };
-    }
+    if (what === 'breaks' || what === 'breakpoints' || what === 'b')
+      return { out: s.breakpoints.map((b) => `${b.id}: ${b.file ? `${b.file}:` : 'line '}${b.line}${b.condition ? ` if ${b.condition}` : ''}\n`).join('') || 'no breakpoints\n' };
+    if (what === 'locals') return this.command('vars', '', []);
+    if (what === 'qpus' || what === 'threads') return this.command('qpus', '', []);
+    return { out: 'info breaks, info locals, info qpus\n' };
   }
 
   /** Where the run stopped, and the watches' values there. */
@@ -156,8 +141,7 @@ export class DebugConsole {
     const s = this.session;
     const lines = this.watches.map((w, i) => {
       try {
-        const v = s.evaluate(w);
-        return `  ${i + 1}: ${w} = ${v.lanes.length === 1 ? laneText(v.ty, v.lanes[0]!) : `[${v.lanes.map((x) => laneText(v.ty, x)).join(', ')}]`}`;
+        return `  ${i + 1}: ${w} = ${valueText(s.evaluate(w))}`;
       } catch (e) {
         return `  ${i + 1}: ${w}: ${(e as Error).message}`;
       }
