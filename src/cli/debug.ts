@@ -122,7 +122,17 @@ function quietStdout(): () => void {
 /** The command-line session: the breakpoints given, then commands from the script or the terminal until quit or their end. */
 function converse(io: Io, session: DebugSession, breaks: readonly string[], script: string[] | undefined): void {
   const con = new DebugConsole(session);
-  for (const b of breaks) io.out(con.run(`break ${b}`).out);
+  for (const b of breaks) {
+    const m = /^(\S+)(?:\s+if\s+(.+))?$/.exec(b.trim());
+    try {
+      if (!m) throw new DebugError('a breakpoint is LINE, FILE:LINE, or "LINE if COND"');
+      const set = session.break(m[1]!, m[2]);
+      io.out(`breakpoint ${set.id} at ${set.file ? `${set.file}:` : 'line '}${set.line}${set.condition ? ` if ${set.condition}` : ''}\n`);
+    } catch (e) {
+      if (e instanceof DebugError || e instanceof WatchError) throw new DebugError(`--break ${b}: ${e.message}`);
+      throw e;
+    }
+  }
   io.out(con.start());
   const input = script ? scriptLines(script, io) : terminalLines(io);
   for (;;) {

@@ -5,7 +5,7 @@
 import { MAX_SEED } from '../common/interleave.ts';
 import { DEFAULT_SECONDS, EMULATOR_STEPS, INTERPRETER_STEPS } from '../common/budget.ts';
 import { MAX_QPUS } from '../vc4/chip.ts';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { KernelProfile } from '../runtime/profile.ts';
 import { annotatedAssembly, profileText } from '../runtime/profile-text.ts';
@@ -62,7 +62,8 @@ options:
                       time for it; on the interpreter and a Pi, the profile is of the
                       cycle model's run of the compiled code
       --profile-dir DIR
-                      also write each profiled run's files into DIR (made if missing):
+                      also write each profiled run's files into DIR (made if missing, in
+                      a folder that exists):
                       KERNEL-N.txt, the profile of every statement and the assembly
                       annotated with each instruction's runs and cycles; KERNEL-N.svg,
                       each QPU's timeline, busy and stalled by cause (implies --profile)
@@ -251,7 +252,9 @@ function watcher(io: Io, stats: boolean, profileDir: string | undefined): { obse
 /** Makes the --profile-dir directory if it is missing: before the program runs, so that a bad one is said at once. */
 function makeDirectory(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    // One level only: the folder it is in must exist (Node 20's recursive mkdir can loop for ever on /proc).
+    if (!existsSync(dir)) mkdirSync(dir);
+    else if (!statSync(dir).isDirectory()) throw new Error('it is not a folder');
   } catch (e) {
     throw new CliError(`--profile-dir ${shown(dir)}: ${describeSystemError(e)}`);
   }

@@ -7,7 +7,7 @@
 // Needs: the compiler's record of a compile (driver.ts). Guarantees: text only; changes nothing.
 
 import { childBlocks, type KernelAst, someExpr, type Stmt } from '../source/ast.ts';
-import { messagePrinter, writtenStatements } from '../source/print.ts';
+import { statementNamer } from '../source/print.ts';
 import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 import { REGFILE_LOCATIONS } from '../vc4/registers.ts';
 import type { Instr } from '../vc4/instr.ts';
@@ -49,9 +49,7 @@ export function delaySlotsOf(instrs: readonly Instr[]): Explanation['delaySlots'
 
 /** The explanation as text, statements and variables as the user wrote them. */
 export function explainText(x: Explanation, ast: KernelAst): string {
-  const printer = messagePrinter(ast);
-  const written = writtenStatements(ast);
-  const text = (s: Stmt) => (s.loc && written.get(s.loc)) ?? printer.brief(s);
+  const text = statementNamer(ast);
   const where = (s: Stmt | undefined) => (s ? `${s.loc ? `${s.loc}  ` : ''}${text(s.shows ?? s)}` : 'the kernel\'s start or end');
   const out = [`kernel ${x.kernel}, compiled for ${x.qpus} QPU${x.qpus === 1 ? '' : 's'}: ${x.instructions} instructions, ${x.nops} of them nops`];
   out.push('', 'registers:', `  ${x.registers.used} of the ${2 * REGFILE_LOCATIONS} in regfiles A and B, besides the accumulators`);

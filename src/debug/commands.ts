@@ -10,11 +10,13 @@ export const HELP = `commands (a blank line repeats the last step, continue or b
   break LINE [if COND]   b: stop where a QPU reaches LINE (file.ts:LINE or LINE), if COND
                          holds in some lane (COND: an expression, as print takes)
   delete N               remove breakpoint N; info breaks lists them
-  continue               c: run to the next breakpoint, or the end
-  step                   s: the selected QPU's next statement (interpreter) or instruction (emulator)
-  next                   n: the selected QPU's next statement (on the emulator, its next
-                         instruction of another statement)
-  back                   the selected QPU's step before this one (the run is replayed)
+  continue [N]           c: run to the next breakpoint (the Nth), or the end
+  step [N]               s: the selected QPU's next statement (interpreter) or instruction
+                         (emulator), N times
+  next [N]               n: the selected QPU's next statement, a func it calls run through
+                         (on the emulator, its next instruction of another statement)
+  out                    on until the func the selected QPU is in returns
+  back [N]               the selected QPU's step before this one (the run is replayed)
   restart                back to the start; finish: on to the end
   qpu N                  select QPU N: steps and views are its
   print EXPR             p: EXPR in every lane of the selected QPU: x, x[3], a - b, x > 0 && y < 2,
@@ -40,7 +42,9 @@ function valueText(v: WatchValue): string {
 }
 
 export class DebugConsole {
-  private readonly watches: string[] = [];
+  /** The watches by their numbers (kept when others are removed). */
+  private readonly watches = new Map<number, string>();
+  private nextWatch = 1;
   private last = '';
 
   constructor(readonly session: DebugSession) {}
@@ -82,12 +86,13 @@ export class DebugConsole {
       const b = this.session.break(m[1]!, m[2]);
       return { out: `breakpoint ${b.id} at ${b.file ? `${b.file}:` : 'line '}${b.line}${b.condition ? ` if ${b.condition}` : ''}\n` };
     },
-    delete: (arg) => ({ out: this.session.delete(Number(arg)) ? `breakpoint ${arg} deleted\n` : `no breakpoint ${arg}\n` }),
+    delete: (arg) => ({ out: this.session.delete(Number(arg)) ? `breakpoint ${arg} deleted\n` : `no breakpoint ${JSON.stringify(arg)}: delete N (info breaks lists them)\n` }),
     info: (_, rest) => this.info(rest[0]),
-    continue: () => this.moved(this.session.continue()),
-    step: () => this.moved(this.session.step()),
-    next: () => this.moved(this.session.next()),
-    back: () => this.moved(this.session.back()),
+    continue: (arg) => this.counted(arg, (n) => this.session.continue(n)),
+    step: (arg) => this.counted(arg, (n) => this.session.step(n)),
+    next: (arg) => this.counted(arg, (n) => this.session.next(n)),
+    back: (arg) => this.counted(arg, (n) => this.session.back(false, n)),
+    out: () => this.moved(this.session.out()),
     restart: () => this.moved(this.session.restart()),
     finish: () => this.moved(this.session.finish()),
     qpu: (arg) => {
@@ -96,20 +101,16 @@ export class DebugConsole {
       s.qpu = Number(arg);
       return { out: qpusText(s) };
     },
-    print: (arg) => ({ out: `${arg} = ${valueText(this.session.evaluate(arg))}\n` }),
-    grid: (arg) => ({ out: gridText(arg, this.session.grid(arg)) }),
+    print: (arg) => ({ out: arg ? `${arg} = ${valueText(this.session.evaluate(arg))}\n` : 'print EXPR\n' }),
+    grid: (arg) => ({ out: arg ? gridText(arg, this.session.grid(arg)) : 'grid NAME\n' }),
     vars: (arg) => ({ out: variablesText(this.session.variables(this.session.qpu, arg === 'all'), this.session.stopped.snapshot.qpus[this.session.qpu]?.mask) }),
     watch: (arg) => {
+      if (!arg) return { out: 'watch EXPR\n' };
       parseWatch(arg); // refused now if it does not parse; a variable not set yet shows later
-      this.watches.push(arg);
-      return { out: `watch ${this.watches.length}: ${arg}\n` };
+      this.watches.set(this.nextWatch, arg);
+      return { out: `watch ${this.nextWatch++}: ${arg}\n` };
     },
-    unwatch: (arg) => {
-      const i = Number(arg) - 1;
-      if (!this.watches[i]) return { out: `no watch ${arg}\n` };
-      this.watches.splice(i, 1);
-      return { out: `watch ${arg} removed\n` };
-    },
+    unwatch: (arg) => ({ out: this.watches.delete(Number(arg)) ? `watch ${arg} removed\n` : `no watch ${JSON.stringify(arg)}: unwatch N (the watch's number)\n` }),
     qpus: () => ({ out: qpusText(this.session) }),
     regs: (arg) => ({ out: registersText(this.session.stopped.snapshot.qpus[this.session.qpu]!, arg === 'all') }),
     list: () => ({ out: this.list() }),
@@ -121,6 +122,12 @@ export class DebugConsole {
     where: () => ({ out: stopText(this.session) }),
     quit: () => ({ out: '', quit: true }),
   };
+
+  /** A move `arg` times (a whole number, default 1). */
+  private counted(arg: string, move: (n: number) => unknown): Out {
+    if (arg && !/^[1-9]\d*$/.test(arg)) return { out: `a count is a whole number from 1, not ${JSON.stringify(arg)}\n` };
+    return this.moved(move(arg ? Number(arg) : 1));
+  }
 
   /** After a move: where the run stopped, and the watches. */
   private moved(_: unknown): Out {
@@ -139,11 +146,11 @@ export class DebugConsole {
   /** Where the run stopped, and the watches' values there. */
   private stop(): string {
     const s = this.session;
-    const lines = this.watches.map((w, i) => {
+    const lines = [...this.watches].map(([i, w]) => {
       try {
-        return `  ${i + 1}: ${w} = ${valueText(s.evaluate(w))}`;
+        return `  ${i}: ${w} = ${valueText(s.evaluate(w))}`;
       } catch (e) {
-        return `  ${i + 1}: ${w}: ${(e as Error).message}`;
+        return `  ${i}: ${(e as Error).message}`;
       }
     });
     return stopText(s) + (lines.length ? `${lines.join('\n')}\n` : '');

@@ -116,10 +116,13 @@ class DapServer {
           this.respond(req, { allThreadsContinued: true });
           return this.stopped(this.s.continue());
         case 'next':
-        case 'stepOut':
           this.select(a);
           this.respond(req);
           return this.stopped(this.s.next());
+        case 'stepOut':
+          this.select(a);
+          this.respond(req);
+          return this.stopped(this.s.out());
         case 'stepIn':
           this.select(a);
           this.respond(req);
@@ -127,7 +130,7 @@ class DapServer {
         case 'stepBack':
           this.select(a);
           this.respond(req);
-          return this.stopped(this.s.back());
+          return this.stopped(this.s.back(this.s.target === 'emulator'));
         case 'restart':
           this.respond(req);
           return this.stopped(this.s.restart());
@@ -153,7 +156,7 @@ class DapServer {
   }
 
   private select(a: Body): void {
-    if (typeof a.threadId === 'number' && a.threadId >= 1 && a.threadId <= this.s.qpus) this.s.qpu = a.threadId - 1;
+    if (a.threadId !== undefined) this.s.qpu = this.qpuOf(a.threadId, 'threadId');
   }
 
   /** Tells the editor where the run stopped (or that it ended). */

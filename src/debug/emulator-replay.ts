@@ -17,7 +17,7 @@ import { EMULATOR_STEPS } from '../common/budget.ts';
 import { inKernel } from '../runtime/kernel-errors.ts';
 import { ACCUMULATORS, LANES } from '../vc4/chip.ts';
 import { REGFILE_LOCATIONS } from '../vc4/registers.ts';
-import type { ReplayCall } from './interpreter-replay.ts';
+import { funcsOf, type ReplayCall } from './interpreter-replay.ts';
 import { type Lanes, lineOf, type QpuSnapshot, type Snapshot, type StepEvent, Stop, type StopAt } from './snapshot.ts';
 
 /** Each register's first word in a QPU's R view, by name: ra0-ra31, rb0-rb31, r0-r5. */
@@ -35,11 +35,16 @@ interface Layout {
   readonly line: Int32Array;
   /** For each instruction, pairs (register index, virtual register) of the values it writes. */
   readonly writes: readonly Int32Array[];
+  /** A number for each statement (-1: none). */
+  readonly stmtId: Int32Array;
+  /** The func whose body each instruction is in (-1: the kernel's own). */
+  readonly func: Int32Array;
+  readonly statements: number;
 }
 const layouts = new WeakMap<Compiled, Layout>();
 const REGISTER_INDEX = new Map(REGISTERS.map(([name], i) => [name, i]));
 
-function layoutOf(c: Compiled): Layout {
+function layoutOf(ast: KernelAst, c: Compiled): Layout {
   let l = layouts.get(c);
   if (l) return l;
   const lines = new Map<string, number>();
@@ -56,27 +61,37 @@ function layoutOf(c: Compiled): Layout {
       return reg === undefined ? [] : [REGISTER_INDEX.get(reg)!, vreg];
     })),
   );
-  layouts.set(c, (l = { stmt, line, writes }));
+  const ids = new Map<Stmt, number>();
+  const stmtId = Int32Array.from(stmt, (st) => (st === undefined ? -1 : (ids.get(st) ?? ids.set(st, ids.size).get(st)!)));
+  const funcs = funcsOf(ast);
+  const func = Int32Array.from(stmt, (st) => (st === undefined ? -1 : (funcs.get(st) ?? -1)));
+  layouts.set(c, (l = { stmt, line, writes, stmtId, statements: ids.size, func }));
   return l;
 }
 
 export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & { readonly strict?: boolean }, stopAt: StopAt): Snapshot {
   const emu = emulatorTarget();
-  const layout = layoutOf(c);
+  const layout = layoutOf(ast, c);
   let n = 0;
   let lastQpu = 0;
   const qpus = c.qpus;
   // Per QPU: the instruction it last stepped (its writes count once it has run), and each register's last writer (-1: none yet).
   const previous = new Int32Array(qpus).fill(-1);
   const writer = Array.from({ length: qpus }, () => new Int32Array(REGISTERS.length).fill(-1));
-  const steps = new Int32Array(qpus);
+  // Per QPU: the virtual registers written so far (a variable never written is not set yet, whatever its register holds).
+  const written = Array.from({ length: qpus }, () => new Set<number>());
+  // Per QPU and statement: the instruction it entered the statement's line at in this pass.
+  const entered = Array.from({ length: qpus }, () => new Int32Array(layout.statements).fill(-1));
   const applyPrevious = (q: number) => {
     const pc = previous[q]!;
     if (pc < 0) return;
     const w = layout.writes[pc]!;
-    for (let i = 0; i < w.length; i += 2) writer[q]![w[i]!] = w[i + 1]!;
+    for (let i = 0; i < w.length; i += 2) {
+      writer[q]![w[i]!] = w[i + 1]!;
+      written[q]!.add(w[i + 1]!);
+    }
   };
-  const read = (R: Int32Array, writers: Int32Array, v: VarInfo): Lanes => {
+  const read = (R: Int32Array, writers: Int32Array, v: VarInfo, done: ReadonlySet<number>): Lanes => {
     const vreg = c.debug.homes.get(v.id);
     if (vreg === undefined) return { unavailable: 'not in the compiled code (the compiler removed it)' };
     const reg = c.debug.registerOf(vreg);
@@ -85,7 +100,7 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
       return { unavailable: to ? `spilled to ${to === 'vpm' ? 'a VPM row' : 'scratch memory'}: the debugger does not read spilled values yet` : 'kept in no register: the compiler computes it where it is used' };
     }
     const last = writers[REGISTER_INDEX.get(reg)!]!;
-    if (last !== vreg) return { unavailable: last >= 0 ? `not in a register here (${reg} holds another value now)` : 'not set yet' };
+    if (last !== vreg) return { unavailable: done.has(vreg) ? `not in a register here (${reg} holds another value now)` : 'not set yet' };
     const w = WORD.get(reg)!;
     return R.slice(w, w + LANES);
   };
@@ -99,7 +114,7 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
     pc: 0,
     entersStatement: true,
     entersLine: true,
-    variable: (v) => read(machine()[current]!.R, writer[current]!, v),
+    variable: (v) => read(machine()[current]!.R, writer[current]!, v, written[current]!),
   };
   // A step that waited (a semaphore, the mutex) or let another QPU go first is tried again: the same step, not another.
   const counted = new Float64Array(qpus).fill(-1);
@@ -111,9 +126,18 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
     const before = previous[q]!;
     event.entersStatement = before < 0 || layout.stmt[before] !== layout.stmt[pc];
     // A jump back (a loop's next pass) enters its line again, even when the loop is all on one line.
+    // The scheduler mixes statements' instructions: coming back to a statement further on in
+    // the same pass is not entering its line again (only from its first instruction of the pass on).
     event.entersLine = before < 0 || layout.line[before] !== layout.line[pc] || pc < before;
+    const id = layout.stmtId[pc]!;
+    if (event.entersLine && id >= 0) {
+      // A jump back within the kernel or one func is a loop's next pass; back from a func's body, a return.
+      const pass = before >= 0 && pc < before && layout.func[pc] === layout.func[before];
+      const first = entered[q]![id]!;
+      if (first >= 0 && pc > first && !pass) event.entersLine = false;
+      else entered[q]![id] = pc;
+    }
     previous[q] = pc;
-    steps[q]!++;
     lastQpu = current = q;
     event.n = n++;
     event.qpu = q;
@@ -125,13 +149,14 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
     const qs = machine();
     const regs = qs.map((q) => q.R.slice());
     const writers = writer.map((w) => w.slice());
+    const done = written.map((w) => new Set(w));
     return {
       event,
       qpu,
-      qpus: qs.map((q, i) => qpuSnapshot(c, q, steps[i]!, ended && error === undefined)),
+      qpus: qs.map((q) => qpuSnapshot(c, q, ended && error === undefined)),
       ended,
       ...(error !== undefined ? { error } : {}),
-      variable: (q, v) => read(regs[q]!, writers[q]!, v),
+      variable: (q, v) => read(regs[q]!, writers[q]!, v, done[q]!),
       vpm: emu.machine.vpm.slice(),
     };
   };
@@ -156,7 +181,7 @@ function statementOf(c: Compiled, pc: number) {
   return s ? (s.shows ?? s) : undefined;
 }
 
-function qpuSnapshot(c: Compiled, q: Qpu, steps: number, done: boolean): QpuSnapshot {
+function qpuSnapshot(c: Compiled, q: Qpu, done: boolean): QpuSnapshot {
   const registers = new Map(REGISTERS.map(([name, w]) => [name, q.R.slice(w, w + LANES)]));
   const state = done || q.state === 'done' ? 'done' : q.state === 'blocked' ? 'waiting' : 'running';
   return {
@@ -165,7 +190,8 @@ function qpuSnapshot(c: Compiled, q: Qpu, steps: number, done: boolean): QpuSnap
     ...(q.state === 'blocked' ? { waitingFor: q.waitingFor } : {}),
     stmt: statementOf(c, Math.min(q.pc, c.instrs.length - 1)),
     pc: q.pc,
-    steps,
+    // Instructions it has executed (the one it is about to run not yet).
+    steps: q.count,
     machine: {
       registers,
       flags: { z: Uint8Array.from(q.Z), n: Uint8Array.from(q.N), c: Uint8Array.from(q.C) },

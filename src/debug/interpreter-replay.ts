@@ -41,7 +41,7 @@ function assigns(k: KernelAst, s: Stmt): readonly number[] {
 }
 
 /** Which func each statement of a func's body belongs to (the kernel's own are in none). */
-function funcsOf(k: KernelAst): WeakMap<Stmt, number> {
+export function funcsOf(k: KernelAst): WeakMap<Stmt, number> {
   const out = new WeakMap<Stmt, number>();
   const walk = (ss: readonly Stmt[], f: number) => {
     for (const s of ss) {

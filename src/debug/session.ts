@@ -19,7 +19,8 @@ import type { SfuMode } from '../vc4/sfu-model.ts';
 import { replayEmulator } from './emulator-replay.ts';
 import { type ReplayCall, replayInterpreter } from './interpreter-replay.ts';
 import { type Lanes, type Snapshot, type StepEvent, type StopAt, userName } from './snapshot.ts';
-import { evaluate, holds, parseWatch, type Scope, type WatchExpr, type WatchValue } from './watch.ts';
+import { evaluate, holds, namesOf, parseWatch, type Scope, type WatchExpr, type WatchValue } from './watch.ts';
+import { funcsOf } from './interpreter-replay.ts';
 
 export type DebugTarget = 'interpreter' | 'emulator';
 
@@ -76,8 +77,18 @@ export class DebugSession {
   readonly qpus: number;
   readonly code?: Compiled;
   readonly breakpoints: Breakpoint[] = [];
+  private selected = 0;
+  /** The func each statement of the kernel's funcs belongs to. */
+  private readonly funcs: WeakMap<Stmt, number>;
+
   /** The QPU that steps and whose variables show (default 0). */
-  qpu = 0;
+  get qpu(): number {
+    return this.selected;
+  }
+  set qpu(q: number) {
+    if (!Number.isInteger(q) || q < 0 || q >= this.qpus) throw new DebugError(`kernel ${this.ast.name}: qpu is 0 to ${this.qpus - 1}, not ${String(q)}`);
+    this.selected = q;
+  }
   private nextId = 1;
   private readonly call: ReplayCall;
   private readonly byName: Map<string, VarInfo>;
@@ -99,6 +110,7 @@ export class DebugSession {
     if (target === 'emulator') this.code = compile(ast, { qpus: this.qpus, opt: opts.opt ?? 2 });
     this.byName = new Map(ast.vars.map((v) => [userName(v), v]));
     this.lines = new Set([...writtenStatements(ast).keys()].map((loc) => loc.replace(/:\d+$/, '')));
+    this.funcs = funcsOf(ast);
     this.stopped = this.run(() => true, 'entry');
   }
 
@@ -111,42 +123,77 @@ export class DebugSession {
       return true;
     };
     const snap = this.code ? replayEmulator(this.ast, this.code, this.call, stopAt) : replayInterpreter(this.ast, this.call, stopAt);
-    const r: StopReason = snap.ended ? (snap.error !== undefined ? 'error' : 'end') : reason;
+    const r: StopReason = snap.ended ? (snap.error !== undefined ? 'error' : 'end') : snap.event === 0 ? 'entry' : reason;
     return (this.stopped = { reason: r, snapshot: snap, ...(hit && !snap.ended ? { breakpoint: hit } : {}) });
   }
 
-  /** Runs on to the next breakpoint any QPU reaches, or the end; the QPU stopped (at a breakpoint or an error) becomes the selected one. */
-  continue(): Stopped {
+  /** Runs on to the `count`-th next breakpoint any QPU reaches, or the end; the QPU stopped (at a breakpoint or an error) becomes the selected one. */
+  continue(count = 1): Stopped {
     const from = this.stopped.snapshot.event;
     const hitOf = (e: StepEvent) => this.breakpoints.find((b) => this.hits(b, e));
-    const st = this.run((e) => e.n > from && hitOf(e) !== undefined, 'breakpoint', hitOf);
-    if (st.reason === 'breakpoint' || st.reason === 'error') this.qpu = st.snapshot.qpu;
+    let hits = 0;
+    const st = this.run((e) => e.n > from && hitOf(e) !== undefined && ++hits >= positive(count), 'breakpoint', hitOf);
+    if (st.reason === 'breakpoint' || st.reason === 'error') this.selected = st.snapshot.qpu;
     return st;
   }
 
-  /** One step of the selected QPU: its next statement (interpreter) or instruction (emulator). */
-  step(): Stopped {
-    const from = this.stopped.snapshot.event;
-    return this.run((e) => e.n > from && e.qpu === this.qpu, 'step');
+  /** `count` steps of the selected QPU: its next statements (interpreter) or instructions (emulator). */
+  step(count = 1): Stopped {
+    return this.forward((e) => e.qpu === this.selected, count);
   }
 
-  /** The selected QPU's next statement: on the emulator, its first instruction of another statement. */
-  next(): Stopped {
-    const from = this.stopped.snapshot.event;
-    return this.run((e) => e.n > from && e.qpu === this.qpu && e.entersStatement, 'step');
+  /**
+   * The selected QPU's next statement (`count` of them): on the emulator, its first instruction
+   * of another statement; a func it calls runs through, as gdb's next steps over a call.
+   */
+  next(count = 1): Stopped {
+    const depth = this.funcOf(this.here());
+    return this.forward((e) => e.qpu === this.selected && e.entersStatement && this.within(e.stmt, depth), count);
   }
 
-  /** One step back: the selected QPU's step before this one (`statement`: its previous statement, on the emulator). */
-  back(statement = false): Stopped {
+  /** On until the func the selected QPU is in returns (its next statement outside it); outside a func, next. */
+  out(): Stopped {
+    const f = this.funcOf(this.here());
+    if (f === undefined) return this.next();
+    return this.forward((e) => e.qpu === this.selected && e.entersStatement && this.funcOf(e.stmt) !== f, 1);
+  }
+
+  /** One step back (`count`): the selected QPU's step before this one (`statement`: its statement before, on the emulator). */
+  back(statement = false, count = 1): Stopped {
     const to = this.stopped.snapshot.event;
-    let last = -1;
+    const last: number[] = [];
     // A first replay finds the step; a second stops there.
     this.run((e) => {
       if (e.n >= to) return true;
-      if (e.qpu === this.qpu && (!statement || e.entersStatement)) last = e.n;
+      if (e.qpu === this.selected && (!statement || e.entersStatement)) last.push(e.n);
+      if (last.length > positive(count)) last.shift();
       return false;
     }, 'step');
-    return last < 0 ? this.restart() : this.run((e) => e.n === last, 'step');
+    const at = last.length < positive(count) ? -1 : last[0]!;
+    return at <= 0 ? this.restart() : this.run((e) => e.n === at, 'step');
+  }
+
+  /** The first step after this one that `pick` picks, `count` times. */
+  private forward(pick: (e: StepEvent) => boolean, count: number): Stopped {
+    const from = this.stopped.snapshot.event;
+    let seen = 0;
+    return this.run((e) => e.n > from && pick(e) && ++seen >= positive(count), 'step');
+  }
+
+  /** The selected QPU's statement where the run stopped. */
+  private here(): Stmt | undefined {
+    return this.stopped.snapshot.qpus[this.selected]?.stmt;
+  }
+
+  /** The func a statement of the user's kernel belongs to (undefined: the kernel's own body). */
+  private funcOf(s: Stmt | undefined): number | undefined {
+    return s ? this.funcs.get(s) : undefined;
+  }
+
+  /** Whether a statement is where `next` stops from a statement of func `depth`: not inside another func it calls. */
+  private within(s: Stmt | undefined, depth: number | undefined): boolean {
+    const f = this.funcOf(s);
+    return f === undefined || f === depth;
   }
 
   /** Back to the start: stopped before the run's first step. */
@@ -168,6 +215,8 @@ export class DebugSession {
     const here = [...this.lines].filter((l) => l.endsWith(`:${line}`) && (file === undefined || sameFile(l.slice(0, l.lastIndexOf(':')), file)));
     if (!here.length) throw new DebugError(`no statement of kernel ${this.ast.name} is on line ${file ? `${file}:` : ''}${line}; its statements are on ${this.linesText()}`);
     const expr = condition === undefined ? undefined : parseWatch(condition);
+    const unknown = expr && namesOf(expr).find((n) => !this.byName.has(n) && n !== 'index' && n !== 'qpu');
+    if (unknown !== undefined) throw new DebugError(`kernel ${this.ast.name} has no variable ${unknown} (the condition ${condition})`);
     const b: Breakpoint = { id: this.nextId++, file, line, ...(condition !== undefined ? { condition, expr } : {}) };
     this.breakpoints.push(b);
     return b;
@@ -259,3 +308,9 @@ function view(v: VarInfo, lanes: Lanes): VariableView {
 }
 
 export type { Snapshot, Stmt };
+
+/** A count of steps or hits: a whole number from 1. */
+function positive(n: number): number {
+  if (!Number.isInteger(n) || n < 1) throw new DebugError(`a count is a whole number from 1, not ${String(n)}`);
+  return n;
+}

@@ -3,10 +3,11 @@
 // grid of QPUs by lanes, and on the emulator a QPU's registers and flags. The terminal
 // interface (commands.ts) prints them; the API returns the data they are made from.
 
-import { readFileSync } from 'node:fs';
+import { sourceLine } from '../dsl/frames.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { LANES } from '../vc4/chip.ts';
-import { writtenStatements } from '../source/print.ts';
+import { statementNamer } from '../source/print.ts';
+import type { Stmt } from '../source/ast.ts';
 import type { DebugSession, Stopped, VariableView } from './session.ts';
 import type { QpuSnapshot } from './snapshot.ts';
 
@@ -18,20 +19,7 @@ export function laneText(ty: string, x: number): string {
   return String(x);
 }
 
-/** The source line of "file:line:col", if the file can be read (cached). */
-const files = new Map<string, string[] | undefined>();
-export function sourceLine(loc: string | undefined): string | undefined {
-  const m = loc && /^(.*):(\d+):\d+$/.exec(loc);
-  if (!m) return undefined;
-  if (!files.has(m[1]!)) {
-    try {
-      files.set(m[1]!, readFileSync(m[1]!, 'utf8').split('\n'));
-    } catch {
-      files.set(m[1]!, undefined);
-    }
-  }
-  return files.get(m[1]!)?.[Number(m[2]) - 1];
-}
+export { sourceLine };
 
 /** Where the run stopped and why, with the statement and its source line. */
 export function stopText(s: DebugSession, st: Stopped = s.stopped): string {
@@ -62,11 +50,13 @@ function whereText(s: DebugSession, q: QpuSnapshot): string {
   return `${pc}${q.stmt?.loc ? `${q.stmt.loc} ` : ''}\`${text}\``;
 }
 
-const texts = new WeakMap<DebugSession, Map<string, string>>();
-function statementText(s: DebugSession, stmt: NonNullable<QpuSnapshot['stmt']>): string {
-  let m = texts.get(s);
-  if (!m) texts.set(s, (m = writtenStatements(s.ast)));
-  return (stmt.loc && m.get(stmt.loc)) ?? stmt.k;
+const namers = new WeakMap<DebugSession, (s: Stmt) => string>();
+
+/** A statement as the user wrote it (print.ts statementNamer). */
+function statementText(s: DebugSession, stmt: Stmt): string {
+  let namer = namers.get(s);
+  if (!namer) namers.set(s, (namer = statementNamer(s.ast)));
+  return namer(stmt);
 }
 
 /** Every QPU: running, waiting (for what), or done, and where. */

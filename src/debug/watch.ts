@@ -94,6 +94,22 @@ export function parseWatch(text: string): Node {
   return e;
 }
 
+/** The names an expression reads. */
+export function namesOf(e: Node): string[] {
+  switch (e.k) {
+    case 'num':
+      return [];
+    case 'name':
+      return [e.name];
+    case 'lane':
+      return namesOf(e.of);
+    case 'un':
+      return namesOf(e.a);
+    case 'bin':
+      return [...namesOf(e.a), ...namesOf(e.b)];
+  }
+}
+
 /** Evaluates a parsed expression in a scope. */
 export function evaluate(e: Node, scope: Scope): WatchValue {
   switch (e.k) {

@@ -3,6 +3,7 @@
 // cut so that their first frame is the user's call, not qpu-ts's own `throw` (an error at the
 // user's `await k(a)` shows that line first, and Node prints that line of source).
 
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 // qpu-ts's own files (src/ or dist/) as a path (decoded, with the platform's separators), as stack frames name files.
@@ -143,4 +144,19 @@ export function userEntries<T extends Record<string, unknown>>(api: T): T {
     out[key] = entry;
   }
   return Object.freeze(out) as T;
+}
+
+/** The source line of "file:line:col", if the file can be read (cached; the debugger and profiles show it). */
+const files = new Map<string, string[] | undefined>();
+export function sourceLine(loc: string | undefined): string | undefined {
+  const m = loc && /^(.*):(\d+):\d+$/.exec(loc);
+  if (!m) return undefined;
+  if (!files.has(m[1]!)) {
+    try {
+      files.set(m[1]!, readFileSync(m[1]!, 'utf8').split('\n'));
+    } catch {
+      files.set(m[1]!, undefined);
+    }
+  }
+  return files.get(m[1]!)?.[Number(m[2]) - 1];
 }

@@ -13,8 +13,9 @@ import { CYCLES_PER_INSTR } from '../emulator/timing.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import type { Instr } from '../vc4/instr.ts';
 import { ADD_NOP, MUL_NOP } from '../vc4/tables.ts';
-import type { KernelAst, Stmt } from '../source/ast.ts';
-import { messagePrinter, writtenStatements } from '../source/print.ts';
+import { childBlocks, type KernelAst, someExpr, type Stmt } from '../source/ast.ts';
+import { statementNamer } from '../source/print.ts';
+import { sourceLine } from '../dsl/frames.ts';
 import { type Verdict, verdictOf } from './verdict.ts';
 
 /** Which of an instruction's two ALUs do work: both, only the add ALU, only the mul ALU, neither (a nop, a load immediate, a branch, a semaphore). */
@@ -97,14 +98,12 @@ const NO_STATEMENT = '(the kernel\'s start and end)';
 /** The profile of a run of `c` (compiled from `ast`) that had a profiler. */
 export function kernelProfile(ast: KernelAst, c: Compiled, run: RunResult, interpreted?: ReadonlyMap<string, number>): KernelProfile {
   if (!run.profile) throw new Error(`internal: kernel ${c.kernel}: the run had no profiler`);
-  const printer = messagePrinter(ast);
-  const written = writtenStatements(ast);
+  const name = statementNamer(ast);
   const statements: StatementProfile[] = [];
   const byKey = new Map<string, number>();
   const statementOf = (s: Stmt | undefined): number => {
     const user = s ? (s.shows ?? s) : undefined;
-    // As the user wrote it: a pass may have rewritten the statement the code comes from.
-    const text = user ? ((user.loc && written.get(user.loc)) ?? printer.brief(user)) : NO_STATEMENT;
+    const text = user ? name(user) : NO_STATEMENT;
     const key = user?.loc ?? text;
     let i = byKey.get(key);
     if (i === undefined) {
@@ -127,6 +126,12 @@ export function kernelProfile(ast: KernelAst, c: Compiled, run: RunResult, inter
     addFigures(total, figures);
     return { pc, asm: text[pc]!, labels: labels.get(pc) ?? [], use: slotUse(instr), spill: c.spill[pc]!, statement, stalledIn, ...figures };
   });
+  // A place where the kernel has several statements (a TypeScript helper or loop, parallelFor) is named by its line of source.
+  const many = statementsAtPlaces(ast);
+  for (const st of statements) {
+    const n = st.loc === undefined ? 0 : (many.get(st.loc) ?? 0);
+    if (n > 1) (st as { text: string }).text = sourceLine(st.loc)?.trim() ?? `${st.text} (and ${n - 1} more statements)`;
+  }
   const perQpu = run.qpus.map((s, q): QpuFigures => ({
     instructions: s.instructions,
     cycles: s.cycles,
@@ -134,8 +139,22 @@ export function kernelProfile(ast: KernelAst, c: Compiled, run: RunResult, inter
     stalls: { ...s.stalls },
     timeline: run.profile![q]!.timeline,
   }));
-  const partial = { kernel: c.kernel, qpus: run.qpus.length, cycles: run.cycles, seconds: run.seconds, total, statements, instructions, perQpu, dmaBusy: run.dmaBusy! };
+  const divides = [ast.body, ...(ast.funcs ?? []).map((f) => f.body)].some((b) => someExpr(b, (e) => e.k === 'special' && e.what !== 'index'));
+  const partial = { kernel: c.kernel, qpus: run.qpus.length, cycles: run.cycles, seconds: run.seconds, total, statements, instructions, perQpu, dmaBusy: run.dmaBusy!, divides };
   return { ...partial, verdict: verdictOf(partial) };
+}
+
+/** How many of the kernel's statements each place holds. */
+function statementsAtPlaces(ast: KernelAst): Map<string, number> {
+  const out = new Map<string, number>();
+  const walk = (ss: readonly Stmt[]) =>
+    ss.forEach((s) => {
+      if (s.loc) out.set(s.loc, (out.get(s.loc) ?? 0) + 1);
+      childBlocks(s).forEach(walk);
+    });
+  walk(ast.body);
+  for (const f of ast.funcs ?? []) walk(f.body);
+  return out;
 }
 
 /** The compiled code's instructions as its assembly text writes them, and the labels before each. */

@@ -34,6 +34,8 @@ interface Profiled {
   readonly total: { readonly instructions: number; readonly cycles: number; readonly spillCycles: number; readonly spillInstructions: number; readonly slots: { readonly both: number } };
   readonly instructions: readonly { readonly spill: boolean; readonly cycles: number; readonly stalls: Readonly<Record<StallCause, number>> }[];
   readonly dmaBusy?: { readonly load: number; readonly store: number };
+  /** Whether the kernel shares its work out (it reads me() or numQPUs()): otherwise every QPU does all of it. */
+  readonly divides: boolean;
 }
 
 const SCALE_QPUS = [1, 2, 4, 8, MAX_QPUS];
@@ -74,6 +76,9 @@ export function verdictOf(p: Profiled): Verdict {
   return { bound, shares, text, scaling, scalingText };
 }
 
+/** How far the model may miss the run's own cycles before it says it is only a rough guide. */
+const MODEL_TOLERANCE = 0.25;
+
 /** A DMA engine's share of the run above which it bounds the run. */
 const ENGINE_BOUND = 0.9;
 
@@ -106,7 +111,13 @@ function scalingOf(p: Profiled, spent: Record<Bound, number>): Pick<Verdict, 'sc
     ? `from ${floored.qpus} QPU${floored.qpus === 1 ? '' : 's'} on, the DMA ${floored.by === 'dma load' ? 'load' : 'store'} engine's ${floor.toLocaleString('en-US')} busy cycles bound it`
     : `the work divides all the way to ${MAX_QPUS}`;
   const modelled = SCALE_QPUS.includes(p.qpus) ? ` (this run: ${p.qpus} QPU${p.qpus === 1 ? '' : 's'}, ${p.cycles.toLocaleString('en-US')} cycles)` : '';
-  return { scaling, scalingText: `modelled cycles if the work divided evenly: ${listed}${modelled}; ${why}` };
+  if (!p.divides)
+    return { scaling, scalingText: `every QPU does all the work (the kernel reads neither me() nor numQPUs()): more QPUs repeat it, they do not share it` };
+  // A model that misses this run by much says so, rather than mislead about other QPU counts.
+  const own = Math.max(work / p.qpus, floor);
+  const off = p.cycles ? Math.abs(own - p.cycles) / p.cycles : 0;
+  const fit = off > MODEL_TOLERANCE ? `; the model is ${percent(off)} off on this run (it leaves out waits for semaphores and the mutex, and TMU contention): take it as a rough guide` : '';
+  return { scaling, scalingText: `modelled cycles if the work divided evenly: ${listed}${modelled}; ${why}${fit}` };
 }
 
 const percent = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;

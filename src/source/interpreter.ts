@@ -191,6 +191,7 @@ class Interpreter {
   private step(q: QpuState, s: Stmt, mask: Uint8Array): void {
     this.opts.debug?.(q, s, mask, this.states);
     q.at = s;
+    q.waiting = undefined; // it goes on: what it last waited for is over
     const budget = this.budget;
     if (budget.left-- <= 0) this.fail(q, budget.spent('statement', this.progress()));
     q.steps++;

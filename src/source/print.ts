@@ -206,6 +206,20 @@ export function writtenStatements(k: KernelAst): Map<string, string> {
   return out;
 }
 
+/**
+ * A namer of statements as the user wrote them: one of the kernel's own is printed as it is; one
+ * a compiler pass made or rewrote, as the user's first statement at its place (or as it is).
+ */
+export function statementNamer(k: KernelAst): (s: Stmt) => string {
+  const printer = messagePrinter(k);
+  const own = new WeakSet<Stmt>();
+  const walk = (ss: readonly Stmt[]) => ss.forEach((x) => (own.add(x), childBlocks(x).forEach(walk)));
+  walk(k.body);
+  for (const f of k.funcs ?? []) walk(f.body);
+  const written = writtenStatements(k);
+  return (s) => (own.has(s) ? printer.brief(s) : ((s.loc && written.get(s.loc)) ?? printer.brief(s)));
+}
+
 /** The whole kernel as text; the compiler's dumps ask for the internal names. */
 export function printKernel(k: KernelAst, which: VarNames = 'internal'): string {
   const name = varNames(k, which);
