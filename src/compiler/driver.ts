@@ -157,6 +157,8 @@ export interface Compiled {
     /** Where a spilled virtual register lives: a VPM row or scratch memory (undefined: not spilled). */
     spilledTo(vreg: number): 'vpm' | 'memory' | undefined;
     readonly defs: readonly (readonly number[])[];
+    /** For each instruction, the virtual registers that hold their register's value as it starts (copies left out). */
+    readonly aliases: readonly (readonly number[])[];
   };
   /** For each instruction, whether it is spill code: a store or reload of a spilled register (spill.ts). */
   readonly spill: readonly boolean[];
@@ -258,6 +260,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
       registerOf: (vreg: number) => (place[vreg] ? placeName(place[vreg]!) : undefined),
       spilledTo: (vreg: number) => (st.slots.has(vreg) ? 'vpm' : st.memory.has(vreg) ? 'memory' : undefined),
       defs: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.defs ?? []])),
+      aliases: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.aliases ?? []])),
     },
     uniformsBeforeArgs: st.scratch || lowered.scratch ? 3 : 2,
     scratchBytes: lowered.recordBytes + lowered.logBytes + scratchBytes(st, qpus),

@@ -54,6 +54,8 @@ export type AsmLine =
       readonly spill?: true;
       /** The virtual registers it writes (the debugger follows which value each register holds). */
       readonly defs?: readonly number[];
+      /** Virtual registers a copy the emitter left out (both in one register) gave their register before it starts. */
+      readonly aliases?: readonly number[];
     };
 export type InstrLine = Extract<AsmLine, { instr: Instr }>;
 
@@ -94,8 +96,13 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
   const out: AsmLine[] = [];
   // A return jumps through its register, not to its label (which names the function it leaves).
   let spill = false;
-  const put = (i: IrInstr, stmt: Stmt | undefined) =>
-    out.push({ instr: built(i, kernel), stmt, ...(i.op === 'branch' && !i.via ? { target: i.label } : {}), ...(spill ? { spill: true as const } : {}), ...(def !== undefined ? { defs: [def] } : {}) });
+  // The values a skipped copy gave a register (coalesced onto its source's): they are there when the next instruction starts.
+  let aliases: number[] = [];
+  const put = (i: IrInstr, stmt: Stmt | undefined) => {
+    const held = aliases.length ? { aliases } : {};
+    aliases = [];
+    out.push({ instr: built(i, kernel), stmt, ...(i.op === 'branch' && !i.via ? { target: i.label } : {}), ...(spill ? { spill: true as const } : {}), ...(def !== undefined ? { defs: [def] } : {}), ...held });
+  };
   let def: number | undefined;
   for (const i of code) {
     spill = !!i.spill;
@@ -132,7 +139,10 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
           break;
         }
         // A copy of a register onto itself (pass coalesce gave both values one register) is no work.
-        if (i.code === 'mov' && !i.setf && i.rot === undefined && dst.k === 'p' && a.k === 'p' && dst.name === a.name && selfMoveIsNothing(dst.name)) break;
+        if (i.code === 'mov' && !i.setf && i.rot === undefined && dst.k === 'p' && a.k === 'p' && dst.name === a.name && selfMoveIsNothing(dst.name)) {
+          if (def !== undefined) aliases.push(def);
+          break;
+        }
         const same = srcKey(i.a) === srcKey(i.b);
         const copy = (x: Src) => {
           put({ op: 'alu', code: 'mov', dst: p('r0'), a: x, b: x }, stmt);

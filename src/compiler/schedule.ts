@@ -416,7 +416,8 @@ export function scheduleLines(lines: readonly AsmLine[], pair = false): AsmLine[
     const stalls = other && mayStall(effectsOf(other.instr)) && !mayStall(effectsOf(first.instr)) ? { stallsInPaired: true as const } : {};
     const paired = second !== undefined && second !== first.stmt ? { paired: second, ...stalls } : {};
     const defs = other?.defs ? { defs: [...(first.defs ?? []), ...other.defs] } : {};
-    out.push(slot.gap ? { instr: slot.instr, stmt: first.stmt, spacer: true } : { ...first, instr: slot.instr, ...paired, ...defs });
+    const aliases = other?.aliases ? { aliases: [...(first.aliases ?? []), ...other.aliases] } : {};
+    out.push(slot.gap ? { instr: slot.instr, stmt: first.stmt, spacer: true } : { ...first, instr: slot.instr, ...paired, ...defs, ...aliases });
   }
   out.push(...pending);
   // Pairing shortens runs: relative branches to labels are aimed again.

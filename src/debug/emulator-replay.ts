@@ -35,6 +35,8 @@ interface Layout {
   readonly line: Int32Array;
   /** For each instruction, pairs (register index, virtual register) of the values it writes. */
   readonly writes: readonly Int32Array[];
+  /** For each instruction, pairs of the values its register holds as it starts (a copy left out). */
+  readonly holds: readonly Int32Array[];
   /** A number for each statement (-1: none). */
   readonly stmtId: Int32Array;
   /** The func whose body each instruction is in (-1: the kernel's own). */
@@ -55,17 +57,18 @@ function layoutOf(ast: KernelAst, c: Compiled): Layout {
     if (!lines.has(key)) lines.set(key, lines.size);
     return lines.get(key)!;
   });
-  const writes = c.instrs.map((_, pc) =>
-    Int32Array.from((c.debug.defs[pc] ?? []).flatMap((vreg) => {
+  const pairs = (vregs: readonly number[]) =>
+    Int32Array.from(vregs.flatMap((vreg) => {
       const reg = c.debug.registerOf(vreg);
       return reg === undefined ? [] : [REGISTER_INDEX.get(reg)!, vreg];
-    })),
-  );
+    }));
+  const writes = c.instrs.map((_, pc) => pairs(c.debug.defs[pc] ?? []));
+  const holds = c.instrs.map((_, pc) => pairs(c.debug.aliases[pc] ?? []));
   const ids = new Map<Stmt, number>();
   const stmtId = Int32Array.from(stmt, (st) => (st === undefined ? -1 : (ids.get(st) ?? ids.set(st, ids.size).get(st)!)));
   const funcs = funcsOf(ast);
   const func = Int32Array.from(stmt, (st) => (st === undefined ? -1 : (funcs.get(st) ?? -1)));
-  layouts.set(c, (l = { stmt, line, writes, stmtId, statements: ids.size, func }));
+  layouts.set(c, (l = { stmt, line, writes, holds, stmtId, statements: ids.size, func }));
   return l;
 }
 
@@ -82,14 +85,15 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
   const written = Array.from({ length: qpus }, () => new Set<number>());
   // Per QPU and statement: the instruction it entered the statement's line at in this pass.
   const entered = Array.from({ length: qpus }, () => new Int32Array(layout.statements).fill(-1));
-  const applyPrevious = (q: number) => {
-    const pc = previous[q]!;
-    if (pc < 0) return;
-    const w = layout.writes[pc]!;
+  const note = (q: number, w: Int32Array) => {
     for (let i = 0; i < w.length; i += 2) {
       writer[q]![w[i]!] = w[i + 1]!;
       written[q]!.add(w[i + 1]!);
     }
+  };
+  const applyPrevious = (q: number) => {
+    const pc = previous[q]!;
+    if (pc >= 0) note(q, layout.writes[pc]!);
   };
   const read = (R: Int32Array, writers: Int32Array, v: VarInfo, done: ReadonlySet<number>): Lanes => {
     const vreg = c.debug.homes.get(v.id);
@@ -123,6 +127,7 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
     if (counted[q] === count && previous[q] === pc) return;
     counted[q] = count;
     applyPrevious(q);
+    note(q, layout.holds[pc]!);
     const before = previous[q]!;
     event.entersStatement = before < 0 || layout.stmt[before] !== layout.stmt[pc];
     // A jump back (a loop's next pass) enters its line again, even when the loop is all on one line.

@@ -129,6 +129,7 @@ export class DebugSession {
 
   /** Runs on to the `count`-th next breakpoint any QPU reaches, or the end; the QPU stopped (at a breakpoint or an error) becomes the selected one. */
   continue(count = 1): Stopped {
+    positive(count);
     const from = this.stopped.snapshot.event;
     const hitOf = (e: StepEvent) => this.breakpoints.find((b) => this.hits(b, e));
     let hits = 0;
@@ -148,24 +149,26 @@ export class DebugSession {
    */
   next(count = 1): Stopped {
     const depth = this.funcOf(this.here());
-    return this.forward((e) => e.qpu === this.selected && e.entersStatement && this.within(e.stmt, depth), count);
+    // Instructions of no statement (a call's and a return's own, the kernel's start and end) are passed by.
+    return this.forward((e) => e.qpu === this.selected && e.entersStatement && e.stmt !== undefined && this.within(e.stmt, depth), count);
   }
 
   /** On until the func the selected QPU is in returns (its next statement outside it); outside a func, next. */
   out(): Stopped {
     const f = this.funcOf(this.here());
     if (f === undefined) return this.next();
-    return this.forward((e) => e.qpu === this.selected && e.entersStatement && this.funcOf(e.stmt) !== f, 1);
+    return this.forward((e) => e.qpu === this.selected && e.entersStatement && e.stmt !== undefined && this.funcOf(e.stmt) !== f, 1);
   }
 
   /** One step back (`count`): the selected QPU's step before this one (`statement`: its statement before, on the emulator). */
   back(statement = false, count = 1): Stopped {
+    positive(count);
     const to = this.stopped.snapshot.event;
     const last: number[] = [];
     // A first replay finds the step; a second stops there.
     this.run((e) => {
       if (e.n >= to) return true;
-      if (e.qpu === this.selected && (!statement || e.entersStatement)) last.push(e.n);
+      if (e.qpu === this.selected && (!statement || (e.entersStatement && e.stmt !== undefined))) last.push(e.n);
       if (last.length > positive(count)) last.shift();
       return false;
     }, 'step');
@@ -175,6 +178,7 @@ export class DebugSession {
 
   /** The first step after this one that `pick` picks, `count` times. */
   private forward(pick: (e: StepEvent) => boolean, count: number): Stopped {
+    positive(count);
     const from = this.stopped.snapshot.event;
     let seen = 0;
     return this.run((e) => e.n > from && pick(e) && ++seen >= positive(count), 'step');

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { barrier, Int, index, kernel, me, Ptr, SharedArray, Where, While, any } from '../../src/index.ts';
+import { barrier, For, func, Int, index, kernel, me, Ptr, SharedArray, Where, While, any } from '../../src/index.ts';
 import { debug, type DebugSession } from '../../src/debug/session.ts';
 import { DebugConsole } from '../../src/debug/commands.ts';
 import { QPU_PROCESS } from '../helpers/cli.ts';
@@ -31,6 +31,8 @@ const gcd = kernel([Ptr(Int), Ptr(Int), Ptr(Int)], function gcd(p, q, r) {
   r.store(a);
 });
 const GCD_LINE = { sub: 28 };
+const FUNC_LINE = { body: 174, call: 179, store: 180 };
+const REDUCE_LINE = { load: 219, where: 220 };
 
 const lanes = (s: DebugSession, name: string, q = s.qpu) => s.variables(q).find((v) => v.name === name)?.lanes;
 
@@ -165,4 +167,70 @@ test('qpu debug through a pseudo-terminal: commands typed, the session, then the
   assert.match(text, /\(qpu\) breakpoint 1 at line 13\n\(qpu\) stopped at breakpoint 1: QPU 0, step 3 of the run\n/);
   assert.match(text, /\(qpu\) a\[0\] = 183\n/);
   assert.match(text, /the debugger is done; kernel gcd runs on\ngcd\(183, 186\) = 3\n/);
+});
+
+test('counts, next over a func and out of it, the QPU checked, stable watch numbers', () => {
+  const sq = func([Int], (a) => {
+    const b = Int(a.mul(a));
+    return [b.add(1)];
+  }, { name: 'sq' });
+  const k = kernel([Ptr(Int)], function usesFunc(p) {
+    const x = Int(index());
+    const [y] = sq(x);
+    p.store(y);
+  });
+  const out = SharedArray.int32(16);
+  for (const target of ['interpreter', 'emulator'] as const) {
+    const s = debug(k, [out], { target, opt: 0 });
+    s.break(`${THIS}:${FUNC_LINE.call}`);
+    s.continue();
+    // next runs the func through: the next stop is the store, with y set.
+    s.next();
+    assert.match(s.stopped.snapshot.qpus[0]!.stmt!.loc!, new RegExp(`:${FUNC_LINE.store}:`));
+    assert.deepEqual(s.grid('y')[0]!.lanes!.slice(0, 3), [1, 2, 5]);
+    // Into it with step, out of it with out.
+    s.restart();
+    s.continue();
+    while (!s.stopped.snapshot.qpus[0]!.stmt?.loc?.includes(`:${FUNC_LINE.body}:`)) s.step();
+    s.out();
+    assert.match(s.stopped.snapshot.qpus[0]!.stmt!.loc!, new RegExp(`:(${FUNC_LINE.call}|${FUNC_LINE.store}):`));
+  }
+  const s = debug(k, [out]);
+  const first = s.step(2).snapshot.event;
+  assert.equal(s.back(false, 2).snapshot.event, 0);
+  assert.equal(s.step(2).snapshot.event, first);
+  assert.throws(() => (s.qpu = 1), /qpu is 0 to 0, not 1/);
+  assert.throws(() => s.step(0), /a count is a whole number from 1, not 0/);
+  assert.throws(() => s.break(FUNC_LINE.store, 'nosuch > 1'), /kernel usesFunc has no variable nosuch/);
+  const c = new DebugConsole(s);
+  c.run('watch x');
+  c.run('watch y');
+  assert.match(c.run('unwatch 1').out, /watch 1 removed/);
+  assert.match(c.run('step').out, /\n  2: y/);
+  assert.match(c.run('step 2').out, /^stopped at/);
+  assert.match(c.run('step two').out, /a count is a whole number from 1, not "two"/);
+});
+
+test('on the emulator at -O0 a line stops once a pass, as on the interpreter', () => {
+  const reduce = kernel([Ptr(Int), Ptr(Int), Int], function reduce(a, out, n) {
+    const acc = Int(0);
+    const i = Int(0);
+    For(i.lt(n.sub(16)), () => i.set(i.add(16)), () => {
+      const v = Int(a.add(i).load());
+      Where(index().add(i).lt(n), () => acc.set(acc.add(v)));
+    });
+    out.store(Int(acc.sumLanes()));
+  });
+  const a = SharedArray.int32(112);
+  const out = SharedArray.int32(16);
+  for (const line of [REDUCE_LINE.load, REDUCE_LINE.where]) {
+    const hits = (['interpreter', 'emulator'] as const).map((target) => {
+      const s = debug(reduce, [a, out, 100], { target, opt: 0 });
+      s.break(line);
+      let n = 0;
+      while (s.continue().reason === 'breakpoint') n++;
+      return n;
+    });
+    assert.deepEqual(hits, [6, 6], `line ${line}`);
+  }
 });
