@@ -73,7 +73,7 @@ export function explainText(x: Explanation, ast: KernelAst): string {
   out.push('', 'scheduling:');
   out.push(
     x.pairing
-      ? `  ${x.pairing.pairs} pairs: the scheduler put ${x.pairing.before} instructions in ${x.pairing.before - x.pairing.pairs} (${pct(x.pairing.pairs, x.pairing.before)} fewer)`
+      ? `  ${x.pairing.pairs} pairs: the scheduler put ${x.pairing.before} instructions in ${x.pairing.before - x.pairing.pairs} (${pct(x.pairing.pairs, x.pairing.before)} fewer; before the nops the hardware's spacing rules add)`
       : '  pairing is off',
   );
   out.push(`  ${branches} branch${branches === 1 ? '' : 'es'}: ${filled} of ${slots} delay slots do work (${pct(filled, slots)})`);

@@ -417,7 +417,9 @@ export function scheduleLines(lines: readonly AsmLine[], pair = false): AsmLine[
     const paired = second !== undefined && second !== first.stmt ? { paired: second, ...stalls } : {};
     const defs = other?.defs ? { defs: [...(first.defs ?? []), ...other.defs] } : {};
     const aliases = other?.aliases ? { aliases: [...(first.aliases ?? []), ...other.aliases] } : {};
-    out.push(slot.gap ? { instr: slot.instr, stmt: first.stmt, spacer: true } : { ...first, instr: slot.instr, ...paired, ...defs, ...aliases });
+    // Half spill code is spill code to a profile: the word would not be there without it.
+    const spill = other?.spill ? { spill: true as const } : {};
+    out.push(slot.gap ? { instr: slot.instr, stmt: first.stmt, spacer: true } : { ...first, instr: slot.instr, ...paired, ...defs, ...aliases, ...spill });
   }
   out.push(...pending);
   // Pairing shortens runs: relative branches to labels are aimed again.

@@ -32,8 +32,10 @@ export function timelineSvg(p: KernelProfile, clockHz = PI_TIMING.clockHz): stri
   const { width: binWidth, bins: sample } = p.perQpu[0]!.timeline;
   const kinds = CYCLE_KINDS.length;
   const nBins = Math.max(1, Math.min(sample.length / kinds, Math.ceil(p.cycles / binWidth)));
-  const span = nBins * binWidth;
-  const x = (cycle: number) => LEFT + (PLOT * cycle) / span;
+  // The axis ends where the run does; the last bin is as wide as the cycles left in it.
+  const span = Math.max(1, p.cycles);
+  const x = (cycle: number) => LEFT + (PLOT * Math.min(cycle, span)) / span;
+  const binCycles = (b: number) => Math.max(1, Math.min(binWidth, span - b * binWidth));
   const height = TOP + p.qpus * (BAND + GAP) + 50;
   const width = LEFT + PLOT + 20;
   const out = [
@@ -54,7 +56,7 @@ export function timelineSvg(p: KernelProfile, clockHz = PI_TIMING.clockHz): stri
       const top: number[] = [];
       let any = false;
       for (let b = 0; b < nBins; b++) {
-        const share = q.timeline.bins[b * kinds + k]! / binWidth;
+        const share = q.timeline.bins[b * kinds + k]! / binCycles(b);
         if (share > 0) any = true;
         top.push(below[b]! + share);
       }
@@ -69,9 +71,11 @@ export function timelineSvg(p: KernelProfile, clockHz = PI_TIMING.clockHz): stri
     out.push(`<text x="${f(x(c))}" y="${axisY + 14}" text-anchor="${t === 0 ? 'start' : t === 4 ? 'end' : 'middle'}">${esc(formatSeconds(c / clockHz))}</text>`);
   }
   CYCLE_KINDS.forEach((k, i) => {
-    const lx = LEFT + i * 110;
+    const lx = LEFT + i * 100;
     out.push(`<rect x="${lx}" y="${axisY + 26}" width="12" height="12" fill="${COLOURS[k]}"/><text x="${lx + 16}" y="${axisY + 36}">${NAMES[k]}</text>`);
   });
+  const ended = LEFT + CYCLE_KINDS.length * 100;
+  out.push(`<rect x="${ended}" y="${axisY + 26}" width="12" height="12" fill="#f4f4f4" stroke="#999"/><text x="${ended + 16}" y="${axisY + 36}">ended</text>`);
   out.push('</svg>');
   return out.join('\n') + '\n';
 }
