@@ -33,7 +33,8 @@ options:
       --kernel NAME   debug the first run of this kernel (its kernel name)
       --target T      interpreter (the default: steps are statements) or emulator (the
                       compiled code: steps are instructions; registers and flags show)
-      --qpus N        run the kernel on N QPUs (1-${MAX_QPUS}) instead of its own count
+      --qpus N        run the kernel on N QPUs (1-${MAX_QPUS}) where the program's call sets
+                      no count of its own (as qpu run's --qpus)
   -O, --opt LEVEL     the emulator: the code's optimization level (default the kernel's)
       --max-steps N   the step budget of the session's replays and of the program's kernel
                       runs (statements or instructions, all QPUs): for a kernel that never ends
