@@ -111,7 +111,7 @@ export function registersText(q: QpuSnapshot, all = false): string {
   for (const [name, lanes] of q.machine.registers) if (all || lanes.some((x) => x !== 0)) rows.push({ label: name, cells: Array.from(lanes, (x) => (x >>> 0).toString(16)) });
   for (const [name, f] of Object.entries(q.machine.flags)) rows.push({ label: name.toUpperCase(), cells: Array.from(f, String) });
   const [t0, t1] = q.machine.tmuQueued;
-  return `QPU ${q.id}, pc ${q.pc}, cycle ${q.machine.cycles.toLocaleString('en-US')}, TMU results waiting: ${t0} on TMU0, ${t1} on TMU1${all ? '' : ' (registers that hold only zeros left out)'}\n${laneTable(rows)}`;
+  return `QPU ${q.id}, pc ${q.pc}, cycle ${q.machine.cycles.toLocaleString('en-US')}, TMU results waiting: ${t0} on TMU0, ${t1} on TMU1; registers in hex${all ? '' : ' (those that hold only zeros left out)'}\n${laneTable(rows)}`;
 }
 
 /** VPM rows `from` to `from + count - 1` (emulator): 16 words a row, in hex. */

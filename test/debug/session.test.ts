@@ -143,7 +143,7 @@ test('the terminal commands: break, continue, print, watch, vars, qpus, regs, he
   assert.match(c.run('p x').out, /^x = \[100, 101, 102, 103, 104, 105, 6, 7,/);
   assert.match(c.run('vars').out, /out = 0x[0-9a-f]+ in every lane\nlane +0 +1/);
   assert.match(c.run('qpus').out, /\* QPU 1: running/);
-  assert.match(c.run('regs').out, /^QPU 1, pc \d+, cycle [\d,]+, TMU results waiting: 0 on TMU0, 0 on TMU1/);
+  assert.match(c.run('regs').out, /^QPU 1, pc \d+, cycle [\d,]+, TMU results waiting: 0 on TMU0, 0 on TMU1; registers in hex/);
   assert.match(c.run('help').out, /break LINE \[if COND\]/);
   // QPU 0 wrote its y (x * 2) to its store row, row 0 of the VPM, before the barrier's wait.
   assert.match(c.run('vpm 0 1').out, /^the VPM's rows of 16 words .*\nword +0 .*\nrow 0 +0 +2 +4 +6 /);

@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeBlocks, lineSet } from './markdown.ts';
 import { QPU_PROCESS } from '../helpers/cli.ts';
+import { HELP } from '../../src/debug/commands.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const DIR = join(ROOT, 'test/docs', `.tmp-debugging-${process.pid}`);
@@ -69,6 +70,12 @@ for (const b of shells) {
     assert.equal(why, undefined, `docs/debugging.md:${b.line}: ${why}\nprinted:\n${r.stdout}${r.stderr}`);
   });
 }
+
+test("the page's list of the debugger's commands is the debugger's own help", () => {
+  const list = blocks.find((b) => b.code.startsWith('commands ('));
+  assert.ok(list, 'the commands are listed');
+  assert.equal(list.code.replace(/\n$/, ''), HELP);
+});
 
 test('the programs type-check', () => {
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
