@@ -4,14 +4,14 @@
 // on standard input and output, for VS Code and other editors (debug/dap.ts). The session
 // replays the run; when it ends, the program's own run goes on and the program with it.
 
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { MAX_QPUS } from '../vc4/chip.ts';
 import type { OptLevel } from '../compiler/driver.ts';
 import { DebugConsole } from '../debug/commands.ts';
 import { DebugError, DebugSession, type DebugTarget } from '../debug/session.ts';
 import { WatchError } from '../debug/watch.ts';
 import { type Command, CliError, EXIT, exitHelp, type Io, parse, parseCount, shown } from './io.ts';
-import { DapConnection, openDap } from '../debug/dap-connection.ts';
+import { DapConnection, openDap, readBlocking } from '../debug/dap-connection.ts';
 import { runProgram } from './run.ts';
 import { serveDap } from '../debug/dap.ts';
 
@@ -195,21 +195,9 @@ function terminalLines(io: Io): () => string | undefined {
   };
 }
 
-/** A read that waits for input (a pipe Node has made non-blocking answers EAGAIN until data comes). */
-export function readBlocking(fd: number, buf: Buffer): number {
-  for (;;) {
-    try {
-      return readSync(fd, buf, 0, buf.length, null);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-    }
-  }
-}
 
 /** With --dap, standard output carries the protocol: the program's output goes to standard error. */
 function quietOut(io: Io): Io {
   return { ...io, out: (text) => io.err(text) };
 }
 
-export { DebugError, WatchError };

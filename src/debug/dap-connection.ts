@@ -19,19 +19,19 @@ export interface DapIo {
 
 /** Standard input and output (output with writeSync: the program's own writes are sent to standard error meanwhile). */
 export function stdio(): DapIo {
-  return {
-    read: (buf) => {
-      for (;;) {
-        try {
-          return readSync(0, buf, 0, buf.length, null);
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-        }
-      }
-    },
-    write: (text) => void writeSync(1, text),
-  };
+  return { read: (buf) => readBlocking(0, buf), write: (text) => void writeSync(1, text) };
+}
+
+/** A read that waits for input (a pipe Node has made non-blocking answers EAGAIN until data comes): the debugger's session is synchronous. */
+export function readBlocking(fd: number, buf: Buffer): number {
+  for (;;) {
+    try {
+      return readSync(fd, buf, 0, buf.length, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
 }
 
 export class DapConnection {

@@ -112,25 +112,15 @@ class DapServer {
         case 'variables':
           return this.respond(req, { variables: this.refs.get(Number(a.variablesReference))?.() ?? [] });
         case 'continue':
-          this.select(a);
-          this.respond(req, { allThreadsContinued: true });
-          return this.stopped(this.s.continue());
+          return this.move(req, () => this.s.continue(), { allThreadsContinued: true });
         case 'next':
-          this.select(a);
-          this.respond(req);
-          return this.stopped(this.s.next());
+          return this.move(req, () => this.s.next());
         case 'stepOut':
-          this.select(a);
-          this.respond(req);
-          return this.stopped(this.s.out());
+          return this.move(req, () => this.s.out());
         case 'stepIn':
-          this.select(a);
-          this.respond(req);
-          return this.stopped(this.s.step());
+          return this.move(req, () => this.s.step());
         case 'stepBack':
-          this.select(a);
-          this.respond(req);
-          return this.stopped(this.s.back(this.s.target === 'emulator'));
+          return this.move(req, () => this.s.back(this.s.target === 'emulator'));
         case 'restart':
           this.respond(req);
           return this.stopped(this.s.restart());
@@ -153,6 +143,13 @@ class DapServer {
   private qpuOf(id: unknown, what: string): number {
     if (typeof id !== 'number' || !Number.isInteger(id) || id < 1 || id > this.s.qpus) throw new DebugError(`${what} ${String(id)}: the threads are QPUs 1 to ${this.s.qpus}`);
     return id - 1;
+  }
+
+  /** A request that moves the run: on the thread it names, answered, then where it stopped. */
+  private move(req: Message, go: () => Stopped, body: Body = {}): void {
+    this.select(req.arguments ?? {});
+    this.respond(req, body);
+    this.stopped(go());
   }
 
   private select(a: Body): void {

@@ -311,7 +311,6 @@ function view(v: VarInfo, lanes: Lanes): VariableView {
   return { name: userName(v), ty: v.ty, lanes: watchValue(v, lanes).lanes };
 }
 
-export type { Snapshot, Stmt };
 
 /** A count of steps or hits: a whole number from 1. */
 function positive(n: number): number {
