@@ -4,6 +4,7 @@
 // run going on to the program's end once the editor lets it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,4 +99,72 @@ test('as VS Code starts it: the program, kernel and target in the launch request
   } finally {
     await done();
   }
+});
+
+/** The adapter's replies to raw bytes written all at once (stdin then closed). */
+function rawSession(input: string): Promise<{ messages: Record<string, any>[]; err: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(QPU_PROCESS[0]!, [...QPU_PROCESS.slice(1), 'debug', '--dap', 'examples/gcd.ts', '--kernel', 'gcd'], { cwd: root, env: { ...process.env, CI: '1' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => void (out += d));
+    child.stderr.on('data', (d) => void (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const messages: Record<string, any>[] = [];
+      for (const m of out.matchAll(/Content-Length: (\d+)\r\n\r\n/g)) {
+        const start = m.index! + m[0].length;
+        messages.push(JSON.parse(Buffer.from(out.slice(start)).subarray(0, Number(m[1])).toString('utf8')));
+      }
+      resolve({ messages, err, code });
+    });
+    child.stdin.end(input);
+  });
+}
+
+const frame = (m: object | string): string => {
+  const text = typeof m === 'string' ? m : JSON.stringify(m);
+  return `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
+};
+
+test('bad input from an editor: a message that is not JSON, one without a length, unknown frames, threads and references get an answer, never an end of the session', { timeout: 120_000 }, async () => {
+  let seq = 1;
+  const req = (command: string, args: object = {}) => frame({ seq: seq++, type: 'request', command, arguments: args });
+  const input = [
+    frame('{not json'),
+    'X-Header: 1\r\n\r\n',
+    frame('[1, 2]'),
+    req('initialize', { adapterID: 'qpu' }),
+    req('launch', {}),
+    req('setBreakpoints', { source: { path: gcd }, breakpoints: [{ line: 13 }] }),
+    req('configurationDone'),
+    req('scopes', { frameId: 99 }),
+    req('stackTrace', { threadId: 'x' }),
+    req('variables', { variablesReference: 12345 }),
+    req('evaluate', { expression: 'nosuch + 1', frameId: 1 }),
+    req('fly'),
+    req('threads'),
+    req('disconnect'),
+  ].join('');
+  const { messages, err, code } = await rawSession(input);
+  assert.equal(code, 0, err);
+  assert.doesNotMatch(err, /\n\s+at /, 'no stack trace');
+  const output = messages.filter((m) => m.event === 'output').map((m) => m.body.output).join('');
+  assert.match(output, /a Debug Adapter Protocol message that is not JSON: \{not json/);
+  assert.match(output, /a Debug Adapter Protocol message without a Content-Length header/);
+  assert.match(output, /a Debug Adapter Protocol message that is not an object/);
+  const reply = (command: string) => messages.find((m) => m.type === 'response' && m.command === command)!;
+  assert.equal(reply('initialize').success, true);
+  assert.ok(messages.some((m) => m.event === 'stopped' && m.body.reason === 'breakpoint'));
+  assert.equal(reply('scopes').success, false);
+  assert.match(reply('scopes').message, /frameId/);
+  assert.equal(reply('stackTrace').success, false);
+  assert.match(reply('stackTrace').message, /threadId/);
+  assert.deepEqual(reply('variables').body, { variables: [] });
+  assert.equal(reply('evaluate').success, false);
+  assert.match(reply('evaluate').message, /nosuch/);
+  assert.equal(reply('fly').success, false);
+  assert.match(reply('fly').message, /qpu debug does not do fly/);
+  assert.deepEqual(reply('threads').body.threads, [{ id: 1, name: 'QPU 0' }]);
+  assert.equal(reply('disconnect').success, true);
 });
