@@ -287,8 +287,9 @@ function astPasses(ast: KernelAst, opts: CompileOptions, dumps: Dumps): { ast: K
   const piped = passOn(opts, 'pipeline') ? pipelineLoads(ast) : undefined;
   // Its prefetches leave a count of gathers that only the run knows (pipeline-loads.ts).
   if (piped && opts.verify) checkKernel(piped.ast, { fifo: piped.loops === 0 });
+  const runs = piped?.prefetched ? `; ${piped.prefetched} straight-line load${piped.prefetched === 1 ? '' : 's'} gathered ahead` : '';
   dumps.set('pipeline', () =>
-    !piped ? '# pass pipeline is off: the kernel stands\n' : `# loads pipelined in ${piped.loops} loop${piped.loops === 1 ? '' : 's'}\n${printKernel(piped.ast)}`,
+    !piped ? '# pass pipeline is off: the kernel stands\n' : `# loads pipelined in ${piped.loops} loop${piped.loops === 1 ? '' : 's'}${runs}\n${printKernel(piped.ast)}`,
   );
   const source = piped?.ast ?? ast;
   const summed = passOn(opts, 'induction') ? reduceProducts(source) : undefined;

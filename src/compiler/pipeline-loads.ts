@@ -43,9 +43,10 @@
 // iteration, peeled, prefetches nothing.
 
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarInfo, VarRef } from '../source/ast.ts';
-import { assignedIn, childBlocks, childExprs, isPtr, sameExpr, setOpaquely } from '../source/ast.ts';
+import { assignedIn, boolOperands, childBlocks, childExprs, isPtr, readsMemory, sameExpr, setOpaquely } from '../source/ast.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { normalizeLoop } from './pipeline-normalize.ts';
+import { prefetchRun } from './prefetch-loads.ts';
 
 type ForStmt = Extract<Stmt, { k: 'for' }>;
 type AssignStmt = Extract<Stmt, { k: 'assign' }>;
@@ -84,17 +85,44 @@ function everyLeaf(e: Expr, ok: (leaf: Expr) => boolean): boolean {
   return children.length ? children.every((c) => everyLeaf(c, ok)) : ok(e);
 }
 
+/**
+ * Whether an expression is the same in every lane, given the variables that may differ: a
+ * lane's index, a load (16 different words), a prefix across lanes and whatever reads them
+ * differ; a lane broadcast (`lane`) and a reduction across lanes never do; a rotation of lanes
+ * that are all the same changes nothing.
+ */
+export function laneUniform(e: Expr, varying: ReadonlySet<number>): boolean {
+  switch (e.k) {
+    case 'lit':
+      return true;
+    case 'var':
+      return !varying.has(e.id);
+    case 'special':
+      return e.what !== 'index';
+    case 'load':
+    case 'scan':
+      return false;
+    case 'lane':
+    case 'reduce':
+      return true;
+    case 'rotate':
+      return laneUniform(e.a, varying);
+    case 'select':
+      return boolOperands(e.c).every((x) => laneUniform(x, varying)) && laneUniform(e.a, varying) && laneUniform(e.b, varying);
+    default:
+      return childExprs(e).every((x) => laneUniform(x, varying));
+  }
+}
+
 /** The variables whose value may differ between lanes: written under Where, by receive, from lanes. */
 function laneVaryingVars(k: KernelAst): Set<number> {
   const varying = new Set<number>();
-  const uniform = (e: Expr): boolean =>
-    everyLeaf(e, (x) => x.k === 'lit' || (x.k === 'var' && !varying.has(x.id)) || (x.k === 'special' && x.what !== 'index'));
   let changed = true;
   const walk = (ss: readonly Stmt[], underWhere: boolean): void => {
     for (const s of ss) {
       const ids = s.k === 'assign' ? [s.v.id] : setOpaquely(s).map((v) => v.id);
       for (const id of ids)
-        if (!varying.has(id) && (s.k !== 'assign' || underWhere || !uniform(s.e))) {
+        if (!varying.has(id) && (s.k !== 'assign' || underWhere || !laneUniform(s.e, varying))) {
           varying.add(id);
           changed = true;
         }
@@ -146,18 +174,29 @@ export interface LoopDecision {
   readonly why?: string;
 }
 
-export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number; decisions: LoopDecision[] } {
+export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number; prefetched: number; decisions: LoopDecision[] } {
   const decisions: LoopDecision[] = [];
   const varying = laneVaryingVars(k);
+  const uniform = (e: Expr): boolean => laneUniform(e, varying) && !readsMemory(e);
   const vars: VarInfo[] = [...k.vars];
   const body: Stmt[] = [];
   let loops = 0;
+  let prefetched = 0;
   let touched = false; // a statement before this one stores, gathers or receives
   let synced = false; // a statement before this one waits for another QPU
-  k.body.forEach((s, at) => {
+  for (let at = 0; at < k.body.length; at++) {
+    const s = k.body[at]!;
     // After a wait for another QPU, that QPU's stores from here on may come before this QPU's loads.
     const othersStore = synced && contains(k.body.slice(at), STORES);
     const before = touched ? BEFORE_TOUCHED : othersStore ? BEFORE_SYNCED : undefined;
+    const run = !before ? prefetchRun(k.body, at, uniform) : undefined;
+    if (run) {
+      // Loads only: what follows sees nothing touched, and the FIFO empty again.
+      body.push(...run.stmts);
+      prefetched += run.count;
+      at += run.count - 1;
+      continue;
+    }
     const normal = s.k === 'for' && !before ? normalizeLoop(s, vars) : undefined;
     const plan = normal ? planLoop(normal.loop, varying) : before;
     if (normal && typeof plan === 'object') {
@@ -172,8 +211,8 @@ export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number; de
     for (const b of childBlocks(s)) innerLoops(b, decisions);
     touched ||= contains([s], STORES) || contains([s], FIFO);
     synced ||= contains([s], SYNC);
-  });
-  return loops ? { ast: { ...k, vars, body }, loops, decisions } : { ast: k, loops, decisions };
+  }
+  return loops || prefetched ? { ast: { ...k, vars, body }, loops, prefetched, decisions } : { ast: k, loops, prefetched, decisions };
 }
 
 const WHILE = 'a While loop: only For loops, whose counter the pass can follow, are pipelined';
@@ -224,8 +263,7 @@ function planLoop(s: ForStmt, varying: ReadonlySet<number>): Plan | string {
   const assigned = assignedIn([...s.body, ...s.step]);
   if (assignedIn(s.body).has(iv.id)) return 'its body assigns the counter';
   // Unchanged by the loop and the same in every lane.
-  const kept = (e: Expr): boolean =>
-    everyLeaf(e, (x) => x.k === 'lit' || (x.k === 'var' && !assigned.has(x.id) && !varying.has(x.id)) || (x.k === 'special' && x.what !== 'index'));
+  const kept = (e: Expr): boolean => laneUniform(e, varying) && everyLeaf(e, (x) => x.k === 'lit' || (x.k === 'var' && !assigned.has(x.id)) || x.k === 'special');
   if (!kept(n) || !kept(step)) return 'its bound or its step changes in the loop or differs between lanes';
   const affine = (e: Expr): Affine | undefined => affinePtr(e, iv.id, kept);
 

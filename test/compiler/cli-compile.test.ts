@@ -19,7 +19,7 @@ test('qpu compile prints the assembly, each stage with --dump, and writes machin
     ['ast', /while any\(a != b\)/],
     ['ir', /# %0: p\n/],
     ['liveness', /# live: %/],
-    ['alloc', /%0 -> r[ab]\d+/],
+    ['alloc', /%\d+ -> r[ab]\d+/],
     ['emit', /mov r[ab]\d+, unif/],
     ['schedule', /mov r[ab]\d+, unif/],
     ['code', /0x[0-9A-F]{8}_[0-9A-F]{8}/],

@@ -323,3 +323,16 @@ test('a loop with an assertion, and loads of 8- or 16-bit elements, stay as writ
   bytes.emulateSync(got);
   assert.deepEqual(Array.from(got[2]), Array.from(want[2]));
 });
+
+test('pipeline: a load whose address differs between lanes through a prefix across lanes stands as written (it was gathered as if the same in every lane)', () => {
+  const scanned = kernel([Int, Ptr(Int), Ptr(Int)], function scanned(n, a, out) {
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(16)), () => out.add(i).store(Int(a.add(i).add(me().add(1).scanLanes('exclusive')).load())));
+  });
+  assert.equal(pipelineLoads(scanned.ast).loops, 0);
+  const args = () => [64, SharedArray.from(Array.from({ length: 96 }, (_, j) => j), 'int32'), SharedArray.int32(64)] as [number, Int32Array, Int32Array];
+  const [want, got] = [args(), args()];
+  scanned.interpretSync(want);
+  scanned.emulateSync(got);
+  assert.deepEqual(Array.from(got[2]), Array.from(want[2]));
+});
