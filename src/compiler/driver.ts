@@ -47,6 +47,8 @@ import { checkKernel } from '../source/check.ts';
 import { printKernel } from '../source/print.ts';
 import { accumulatorValues, allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
+import { spillRowsPerQpu } from './vpm-rows.ts';
+import { MAX_RUN_ROWS } from './lower-store-rows.ts';
 import { ROW_BYTES } from './lower-checks.ts';
 import type { AssertStmt, PrintStmt } from '../source/checks.ts';
 import { messagePrinter } from '../source/print.ts';
@@ -80,6 +82,7 @@ export const PIPELINE = [
   { name: 'invert', level: 1, does: 'loops test at the bottom (in lowering)' },
   { name: 'flags', level: 1, does: 'a Where sets flags once and writes under them (in lowering)' },
   { name: 'ranges', level: 1, does: 'a product of 24-bit values is one mul24 (in lowering)' },
+  { name: 'rows', level: 1, does: 'stores to rows one after another as one DMA (in lowering)' },
   { name: 'ir', shows: 'lowered to instructions over virtual registers (%n)' },
   { name: 'dead', level: 1, ir: removeDeadCode, does: 'values no path reads removed', shows: 'the IR after dead-code removal' },
   { name: 'fold', level: 1, ir: foldConstants, does: "operations on constants computed with the chip's arithmetic", shows: '... after constant folding' },
@@ -125,6 +128,8 @@ export interface CompileOptions {
   readonly passes?: Partial<Record<Pass, boolean>>;
   /** Runs the IR verifier (verify.ts) after lowering and after each IR pass. */
   readonly verify?: boolean;
+  /** The most rows a run of stores may take (pass `rows`): the compiler lowers it when its runs leave registers to spill to memory. */
+  readonly runRows?: number;
 }
 
 /** Whether a pass runs under these options. */
@@ -217,11 +222,14 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     throw new RangeError(`kernel ${ast.name}: optimization level ${opts.opt}: the levels are ${OPT_LEVELS.join(', ')}`);
   const dumps: Dumps = new Map();
   const { ast: source, loops } = astPasses(ast, opts, dumps);
-  const lowered = lower(source, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags'), ranges: passOn(opts, 'ranges') });
+  const storeRows = passOn(opts, 'rows') ? Math.min(MAX_RUN_ROWS, 1 + spillRowsPerQpu(qpus), opts.runRows ?? MAX_RUN_ROWS) : 1;
+  const lowered = lower(source, qpus, { invertLoops: passOn(opts, 'invert'), whereFlags: passOn(opts, 'flags'), ranges: passOn(opts, 'ranges'), storeRows });
   const header = () => [...lowered.names].map(([id, name]) => `# %${id}: ${name}`).join('\n');
   dumps.set('ir', () => `${header()}\n${printIr(lowered.code)}`);
   const ir = irPasses(lowered, opts, dumps, header);
   const { code, place, st, pressure } = allocateRegisters(ast.name, ir, lowered, opts, dumps);
+  // Rows runs of stores took would have kept registers out of memory: again, with shorter runs (each time shorter, down to none).
+  if (st.memory.size && lowered.storeRows) return compileStages(ast, { ...opts, runRows: Math.max(1, lowered.storeRows + 1 - st.memory.size) });
   const lines: AsmLine[] = emit(code, place, ast.name);
   dumps.set('emit', () => asmText(lines));
   const scheduled = passOn(opts, 'schedule') ? scheduleLines(lines, passOn(opts, 'pair')) : undefined;
@@ -336,7 +344,7 @@ function allocateRegisters(
   // Functions' links stay in registers: a return jumps through one (lower-funcs.ts).
   const links = code.flatMap((i) => (i.op === 'branch' && i.link?.k === 'v' ? [i.link.id] : []));
   const st: SpillState = { nregs: ir.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id, ...links]) };
-  const ctx = { qpu: lowered.qpu, qpus, scratch: lowered.scratch && { reg: lowered.scratch, reserved: lowered.recordBytes + lowered.logBytes } };
+  const ctx = { qpu: lowered.qpu, qpus, scratch: lowered.scratch && { reg: lowered.scratch, reserved: lowered.recordBytes + lowered.logBytes }, storeRows: lowered.storeRows };
   let pressure: { pressure: number; at?: Stmt } | undefined;
   for (let round = 0; ; round++) {
     const live = liveness(code, st.nregs);

@@ -9,6 +9,7 @@ import { BARRIER_SEMAPHORE } from '../source/ast.ts';
 import type { IrInstr, Reg, Src, VReg } from './ir.ts';
 import { int, p } from './ir.ts';
 import { DMA_LOAD_ROW, DMA_LOAD_ROW_SHIFT, DMA_STORE_ROW, DMA_STORE_ROW_SHIFT, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
+import { loadRowOffset, rowsPerQpu } from './vpm-rows.ts';
 
 /** What the frame needs of a lowering. */
 export interface FrameEmitter {
@@ -25,13 +26,15 @@ export interface FrameEmitter {
 export interface Frame {
   readonly qpu: VReg;
   readonly nqpus: VReg;
+  /** The number of this QPU's store row, the first of its block of VPM rows (vpm-rows.ts). */
+  readonly storeRow: VReg;
   /** The VPM write setup of this QPU's store row, and the DMA store setup of that row. */
   readonly vpmSetup: VReg;
   readonly dmaSetup: VReg;
-  /** The DMA load setup into this QPU's load row (VPM row N + qpu), and the VPM read setup of that row. */
+  /** The DMA load setup into this QPU's load row (the last of its block), and the VPM read setup of that row. */
   readonly loadDma: VReg;
   readonly loadRead: VReg;
-  /** The load row's number (N + qpu), for the setups of 8- and 16-bit loads (lower-memory.ts). */
+  /** The load row's number, for the setups of 8- and 16-bit loads (lower-memory.ts). */
   readonly loadRow: VReg;
 }
 
@@ -50,26 +53,39 @@ export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[],
     l.emit({ op: 'ldi', dst: r, bits });
     return r;
   };
-  // This QPU's VPM row (its number) for stores, and the DMA store of that row.
+  const small = (n: number) => (n <= 15 ? int(n) : constant(n));
+  // This QPU's block of VPM rows (vpm-rows.ts): its store row first, for stores and the DMA store of that row.
+  const storeRow = l.fresh();
+  const r = rowsPerQpu(qpus);
+  if (qpus === 1) l.mov(storeRow, int(0));
+  else if ((r & (r - 1)) === 0) l.alu('shl', storeRow, qpu, int(Math.log2(r)));
+  else l.alu('mul24', storeRow, qpu, small(r));
   const vpmSetup = l.fresh();
-  l.alu('add', vpmSetup, constant(VPM_WRITE_ROW), qpu);
+  l.alu('add', vpmSetup, constant(VPM_WRITE_ROW), storeRow);
   const u = l.fresh();
-  l.alu('shl', u, qpu, int(DMA_STORE_ROW_SHIFT));
-  const storeRow = constant(DMA_STORE_ROW);
+  l.alu('shl', u, storeRow, int(DMA_STORE_ROW_SHIFT));
   const dmaSetup = l.fresh();
-  l.alu('or', dmaSetup, storeRow, u);
-  // The DMA load of one row of 16 words into VPM row N + qpu, and the VPM read of that row.
+  l.alu('or', dmaSetup, constant(DMA_STORE_ROW), u);
+  // The DMA load of one row of 16 words into its load row, the block's last, and the VPM read of that row.
   const row = l.fresh();
-  l.alu('add', row, qpu, constant(qpus));
+  l.alu('add', row, storeRow, small(loadRowOffset(qpus)));
   const rowY = l.fresh();
   l.alu('shl', rowY, row, int(DMA_LOAD_ROW_SHIFT));
-  const loadRow = constant(DMA_LOAD_ROW);
   const loadDma = l.fresh();
-  l.alu('or', loadDma, loadRow, rowY);
-  const readRow = constant(VPM_READ_ROW);
+  l.alu('or', loadDma, constant(DMA_LOAD_ROW), rowY);
   const loadRead = l.fresh();
-  l.alu('or', loadRead, readRow, row);
-  return { qpu, nqpus, vpmSetup, dmaSetup, loadDma, loadRead, loadRow: row };
+  l.alu('or', loadRead, constant(VPM_READ_ROW), row);
+  return { qpu, nqpus, storeRow, vpmSetup, dmaSetup, loadDma, loadRead, loadRow: row };
+}
+
+/** What the frame's registers hold, as the IR's dump names them. */
+export function frameNames(f: Frame): [VReg, string][] {
+  return [
+    [f.vpmSetup, "VPM write setup of this QPU's store row"],
+    [f.dmaSetup, 'DMA store setup of that row'],
+    [f.loadDma, "DMA load setup of this QPU's load row"],
+    [f.loadRead, 'VPM read setup of that row'],
+  ];
 }
 
 /** The end-of-kernel barrier: QPU 0 waits for the others, then interrupts the host. */

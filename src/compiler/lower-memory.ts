@@ -59,14 +59,14 @@ function loadSetups(l: MemoryEmitter, f: Frame, bits: 8 | 16 | 32): Setups {
   return { dma, vpm };
 }
 
-/** A store's setups, as loadSetups (the store row is this QPU's number). */
+/** A store's setups, as loadSetups (for this QPU's store row). */
 function storeSetups(l: MemoryEmitter, f: Frame, bits: 8 | 16 | 32): Setups {
   if (bits === 32) return { dma: f.dmaSetup, vpm: f.vpmSetup };
   const n = NARROW[bits];
   const dma = l.fresh();
   l.alu('add', dma, f.dmaSetup, l.word(n.dmaStore - DMA_STORE_ROW));
   const row = l.fresh();
-  l.alu('shl', row, f.qpu, int(n.rowShift));
+  l.alu('shl', row, f.storeRow, int(n.rowShift));
   const vpm = l.fresh();
   l.alu('or', vpm, row, l.word(n.vpmWrite));
   return { dma, vpm };

@@ -19,7 +19,7 @@
 // has counted every arrival and acknowledgement of the last barrier. The counts stay within the
 // chip's 4-bit semaphores (Guide p. 33: at most 11 ups pending on 12 QPUs).
 //
-// A combine: each QPU writes v to its store row of the VPM (row = its number; frame.ts), a
+// A combine: each QPU writes v to its store row of the VPM (the first of its block; vpm-rows.ts), a
 // barrier, then each reads the rows in QPU order, one VPM read setup and one read a row (a
 // read's sequence, which spill.ts keeps whole), and combines them; a last barrier keeps the
 // rows until every QPU has read them.
@@ -28,6 +28,7 @@ import { reduceImpl } from '../source/lanes.ts';
 import type { Frame } from './frame.ts';
 import { int, type IrInstr, p, type Reg, type Src, type VReg, type WriteCond } from './ir.ts';
 import { VPM_READ_ROW, VPM_ROW_SHIFT } from './lower-words.ts';
+import { storeRowOf } from './vpm-rows.ts';
 import { BARRIER_SEMAPHORE, type ReduceOp } from '../source/ast.ts';
 import type { BranchCondition } from '../vc4/tables.ts';
 
@@ -90,7 +91,7 @@ export function lowerCombine(l: QpusEmitter, f: Frame, m: Meetings, v: VReg, op:
   const last = scan === 'exclusive' ? m.qpus - 2 : m.qpus - 1;
   if (scan === 'exclusive') l.mov(v, int(0));
   for (let r = 0; r <= last; r++) {
-    l.mov(p('vr_setup'), l.word(VPM_READ_ROW + (r << VPM_ROW_SHIFT)));
+    l.mov(p('vr_setup'), l.word(VPM_READ_ROW + (storeRowOf(r, m.qpus) << VPM_ROW_SHIFT)));
     const t = l.fresh();
     l.mov(t, p('vpm'));
     // A prefix takes row r where this QPU's number is at least r (inclusive) or above it: N clear.

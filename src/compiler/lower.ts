@@ -8,16 +8,17 @@
 // The memory model (docs/compiler.md): gather/receive go through TMU 0; blocking loads are a DMA
 // load into this QPU's load row of the VPM and a read of that row (DMA reads memory itself, so a
 // load sees every store before it, which the TMU's caches would not); stores go through this
-// QPU's store row of the VPM and a DMA store, the blocking one waiting for it. The VPM rows:
-// 0 .. N-1 store rows, N .. 2N-1 load rows, then spill rows (spill.ts).
+// QPU's store row of the VPM (runs of them through several rows: lower-store-rows.ts) and a DMA
+// store, the blocking one waiting for it. Each QPU's rows: vpm-rows.ts.
 
 import { childBlocks, type Expr, type KernelAst, type PtrTy, type Stmt } from '../source/ast.ts';
 import { CompileError } from './errors.ts';
 import { OPPOSITE, type TrueCode } from './lower-words.ts';
 import { arithType, binaryImpl, type OpEmitter, unaryRow } from '../source/ops.ts';
-import { epilogue, type Frame, prologue } from './frame.ts';
+import { epilogue, type Frame, frameNames, prologue } from './frame.ts';
 import { lowerScatter } from './lower-scatter.ts';
 import { lowerLoad, lowerPtrAdd, lowerStore } from './lower-memory.ts';
+import { lowerStoreRun, storeRun } from './lower-store-rows.ts';
 import { Conditions } from './lower-conditions.ts';
 import { lowerSelect, setsFlags } from './lower-select.ts';
 import { lowerLane, lowerReduce, lowerRotate, lowerScan } from './lower-lanes.ts';
@@ -27,15 +28,13 @@ import { Assertions, LOG_BYTES, logAddress, Prints, recordAddress, recordRows, R
 import { type AssertStmt, type PrintStmt, statementsIn } from '../source/checks.ts';
 import { meetingSemaphores } from '../source/qpus.ts';
 import { type AluCode, int, type IrInstr, p, type Reg, smallImm, type Src, v, type VReg, type WriteCond } from './ir.ts';
-import type { BranchCondition } from '../vc4/tables.ts';
+import { type BranchCondition, isFloatSmallImm, shiftImmediate, smallImmValue } from '../vc4/tables.ts';
 import { LANES, MAX_QPUS } from '../vc4/chip.ts';
-import { isFloatSmallImm, shiftImmediate, smallImmValue } from '../vc4/tables.ts';
+import { type Range, RegisterRanges } from './ranges.ts';
+import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 
 /** The ALU's shifts and rotation, which read the low 5 bits of their amount (Guide p. 29, Table 12). */
 const SHIFTS: ReadonlySet<string> = new Set(['shl', 'shr', 'asr', 'ror']);
-import { type Range, RegisterRanges } from './ranges.ts';
-
-import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 
 export interface Lowered {
   readonly code: IrInstr[];
@@ -57,6 +56,8 @@ export interface Lowered {
   /** The assertions and prints lowered, in the order of the numbers their records hold. */
   readonly sites: readonly AssertStmt[];
   readonly printSites: readonly PrintStmt[];
+  /** The spill rows runs of stores took for themselves (lower-store-rows.ts): spill.ts leaves them. */
+  readonly storeRows: number;
 }
 
 /** Optimizations made while lowering (driver.ts switches them with the -O level). */
@@ -67,6 +68,8 @@ export interface LowerOptions {
   readonly whereFlags?: boolean;
   /** Operators read their operands' value ranges (pass `ranges`: a multiply of 24-bit values is one `mul24`). */
   readonly ranges?: boolean;
+  /** The rows a run of stores may take, its store row and spill rows (pass `rows`; 1 or none: each store its own transfer). */
+  readonly storeRows?: number;
 }
 
 /** Lowers kernel `k` for `qpus` QPUs (the count places the VPM rows). */
@@ -100,10 +103,6 @@ class Lowering implements OpEmitter {
   private qpu!: VReg;
   private frame!: Frame;
   private nqpus!: VReg;
-  private vpmSetup!: VReg;
-  private dmaSetup!: VReg;
-  private loadDma!: VReg;
-  private loadRead!: VReg;
   /** The loops being lowered, innermost last: where a Break goes, and where a Continue does. */
   private readonly loops: { readonly end: string; next?: string }[] = [];
   /** Whether the kernel has non-blocking stores, which loads must wait for. */
@@ -191,7 +190,7 @@ class Lowering implements OpEmitter {
     if (recordBytes) this.checks = new Assertions(this, f, recordAddress(this, f.qpu, scratch!, shown));
     if (logBytes) this.prints = new Prints(this, f, logAddress(this, f.qpu, scratch!, recordBytes));
     this.frame = f;
-    ({ qpu: this.qpu, nqpus: this.nqpus, vpmSetup: this.vpmSetup, dmaSetup: this.dmaSetup, loadDma: this.loadDma, loadRead: this.loadRead } = f);
+    ({ qpu: this.qpu, nqpus: this.nqpus } = f);
     this.vars.forEach((r, id) => this.ranges.variable(r.id, id));
     this.ranges.fixed(this.qpu.id, { lo: 0, hi: MAX_QPUS - 1 });
     this.ranges.fixed(this.nqpus.id, { lo: 1, hi: MAX_QPUS });
@@ -208,14 +207,11 @@ class Lowering implements OpEmitter {
     k.vars.forEach((x) => names.set(this.vars[x.id]!.id, x.name));
     names.set(this.qpu.id, 'me()');
     names.set(this.nqpus.id, 'numQPUs()');
-    names.set(this.vpmSetup.id, 'VPM write setup of this QPU\'s row');
-    names.set(this.dmaSetup.id, 'DMA store setup of that row');
-    names.set(this.loadDma.id, 'DMA load setup of this QPU\'s load row');
-    names.set(this.loadRead.id, 'VPM read setup of that row');
+    for (const [r, name] of frameNames(f)) names.set(r.id, name);
     if (scratch) names.set(scratch.id, 'scratch memory (failure records and print logs first)');
     const { sites, printSites } = this;
     const homes = new Map(k.vars.map((x) => [x.id, this.vars[x.id]!.id]));
-    return { code: this.code, vregs: this.next, qpu: this.qpu, names, homes, scratch, recordBytes, logBytes, sites, printSites };
+    return { code: this.code, vregs: this.next, qpu: this.qpu, names, homes, scratch, recordBytes, logBytes, sites, printSites, storeRows: this.rowsTaken };
   }
 
   /** Assertions' failure paths and prints (lower-checks.ts), and those lowered, numbered in order. */
@@ -232,15 +228,23 @@ class Lowering implements OpEmitter {
   // ---- statements
 
   private block(ss: readonly Stmt[], mask?: VReg): void {
-    for (const s of ss) this.stmt(s, mask);
+    for (let at = 0; at < ss.length; at++) {
+      const run = storeRun(ss, at, this.opts.storeRows ?? 1);
+      if (!run.length) this.stmt(ss[at]!, mask);
+      else lowerStoreRun(this, this.frame, run);
+      this.rowsTaken = Math.max(this.rowsTaken, run.length - 1);
+      at += Math.max(run.length - 1, 0);
+    }
   }
+  /** The spill rows runs of stores took (lower-store-rows.ts). */
+  private rowsTaken = 0;
 
   private stmt(s: Stmt, mask: VReg | undefined): void {
     this.within(s, () => this.lowerStmt(s, mask));
   }
 
   /** Lowers with `s` as the statement every instruction comes from. */
-  private within(s: Stmt, lowering: () => void): void {
+  within(s: Stmt, lowering: () => void): void {
     const outer = this.current;
     this.current = s;
     try {

@@ -5,9 +5,10 @@
 // allocation can run again; reloads never fall inside a blocking load's sequence (lower.ts),
 // whose DMA engine and VPM row memory reloads share.
 //
-// The VPM has 64 rows of 16 words (Guide p. 53). Rows 0 .. 2 * qpus - 1 are the QPUs' store and
-// load rows (lower.ts); the rest are shared out, each QPU owning floor((64 - 2 * qpus) / qpus)
-// of them, one row per spilled register. A store is a VPM write setup for the row and a write to
+// The VPM has 64 rows of 16 words (Guide p. 53); each QPU owns a block of them (vpm-rows.ts),
+// whose spill rows hold one spilled register each, filled from the top of the block down, so
+// that a run of stores can take the rows from the store row up (those a run takes are
+// `reserved`: no register spills to them). A store is a VPM write setup for the row and a write to
 // `vpm`; a reload a VPM read setup for one row and, three instructions later (Guide p. 56,
 // space.ts spaces them), a read of `vpm`. Each QPU touches only its own rows, so no locking is
 // needed.
@@ -24,9 +25,8 @@ import { CompileError } from './errors.ts';
 import { type AluCode, int, type IrInstr, p, type PRegName, type Src, v, type VReg } from './ir.ts';
 import { DMA_LOAD_ROW, DMA_LOAD_ROW_SHIFT, DMA_STORE_ROW, DMA_STORE_ROW_SHIFT, VPM_READ_ROW, VPM_ROW_SHIFT, VPM_WRITE_ROW } from './lower-words.ts';
 
-import { VECTOR_BYTES, VPM_ROWS } from '../vc4/chip.ts';
-
-export { VPM_ROWS };
+import { VECTOR_BYTES } from '../vc4/chip.ts';
+import { loadRowOffset, rowsPerQpu, spillRowsPerQpu } from './vpm-rows.ts';
 
 export interface SpillState {
   /** The next free virtual register number. */
@@ -41,10 +41,6 @@ export interface SpillState {
   setups?: { readonly w: VReg; readonly r: VReg };
   /** This QPU's first scratch slot's address, once memory is used. */
   scratch?: VReg;
-}
-
-export function spillRowsPerQpu(qpus: number): number {
-  return Math.floor((VPM_ROWS - 2 * qpus) / qpus);
 }
 
 /** Bytes of scratch memory the code needs, for all QPUs together. */
@@ -63,6 +59,8 @@ interface QpuContext {
    * register it reads it into, and the bytes at the start that are not spill slots.
    */
   readonly scratch?: { readonly reg: VReg; readonly reserved: number };
+  /** Spill rows a run of stores takes for itself (lower-store-rows.ts): none of them holds a spilled register. */
+  readonly storeRows?: number;
 }
 
 /**
@@ -70,7 +68,7 @@ interface QpuContext {
  * holding this QPU's number (defined by the first instruction).
  */
 export function spillRegisters(code: readonly IrInstr[], spill: readonly number[], st: SpillState, ctx: QpuContext): IrInstr[] {
-  assignSlots(spill, st, spillRowsPerQpu(ctx.qpus));
+  assignSlots(spill, st, spillRowsPerQpu(ctx.qpus) - (ctx.storeRows ?? 0));
   return new Rewriter(st, ctx).run(withSetups(code, st, ctx));
 }
 
@@ -110,6 +108,12 @@ class SpillWriter {
   }
 }
 
+/** This QPU's first VPM row, qpu * rowsPerQpu (a shift when that is a power of two). */
+function firstRow(w: SpillWriter, qpu: VReg, qpus: number): VReg {
+  const r = rowsPerQpu(qpus);
+  return (r & (r - 1)) === 0 ? w.alu('shl', qpu, int(Math.log2(r))) : w.alu('mul24', qpu, w.ldi(r));
+}
+
 /**
  * The code with what spill code needs made once, near its start, the first time it is needed:
  * this QPU's spill-row setups, and the address of its first scratch slot.
@@ -117,10 +121,11 @@ class SpillWriter {
 function withSetups(code: readonly IrInstr[], st: SpillState, { qpu, qpus, scratch }: QpuContext): IrInstr[] {
   const rest = [...code];
   if (!st.setups && st.slots.size) {
-    // After `mov qpu, unif`: the setups for row 2 * qpus + qpu * rows.
+    // After `mov qpu, unif`: the setups for the block's top spill row, slot 0 (vpm-rows.ts); slot s is s rows below.
     const w = new SpillWriter(st);
-    const t = w.alu('mul24', qpu, w.ldi(spillRowsPerQpu(qpus)));
-    st.setups = { w: w.alu('add', w.ldi(VPM_WRITE_ROW + 2 * qpus), t), r: w.alu('add', w.ldi(VPM_READ_ROW + 2 * qpus), t) };
+    const t = firstRow(w, qpu, qpus);
+    const top = spillRowsPerQpu(qpus);
+    st.setups = { w: w.alu('add', w.ldi(VPM_WRITE_ROW + top), t), r: w.alu('add', w.ldi(VPM_READ_ROW + top), t) };
     rest.splice(1, 0, ...w.out.map((i) => spillCode(i, undefined)));
   }
   if (!st.scratch && st.memory.size) {
@@ -225,7 +230,7 @@ class Rewriter extends SpillWriter {
   private reloadInto(id: number, t: VReg): void {
     const slot = this.st.slots.get(id);
     if (slot !== undefined) {
-      this.out.push({ op: 'alu', code: 'add', dst: p('vr_setup'), a: this.st.setups!.r, b: this.vpmRow(slot) });
+      this.out.push({ op: 'alu', code: 'sub', dst: p('vr_setup'), a: this.st.setups!.r, b: this.vpmRow(slot) });
     } else {
       const m = this.st.memory.get(id)!;
       this.mov('vr_setup', this.loadRowSetup(DMA_LOAD_ROW, DMA_LOAD_ROW_SHIFT));
@@ -240,7 +245,7 @@ class Rewriter extends SpillWriter {
   private store(id: number, t: VReg): void {
     const slot = this.st.slots.get(id);
     if (slot !== undefined) {
-      this.out.push({ op: 'alu', code: 'add', dst: p('vw_setup'), a: this.st.setups!.w, b: this.vpmRow(slot) });
+      this.out.push({ op: 'alu', code: 'sub', dst: p('vw_setup'), a: this.st.setups!.w, b: this.vpmRow(slot) });
       this.mov('vpm', t);
       return;
     }
@@ -253,7 +258,7 @@ class Rewriter extends SpillWriter {
     this.out.push({ op: 'read', src: p('vw_wait') });
   }
 
-  /** A spill row's offset from this QPU's first: a small immediate, or r1 loaded with it. */
+  /** A spill row's distance below this QPU's top spill row: a small immediate, or r1 loaded with it. */
   private vpmRow(slot: number): Src {
     if (slot <= 15) return int(slot);
     this.out.push({ op: 'ldi', dst: p('r1'), bits: slot });
@@ -265,9 +270,10 @@ class Rewriter extends SpillWriter {
     return slot === 0 ? this.st.scratch! : this.alu('add', this.st.scratch!, this.ldi(slot * this.ctx.qpus * VECTOR_BYTES));
   }
 
-  /** The load row, N + qpu, in a setup whose row field starts at bit `shift`. */
+  /** The load row, the last of this QPU's block, in a setup whose row field starts at bit `shift`. */
   private loadRowSetup(base: number, shift: number): Src {
     const { qpu, qpus } = this.ctx;
-    return this.alu('add', this.ldi(base + (qpus << shift)), shift ? this.alu('shl', qpu, int(shift)) : qpu);
+    const first = firstRow(this, qpu, qpus);
+    return this.alu('add', this.ldi(base + (loadRowOffset(qpus) << shift)), shift ? this.alu('shl', first, int(shift)) : first);
   }
 }

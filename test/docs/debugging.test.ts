@@ -6,6 +6,8 @@
 // `<!-- shell: approximate LINES -->` (lines of the output, or `all`): numbers on those lines may
 // differ (cycle counts change with the compiler and the cycle model; words must not). `...` in a
 // line stands for any text (a path that depends on where the tests run).
+// DOCS_UPDATE=1 writes what each block printed into the page, where it differs and the block has
+// no `...` (its words then need reading again: the page's prose quotes some of the figures).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -67,8 +69,15 @@ for (const b of shells) {
     assert.ok(m, `docs/debugging.md:${b.line}: <!-- shell --> or <!-- shell: approximate LINES -->`);
     const approximate = m[1] === undefined ? new Set<number>() : m[1] === 'all' ? ('all' as const) : lineSet(m[1]);
     const why = mismatch(r.stdout + r.stderr, out.join('\n'), approximate);
+    if (process.env.DOCS_UPDATE && !b.code.includes('...')) update(b.code, `${command}\n${(r.stdout + r.stderr).replace(/\n*$/, '\n')}`);
     assert.equal(why, undefined, `docs/debugging.md:${b.line}: ${why}\nprinted:\n${r.stdout}${r.stderr}`);
   });
+}
+
+/** Replaces a block's text in the page (DOCS_UPDATE). */
+function update(was: string, now: string): void {
+  const page = readFileSync(join(ROOT, 'docs/debugging.md'), 'utf8');
+  if (was !== now && page.includes(was)) writeFileSync(join(ROOT, 'docs/debugging.md'), page.replace(was, now));
 }
 
 test("the page's list of the debugger's commands is the debugger's own help", () => {

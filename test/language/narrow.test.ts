@@ -97,7 +97,7 @@ test('byte(k) and half(k) use regfile A\'s unpack where the value is there, two 
     out.add(16).store(index().mul(0x01020304).byte(1).add(index().half(0)));
   });
   const asm = k.code().asm;
-  for (const mode of ['8a', '8b', '8c', '8d', '16b']) assert.match(asm, new RegExp(`mov (r\\d|ra\\d+), ra\\d+\\.${mode}\\b`), mode);
+  for (const mode of ['8a', '8b', '8c', '8d', '16b']) assert.match(asm, new RegExp(`mov (r\\d|r[ab]\\d+), ra\\d+\\.${mode}\\b`), mode);
   // packBytes: three movs through regfile A's pack into the register of its first byte.
   for (const mode of ['8b', '8c', '8d']) assert.match(asm, new RegExp(`mov ra\\d+\\.${mode}, `), `pack ${mode}`);
   const words = bytes(16, (i) => Math.imul(i + 7, 0x9e3779b9) | 0);
