@@ -2,11 +2,15 @@
 // The commonest is the prologue's zero for a variable that is always written before it is read.
 // Needs: IR from lower.ts. Guarantees: the same computation without the ALU operations and load
 // immediates that write a virtual register dead after them (live on no path), set no flags and
-// read nothing with a side effect (uniforms, the VPM, the mutex, ...: ir.ts readKind); repeated
-// until none is left, so that a chain of dead values goes at once.
+// read nothing with a side effect (uniforms, the VPM, the mutex, ...: ir.ts readKind); without
+// a branch whose target comes right after its delay slots (an If whose body went) and its delay
+// slots' nops; and without an instruction that only sets flags (it writes `nop`) where the next
+// flag-setting instruction comes on its one path before anything reads them. Repeated until none
+// is left, so that a chain of dead values goes at once.
 
 import { def, type IrInstr, readKind, type Src } from './ir.ts';
 import { liveness, walkLive } from './liveness.ts';
+import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 
 const pure = (s: Src) => readKind(s) !== 'effect';
 
@@ -21,7 +25,36 @@ export function removeDeadCode(code: readonly IrInstr[], nregs: number): IrInstr
       if (!d || live.has(d.id)) return;
       if (i.op === 'ldi' || (i.op === 'alu' && !i.setf && pure(i.a) && pure(i.b))) (dead[k] = 1), (any = true);
     });
+    out.forEach((i, k) => {
+      if (i.op === 'branch' && toNext(out, k)) for (let t = k; t <= k + BRANCH_DELAY_SLOTS; t++) (dead[t] = 1), (any = true);
+      if (i.op === 'alu' && i.setf && !i.cond && i.dst.k === 'p' && i.dst.name === 'nop' && pure(i.a) && pure(i.b) && flagsUnread(out, k)) (dead[k] = 1), (any = true);
+    });
     if (!any) return out;
     out = out.filter((_, k) => !dead[k]);
   }
+}
+
+/** Whether the branch at k goes where it would have gone anyway: its delay slots are nops and only labels follow them before its own. */
+function toNext(code: readonly IrInstr[], k: number): boolean {
+  const b = code[k] as Extract<IrInstr, { op: 'branch' }>;
+  if (b.link || b.via) return false;
+  for (let t = k + 1; t <= k + BRANCH_DELAY_SLOTS; t++) if (code[t]?.op !== 'nop') return false;
+  for (let t = k + BRANCH_DELAY_SLOTS + 1; t < code.length; t++) {
+    const l = code[t]!;
+    if (l.op !== 'label') return false;
+    if (l.name === b.label) return true;
+  }
+  return false;
+}
+
+/** Whether no instruction reads the flags the instruction at k sets: on the one path from it, another sets them (or the code ends) first. */
+function flagsUnread(code: readonly IrInstr[], k: number): boolean {
+  for (let t = k + 1; t < code.length; t++) {
+    const j = code[t]!;
+    if (j.op === 'branch') return false; // a condition, or the code where it goes, may read them
+    if (j.op === 'end') return true;
+    if ((j.op === 'alu' || j.op === 'ldi') && j.cond) return false;
+    if (j.op === 'alu' && j.setf) return true;
+  }
+  return true;
 }

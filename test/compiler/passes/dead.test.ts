@@ -69,3 +69,43 @@ test('dead: flags, physical registers, reads with a side effect and values read 
     nop.tend`,
   );
 });
+
+test('dead: an If whose body went leaves no branch to the next instruction, nor its test when nothing else reads the flags', () => {
+  assertPass(
+    removeDeadCode,
+    `
+    mov %0, unif
+    add %1, %0, 1
+    max.setf nop, %1, 3    # the If's test
+    brr.allnc -, else0     # over a body that dead code took away
+    nop
+    nop
+    nop
+    else0:
+    mov.setf nop, %0       # flags set again before any read
+    mov.zs vpm, %1
+    nop.tend`,
+    `
+    mov %0, unif
+    add %1, %0, 1
+    else0:
+    mov.setf nop, %0
+    mov.zs vpm, %1
+    nop.tend`,
+  );
+  // A test whose flags a later conditional write reads, or a branch that skips work, stays.
+  assertUnchanged(
+    removeDeadCode,
+    `
+    mov %0, unif
+    max.setf nop, %0, 3
+    brr.allnc -, else0
+    nop
+    nop
+    nop
+    mov vpm, %0
+    else0:
+    mov.nc vpm, %0
+    nop.tend`,
+  );
+});

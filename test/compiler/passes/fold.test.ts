@@ -23,7 +23,7 @@ test("fold: operations on constants are computed with the chip's arithmetic, bit
     mov vpm, %3
     mov vpm, %4
     mov vpm, %7
-    mov vpm, %8
+    mov.zs vpm, %8       # reads the flags
     nop.tend`,
     `
     mov %1, 3
@@ -39,7 +39,7 @@ test("fold: operations on constants are computed with the chip's arithmetic, bit
     mov vpm, %3
     mov vpm, %4
     mov vpm, %7
-    mov vpm, %8
+    mov.zs vpm, %8
     nop.tend`,
   );
 });
