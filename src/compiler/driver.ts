@@ -160,7 +160,7 @@ export interface Compiled {
     readonly homes: ReadonlyMap<number, number>;
     registerOf(vreg: number): string | undefined;
     /** Where a spilled virtual register lives: a VPM row or scratch memory (undefined: not spilled). */
-    spilledTo(vreg: number): 'vpm' | 'memory' | undefined;
+    spilledTo(vreg: number): 'vpm' | 'memory' | 'constant' | undefined;
     readonly defs: readonly (readonly number[])[];
     /** For each instruction, the virtual registers that hold their register's value as it starts (copies left out). */
     readonly aliases: readonly (readonly number[])[];
@@ -246,7 +246,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     instructions: spaced.instrs.length,
     nops: spaced.instrs.filter(isNop).length,
     registers: { used: new Set(place.filter((x) => x && x.file !== 'acc').map((x) => placeName(x!))).size, ...pressure },
-    spills: [...[...st.slots.keys()].map((id) => spilled(id, 'vpm')), ...[...st.memory.keys()].map((id) => spilled(id, 'memory'))],
+    spills: [...[...st.slots.keys()].map((id) => spilled(id, 'vpm')), ...[...st.memory.keys()].map((id) => spilled(id, 'memory')), ...[...st.remat.keys()].map((id) => spilled(id, 'constant'))],
     ...(loops ? { loops } : {}),
     ...(scheduled && passOn(opts, 'pair') ? { pairing: { before: instrCount(lines), pairs: instrCount(lines) - instrCount(scheduled.filter((l) => !('spacer' in l && l.spacer))) } } : {}),
     delaySlots: delaySlotsOf(spaced.instrs),
@@ -266,7 +266,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     debug: {
       homes: lowered.homes,
       registerOf: (vreg: number) => (place[vreg] ? placeName(place[vreg]!) : undefined),
-      spilledTo: (vreg: number) => (st.slots.has(vreg) ? 'vpm' : st.memory.has(vreg) ? 'memory' : undefined),
+      spilledTo: (vreg: number) => (st.slots.has(vreg) ? 'vpm' : st.memory.has(vreg) ? 'memory' : st.remat.has(vreg) ? 'constant' : undefined),
       defs: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.defs ?? []])),
       aliases: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.aliases ?? []])),
     },
@@ -274,14 +274,14 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     scratchBytes: lowered.recordBytes + lowered.logBytes + scratchBytes(st, qpus),
     assertions: { sites: lowered.sites, texts: lowered.sites.map((x) => messagePrinter(ast).head(x.shows ?? x)), recordBytes: lowered.recordBytes, rows: lowered.recordBytes / qpus / ROW_BYTES },
     prints: { sites: lowered.printSites, offset: lowered.recordBytes },
-    stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size, spilledToMemory: st.memory.size, nops: spacing.nops, registers },
+    stats: { vregs: st.nregs, spilled: st.slots.size + st.memory.size + st.remat.size, spilledToMemory: st.memory.size, nops: spacing.nops, registers },
     dump: (stage: Stage) => dumps.get(stage)!(),
     explanation,
     explain: () => explainText(explanation, ast),
   };
 
   /** A spilled value by the user's name of its variable, or the compiler's name. */
-  function spilled(id: number, to: 'vpm' | 'memory'): Explanation['spills'][number] {
+  function spilled(id: number, to: Explanation['spills'][number]['to']): Explanation['spills'][number] {
     const name = lowered.names.get(id);
     const v = name === undefined ? undefined : ast.vars.find((x) => x.name === name);
     return name === undefined ? { name: `%${id}`, to, made: true } : { name: v?.userName ?? name, to };
@@ -343,7 +343,7 @@ function allocateRegisters(
   let code = ir.code;
   // Functions' links stay in registers: a return jumps through one (lower-funcs.ts).
   const links = code.flatMap((i) => (i.op === 'branch' && i.link?.k === 'v' ? [i.link.id] : []));
-  const st: SpillState = { nregs: ir.vregs, slots: new Map(), memory: new Map(), unspillable: new Set([lowered.qpu.id, ...links]) };
+  const st: SpillState = { nregs: ir.vregs, slots: new Map(), memory: new Map(), remat: new Map(), unspillable: new Set([lowered.qpu.id, ...links]) };
   const ctx = { qpu: lowered.qpu, qpus, scratch: lowered.scratch && { reg: lowered.scratch, reserved: lowered.recordBytes + lowered.logBytes }, storeRows: lowered.storeRows };
   let pressure: { pressure: number; at?: Stmt } | undefined;
   for (let round = 0; ; round++) {
@@ -394,6 +394,7 @@ function allocDump(place: readonly (Placement | undefined)[], st: SpillState): s
       .filter(Boolean)
       .concat([...st.slots].map(([id, slot]) => `%${id} -> VPM spill row ${slot}`))
       .concat([...st.memory].map(([id, slot]) => `%${id} -> scratch memory slot ${slot}`))
+      .concat([...st.remat].map(([id, bits]) => `%${id} -> the constant 0x${(bits >>> 0).toString(16)}, loaded where it is read`))
       .join('\n') + '\n'
   );
 }

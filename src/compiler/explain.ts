@@ -23,7 +23,7 @@ export interface Explanation {
   /** Physical registers the code uses, and the most values live at once before spilling, at which statement. */
   readonly registers: { readonly used: number; readonly pressure: number; readonly at?: Stmt };
   /** The values spilled: the variable (or the compiler's value), to a VPM row or to scratch memory. */
-  readonly spills: readonly { readonly name: string; readonly to: 'vpm' | 'memory'; /** No variable: a value the compiler made (a temporary, an address). */ readonly made?: true }[];
+  readonly spills: readonly { readonly name: string; readonly to: 'vpm' | 'memory' | 'constant'; /** No variable: a value the compiler made (a temporary, an address). */ readonly made?: true }[];
   /** Each loop, pipelined or why not; undefined when the pass is off. */
   readonly loops?: readonly LoopDecision[];
   /** Instructions before and after the scheduler paired them (pairs saved), when pairing is on. */
@@ -61,6 +61,8 @@ export function explainText(x: Explanation, ast: KernelAst): string {
     out.push(`  ${x.spills.length} value${x.spills.length === 1 ? '' : 's'} spilled: each read reloads it, each write stores it`);
     if (vpm.length) out.push(`    to this QPU's VPM rows (no DMA): ${names(vpm)}`);
     if (memory.length) out.push(`    to scratch memory, through DMA: ${names(memory)}`);
+    const constants = x.spills.filter((s) => s.to === 'constant');
+    if (constants.length) out.push(`    constants loaded again where read (ldi), stored nowhere: ${names(constants)}`);
   }
   out.push('', 'loops (load pipelining, -O2):');
   if (!x.loops) out.push('  the pass is off');

@@ -13,6 +13,11 @@
 // space.ts spaces them), a read of `vpm`. Each QPU touches only its own rows, so no locking is
 // needed.
 //
+// A spilled register that only ever holds one constant (its writes are all `ldi` of the same
+// word: a hoisted address offset, a setup) is not stored at all: each read loads the constant
+// again (`ldi`, one instruction, where a VPM row costs two and memory hundreds of cycles), and
+// its writes go. So it takes no row.
+//
 // Further spilled registers go to scratch memory the runtime provides (a uniform after the QPU
 // count: Compiled.scratchBytes, docs/compiler.md). Slot s of QPU q is the 64 bytes at
 // scratch + reserved + (s * qpus + q) * 64, where a kernel that asserts reserves the start of
@@ -35,6 +40,8 @@ export interface SpillState {
   readonly slots: Map<number, number>;
   /** Slot in scratch memory of each register spilled there. */
   readonly memory: Map<number, number>;
+  /** The constant of each spilled register that holds only one: loaded again where it is read. */
+  readonly remat: Map<number, number>;
   /** Registers that must not be spilled: reload temporaries and the spill setups themselves. */
   readonly unspillable: Set<number>;
   /** The write and read setups of this QPU's first spill row, once made. */
@@ -68,8 +75,24 @@ interface QpuContext {
  * holding this QPU's number (defined by the first instruction).
  */
 export function spillRegisters(code: readonly IrInstr[], spill: readonly number[], st: SpillState, ctx: QpuContext): IrInstr[] {
+  const constants = constantsOf(code);
+  for (const id of spill) if (constants.has(id) && !st.slots.has(id) && !st.memory.has(id)) st.remat.set(id, constants.get(id)!);
+  spill = spill.filter((id) => !st.remat.has(id));
   assignSlots(spill, st, spillRowsPerQpu(ctx.qpus) - (ctx.storeRows ?? 0));
   return new Rewriter(st, ctx).run(withSetups(code, st, ctx));
+}
+
+/** The registers whose every write is an unconditional `ldi` of one word, with that word. */
+function constantsOf(code: readonly IrInstr[]): Map<number, number> {
+  const out = new Map<number, number>();
+  const not = new Set<number>();
+  for (const i of code) {
+    const d = (i.op === 'alu' || i.op === 'ldi') && i.dst.k === 'v' ? i.dst.id : undefined;
+    if (d === undefined || not.has(d)) continue;
+    if (i.op === 'ldi' && !i.cond && (out.get(d) ?? i.bits) === i.bits) out.set(d, i.bits);
+    else (not.add(d), out.delete(d));
+  }
+  return out;
 }
 
 /** Gives each register newly spilled a slot: the next VPM row while this QPU has one, then the next scratch slot. */
@@ -196,17 +219,18 @@ class Rewriter extends SpillWriter {
       }
       return t;
     };
-    const spilled = (s: Src): s is VReg => s.k === 'v' && (this.st.slots.has(s.id) || this.st.memory.has(s.id));
-    return code.slice(at, end).map((i, n) => {
-      if (i.op !== 'alu' && i.op !== 'ldi') return { ins: i };
+    const spilled = (s: Src): s is VReg => s.k === 'v' && (this.st.slots.has(s.id) || this.st.memory.has(s.id) || this.st.remat.has(s.id));
+    return code.slice(at, end).flatMap((i, n): Rewritten[] => {
+      if (i.op !== 'alu' && i.op !== 'ldi') return [{ ins: i }];
+      if (i.dst.k === 'v' && this.st.remat.has(i.dst.id)) return []; // each read loads the constant itself
       const copy = { ...i } as typeof i & { a?: Src; b?: Src };
       if (i.op === 'alu') Object.assign(copy, { a: spilled(i.a) ? reload(i.a) : i.a, b: spilled(i.b) ? reload(i.b) : i.b });
-      if (!spilled(i.dst)) return { ins: copy };
+      if (!spilled(i.dst)) return [{ ins: copy }];
       // Reloads come before the whole group: a value written inside it must not be read in it.
       if (n < end - at - 1) throw new CompileError(`internal error: a spilled register is written inside a blocking load's sequence (pc ${at + n})`);
       // A conditional write keeps the old value elsewhere: reload it into the same temporary.
       copy.dst = i.cond ? reload(i.dst) : (temps.get(i.dst.id) ?? this.fresh());
-      return { ins: copy, stored: i.dst.id };
+      return [{ ins: copy, stored: i.dst.id }];
     });
   }
 
@@ -228,6 +252,8 @@ class Rewriter extends SpillWriter {
 
   /** Reloads spilled register `id` into `t`: from its VPM row, or by DMA from memory into the load row, then from there. */
   private reloadInto(id: number, t: VReg): void {
+    const constant = this.st.remat.get(id);
+    if (constant !== undefined) return void this.out.push({ op: 'ldi', dst: t, bits: constant });
     const slot = this.st.slots.get(id);
     if (slot !== undefined) {
       this.out.push({ op: 'alu', code: 'sub', dst: p('vr_setup'), a: this.st.setups!.r, b: this.vpmRow(slot) });

@@ -101,7 +101,7 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
     const reg = c.debug.registerOf(vreg);
     if (!reg) {
       const to = c.debug.spilledTo(vreg);
-      return { unavailable: to ? `spilled to ${to === 'vpm' ? 'a VPM row' : 'scratch memory'}: the debugger does not read spilled values yet` : 'kept in no register: the compiler computes it where it is used' };
+      return { unavailable: to && to !== 'constant' ? `spilled to ${to === 'vpm' ? 'a VPM row' : 'scratch memory'}: the debugger does not read spilled values yet` : 'kept in no register: the compiler computes it where it is used' };
     }
     const last = writers[REGISTER_INDEX.get(reg)!]!;
     if (last !== vreg) return { unavailable: done.has(vreg) ? `not in a register here (${reg} holds another value now)` : 'not set yet' };

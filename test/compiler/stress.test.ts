@@ -3,7 +3,7 @@
 // the interpreter and pass the validator.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { any, For, If, Int, index, kernel, me, Ptr, SharedArray, Where, While, type IntVar } from '../../src/index.ts';
+import { any, Float, For, If, Int, index, kernel, me, numQPUs, Ptr, SharedArray, Where, While, type IntVar } from '../../src/index.ts';
 import { validate } from '../../src/vc4/validate.ts';
 
 /** Runs k on both targets with a fresh output array per run and checks they agree. */
@@ -118,4 +118,28 @@ test('130,000 straight-line statements compile at -O2 (no call spreads a whole r
   long.emulateSync([out]);
   const sum = Array.from({ length: N }, (_, i) => i & 7).reduce((a, b) => a + b, 0);
   assert.deepEqual(Array.from(out), Array.from({ length: 16 }, (_, l) => l + sum));
+});
+
+test('spilled constants are loaded again where read, stored nowhere: a 48-tap filter on 12 QPUs agrees, and only its other values take memory', () => {
+  const TAPS = Array.from({ length: 48 }, (_, k) => Math.fround(1 / (k + 2)));
+  const fir = kernel([Ptr(Float), Ptr(Float), Int], function fir(input, out, n) {
+    const i = Int(me().mul(16));
+    For(i.lt(n), () => i.set(i.add(numQPUs().mul(16))), () => {
+      const x = TAPS.map((_, k) => Float(input.add(i).add(k).load()));
+      const sum = Float(0);
+      TAPS.forEach((w, k) => sum.set(sum.add(x[k]!.mul(w))));
+      out.add(i).store(sum);
+    });
+  }).setNumQPUs(12);
+  const c = fir.code();
+  const constants = c.explanation.spills.filter((s) => s.to === 'constant');
+  assert.ok(constants.length > 0, 'hoisted address offsets spilled as constants');
+  assert.equal(c.scratchBytes, c.stats.spilledToMemory * 12 * 64, 'constants take no scratch memory');
+  assert.match(c.dump('alloc'), /-> the constant 0x[0-9a-f]+, loaded where it is read/);
+  const n = 16 * 24;
+  const args = () => [SharedArray.from(Array.from({ length: n + 64 }, (_, j) => Math.sin(j / 10)), 'float32'), SharedArray.float32(n), n] as [Float32Array, Float32Array, number];
+  const [want, got] = [args(), args()];
+  fir.interpretSync(want);
+  fir.emulateSync(got);
+  assert.deepEqual(Array.from(SharedArray.view(got[1], Int32Array)), Array.from(SharedArray.view(want[1], Int32Array)));
 });
