@@ -2,6 +2,7 @@
 // (delay slots included), emulated cycles and the Pi time they stand for, compile time, and the
 // emulator's own speed; beside each, QPULib's figures from docs/comparisons.md (for sha256, the
 // SHA-256 series' hand-written kernel's).
+// Then what bounds each run, as the profiler says it (one more run of each, profiled).
 // Run: npm run bench            (a table)
 //      npm run bench -- --json out.json   (also one record per kernel and QPU count)
 import { writeFileSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { compile } from '../src/compiler/driver.ts';
 import { formatSeconds } from '../src/emulator/report.ts';
 import { emulatorTarget } from '../src/runtime/kernel.ts';
 import { machineArgs, QPULIB, type SeedCase, SEED_CASES, strictFor } from './seeds.ts';
+import { Profiler } from '../src/emulator/profile.ts';
+import { kernelProfile } from '../src/runtime/profile.ts';
 
 /** QPULib's emulator, built with -O2, on this kind of machine (docs/comparisons.md). */
 const QPULIB_EMULATOR = '35-48 M/s';
@@ -36,6 +39,9 @@ export interface Record_ {
   /** Measured on a Pi (QPULib's README), against our estimatedPiSeconds. */
   qpulibPiSeconds?: number;
   qpulibCompileMs?: number;
+  /** What bounds the run, as the profiler's verdict says it (runtime/verdict.ts). */
+  bound: string;
+  boundText: string;
 }
 
 /** Compile-time samples per case, once warm: each the mean of a batch lasting BATCH_MS or more. */
@@ -81,8 +87,14 @@ function measure(c: SeedCase, times: readonly number[]): Record_ {
     const lower = target.run(compile(c.ast, { qpus: c.qpus, opt }), ...machineArgs(c.args()), { strict });
     executedByLevel[opt] = Math.max(...lower.qpus.map((q) => q.instructions));
   }
+  // Once more with the profiler, for its verdict on what bounds the run.
+  const profiler = new Profiler(compiled.instrs.length);
+  const profiled = target.run(compiled, ...machineArgs(c.args()), { strict, profile: profiler, maxSteps: Infinity });
+  const { verdict } = kernelProfile(c.ast, compiled, profiled);
   const q = QPULIB[c.kernel];
   return {
+    bound: verdict.bound,
+    boundText: verdict.text,
     kernel: c.kernel,
     qpus: c.qpus,
     static: compiled.instrs.length,
@@ -125,6 +137,12 @@ function scaling(records: readonly Record_[]): void {
         '  VPM-to-memory engine that all QPUs share (emulator/timing.ts) does them one after another; the stores, not the\n' +
         '  QPUs, set the time from 4 QPUs up (QPULib measured 0.41 of 1 QPU\'s time on 4 QPUs on a Pi, for the same reason).',
     );
+}
+
+/** What bounds each kernel's run: the profiler's verdict (docs/debugging.md). */
+function bounds(records: readonly Record_[]): void {
+  console.log('\nwhat bounds each run (the profiler\'s verdict, `qpu run --profile`)');
+  for (const r of records) console.log(`  ${`${r.kernel} on ${r.qpus}`.padEnd(14)} ${r.boundText.split('\n')[0]}`);
 }
 
 /** Issue 11's goals, each with the figure measured here. */
@@ -189,6 +207,7 @@ function main(argv: string[]): void {
   }
   console.log(`\nQPULib's emulator, built with -O2, runs its IR at ${QPULIB_EMULATOR} on this kind of machine.`);
   scaling(records);
+  bounds(records);
   goals(records);
   if (jsonFile) {
     writeFileSync(jsonFile, JSON.stringify(records, null, 2) + '\n');
