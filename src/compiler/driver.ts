@@ -184,6 +184,7 @@ export interface Compiled {
   readonly prints: { readonly sites: readonly PrintStmt[]; readonly offset: number };
   readonly stats: {
     readonly vregs: number;
+    /** Values that left the registers: to VPM rows, to memory, or constants loaded again where read. */
     readonly spilled: number;
     readonly spilledToMemory: number;
     readonly nops: number;

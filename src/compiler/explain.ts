@@ -58,7 +58,7 @@ export function explainText(x: Explanation, ast: KernelAst): string {
   else {
     const vpm = x.spills.filter((s) => s.to === 'vpm');
     const memory = x.spills.filter((s) => s.to === 'memory');
-    out.push(`  ${x.spills.length} value${x.spills.length === 1 ? '' : 's'} spilled: each read reloads it, each write stores it`);
+    out.push(`  ${x.spills.length} value${x.spills.length === 1 ? '' : 's'} spilled: each read reloads it (a constant: loads it again), each write stores it`);
     if (vpm.length) out.push(`    to this QPU's VPM rows (no DMA): ${names(vpm)}`);
     if (memory.length) out.push(`    to scratch memory, through DMA: ${names(memory)}`);
     const constants = x.spills.filter((s) => s.to === 'constant');

@@ -7,8 +7,8 @@
 // for it: SHA-256 writes its 8 hash words as 8 stores.
 //
 // Needs: the statements of a block, the frame's setups, and how many rows a run may take
-//   (1 + the spill rows it may use; driver.ts gives none when the kernel then spills to memory,
-//   and compiles it again with the pass off).
+//   (1 + the spill rows it may use; when the rows runs take would leave registers to spill to
+//   memory, driver.ts compiles the kernel again with shorter runs, down to none).
 // Guarantees: memory as the stores, one after another, leave it. A run is only stores that
 //   - are blocking, of Ints or Floats, of all 16 lanes (no count);
 //   - compute nothing that reads memory (no load), so computing all the values before any of
@@ -18,6 +18,8 @@
 // another with one VPM write setup (stride 1), then one DMA store of as many rows of 16 words
 // (memory stride 0: each row right after the one before), waited for as the last store would be.
 // No spill code falls between those writes (they write no register), so the write setup holds.
+// The transfer is the run's last store's instruction: a row out of its array's bounds is
+// reported there (at -O0, where there are no runs, at its own store).
 
 import type { Frame } from './frame.ts';
 import { p, type Src, type VReg } from './ir.ts';

@@ -107,6 +107,8 @@ class Lowering implements OpEmitter {
   private readonly loops: { readonly end: string; next?: string }[] = [];
   /** Whether the kernel has non-blocking stores, which loads must wait for. */
   private readonly nonBlockingStores: boolean;
+  /** The spill rows runs of stores took (lower-store-rows.ts). */
+  private rowsTaken = 0;
 
   constructor(
     private readonly k: KernelAst,
@@ -236,8 +238,6 @@ class Lowering implements OpEmitter {
       at += Math.max(run.length - 1, 0);
     }
   }
-  /** The spill rows runs of stores took (lower-store-rows.ts). */
-  private rowsTaken = 0;
 
   private stmt(s: Stmt, mask: VReg | undefined): void {
     this.within(s, () => this.lowerStmt(s, mask));

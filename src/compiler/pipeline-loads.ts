@@ -88,8 +88,10 @@ function everyLeaf(e: Expr, ok: (leaf: Expr) => boolean): boolean {
 /**
  * Whether an expression is the same in every lane, given the variables that may differ: a
  * lane's index, a load (16 different words), a prefix across lanes and whatever reads them
- * differ; a lane broadcast (`lane`) and a reduction across lanes never do; a rotation of lanes
- * that are all the same changes nothing.
+ * differ; a lane broadcast (`lane`) and a reduction of Ints across lanes never do; a rotation
+ * of lanes that are all the same changes nothing. A reduction of Floats may differ: the chip's
+ * fmin and fmax keep each lane's own zero when +0 and -0 tie, and a sum of NaNs of both signs
+ * gives each lane the infinity of its own operand order (source/lanes.ts).
  */
 export function laneUniform(e: Expr, varying: ReadonlySet<number>): boolean {
   switch (e.k) {
@@ -103,8 +105,9 @@ export function laneUniform(e: Expr, varying: ReadonlySet<number>): boolean {
     case 'scan':
       return false;
     case 'lane':
-    case 'reduce':
       return true;
+    case 'reduce':
+      return e.ty === 'int' || laneUniform(e.a, varying);
     case 'rotate':
       return laneUniform(e.a, varying);
     case 'select':

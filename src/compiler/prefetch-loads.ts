@@ -12,7 +12,7 @@
 // of consecutive statements of the kernel's body becomes, for d = TMU_FIFO_DEPTH,
 //   gather(P1 + index()) ... gather(Pd + index())
 //   receive(v1); gather(P(d+1) + index()); receive(v2); ... receive(vn)
-// and only when all of this holds (the caller, pipeline-loads.ts, checks the first two):
+// and only when all of this holds (the caller, pipeline-loads.ts, checks the first):
 // - no statement before the run stores, gathers or receives, so no gather reads a word this run
 //   stored earlier (the TMU's caches would return the old value, docs/language.md) and the FIFO
 //   is empty when the run starts; and none waits for another QPU (a semaphore, the mutex, a

@@ -30,6 +30,3 @@ export const storeRowOf = (q: number, qpus: number): number => q * rowsPerQpu(qp
 
 /** The load row's offset in a QPU's block: its last row. */
 export const loadRowOffset = (qpus: number): number => rowsPerQpu(qpus) - 1;
-
-/** The offset of spill slot s in a QPU's block (slots fill the spill rows from the top). */
-export const spillRowOffset = (slot: number, qpus: number): number => spillRowsPerQpu(qpus) - slot;

@@ -4,9 +4,11 @@
 // with the chip's arithmetic (ops.ts's rows), so that float sums agree on every target.
 //
 // A reduction is a tree of four steps, by k = 8, 4, 2 and 1 lanes: v[l] = op(v[l], v[(l - k) mod 16]),
-// the second operand the vector rotated up by k (the mul ALU's rotation). The operations
+// the second operand the vector rotated up by k (the mul ALU's rotation). The Int operations
 // commute, so after each step the vector repeats every k lanes, and at the end every lane holds
-// the same value.
+// the same value. The Float ones do not quite: fmin and fmax return one operand when +0 and -0
+// tie, and a sum of NaNs of both signs the infinity of its operands' order, so lanes that
+// combined the same values in the other order may hold the other zero or infinity.
 // A prefix sum is Hillis and Steele's: four steps by k = 1, 2, 4 and 8, lanes l >= k adding
 // v[l - k] (v[l] + v[l - k], in that order); an exclusive one is the inclusive one moved up a
 // lane, lane 0 taking 0 (+0.0 for floats).

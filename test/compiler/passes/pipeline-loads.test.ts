@@ -336,3 +336,17 @@ test('pipeline: a load whose address differs between lanes through a prefix acro
   scanned.emulateSync(got);
   assert.deepEqual(Array.from(got[2]), Array.from(want[2]));
 });
+
+test('pipeline: a load whose address reads a reduction of Floats stands as written (its lanes may differ: fmin keeps each lane\'s own zero)', () => {
+  const loopZeros = kernel([Ptr(Int), Ptr(Int)], function loopZeros(a, out) {
+    const m = Int(Float(index().ushr(3).xor(1).shl(31).asFloat()).minLanes().asInt().ushr(31));
+    const i = Int(0);
+    For(i.lt(32), () => i.set(i.add(16)), () => out.add(i).store(Int(a.add(i).add(m).load())));
+  });
+  assert.equal(pipelineLoads(loopZeros.ast).loops, 0);
+  const args = () => [SharedArray.from(Array.from({ length: 64 }, (_, j) => 100 + j), 'int32'), SharedArray.int32(32)] as [Int32Array, Int32Array];
+  const [want, got] = [args(), args()];
+  loopZeros.interpretSync(want);
+  loopZeros.emulateSync(got);
+  assert.deepEqual(Array.from(got[1]), Array.from(want[1]));
+});

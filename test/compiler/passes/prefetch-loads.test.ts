@@ -5,7 +5,7 @@
 // and 12 QPUs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { For, Int, type IntExpr, kernel, me, Ptr, SharedArray, Uint8 } from '../../../src/index.ts';
+import { Float, For, index, Int, type IntExpr, kernel, me, Ptr, SharedArray, Uint8 } from '../../../src/index.ts';
 import { pipelineLoads } from '../../../src/compiler/pipeline-loads.ts';
 import type { KernelAst } from '../../../src/source/ast.ts';
 import { printKernel } from '../../../src/source/print.ts';
@@ -98,4 +98,26 @@ test('prefetch: a loop after a run of loads is still pipelined (the FIFO is empt
   both.interpretSync(want);
   both.emulateSync(got);
   assert.deepEqual(Array.from(got[1]), Array.from(want[1]));
+});
+
+test('prefetch: an address from a reduction of Floats stands as written (fmin keeps each lane\'s own zero: the lanes may differ)', () => {
+  // -0 in lanes 0-7 and +0 in lanes 8-15: minLanes leaves each half its own zero, so m is 1 in
+  // lanes 0-7 and 0 in lanes 8-15, and the load (at lane 0's address) is not a gather.
+  const zeros = kernel([Ptr(Int), Ptr(Int)], function zeros(a, out) {
+    const z = Float(index().ushr(3).xor(1).shl(31).asFloat());
+    const m = Int(z.minLanes().asInt().ushr(31));
+    out.store(Int(a.add(m).load()));
+    out.add(16).store(m);
+  });
+  assert.equal(after(zeros.ast).prefetched, 0);
+  const args = () => [SharedArray.from(Array.from({ length: 32 }, (_, j) => 100 + j), 'int32'), SharedArray.int32(32)] as [Int32Array, Int32Array];
+  const [want, got] = [args(), args()];
+  zeros.interpretSync(want);
+  zeros.emulateSync(got);
+  assert.deepEqual(Array.from(got[1]), Array.from(want[1]));
+  // An Int reduction is the same in every lane: its address is gathered.
+  const sums = kernel([Ptr(Int), Ptr(Int)], function sums(a, out) {
+    out.store(Int(a.add(index().sumLanes().and(7)).load()));
+  });
+  assert.equal(after(sums.ast).prefetched, 1);
 });

@@ -4,7 +4,7 @@
 // interpreter at every level on 1, 2 and 12 QPUs, and a spilling kernel that keeps its spill rows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { any, Int, type IntVar, kernel, me, Ptr, SharedArray, Uint8, While, index } from '../../../src/index.ts';
+import { any, Int, type IntVar, kernel, me, Ptr, SharedArray, store, Uint8, While, index } from '../../../src/index.ts';
 import { validate } from '../../../src/vc4/validate.ts';
 import { compile } from '../../../src/compiler/driver.ts';
 
@@ -53,6 +53,7 @@ test('rows: a different pointer, a gap, a load in a value, a count, a non-blocki
     out.add(64).store(Int(out.load()).add(1)); // reads memory
     out.add(80).store(index(), 5); // a count
     out.add(96).store(index());
+    store(index(), out.add(112)); // non-blocking
     bytes.store(index()); // bytes
   });
   const args = () => [SharedArray.int32(128), SharedArray.int32(64), SharedArray.uint8(16)] as [Int32Array, Int32Array, Uint8Array];
@@ -60,7 +61,7 @@ test('rows: a different pointer, a gap, a load in a value, a count, a non-blocki
   k.interpretSync(want);
   k.emulateSync(got);
   assert.deepEqual(got.map((a) => Array.from(a)), want.map((a) => Array.from(a)));
-  assert.equal(transfers(k), 7, 'one run of two, then each store its own');
+  assert.equal(transfers(k), 8, 'one run of two, then each store its own');
 });
 
 test('rows: a kernel that spills keeps spill rows for its registers: its runs are compiled again shorter rather than spill to memory', () => {
