@@ -240,6 +240,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   let asm: string | undefined;
   dumps.set('asm', () => (asm ??= asmText(spaced.lines)));
   dumps.set('code', () => disassemble(spaced.instrs, { addresses: true }));
+  const instrLines = spaced.lines.filter((l): l is Exclude<AsmLine, { label: string }> => !('label' in l));
   const registers = new Set(place.filter((x) => x).map((x) => placeName(x!))).size;
   const explanation: Explanation = {
     kernel: ast.name,
@@ -260,16 +261,16 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
     get asm() {
       return (asm ??= asmText(spaced.lines));
     },
-    statements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stmt])),
-    pairedStatements: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.paired])),
-    spill: spaced.lines.flatMap((l) => ('label' in l ? [] : [!!l.spill])),
-    stallsIn: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.stallsInPaired ? l.paired : l.stmt])),
+    statements: instrLines.map((l) => l.stmt),
+    pairedStatements: instrLines.map((l) => l.paired),
+    spill: instrLines.map((l) => !!l.spill),
+    stallsIn: instrLines.map((l) => (l.stallsInPaired ? l.paired : l.stmt)),
     debug: {
       homes: lowered.homes,
       registerOf: (vreg: number) => (place[vreg] ? placeName(place[vreg]!) : undefined),
       spilledTo: (vreg: number) => (st.slots.has(vreg) ? 'vpm' : st.memory.has(vreg) ? 'memory' : st.remat.has(vreg) ? 'constant' : undefined),
-      defs: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.defs ?? []])),
-      aliases: spaced.lines.flatMap((l) => ('label' in l ? [] : [l.aliases ?? []])),
+      defs: instrLines.map((l) => l.defs ?? []),
+      aliases: instrLines.map((l) => l.aliases ?? []),
     },
     uniformsBeforeArgs: st.scratch || lowered.scratch ? 3 : 2,
     scratchBytes: lowered.recordBytes + lowered.logBytes + scratchBytes(st, qpus),

@@ -218,7 +218,15 @@ export function interference(l: Liveness): number[][] {
     }
     if (i.op === 'alu' && isInsert(i.code) && i.b.k === 'v' && i.b.id !== d.id && !(i.a.k === 'v' && i.a.id === i.b.id)) edge(d.id, i.b.id);
   });
-  return adj.map((a) => (a.length < 2 ? a : [...new Set(a)]));
+  // Each neighbour once: a stamp per register marks those already kept for this one.
+  const seen = new Int32Array(l.nregs).fill(-1);
+  return adj.map((a, x) => {
+    if (a.length < 2) return a;
+    let n = 0;
+    for (const y of a) if (seen[y] !== x) (seen[y] = x), (a[n++] = y);
+    a.length = n;
+    return a;
+  });
 }
 
 /** The IR with each instruction's live-out set, for `--dump liveness`. */
