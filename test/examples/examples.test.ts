@@ -15,6 +15,7 @@ import { readPng } from '../../examples/lib/png.ts';
 import type { ExampleResult } from '../../examples/lib/report.ts';
 import { main as mandelbrot, mandelbrot as mandelbrotKernel, mandelbrotScalar, wholeSet } from '../../examples/mandelbrot.ts';
 import { main as rot3d } from '../../examples/rot3d.ts';
+import { main as sgemm } from '../../examples/sgemm.ts';
 import { main as sha256 } from '../../examples/sha256.ts';
 
 const outDir = mkdtempSync(join(tmpdir(), 'qpu-examples-'));
@@ -109,4 +110,13 @@ test('edges: a PNG of the user\'s, and the reference interpreter agreeing with t
   assert.match(text, /equalised\.png: 48x36 RGBA8 pixels/);
   for (const p of again.pictures) picture(p, 48, 36);
   edgesCheck(40, 2);
+});
+
+test('sgemm: C = A B bit for bit against plain TypeScript on 1, 2 and 12 QPUs, with the GFLOPS the cycle model gives; a size that is no multiple of 16 is refused', async () => {
+  const { result, text } = await run(sgemm, { size: 48, qpus: [1, 2, 12] });
+  timingsSane(result, 3);
+  assert.match(text, /C = A B for 48x48 float32 matrices: every element exactly plain TypeScript's/);
+  assert.match(text, /GFLOPS \(model\)/);
+  assert.match(result.summary, /^48x48 matrix product, \d+\.\d\d GFLOPS in the cycle model$/);
+  await assert.rejects(run(sgemm, { size: 40 }), /sgemm: a size of 40; the kernel needs a multiple of 16/);
 });
