@@ -176,6 +176,10 @@ export async function runIfMain(
     } else if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`${(e as Error).message}\nusage: ${usage}`);
       process.exitCode = 2;
+    } else if (e instanceof Error && e.message.startsWith('kernel ')) {
+      // What qpu-ts says of a kernel (a run, a compilation, a check): the message names the kernel and where.
+      console.error(e.message);
+      process.exitCode = 1;
     } else throw e;
   }
 }

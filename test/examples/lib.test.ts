@@ -54,6 +54,16 @@ test('runIfMain: a failed self-check sets exit status 1 and says so on standard 
   await runIfMain('file:///elsewhere.ts', 'usage', {}, async () => assert.fail('runs only as the main module'));
 });
 
+test('runIfMain: an error qpu-ts gives about a kernel is its message on standard error, no stack, exit status 1', async (t) => {
+  const errors = t.mock.method(console, 'error', () => {});
+  await runIfMain(pathToFileURL(process.argv[1]!).href, 'usage', {}, async () => {
+    throw new Error('kernel sgemm in examples/sgemm.ts:44:29 `gather(bAt)`: QPU 8, pc 273: the run stopped after 5 s');
+  });
+  assert.equal(process.exitCode, 1);
+  process.exitCode = 0;
+  assert.equal(String(errors.mock.calls[0]?.arguments[0]), 'kernel sgemm in examples/sgemm.ts:44:29 `gather(bAt)`: QPU 8, pc 273: the run stopped after 5 s');
+});
+
 /**
  * Runs `node --import tsx ARGS` in `cwd` (the repository unless told), as on CI (no progress
  * bars), with the repository's tsconfig wherever it runs, so that `qpu-ts` is src/, not dist/.
