@@ -358,7 +358,7 @@ function allocateRegisters(
       continue;
     }
     const adj = interference(live);
-    const r = allocate(code, adj, st.nregs, st.unspillable, passOn(opts, 'acc') ? accumulatorValues(live, adj) : undefined, passOn(opts, 'coalesce'));
+    const r = allocate(code, adj, st.nregs, st.unspillable, passOn(opts, 'acc') ? accumulatorValues(live, adj) : undefined, passOn(opts, 'coalesce'), passOn(opts, 'pair'));
     if (r.ok) {
       const place = r.place;
       dumps.set('liveness', () => printLiveness(live, irText));

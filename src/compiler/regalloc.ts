@@ -24,6 +24,7 @@
 // operand to an accumulator first, at the cost of an instruction.
 
 import { lookupSource } from '../vc4/asm/names.ts';
+import { Neighbours, PAIRING_WEIGHT, type Partner } from './pairing-files.ts';
 import { type Accumulator, def, type IrInstr, isColour, isInsert, isUnpack, type PRegName, type Src } from './ir.ts';
 import { loops } from './cfg.ts';
 import { type Liveness, walkLive } from './liveness.ts';
@@ -84,12 +85,6 @@ function fixedFile(s: Src): RegFile | undefined {
   const r = lookupSource(s.name);
   if (!r || r.kind === 'acc' || r.file === 'either') return undefined;
   return r.file;
-}
-
-interface Partner {
-  readonly other: Src;
-  /** How much a copy in that instruction costs: LOOP_WEIGHT to the power of its loop depth. */
-  readonly weight: number;
 }
 
 /** A copy inside a loop costs this many outside it (it runs on every iteration). */
@@ -193,7 +188,7 @@ export function accumulatorValues(live: Liveness, adj: readonly (readonly number
   // one elsewhere costs emit.ts a copy to r0, and a wait before the rotation reads it.
   const rotates = new Set<number>();
   for (const i of code) if (i.op === 'alu' && i.rot !== undefined && i.a.k === 'v') rotates.add(i.a.id);
-  const first = (id: number) => (rotates.has(id) ? 0 : 1);
+  const first = (id: number) => (rotates.has(id) && range[id]! < 0 ? 0 : 1);
   const order = [...range.keys()].filter((id) => range[id]! > 0 && !unpacked.has(id)).sort((x, y) => first(x) - first(y) || range[x]! - range[y]! || x - y);
   for (const id of order) {
     const x = VALUE_ACCUMULATORS.findIndex((n, x) => !busy[x]![id] && !adj[id]!.some((o) => out.get(o) === n));
@@ -213,8 +208,10 @@ export function allocate(
   unspillable: ReadonlySet<number>,
   accumulators: ReadonlyMap<number, number> = new Map(),
   coalesce = false,
+  /** The scheduler will pair (pass `pair`): lean apart the files of what neighbouring instructions on the two ALUs read. */
+  pairing = false,
 ): AllocResult {
-  const uses = usesOf(code, nregs, coalesce);
+  const uses = usesOf(code, nregs, coalesce, pairing);
   const files = new Files(nregs, adj, fileAOnly(code), insertedInto(code), linkRegisters(code));
   const spill: number[] = [];
   for (const [id, n] of accumulators) files.place[id] = { file: 'acc', n };
@@ -234,7 +231,7 @@ export function allocate(
     files.take(id, room);
   }
   if (spill.length) return { ok: false, spill };
-  improveFiles(files.place, uses.partners, adj, uses.copies, files.onlyA);
+  improveFiles(files.place, uses.partners.map((p, id) => [...p, ...uses.nearby[id]!]), adj, uses.copies, files.onlyA);
   return { ok: true, place: files.place };
 }
 
@@ -242,6 +239,8 @@ export function allocate(
 interface Uses {
   /** For each register, the other operand of each instruction that reads it, weighed by loop depth. */
   readonly partners: Partner[][];
+  /** With pairing: for each register, what instructions near those that read it read on the other ALU (Neighbours). */
+  readonly nearby: Partner[][];
   /** For each register, the registers it is copied to or from (with `coalesce`), weighed the same. */
   readonly copies: Partner[][];
   /** How many ALU operands and load immediates each register is: what spilling it costs. */
@@ -251,8 +250,9 @@ interface Uses {
 }
 
 /** Who is read beside whom, and who is copied to whom. */
-function usesOf(code: readonly IrInstr[], nregs: number, coalesce: boolean): Uses {
+function usesOf(code: readonly IrInstr[], nregs: number, coalesce: boolean, pairing: boolean): Uses {
   const partners: Partner[][] = Array.from({ length: nregs }, () => []);
+  const nearby: Partner[][] = Array.from({ length: nregs }, () => []);
   const weight = new Float64Array(nregs);
   const seen = new Uint8Array(nregs);
   const order: number[] = [];
@@ -263,6 +263,7 @@ function usesOf(code: readonly IrInstr[], nregs: number, coalesce: boolean): Use
     }
   };
   const depth = loopDepths(code);
+  const neighbours = new Neighbours();
   // Copies between virtual registers (`mov %x, %y`, no rotation, no flags): sharing a register
   // makes the copy a move onto itself, which emit.ts leaves out.
   const copies: Partner[][] = coalesce ? Array.from({ length: nregs }, () => []) : [];
@@ -279,10 +280,17 @@ function usesOf(code: readonly IrInstr[], nregs: number, coalesce: boolean): Use
       const w = LOOP_WEIGHT ** Math.min(depth[n]!, 4);
       if (i.a.k === 'v' && !(i.b.k === 'v' && i.b.id === i.a.id)) partners[i.a.id]!.push({ other: i.b, weight: w });
       if (i.b.k === 'v' && !(i.a.k === 'v' && i.a.id === i.b.id)) partners[i.b.id]!.push({ other: i.a, weight: w });
+      if (pairing) neighbours.see(i, w * PAIRING_WEIGHT, nearby);
     } else if (i.op === 'ldi' && i.dst.k === 'v') note(i.dst.id), (weight[i.dst.id]! += 1);
     else if (i.op === 'branch') for (const r of [i.link, i.via]) if (r?.k === 'v') (note(r.id), (weight[r.id]! += 1));
+    if (i.op !== 'alu') neighbours.clear();
   });
-  return { partners, copies, weight, order };
+  // Values a rotation reads are coloured first: emit.ts copies each to r0 beside another
+  // rotation, whose amount takes regfile B's port, so they want regfile A before it fills.
+  const rotated = new Set<number>();
+  if (pairing) for (const i of code) if (i.op === 'alu' && i.rot !== undefined && i.a.k === 'v') rotated.add(i.a.id);
+  const first = order.filter((id) => rotated.has(id));
+  return { partners, nearby, copies, weight, order: first.length ? [...first, ...order.filter((id) => !rotated.has(id))] : order };
 }
 
 const otherFile = (f: RegFile): RegFile => (f === 'a' ? 'b' : 'a');
@@ -346,20 +354,29 @@ class Files {
   }
 }
 
+/** The weights of partners in each file (the unplaced and the accumulators weigh nothing). */
+function fileWeights(partners: readonly Partner[], place: readonly (Placement | undefined)[]): { a: number; b: number } {
+  const w = { a: 0, b: 0 };
+  for (const { other, weight } of partners) {
+    const f = other.k === 'v' ? place[other.id]?.file : fixedFile(other);
+    if (f && f !== 'acc') w[f] += weight;
+  }
+  return w;
+}
+
 /**
  * The file `id` leans to (the one its partners' files conflict with less; the emptier when even),
  * and a free register for it: in that file, or a copy partner's when sharing it saves more copies
  * than that file costs over the other, or in the other file.
  */
 function chooseRegister(id: number, files: Files, uses: Uses, coalesce: boolean): { first: RegFile; at?: FilePlace } {
-  const conflicts = { a: 0, b: 0 };
-  for (const { other, weight: w } of uses.partners[id]!) {
-    const f = other.k === 'v' ? files.place[other.id]?.file : fixedFile(other);
-    if (f && f !== 'acc') conflicts[f] += w;
-  }
+  // Conflicts in one instruction, which cost a copy; those with neighbours only lean the choice.
+  const conflicts = fileWeights(uses.partners[id]!, files.place);
+  const nearby = fileWeights(uses.nearby[id]!, files.place);
+  const lean = { a: conflicts.a + nearby.a, b: conflicts.b + nearby.b };
   const onlyA = files.onlyA.has(id);
-  const even = conflicts.a === conflicts.b;
-  const first: RegFile = onlyA || (even && files.leanA.has(id)) ? 'a' : !even ? (conflicts.a < conflicts.b ? 'a' : 'b') : files.count.a <= files.count.b ? 'a' : 'b';
+  const even = lean.a === lean.b;
+  const first: RegFile = onlyA || (even && files.leanA.has(id)) ? 'a' : !even ? (lean.a < lean.b ? 'a' : 'b') : files.count.a <= files.count.b ? 'a' : 'b';
   let file = first;
   let n = files.freeIn(id, first);
   const shared = coalesce ? copyTarget(id, uses.copies[id]!, files.place, files.adj) : undefined;

@@ -306,7 +306,8 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     const needs = [...(branch.cond !== BRANCH_ALWAYS ? [RES_FLAGS] : []), ...(branch.reg === 1 ? [RES_A + branch.raddrA] : [])];
     for (const r of needs) if (lastWriter[r]! >= 0) height[lastWriter[r]!] = BRANCH_DELAY_SLOTS + REGFILE_LATENCY;
   }
-  for (let k = len - 1; k >= 0; k--) for (const s of succs[k]!) height[k] = Math.max(height[k]!, s.lat + height[s.to]!);
+  // A write after a read can share the read's word, so it adds nothing to the chain.
+  for (let k = len - 1; k >= 0; k--) for (const s of succs[k]!) height[k] = Math.max(height[k]!, (s.war ? 0 : s.lat) + height[s.to]!);
   const waiting = new Int32Array(len);
   for (let k = 0; k < len; k++) waiting[k] = preds[k]!.length;
   const earliest = new Int32Array(len);
@@ -362,7 +363,6 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     const candidates = pair ? [...ready, ...afterReads(k)] : [];
     for (let j = 0; j < candidates.length; j++) {
       const c = candidates[j]!;
-      if (j === ready.length && partner >= 0) break;
       if (io[c]! & io[k]! || earliest[c]! > at || (partner >= 0 && height[c]! <= height[candidates[partner]!]!)) continue;
       const m = pairInstrs(instrs[start + k]!, instrs[start + c]!);
       // Two I/O units in one word: still at most one peripheral access (Guide p. 37).

@@ -121,6 +121,20 @@ test('the scheduler pairs independent operations, and branches are aimed again a
   assert.ok(b.kind === 'branch' && b.imm === (5 - (1 + 4)) * 8, 'the branch reaches x, now instruction 5');
 });
 
+test("a broadcast multiply-add chain pairs two operations a word: each copy into r0 shares the previous rotation's word", () => {
+  // sum_i += lane(x_i) * b, as SGEMM's inner step: a copy of x_i into r0 (only r0-r3 rotate
+  // across all lanes), the rotation into r5rep, the multiply, the add. The copy overwrites the r0
+  // the rotation before it reads, in the same word; nothing else is paired with a rotation,
+  // whose amount takes the B read port.
+  const steps = [1, 2, 3, 4].map((i) => `mov r0, ra${i}\nmov r5rep, r0 >> 3\nfmul r3, r5, rb9\nfadd ra${10 + i}, ra${10 + i}, r3`);
+  const p = assemble(steps.join('\n'));
+  const order = schedule({ instrs: p.instrs, labelBefore: p.instrs.map(() => false) }, true).map((s) => disassembleInstr(s.instr));
+  // Two words a step, and three to start and end: the first rotation waits a word for its r0.
+  assert.ok(order.length <= 2 * steps.length + 3, order.join('\n'));
+  assert.ok(order.includes('fadd ra12, ra12, r3; fmul r3, r5, rb9'), order.join('\n'));
+  assert.ok(order.includes('mov r0, ra2; mov r5rep, r0 >> 3'), order.join('\n'));
+});
+
 test('delay slots take the last instructions before a branch that the branch does not depend on', () => {
   const run = (src: string) => {
     const p = assemble(src);
