@@ -1,6 +1,7 @@
 // Runs of stores (pass `rows`, in lowering, from -O1): consecutive blocking stores of 16 words
-// to one address plus 0, 16, 32, ... words, each row of memory right after the one before,
-// become one DMA transfer of several rows, from this QPU's store row and the spill rows above it
+// to one address plus c, c + s, c + 2s, ... words (s a number: 16 for rows one after another,
+// more for rows spaced out, as a column of blocks or an FFT's outputs are), become one DMA
+// transfer of several rows, from this QPU's store row and the spill rows above it
 // (vpm-rows.ts), where each store would have been a transfer of its own. Every DMA store costs
 // the one store engine that all QPUs share a fixed amount besides its words (docs/timing.md:
 // 70 cycles, then 5 a row and 0.9 a word), so on many QPUs the stores at a kernel's end queue
@@ -13,13 +14,15 @@
 //   - are blocking, of Ints or Floats, of all 16 lanes (no count);
 //   - compute nothing that reads memory (no load), so computing all the values before any of
 //     them is stored changes nothing;
-//   - go to p + c, p + c + 16, p + c + 32, ... for one pointer expression p (a literal c).
+//   - go to p + c, p + c + s, p + c + 2s, ... for one pointer expression p (literals c and s,
+//     16 <= s, and s - 16 words within a DMA store's stride field: rows never overlap, so the
+//     order the DMA writes them in does not matter).
 // The values are computed first (each by its own statement), then written to the rows one after
 // another with one VPM write setup (stride 1), then one DMA store of as many rows of 16 words
-// (memory stride 0: each row right after the one before), waited for as the last store would be.
-// No spill code falls between those writes (they write no register), so the write setup holds.
-// The transfer is the run's last store's instruction: a row out of its array's bounds is
-// reported there (at -O0, where there are no runs, at its own store).
+// (memory stride (s - 16) x 4 bytes: each row s words after the one before), waited for as the
+// last store would be. No spill code falls between those writes (they write no register), so the
+// write setup holds. The transfer is the run's last store's instruction: a row out of its
+// array's bounds is reported there (at -O0, where there are no runs, at its own store).
 
 import type { Frame } from './frame.ts';
 import { p, type Src, type VReg } from './ir.ts';
@@ -27,7 +30,7 @@ import type { MemoryEmitter } from './lower-memory.ts';
 import { DMA_STORE_ROW, VPM_WRITE_ROW } from './lower-words.ts';
 import { type Expr, readsMemory, sameExpr, type Stmt } from '../source/ast.ts';
 import { LANES } from '../vc4/chip.ts';
-import { DMA_MODE_32, encodeVdwSetup, encodeVdwStride, encodeVpmWriteSetup } from '../vc4/vpm-setup.ts';
+import { DMA_MODE_32, encodeVdwSetup, encodeVdwStride, encodeVpmWriteSetup, VDW_MAX_STRIDE } from '../vc4/vpm-setup.ts';
 
 type StoreStmt = Extract<Stmt, { k: 'store' }>;
 
@@ -35,8 +38,10 @@ type StoreStmt = Extract<Stmt, { k: 'store' }>;
 const VPM_WRITE_ROWS = encodeVpmWriteSetup({ size: 32, horizontal: true, laned: false, stride: 1, addr: 0 });
 /** A DMA store of n rows of 16 words from VPM row 0 (Guide p. 58, Table 34). */
 const dmaStoreRows = (n: number) => encodeVdwSetup({ units: n, depth: LANES, horizontal: true, vpmBase: 0, modew: DMA_MODE_32 });
-/** The DMA store's memory stride: each row right after the one before. */
-const NO_STRIDE = encodeVdwStride(0);
+/** Bytes of a word. */
+const WORD_BYTES = 4;
+/** The most words from one row's start to the next's that a DMA store's stride can reach. */
+const MAX_STEP = LANES + Math.floor(VDW_MAX_STRIDE / WORD_BYTES);
 
 /** The most rows one run takes (more values live at once buy little: the fixed cost is paid once in 8). */
 export const MAX_RUN_ROWS = 8;
@@ -53,13 +58,19 @@ export function storeRun(ss: readonly Stmt[], at: number, rows: number): StoreSt
   const first = rows > 1 ? rowOf(ss[at]!) : undefined;
   if (!first) return [];
   const run = [first.s];
+  let step = 0;
   for (let t = at + 1; t < ss.length && run.length < rows; t++) {
     const r = rowOf(ss[t]!);
-    if (!r || !sameExpr(r.base, first.base) || r.c !== first.c + LANES * run.length) break;
+    if (!r || !sameExpr(r.base, first.base)) break;
+    if (run.length === 1) step = r.c - first.c;
+    if (step < LANES || step > MAX_STEP || r.c !== first.c + step * run.length) break;
     run.push(r.s);
   }
   return run.length > 1 ? run : [];
 }
+
+/** The words from one row of a run (storeRun) to the next. */
+const stepOf = (run: readonly StoreStmt[]) => rowOf(run[1]!)!.c - rowOf(run[0]!)!.c;
 
 /** What a run needs of the lowering besides a memory emitter. */
 export interface RunEmitter extends MemoryEmitter {
@@ -81,7 +92,7 @@ export function lowerStoreRun(l: RunEmitter, f: Frame, run: readonly StoreStmt[]
     l.waitForStores(); // a store before may still be reading the store row
     l.mov(p('vw_setup'), vpm);
     for (const v of values) l.mov(p('vpm'), v);
-    l.mov(p('vw_setup'), l.word(NO_STRIDE));
+    l.mov(p('vw_setup'), l.word(encodeVdwStride((stepOf(run) - LANES) * WORD_BYTES)));
     l.mov(p('vw_setup'), dma);
     l.mov(p('vw_addr'), ptr);
     l.waitForStores();

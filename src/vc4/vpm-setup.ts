@@ -194,6 +194,8 @@ export function encodeVdwStride(bytes: number): number {
   return (put(VDW_STRIDE.id, VDW_STRIDE_ID, 'ID') | put(VDW_STRIDE.stride, bytes, 'stride')) >>> 0;
 }
 const [STRIDE_SHIFT, STRIDE_MASK] = [shiftOf(VDW_STRIDE.stride), maskOf(VDW_STRIDE.stride)];
+/** The largest stride a DMA store takes (its field's width, Table 35): bytes between one memory row's end and the next's start. */
+export const VDW_MAX_STRIDE = STRIDE_MASK;
 export function decodeVdwStride(v: number): number {
   return (v >>> STRIDE_SHIFT) & STRIDE_MASK;
 }

@@ -87,3 +87,29 @@ test('rows: a kernel that spills keeps spill rows for its registers: its runs ar
   k.emulateSync([got]);
   assert.deepEqual(Array.from(got), Array.from(want));
 });
+
+test('rows: stores spaced out by a constant step of 16 words or more are one transfer with a memory stride; overlapping rows, uneven steps and steps past the stride field are not', () => {
+  /** Stores to out + c + step j for the given steps between them, each QPU from its own row. */
+  const spaced = (steps: readonly number[]) =>
+    kernel([Ptr(Int)], function spaced(out) {
+      const mine = out.add(me().mul(16));
+      let at = 0;
+      mine.store(index().add(100));
+      for (const [j, s] of steps.entries()) mine.add((at += s)).store(index().mul(j + 2).add(me()));
+    });
+  // [steps, transfers, QPUs]: on 12 QPUs the QPUs' rows interleave, 16 words each, so the steps
+  // there are multiples of 12 rows and no two QPUs write one row.
+  const cases: [readonly number[], number, number][] = [
+    [[48, 48, 48], 1, 1], // a column of 4 rows, 48 words apart: one transfer
+    [[192, 192, 192], 1, 12], // 12 QPUs' rows between them: one transfer on 12 QPUs
+    [[192, 192, 192, 192, 192, 192, 192], 2, 12], // 8 rows: two runs of 4 on 12 QPUs
+    [[8, 8, 8], 4, 1], // rows that overlap: each store its own
+    [[48, 64, 48], 2, 1], // uneven steps: a run of 2 (0, 48), then another (112, 160)
+    [[20000, 20000], 3, 1], // 19,984 words between rows: past the stride's 16 bits
+  ];
+  for (const [steps, want, qpus] of cases) {
+    const k = spaced(steps);
+    agree(k, qpus, 16 * qpus + steps.reduce((a, b) => a + b, 0) + 16);
+    assert.equal(transfers(k), want, `steps ${steps.join(', ')} on ${qpus} QPUs`);
+  }
+});
