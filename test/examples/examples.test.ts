@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SharedArray } from '../../src/index.ts';
 import { main as edges, edgesCheck } from '../../examples/edges.ts';
+import { fftLanes, main as fft, laneTwiddles, prepareFft, randomInput, registersPassFor, runFft } from '../../examples/fft.ts';
 import { main as gcd } from '../../examples/gcd.ts';
 import { main as hash } from '../../examples/hash.ts';
 import { main as heat } from '../../examples/heat.ts';
@@ -119,4 +120,42 @@ test('sgemm: C = A B bit for bit against plain TypeScript on 1, 2 and 12 QPUs, w
   assert.match(text, /GFLOPS \(model\)/);
   assert.match(result.summary, /^48x48 matrix product, \d+\.\d\d GFLOPS in the cycle model$/);
   await assert.rejects(run(sgemm, { size: 40 }), /sgemm: a size of 40; the kernel needs a multiple of 16/);
+});
+
+test('fft: 2^8, 2^9 and 2^11 points (radix-2, -4 and -8 passes after the lane pass) within a millionth of float64 on 12 QPUs, 2^10 on 1 and 3; a size out of range is refused', async () => {
+  const { result, text } = await run(fft, { log2n: [8, 9, 11], qpus: 12 });
+  timingsSane(result, 3);
+  assert.match(text, /FFT of N complex float32 values on 12 QPUs, checked against float64/);
+  assert.match(result.summary, /^FFT of 2,048 points, \d+(\.\d+)? (us|ms) in the cycle model$/);
+  for (const qpus of [1, 3]) {
+    const r = await runFft(10, qpus);
+    assert.ok(r.helloRms < 1e-6 && r.randomRms < 1e-6, `${qpus} QPUs: ${r.helloRms}, ${r.randomRms}`);
+    assert.equal(r.passes.length, 3);
+  }
+  assert.throws(() => prepareFft(7), /fft: 2\^7 points; the example does 2\^8 to 2\^20/);
+});
+
+test('fft: each pass on the emulator at -O0 and -O2 is bit for bit the reference interpreter', () => {
+  const n = 256;
+  const arrays = () => Array.from({ length: 4 }, () => SharedArray.float32(n));
+  const [input] = [arrays()];
+  randomInput(input[0]!, input[1]!);
+  const tw = SharedArray.from(laneTwiddles(), 'float32');
+  const twr = [SharedArray.float32(7 * 16), SharedArray.float32(7 * 16)];
+  twr.forEach((t, i) => t.forEach((_, k) => (t[k] = Math.fround(Math.sin(k + i)))));
+  const results = (run: (k: { interpretSync(a: unknown[]): unknown; emulateSync(a: unknown[]): unknown }, a: unknown[]) => void) => {
+    const lanes = arrays();
+    const regs = arrays();
+    run(fftLanes.setNumQPUs(3) as never, [input[0], input[1], lanes[2], lanes[3], tw, n]);
+    run(registersPassFor(8, 16).setNumQPUs(3) as never, [input[0], input[1], regs[2], regs[3], twr[0], twr[1], n]);
+    return [lanes[2], lanes[3], regs[2], regs[3]].map((a) => Array.from(new Int32Array(a!.slice().buffer)));
+  };
+  const want = results((k, a) => k.interpretSync(a));
+  for (const opt of [0, 2] as const) {
+    fftLanes.setOptLevel(opt);
+    registersPassFor(8, 16).setOptLevel(opt);
+    assert.deepEqual(results((k, a) => k.emulateSync(a)), want, `-O${opt}`);
+  }
+  fftLanes.setOptLevel(2);
+  registersPassFor(8, 16).setOptLevel(2);
 });

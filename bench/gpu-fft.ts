@@ -1,0 +1,381 @@
+// GPU_FFT on the emulator: Andrew Holme's hand-written FFT shaders for the VideoCore IV (GPU_FFT
+// release 3.0, Broadcom's hello_fft demo in raspberrypi/userland, host_applications/linux/apps/
+// hello_pi/hello_fft, BSD-3), run unchanged on 8 emulated QPUs the way GPU_FFT's host code drives
+// them on a Pi, for forward complex FFTs of 2^8 to 2^20 points (2^21 and 2^22 if asked). Per size:
+// the cycle model's time for one FFT, the instructions executed, the relative RMS error as
+// GPU_FFT's test program computes it, and each result against a float64 FFT computed here.
+//
+//   npm run bench:gpu-fft -- --gpu-fft DIR [--sizes 8,10,...] [--json out.json]
+//
+// DIR is the hello_fft directory (it holds hex/shader_256.hex ... hex/shader_4096k.hex). Nothing
+// of GPU_FFT is part of qpu-ts: its machine code is read from DIR, and what its host code does
+// is written here anew from these facts of its sources:
+// - gpu_fft_shaders.c, hex/: one shader per size, shader_256, _512, _1k, ..., _4096k; a line of
+//   a .hex file is one instruction, "0xLOW, 0xHIGH, // assembly".
+// - gpu_fft.c (gpu_fft_prepare), gpu_fft.h: 8 QPUs, all started at once on the same code. Two
+//   buffers of data_bytes = 1 + ((8 << log2N) | 4095) = 8N + 4096 bytes each (N complex floats,
+//   re then im, and guard space), "ping" then "pong", one after the other in one block of GPU
+//   memory. QPU q's uniforms: the shared twiddles' address, its own twiddles' address (the shared
+//   ones' + 128 bytes x (shared + q x unique), in blocks of 16 complex floats), q, then ping and
+//   pong for each job, 0 (no more jobs), and 1 for QPU 0 only (it raises the host interrupt). The
+//   input goes in ping; after an odd number of passes the output is in pong, else in ping.
+// - gpu_fft_twiddles.c: the passes per size (2 for 2^8-2^11, 3 for 2^12-2^16, 4 for 2^17-2^22)
+//   and the twiddle tables' order and contents (PLANS below), computed in double, stored float32;
+//   the angle's sign is - for a forward FFT (GPU_FFT_FWD), + for an inverse.
+// - hello_fft.c, the test: input all zero but 0.5 at points f and N - f (f = 1 for its first
+//   job), run as an inverse FFT, expected output cos(2 pi f i / N); rel_rms_err = sqrt(sum((cos -
+//   re)^2 + im^2) / sum(cos^2)). That input is real and even, so its forward FFT is the same
+//   cosine: runGpuFft runs it forward and scores it exactly so. gpu_fft.txt publishes ~0.3-1.5 ppm
+//   on a Pi and the times of PUBLISHED_MS (Pi 1, batches of 1, host overhead included).
+// The second input, pseudo-random in [-1, 1), exercises every point: both are checked against a
+// float64 FFT of the same float32 input, so that a wrong emulation cannot pass as rounding.
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { EmulatorError } from '../src/emulator/errors.ts';
+import { Machine, type RunResult } from '../src/emulator/machine.ts';
+import { footprint, GpuMemory, PAGE } from '../src/common/memory.ts';
+import { PI_TIMING } from '../src/emulator/timing.ts';
+
+/** GPU_FFT runs on this many QPUs (GPU_FFT_QPUS). */
+export const GPU_FFT_QPUS = 8;
+export const MIN_LOG2N = 8;
+export const MAX_LOG2N = 22;
+/** Bytes of one complex float (re, im). */
+const COMPLEX_BYTES = 8;
+/** Twiddles come in blocks of 16 complex floats (one per lane). */
+const BLOCK_COMPLEX = 16;
+/** Beyond this a result is wrong, not rounded: GPU_FFT is accurate to a few parts per million. */
+const WRONG = 1e-4;
+
+/** A file or directory that is missing or unreadable, or a shader file that is not one: a one-line error, exit status 2. */
+export class BadInput extends Error {}
+/** A result that is not GPU_FFT's (an emulation gone wrong): a one-line error, exit status 1. */
+export class WrongResult extends Error {}
+
+// ---------------------------------------------------------------- what the host prepares
+
+type Radix = 16 | 32 | 64;
+/**
+ * One size's twiddles: a base table of radix `base` at angle 0; step tables, each of a radix and
+ * an angle step of `factor` x 2 pi / N; and for each QPU q a base table of radix `unique` at
+ * angle q x 2 pi / N. A table of radix R is R / 16 blocks. Also the size's passes.
+ */
+interface Plan {
+  readonly passes: number;
+  readonly base: Radix;
+  readonly steps: readonly (readonly [Radix, number])[];
+  readonly unique: Radix;
+}
+const Q = GPU_FFT_QPUS;
+const PLANS: Readonly<Record<number, Plan>> = {
+  8: { passes: 2, base: 16, steps: [[16, Q]], unique: 16 },
+  9: { passes: 2, base: 32, steps: [[16, Q]], unique: 16 },
+  10: { passes: 2, base: 32, steps: [[32, Q]], unique: 32 },
+  11: { passes: 2, base: 64, steps: [[32, Q]], unique: 32 },
+  12: { passes: 3, base: 16, steps: [[16, 16], [16, Q]], unique: 16 },
+  13: { passes: 3, base: 32, steps: [[16, 16], [16, Q]], unique: 16 },
+  14: { passes: 3, base: 32, steps: [[32, 16], [16, Q]], unique: 16 },
+  15: { passes: 3, base: 32, steps: [[32, 32], [32, Q]], unique: 32 },
+  16: { passes: 3, base: 64, steps: [[32, 32], [32, Q]], unique: 32 },
+  17: { passes: 4, base: 32, steps: [[16, 256], [16, 16], [16, Q]], unique: 16 },
+  18: { passes: 4, base: 32, steps: [[16, 512], [16, 32], [32, Q]], unique: 32 },
+  19: { passes: 4, base: 32, steps: [[16, 1024], [32, 32], [32, Q]], unique: 32 },
+  20: { passes: 4, base: 32, steps: [[32, 1024], [32, 32], [32, Q]], unique: 32 },
+  21: { passes: 4, base: 64, steps: [[32, 1024], [32, 32], [32, Q]], unique: 32 },
+  22: { passes: 4, base: 64, steps: [[64, 1024], [32, 32], [32, Q]], unique: 32 },
+};
+
+/** The FFT-16 codelet's lane i works on stage s = bit length of i: multiplier k = 16 >> s of angle, at position m = i - 2^(s-1) (lane 0: neither). */
+const codeletK = (i: number) => (i ? 16 >> (32 - Math.clz32(i)) : 0);
+const codeletM = (i: number) => (i ? i - (1 << (31 - Math.clz32(i))) : 0);
+
+/**
+ * A base table of angles: radix 16 is the codelet's (turn / 16 x k x m + theta x k in lane i); a
+ * larger radix R has R / 2 entries turn / R x i + theta, then radix R / 2 at 2 theta. Radix 64
+ * is only used at angle 0 and adds no theta, which keeps sin's -0 of a forward turn (bit-exact).
+ */
+function baseTable(turn: number, radix: number, theta: number): number[] {
+  if (radix === BLOCK_COMPLEX) return Array.from({ length: BLOCK_COMPLEX }, (_, i) => (turn / 16) * codeletK(i) * codeletM(i) + theta * codeletK(i));
+  const angle = (i: number) => (radix === 64 ? (turn / radix) * i : (turn / radix) * i + theta);
+  return [...Array.from({ length: radix / 2 }, (_, i) => angle(i)), ...baseTable(turn, radix / 2, 2 * theta)];
+}
+
+/** A step table, of angle steps (stored as the recurrence's alpha = 2 sin^2(d / 2) and beta = sin d): radix 16 steps theta x k per lane; radix R, R / 2 of theta, then radix R / 2 at 2 theta. */
+function stepTable(radix: number, theta: number): number[] {
+  if (radix === BLOCK_COMPLEX) return Array.from({ length: BLOCK_COMPLEX }, (_, i) => theta * codeletK(i));
+  return [...Array.from({ length: radix / 2 }, () => theta), ...stepTable(radix / 2, 2 * theta)];
+}
+
+/** The twiddles as GPU_FFT lays them out: the shared tables, then each QPU's; float32 pairs. Also the shared and per-QPU sizes in blocks. */
+export function twiddles(log2n: number, inverse: boolean): { data: Float32Array; shared: number; unique: number } {
+  const plan = PLANS[log2n]!;
+  const turn = (inverse ? 2 : -2) * Math.PI;
+  const step = turn / 2 ** log2n;
+  const cis = (a: number) => [Math.cos(a), Math.sin(a)];
+  const recurrence = (d: number) => [2 * Math.sin(d / 2) ** 2, Math.sin(d)];
+  const pairs = [
+    ...baseTable(turn, plan.base, 0).map(cis),
+    ...plan.steps.flatMap(([radix, factor]) => stepTable(radix, step * factor).map(recurrence)),
+    ...Array.from({ length: GPU_FFT_QPUS }, (_, q) => baseTable(turn, plan.unique, step * q).map(cis)).flat(),
+  ];
+  const shared = (plan.base + plan.steps.reduce((s, [radix]) => s + radix, 0)) / BLOCK_COMPLEX;
+  return { data: new Float32Array(pairs.flat()), shared, unique: plan.unique / BLOCK_COMPLEX };
+}
+
+/** The shader's file in the hello_fft directory: hex/shader_256.hex, ..., shader_1k.hex, ..., shader_4096k.hex. */
+export function shaderFile(dir: string, log2n: number): string {
+  const n = 2 ** log2n;
+  return `${dir}/hex/shader_${n < 1024 ? n : `${n / 1024}k`}.hex`;
+}
+
+/** Reads a shader: each line "0xLOW, 0xHIGH, // assembly" is one instruction (blank lines are skipped). */
+export function readShader(file: string): Uint32Array {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new BadInput(`cannot read GPU_FFT's shader ${file}: ${code ?? (e as Error).message}${code === 'ENOENT' ? ' (--gpu-fft names the hello_fft directory, which holds hex/)' : ''}`);
+  }
+  const words: number[] = [];
+  text.split('\n').forEach((line, i) => {
+    const code = line.split('//')[0]!.trim();
+    if (!code) return;
+    const m = /^(0x[0-9a-f]{1,8})\s*,\s*(0x[0-9a-f]{1,8})\s*,?$/i.exec(code);
+    if (!m) throw new BadInput(`${file}:${i + 1}: not an instruction of a GPU_FFT shader ("0xLOW, 0xHIGH, // ..."): ${line.trim().slice(0, 60)}`);
+    words.push(Number(m[1]), Number(m[2]));
+  });
+  if (!words.length) throw new BadInput(`${file}: no instructions`);
+  return new Uint32Array(words);
+}
+
+// ---------------------------------------------------------------- running it
+
+/** One size prepared as gpu_fft_prepare does: write `input` (N complex floats), execute, read `output`. */
+export interface GpuFft {
+  readonly log2n: number;
+  readonly input: Float32Array;
+  readonly output: Float32Array;
+  execute(): RunResult;
+}
+
+/** Memory and uniforms for one FFT of 2^log2n points (one job), the shader loaded: GPU_FFT's gpu_fft_prepare on the emulator. */
+export function prepareGpuFft(dir: string, log2n: number, inverse = false): GpuFft {
+  if (!PLANS[log2n]) throw new BadInput(`GPU_FFT has shaders for 2^${MIN_LOG2N} to 2^${MAX_LOG2N} points, not 2^${log2n}`);
+  const program = readShader(shaderFile(dir, log2n));
+  const n = 2 ** log2n;
+  const dataBytes = 1 + ((COMPLEX_BYTES * n) | (PAGE - 1));
+  const tw = twiddles(log2n, inverse);
+  // Each QPU's uniforms: the twiddles' addresses, q, one job's ping and pong, 0, the host interrupt's flag.
+  const unifWords = 7;
+  const bytes = [program.length * 4, 2 * dataBytes, tw.data.length * 4, GPU_FFT_QPUS * unifWords * 4];
+  const m = new Machine(new GpuMemory(bytes.reduce((s, b) => s + footprint(b), 0)));
+  const loaded = m.load(program, `GPU_FFT ${n}`);
+  // Ping and pong in one block, as on a Pi: the shaders prefetch past a buffer's end into its guard space.
+  const data = m.memory.alloc(bytes[1]!, 'ping and pong');
+  const twid = m.memory.alloc(bytes[2]!, 'twiddles');
+  m.memory.view(twid, Float32Array).set(tw.data);
+  const [ping, pong] = [data.address, data.address + dataBytes];
+  const unif = m.memory.alloc(bytes[3]!, 'uniforms');
+  const unifs = Array.from({ length: GPU_FFT_QPUS }, (_, q) => {
+    const own = twid.address + COMPLEX_BYTES * BLOCK_COMPLEX * (tw.shared + q * tw.unique);
+    m.memory.view(unif, Int32Array).set([twid.address, own, q, ping, pong, 0, q === 0 ? 1 : 0], q * unifWords);
+    return unif.address + 4 * q * unifWords;
+  });
+  const floats = m.memory.view(data, Float32Array);
+  const at = (address: number) => floats.subarray((address - data.address) / 4, (address - data.address) / 4 + 2 * n);
+  const passes = PLANS[log2n]!.passes;
+  return {
+    log2n,
+    input: at(ping),
+    output: at(passes % 2 ? pong : ping),
+    // Not strict: rule gather-after-store would stop pass 2 at its first TMU read of what pass 1
+    // stored by DMA. On a Pi that is safe: the host clears the TMU and L2 caches before the run,
+    // so a buffer's lines are not cached when first read, and by a third pass a whole pass has
+    // gone through the caches since the buffer was last read (GPU_FFT relies on it). Every other
+    // strict rule holds for every size (checked with that one rule switched off).
+    execute: () => m.run(loaded, unifs, { maxSteps: Infinity, strict: false }),
+  };
+}
+
+// ---------------------------------------------------------------- checking it
+
+/** A float64 FFT (radix 2, in place on interleaved re/im), forward (e^-i) or inverse (e^+i, unscaled). */
+export function fft64(x: Float64Array, inverse = false): Float64Array {
+  const n = x.length / 2;
+  for (let i = 1, j = 0; i < n; i++) {
+    let bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) [x[2 * i], x[2 * i + 1], x[2 * j], x[2 * j + 1]] = [x[2 * j]!, x[2 * j + 1]!, x[2 * i]!, x[2 * i + 1]!];
+  }
+  const sign = inverse ? 1 : -1;
+  for (let len = 2; len <= n; len *= 2) {
+    const w = Float64Array.from({ length: len }, (_, k) => (k % 2 ? Math.sin : Math.cos)((sign * 2 * Math.PI * (k >> 1)) / len));
+    for (let s = 0; s < n; s += len) {
+      for (let k = 0; k < len / 2; k++) {
+        const [a, b] = [2 * (s + k), 2 * (s + k + len / 2)];
+        const [wr, wi] = [w[2 * k]!, w[2 * k + 1]!];
+        const tr = x[b]! * wr - x[b + 1]! * wi;
+        const ti = x[b]! * wi + x[b + 1]! * wr;
+        [x[b], x[b + 1]] = [x[a]! - tr, x[a + 1]! - ti];
+        [x[a], x[a + 1]] = [x[a]! + tr, x[a + 1]! + ti];
+      }
+    }
+  }
+  return x;
+}
+
+/** The largest |got_i - want_i| over the points, relative to the largest |want_i|; and the relative RMS error. */
+export function errors(got: Float32Array, want: Float64Array): { worst: number; relRms: number } {
+  let [worst, peak, e2, w2] = [0, 0, 0, 0];
+  for (let i = 0; i < want.length; i += 2) {
+    const d = Math.hypot(got[i]! - want[i]!, got[i + 1]! - want[i + 1]!);
+    const w = Math.hypot(want[i]!, want[i + 1]!);
+    [worst, peak, e2, w2] = [Math.max(worst, d), Math.max(peak, w), e2 + d * d, w2 + w * w];
+  }
+  return { worst: worst / peak, relRms: Math.sqrt(e2 / w2) };
+}
+
+/** hello_fft.c's frequency for its first job (job j has j + 1). */
+const HELLO_FREQ = 1;
+
+/** hello_fft.c's input: zero but 0.5 at points f and N - f. */
+function helloInput(input: Float32Array, n: number): void {
+  input.fill(0);
+  input[2 * HELLO_FREQ] = input[2 * (n - HELLO_FREQ)] = 0.5;
+}
+
+/** hello_fft.c's score: the output against cos(2 pi f i / N). */
+function helloRelRms(out: Float32Array, n: number): number {
+  let [sq, err] = [0, 0];
+  for (let i = 0; i < n; i++) {
+    const re = Math.cos((2 * Math.PI * HELLO_FREQ * i) / n);
+    sq += re ** 2;
+    err += (re - out[2 * i]!) ** 2 + out[2 * i + 1]! ** 2;
+  }
+  return Math.sqrt(err / sq);
+}
+
+/** Pseudo-random floats in [-1, 1), the same every run (a 32-bit xorshift). */
+function randomInput(input: Float32Array): void {
+  let s = 0x9e3779b9;
+  for (let i = 0; i < input.length; i++) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    input[i] = (s >>> 0) / 2 ** 31 - 1;
+  }
+}
+
+export interface GpuFftFigures {
+  /** The cycle model's time for one FFT on a Pi, and its cycles. */
+  piSeconds: number;
+  cycles: number;
+  /** Instructions executed, over all QPUs. */
+  instructions: number;
+  qpus: number;
+  /** hello_fft's rel_rms_err for its test (f = 1), run forward. */
+  relRms: number;
+  /** The largest point's error against a float64 FFT of the same input, relative to the largest output. */
+  worst: number;
+}
+
+/** Runs hello_fft's test signal (0.5 at points 1 and N - 1; expected output cos(2 pi i / N)) forward through GPU_FFT's 2^log2n shader and scores it. */
+export function runGpuFft(dir: string, log2n: number): GpuFftFigures {
+  const fft = prepareGpuFft(dir, log2n);
+  const n = 2 ** log2n;
+  helloInput(fft.input, n);
+  const want = fft64(Float64Array.from(fft.input));
+  const r = fft.execute();
+  const { worst } = errors(fft.output, want);
+  return { piSeconds: r.seconds, cycles: r.cycles, instructions: r.total.instructions, qpus: r.qpus.length, relRms: helloRelRms(fft.output, n), worst };
+}
+
+/** GPU_FFT on the pseudo-random input against a float64 FFT: relative RMS and worst point error. */
+export function checkRandom(dir: string, log2n: number): { relRms: number; worst: number } {
+  const fft = prepareGpuFft(dir, log2n);
+  randomInput(fft.input);
+  const want = fft64(Float64Array.from(fft.input));
+  fft.execute();
+  return errors(fft.output, want);
+}
+
+// ---------------------------------------------------------------- main
+
+/** gpu_fft.txt: per-transform runtimes in ms on a Pi 1, batches of 1, host overhead included. */
+const PUBLISHED_MS: Readonly<Record<number, number>> = {
+  8: 0.033, 9: 0.049, 10: 0.07, 11: 0.12, 12: 0.25, 13: 0.61, 14: 1.2, 15: 3.5, 16: 7.0, 17: 17, 18: 43, 19: 97, 20: 194, 21: 388, 22: 786,
+};
+
+interface Row extends GpuFftFigures {
+  log2n: number;
+  publishedMs: number;
+  random: { relRms: number; worst: number };
+}
+
+const sci = (x: number) => x.toExponential(1);
+const ms = (s: number) => (s * 1e3 < 1 ? (s * 1e3).toFixed(4) : (s * 1e3).toFixed(2));
+
+function measure(dir: string, log2n: number): Row {
+  const row = { log2n, ...runGpuFft(dir, log2n), publishedMs: PUBLISHED_MS[log2n]!, random: checkRandom(dir, log2n) };
+  const bad = [row.worst, row.relRms, row.random.worst, row.random.relRms].some((e) => !(e <= WRONG));
+  if (bad) throw new WrongResult(`GPU_FFT 2^${log2n}: wrong result (hello_fft test: rel RMS ${row.relRms}, worst ${row.worst}; random input: rel RMS ${row.random.relRms}, worst ${row.random.worst})`);
+  return row;
+}
+
+function parseSizes(text: string | undefined): number[] {
+  if (text === undefined) return Array.from({ length: 13 }, (_, i) => MIN_LOG2N + i);
+  const sizes = text.split(',').map((s) => Number(s.trim()));
+  const bad = sizes.find((s) => !Number.isInteger(s) || !PLANS[s]);
+  if (bad !== undefined) throw new BadInput(`--sizes takes log2 N from ${MIN_LOG2N} to ${MAX_LOG2N}, comma-separated, not ${text}`);
+  return sizes;
+}
+
+const USAGE = 'usage: npm run bench:gpu-fft -- --gpu-fft DIR [--sizes 8,10,...] [--json out.json]  (DIR: hello_fft, holding hex/shader_*.hex; see the top of bench/gpu-fft.ts)';
+
+/** The command line, every file it names checked before anything runs. */
+function options(argv: string[]): { dir: string; sizes: number[]; json: string | undefined } {
+  let values: { 'gpu-fft'?: string; sizes?: string; json?: string };
+  try {
+    values = parseArgs({ args: argv, options: { 'gpu-fft': { type: 'string' }, sizes: { type: 'string' }, json: { type: 'string' } } }).values;
+  } catch (e) {
+    throw new BadInput(`${(e as Error).message}; ${USAGE}`);
+  }
+  const { 'gpu-fft': dir, json } = values;
+  if (!dir) throw new BadInput(USAGE);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--gpu-fft ${dir}: no such directory`);
+  const sizes = parseSizes(values.sizes);
+  for (const log2n of sizes) readShader(shaderFile(dir, log2n));
+  if (json && !statSync(dirname(resolve(json)), { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--json ${json}: no such directory to write it in`);
+  return { dir, sizes, json };
+}
+
+function main(argv: string[]): void {
+  const { dir, sizes, json } = options(argv);
+  console.log('| log2 N | modelled time (ms) | GPU_FFT published, Pi 1 (ms) | instructions | rel RMS error (hello_fft) | worst error vs float64 | random input: rel RMS | random input: worst |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const rows = sizes.map((log2n) => {
+    const r = measure(dir, log2n);
+    console.log(`| ${log2n} | ${ms(r.piSeconds)} | ${r.publishedMs} | ${r.instructions} | ${sci(r.relRms)} | ${sci(r.worst)} | ${sci(r.random.relRms)} | ${sci(r.random.worst)} |`);
+    return r;
+  });
+  if (!json) return;
+  try {
+    writeFileSync(json, JSON.stringify({ timing: PI_TIMING, qpus: GPU_FFT_QPUS, rows }, null, 2) + '\n');
+  } catch (e) {
+    throw new BadInput(`cannot write ${json}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]).replace(/\.ts$/, '') === fileURLToPath(import.meta.url).replace(/\.ts$/, '')) {
+  try {
+    main(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof BadInput || e instanceof WrongResult || e instanceof EmulatorError)) throw e;
+    console.error(e.message);
+    process.exitCode = e instanceof BadInput ? 2 : 1;
+  }
+}
