@@ -159,11 +159,14 @@ class Generator extends FuncGenerator {
     if (this.chance(0.3)) body.push(...this.streamLoop());
     if (this.chance(0.25)) body.push(...this.parallelLoop());
     body.push(...this.block(0, false));
-    // Every int and float variable to this QPU's output slots.
+    // Every int and float variable to this QPU's output slots: one after another, or now and
+    // then every second or third slot (runs of stores a step apart, pass `rows`).
     const ints = this.vars.filter((v) => v.ty === 'int' && !this.funcVars.has(v.id));
     const floats = this.vars.filter((v) => v.ty === 'float' && !this.funcVars.has(v.id));
-    ints.slice(0, STORE_SLOTS).forEach((v, i) => body.push(this.storeTo(this.outQ, i, { k: 'var', id: v.id, ty: 'int' })));
-    floats.slice(0, STORE_SLOTS).forEach((v, i) => body.push(this.storeTo(this.outFQ, i, { k: 'var', id: v.id, ty: 'float' })));
+    const step = this.chance(0.3) ? this.pick([2, 3]) : 1;
+    const room = Math.ceil(STORE_SLOTS / step);
+    ints.slice(0, room).forEach((v, i) => body.push(this.storeTo(this.outQ, i * step, { k: 'var', id: v.id, ty: 'int' })));
+    floats.slice(0, room).forEach((v, i) => body.push(this.storeTo(this.outFQ, i * step, { k: 'var', id: v.id, ty: 'float' })));
     const ast: KernelAst = { name: 'generated', params: this.vars.slice(0, 6), vars: this.vars, body, ...(this.funcs.length ? { funcs: this.funcs } : {}) };
     const inputI = new Int32Array(INPUT_ELEMS).map(() => this.intLit());
     const inputF = new Int32Array(INPUT_ELEMS).map(() => this.floatLit());
