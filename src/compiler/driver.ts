@@ -45,7 +45,8 @@ import { delaySlotsOf, type Explanation, explainText, isNop } from './explain.ts
 import { reduceProducts } from './induction.ts';
 import { checkKernel } from '../source/check.ts';
 import { printKernel } from '../source/print.ts';
-import { accumulatorValues, allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
+import { allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
+import { accumulatorValues } from './accumulators.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 import { spillRowsPerQpu } from './vpm-rows.ts';
 import { MAX_RUN_ROWS } from './lower-store-rows.ts';
@@ -358,7 +359,7 @@ function allocateRegisters(
       continue;
     }
     const adj = interference(live);
-    const r = allocate(code, adj, st.nregs, st.unspillable, passOn(opts, 'acc') ? accumulatorValues(live, adj) : undefined, passOn(opts, 'coalesce'), passOn(opts, 'pair'));
+    const r = allocate(code, adj, st.nregs, st.unspillable, passOn(opts, 'acc') ? accumulatorValues(live, adj, passOn(opts, 'pair')) : undefined, passOn(opts, 'coalesce'), passOn(opts, 'pair'));
     if (r.ok) {
       const place = r.place;
       dumps.set('liveness', () => printLiveness(live, irText));

@@ -29,7 +29,7 @@ import { p, type Src, type VReg } from './ir.ts';
 import type { MemoryEmitter } from './lower-memory.ts';
 import { DMA_STORE_ROW, VPM_WRITE_ROW } from './lower-words.ts';
 import { type Expr, readsMemory, sameExpr, type Stmt } from '../source/ast.ts';
-import { LANES } from '../vc4/chip.ts';
+import { LANES, WORD_BYTES } from '../vc4/chip.ts';
 import { DMA_MODE_32, encodeVdwSetup, encodeVdwStride, encodeVpmWriteSetup, VDW_MAX_STRIDE } from '../vc4/vpm-setup.ts';
 
 type StoreStmt = Extract<Stmt, { k: 'store' }>;
@@ -38,8 +38,6 @@ type StoreStmt = Extract<Stmt, { k: 'store' }>;
 const VPM_WRITE_ROWS = encodeVpmWriteSetup({ size: 32, horizontal: true, laned: false, stride: 1, addr: 0 });
 /** A DMA store of n rows of 16 words from VPM row 0 (Guide p. 58, Table 34). */
 const dmaStoreRows = (n: number) => encodeVdwSetup({ units: n, depth: LANES, horizontal: true, vpmBase: 0, modew: DMA_MODE_32 });
-/** Bytes of a word. */
-const WORD_BYTES = 4;
 /** The most words from one row's start to the next's that a DMA store's stride can reach. */
 const MAX_STEP = LANES + Math.floor(VDW_MAX_STRIDE / WORD_BYTES);
 

@@ -2,10 +2,12 @@
 // scheduler puts in one word (pair.ts) share its two read ports, one for regfile A and one for B
 // (Guide p. 17; a small immediate takes B's), so values that neighbouring instructions on the
 // two ALUs read should be in different files. Allocation cannot know which instructions the
-// scheduler will pair; it leans values apart, at a weight below that of two operands of one
-// instruction, whose conflict is certain to cost a copy.
-// Needs: the IR in order, straight runs ended by any non-ALU instruction. Guarantees: only
-// weights (Partner lists); correctness never depends on them.
+// scheduler will pair: these weights only break a tie between the files that the operands of
+// one instruction, whose conflict is certain to cost a copy, leave even.
+// Needs: the IR in order; a straight run of ALU operations ends at any other instruction (an
+// `ldi` too, which the scheduler may move), and only operations that run on one ALU alone count
+// (`mov` and the v8 adds, which go on either, do not). Guarantees: only weights (Partner lists);
+// correctness never depends on them.
 
 import type { IrInstr, Src } from './ir.ts';
 import { ADD_OP_BY_NAME, MUL_OP_BY_NAME } from '../vc4/tables.ts';
@@ -17,11 +19,7 @@ export interface Partner {
   readonly weight: number;
 }
 
-/**
- * How much an operand of a neighbouring instruction on the other ALU weighs against a partner in
- * the same instruction: the scheduler may pair the two into one word (pair.ts), whose reads then
- * share the two read ports, but it may not.
- */
+/** How much an operand of a neighbouring instruction on the other ALU weighs, against the others of its kind (loop depth counts as for any partner). */
 export const PAIRING_WEIGHT = 0.5;
 /** How many instructions back a neighbour may be (the scheduler pairs nearby work). */
 const PAIRING_WINDOW = 2;

@@ -4,13 +4,10 @@
 // result names virtual registers to spill instead (spill.ts rewrites them and allocation runs
 // again), never a wrong assignment.
 //
-// Accumulators (pass `acc`, from -O1, as Mesa's vc4 allocator does): r1, r2 and r3 hold values
-// too, first the shortest-lived, wherever nothing else writes them while the value lives (r1 is
-// spill.ts's scratch for spill-row numbers).
-// An accumulator has no read port to share and no write-to-read latency (Guide p. 17), so a value
-// there costs no copy and no nop. r0 stays emit.ts's scratch (an operand copied out of a file
-// whose read port is taken, a rotation's input: only r0-r3 rotate across all 16 lanes, Guide
-// p. 20), r4 is the TMU/SFU result and r5 the broadcast register.
+// Accumulators (pass `acc`, accumulators.ts): the values given r1-r3 stay out of the files. r0
+// stays emit.ts's scratch (an operand copied out of a file whose read port is taken, a
+// rotation's input: only r0-r3 rotate across all 16 lanes, Guide p. 20), r4 is the TMU/SFU
+// result and r5 the broadcast register.
 //
 // Copies (pass `coalesce`, from -O1): a value copied to or from another that does not interfere
 // with it takes that value's register when it is free, unless the file costs more copies than
@@ -21,11 +18,13 @@
 // regfile per instruction; a small immediate takes the B read): a register read beside a small
 // immediate or a B-only register leans to A, one read beside a register already in A leans to
 // B, and so on. A choice the rule cannot satisfy is still correct: emit.ts then copies one
-// operand to an accumulator first, at the cost of an instruction.
+// operand to an accumulator first, at the cost of an instruction. With pairing (pass `pair`), a
+// tie is broken by what neighbouring instructions on the other ALU read (pairing-files.ts), and
+// the values rotations read are coloured first.
 
 import { lookupSource } from '../vc4/asm/names.ts';
 import { Neighbours, PAIRING_WEIGHT, type Partner } from './pairing-files.ts';
-import { type Accumulator, def, type IrInstr, isColour, isInsert, isUnpack, type PRegName, type Src } from './ir.ts';
+import { type Accumulator, type IrInstr, isColour, isInsert, type PRegName, type Src } from './ir.ts';
 import { loops } from './cfg.ts';
 import { type Liveness, walkLive } from './liveness.ts';
 
@@ -37,8 +36,6 @@ type RegFile = 'a' | 'b';
 /** A place in regfile A or B. */
 type FilePlace = { readonly file: RegFile; readonly n: number };
 
-/** The accumulators that hold values, in the order tried (r0 is emit.ts's scratch). */
-export const VALUE_ACCUMULATORS = [3, 1, 2] as const;
 
 export type AllocResult =
   | { readonly ok: true; readonly place: (Placement | undefined)[] }
@@ -72,9 +69,16 @@ function linkRegisters(code: readonly IrInstr[]): Set<number> {
 }
 
 /** The words inserts change: in regfile A, they can share the insert's register (pass coalesce), which spares a copy. */
-function insertedInto(code: readonly IrInstr[]): Set<number> {
+export function insertedInto(code: readonly IrInstr[]): Set<number> {
   const out = new Set<number>();
   for (const i of code) if (i.op === 'alu' && isInsert(i.code) && i.a.k === 'v') out.add(i.a.id);
+  return out;
+}
+
+/** The values a rotation reads (the first operand of an ALU operation with a rotation). */
+export function rotationInputs(code: readonly IrInstr[]): Set<number> {
+  const out = new Set<number>();
+  for (const i of code) if (i.op === 'alu' && i.rot !== undefined && i.a.k === 'v') out.add(i.a.id);
   return out;
 }
 
@@ -141,65 +145,9 @@ export function pressureSpills(code: readonly IrInstr[], live: Liveness, unspill
 }
 
 /**
- * Values for the accumulators: the shortest-lived first, each to an accumulator that no value it
- * interferes with holds and that no instruction writes while it lives (from an instruction that
- * writes the accumulator to the last that reads that write, no value may be live across, nor
- * defined inside).
- */
-export function accumulatorValues(live: Liveness, adj: readonly (readonly number[])[]): Map<number, number> {
-  const { code, nregs } = live;
-  const busy = VALUE_ACCUMULATORS.map(() => new Uint8Array(nregs));
-  const name = (n: number) => `r${n}`;
-  // The instructions inside each accumulator's write-to-last-read stretches.
-  const inside = VALUE_ACCUMULATORS.map(() => new Uint8Array(code.length));
-  VALUE_ACCUMULATORS.forEach((n, x) => {
-    for (let k = 0; k < code.length; k++) {
-      const i = code[k]!;
-      if (!((i.op === 'alu' || i.op === 'ldi') && i.dst.k === 'p' && i.dst.name === name(n))) continue;
-      let last = k;
-      for (let j = k + 1; j < code.length; j++) {
-        const c = code[j]!;
-        if (c.op === 'label' || c.op === 'branch') break;
-        if (c.op === 'alu' && [c.a, c.b].some((s) => s.k === 'p' && s.name === name(n))) last = j;
-        if ((c.op === 'alu' || c.op === 'ldi') && c.dst.k === 'p' && c.dst.name === name(n)) break;
-      }
-      // The write itself, even unread: a value live across it would be lost.
-      for (let j = k; j < Math.max(last, k + 1); j++) inside[x]![j] = 1;
-    }
-  });
-  const range = new Int32Array(nregs);
-  walkLive(live, (k, set) => {
-    for (let j = 0; j < set.size; j++) range[set.dense[j]!]!++;
-    const d = def(code[k]!);
-    if (d) range[d.id]!++;
-    VALUE_ACCUMULATORS.forEach((_, x) => {
-      if (!inside[x]![k]) return;
-      for (let j = 0; j < set.size; j++) busy[x]![set.dense[j]!] = 1;
-      if (d) busy[x]![d.id] = 1;
-    });
-  });
-  const out = new Map<number, number>();
-  // A value a byte or half-word is unpacked from stays out (only regfile A unpacks, emit.ts), and
-  // so do those only regfile A can hold and the words inserts change (which share the insert's
-  // register when coalesced).
-  const unpacked = new Set([...fileAOnly(code), ...insertedInto(code)]);
-  for (const i of code) if (i.op === 'alu' && isUnpack(i.code) && i.a.k === 'v') unpacked.add(i.a.id);
-  // Values a rotation reads first: only r0-r3 rotate across all 16 lanes (Guide p. 20), so
-  // one elsewhere costs emit.ts a copy to r0, and a wait before the rotation reads it.
-  const rotates = new Set<number>();
-  for (const i of code) if (i.op === 'alu' && i.rot !== undefined && i.a.k === 'v') rotates.add(i.a.id);
-  const first = (id: number) => (rotates.has(id) && range[id]! < 0 ? 0 : 1);
-  const order = [...range.keys()].filter((id) => range[id]! > 0 && !unpacked.has(id)).sort((x, y) => first(x) - first(y) || range[x]! - range[y]! || x - y);
-  for (const id of order) {
-    const x = VALUE_ACCUMULATORS.findIndex((n, x) => !busy[x]![id] && !adj[id]!.some((o) => out.get(o) === n));
-    if (x >= 0) out.set(id, VALUE_ACCUMULATORS[x]!);
-  }
-  return out;
-}
-
-/**
- * Colours the virtual registers, in the order the code first mentions them, onto regfiles A and
- * B (the values in `accumulators` stay there); or names registers to spill.
+ * Colours the virtual registers, in the order the code first mentions them (with `pairing`, the
+ * values rotations read first), onto regfiles A and B (the values in `accumulators` stay there);
+ * or names registers to spill.
  */
 export function allocate(
   code: readonly IrInstr[],
@@ -231,7 +179,7 @@ export function allocate(
     files.take(id, room);
   }
   if (spill.length) return { ok: false, spill };
-  improveFiles(files.place, uses.partners.map((p, id) => [...p, ...uses.nearby[id]!]), adj, uses.copies, files.onlyA);
+  improveFiles(files.place, uses.partners, adj, uses.copies, files.onlyA);
   return { ok: true, place: files.place };
 }
 
@@ -287,8 +235,7 @@ function usesOf(code: readonly IrInstr[], nregs: number, coalesce: boolean, pair
   });
   // Values a rotation reads are coloured first: emit.ts copies each to r0 beside another
   // rotation, whose amount takes regfile B's port, so they want regfile A before it fills.
-  const rotated = new Set<number>();
-  if (pairing) for (const i of code) if (i.op === 'alu' && i.rot !== undefined && i.a.k === 'v') rotated.add(i.a.id);
+  const rotated = pairing ? rotationInputs(code) : new Set<number>();
   const first = order.filter((id) => rotated.has(id));
   return { partners, nearby, copies, weight, order: first.length ? [...first, ...order.filter((id) => !rotated.has(id))] : order };
 }
@@ -370,10 +317,11 @@ function fileWeights(partners: readonly Partner[], place: readonly (Placement | 
  * than that file costs over the other, or in the other file.
  */
 function chooseRegister(id: number, files: Files, uses: Uses, coalesce: boolean): { first: RegFile; at?: FilePlace } {
-  // Conflicts in one instruction, which cost a copy; those with neighbours only lean the choice.
+  // Conflicts in one instruction cost a copy and decide; those with neighbours, which the
+  // scheduler may or may not pair, only break a tie.
   const conflicts = fileWeights(uses.partners[id]!, files.place);
   const nearby = fileWeights(uses.nearby[id]!, files.place);
-  const lean = { a: conflicts.a + nearby.a, b: conflicts.b + nearby.b };
+  const lean = conflicts.a !== conflicts.b ? conflicts : nearby;
   const onlyA = files.onlyA.has(id);
   const even = lean.a === lean.b;
   const first: RegFile = onlyA || (even && files.leanA.has(id)) ? 'a' : !even ? (lean.a < lean.b ? 'a' : 'b') : files.count.a <= files.count.b ? 'a' : 'b';

@@ -8,8 +8,11 @@
 export { LANES } from './tables.ts';
 import { LANES } from './tables.ts';
 
+/** Bytes of a word: a lane's 32 bits, what an address counts in. */
+export const WORD_BYTES = 4;
+
 /** Bytes of a 16-lane vector of 32-bit words: a VPM row, a DMA row of the compiler's, a lane-wise load. */
-export const VECTOR_BYTES = LANES * 4;
+export const VECTOR_BYTES = LANES * WORD_BYTES;
 
 /** QPUs of a VideoCore IV: 3 slices of 4 (Guide p. 13, Figure 1; QPU_NUM is 0-11). */
 export const MAX_QPUS = 12;

@@ -1,10 +1,10 @@
-// Pass acc (regalloc.ts accumulatorValues): the shortest-lived values to r3, r1, r2, each where no
+// Pass acc (accumulators.ts accumulatorValues): the shortest-lived values to r3, r1, r2, each where no
 // value it interferes with holds the accumulator and nothing writes the accumulator while it lives.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseIr } from '../../../src/compiler/ir-parse.ts';
 import { interference, liveness } from '../../../src/compiler/liveness.ts';
-import { accumulatorValues } from '../../../src/compiler/regalloc.ts';
+import { accumulatorValues } from '../../../src/compiler/accumulators.ts';
 
 /** Each virtual register's accumulator, as `%n -> rN`, in register order. */
 function accumulators(src: string): string[] {
