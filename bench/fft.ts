@@ -4,7 +4,7 @@
 // them (its signal, 0.5 at points 1 and N - 1, against the exact cosine). The goal (issue 27):
 // ours at most GPU_FFT's time at every size, with no larger error.
 //
-//   npm run bench:fft -- [--gpu-fft DIR] [--sizes 8,12,16] [--qpus 12] [--json out.json]
+//   npm run bench:fft -- [--gpu-fft DIR] [--sizes 8,9,...] [--qpus 12] [--json out.json]
 //
 // Without --gpu-fft only our figures are printed. Ours run each pass as a kernel run (a pass
 // reads the one before through the TMUs, which within one run the language forbids: its caches
@@ -13,10 +13,14 @@ import { statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { MAX_LOG2N, MIN_LOG2N, runFft } from '../examples/fft.ts';
-import { BadInput, readShader, runGpuFft, shaderFile } from './gpu-fft.ts';
+import { runFft, sizeList } from '../examples/fft.ts';
+import { SelfCheckError } from '../examples/lib/report.ts';
+import { EmulatorError } from '../src/emulator/errors.ts';
+import { BadInput, GPU_FFT_QPUS, readShader, runGpuFft, shaderFile, WrongResult } from './gpu-fft.ts';
 
-const USAGE = 'usage: npm run bench:fft -- [--gpu-fft DIR] [--sizes 8,12,16] [--qpus 12] [--json out.json]';
+/** The sizes run unless --sizes says otherwise (log2 of the points). */
+const DEFAULT_SIZES = '8,9,10,11,12,13,14,15,16';
+const USAGE = `usage: npm run bench:fft -- [--gpu-fft DIR] [--sizes ${DEFAULT_SIZES}] [--qpus 12] [--json out.json]`;
 
 interface Row {
   log2n: number;
@@ -33,10 +37,14 @@ function options(argv: string[]): { dir?: string; sizes: number[]; qpus: number;
   } catch (e) {
     throw new BadInput(`${(e as Error).message}; ${USAGE}`);
   }
-  const sizes = (v.sizes ?? '8,9,10,11,12,13,14,15,16').split(',').map(Number);
-  if (sizes.some((k) => !Number.isInteger(k) || k < MIN_LOG2N || k > MAX_LOG2N)) throw new BadInput(`--sizes ${v.sizes}: log2 N from ${MIN_LOG2N} to ${MAX_LOG2N}, comma-separated`);
-  const qpus = Number(v.qpus ?? 12);
-  if (!Number.isInteger(qpus) || qpus < 1 || qpus > 12) throw new BadInput(`--qpus ${v.qpus}: a QPU count from 1 to 12`);
+  let sizes: number[];
+  try {
+    sizes = sizeList(v.sizes ?? DEFAULT_SIZES, '--sizes');
+  } catch (e) {
+    throw new BadInput((e as Error).message);
+  }
+  const qpus = /^\d+$/.test(v.qpus ?? '12') ? Number(v.qpus ?? 12) : NaN;
+  if (!(qpus >= 1 && qpus <= 12)) throw new BadInput(`--qpus ${v.qpus}: a QPU count from 1 to 12`);
   const dir = v['gpu-fft'];
   if (dir !== undefined) {
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--gpu-fft ${dir}: no such directory`);
@@ -51,8 +59,8 @@ const sci = (x: number) => x.toExponential(2);
 
 async function main(argv: string[]): Promise<void> {
   const { dir, sizes, qpus, json } = options(argv);
-  console.log(`FFT of N complex float32 points: examples/fft.ts on ${qpus} QPUs${dir ? ' against GPU_FFT (8 QPUs, one run)' : ''}, cycle model`);
-  console.log(`| log2 N | passes | ours | ${dir ? 'GPU_FFT | ours / GPU_FFT | ' : ''}error, ours (hello_fft) | ${dir ? 'error, GPU_FFT | ' : ''}error, ours (random vs float64) |`);
+  console.log(`FFT of N complex float32 points in the cycle model: examples/fft.ts on ${qpus} QPUs, a kernel run a pass (host launches not counted)${dir ? `, against GPU_FFT on its ${GPU_FFT_QPUS} QPUs in one run` : ''}`);
+  console.log(`| log2 N | passes | ours, ${qpus} QPUs | ${dir ? `GPU_FFT, ${GPU_FFT_QPUS} QPUs | ours / GPU_FFT | ` : ''}error, ours (hello_fft) | ${dir ? 'error, GPU_FFT | ' : ''}error, ours (random vs float64) |`);
   console.log(`|---:|---:|---:|${dir ? '---:|---:|' : ''}---:|${dir ? '---:|' : ''}---:|`);
   const rows: Row[] = [];
   for (const log2n of sizes) {
@@ -79,8 +87,9 @@ if (process.argv[1] && resolve(process.argv[1]).replace(/\.ts$/, '') === fileURL
   try {
     await main(process.argv.slice(2));
   } catch (e) {
-    if (!(e instanceof BadInput)) throw e;
+    // A wrong result (ours or GPU_FFT's) or an emulator error: one line and status 1, as bench/gpu-fft.ts.
+    if (!(e instanceof BadInput || e instanceof WrongResult || e instanceof SelfCheckError || e instanceof EmulatorError)) throw e;
     console.error(e.message);
-    process.exitCode = 2;
+    process.exitCode = e instanceof BadInput ? 2 : 1;
   }
 }

@@ -35,19 +35,23 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { EmulatorError } from '../src/emulator/errors.ts';
 import { Machine, type RunResult } from '../src/emulator/machine.ts';
-import { footprint, GpuMemory, PAGE } from '../src/common/memory.ts';
+import { footprint, GpuMemory } from '../src/common/memory.ts';
+import { WORD_BYTES } from '../src/vc4/chip.ts';
 import { PI_TIMING } from '../src/emulator/timing.ts';
+import { fft64, fftErrors, helloSignal, helloTransform, randomSignal, WRONG_FFT } from '../examples/lib/fft-reference.ts';
 
 /** GPU_FFT runs on this many QPUs (GPU_FFT_QPUS). */
 export const GPU_FFT_QPUS = 8;
 export const MIN_LOG2N = 8;
 export const MAX_LOG2N = 22;
+/** The sizes run unless --sizes says otherwise: up to 2^20 (2^21 and 2^22 take minutes). */
+const DEFAULT_MAX_LOG2N = 20;
+/** gpu_fft.c's buffers: data_bytes = 1 + (8N | (GPU_FFT_ALIGN - 1)), the data and guard space to a multiple of 4096 bytes. */
+const GPU_FFT_ALIGN = 4096;
 /** Bytes of one complex float (re, im). */
 const COMPLEX_BYTES = 8;
 /** Twiddles come in blocks of 16 complex floats (one per lane). */
 const BLOCK_COMPLEX = 16;
-/** Beyond this a result is wrong, not rounded: GPU_FFT is accurate to a few parts per million. */
-const WRONG = 1e-4;
 
 /** A file or directory that is missing or unreadable, or a shader file that is not one: a one-line error, exit status 2. */
 export class BadInput extends Error {}
@@ -166,11 +170,12 @@ export function prepareGpuFft(dir: string, log2n: number, inverse = false): GpuF
   if (!PLANS[log2n]) throw new BadInput(`GPU_FFT has shaders for 2^${MIN_LOG2N} to 2^${MAX_LOG2N} points, not 2^${log2n}`);
   const program = readShader(shaderFile(dir, log2n));
   const n = 2 ** log2n;
-  const dataBytes = 1 + ((COMPLEX_BYTES * n) | (PAGE - 1));
+  const dataBytes = 1 + ((COMPLEX_BYTES * n) | (GPU_FFT_ALIGN - 1));
   const tw = twiddles(log2n, inverse);
-  // Each QPU's uniforms: the twiddles' addresses, q, one job's ping and pong, 0, the host interrupt's flag.
-  const unifWords = 7;
-  const bytes = [program.length * 4, 2 * dataBytes, tw.data.length * 4, GPU_FFT_QPUS * unifWords * 4];
+  // Each QPU's uniforms: the twiddles' addresses, q, one job's ping and pong, 0 (no more jobs), the host interrupt's flag.
+  const uniformsOf = (q: number, twid: number, ping: number, pong: number) => [twid, twid + COMPLEX_BYTES * BLOCK_COMPLEX * (tw.shared + q * tw.unique), q, ping, pong, 0, q === 0 ? 1 : 0];
+  const unifWords = uniformsOf(0, 0, 0, 0).length;
+  const bytes = [program.length * WORD_BYTES, 2 * dataBytes, tw.data.length * WORD_BYTES, GPU_FFT_QPUS * unifWords * WORD_BYTES];
   const m = new Machine(new GpuMemory(bytes.reduce((s, b) => s + footprint(b), 0)));
   const loaded = m.load(program, `GPU_FFT ${n}`);
   // Ping and pong in one block, as on a Pi: the shaders prefetch past a buffer's end into its guard space.
@@ -180,9 +185,8 @@ export function prepareGpuFft(dir: string, log2n: number, inverse = false): GpuF
   const [ping, pong] = [data.address, data.address + dataBytes];
   const unif = m.memory.alloc(bytes[3]!, 'uniforms');
   const unifs = Array.from({ length: GPU_FFT_QPUS }, (_, q) => {
-    const own = twid.address + COMPLEX_BYTES * BLOCK_COMPLEX * (tw.shared + q * tw.unique);
-    m.memory.view(unif, Int32Array).set([twid.address, own, q, ping, pong, 0, q === 0 ? 1 : 0], q * unifWords);
-    return unif.address + 4 * q * unifWords;
+    m.memory.view(unif, Int32Array).set(uniformsOf(q, twid.address, ping, pong), q * unifWords);
+    return unif.address + WORD_BYTES * q * unifWords;
   });
   const floats = m.memory.view(data, Float32Array);
   const at = (address: number) => floats.subarray((address - data.address) / 4, (address - data.address) / 4 + 2 * n);
@@ -202,72 +206,26 @@ export function prepareGpuFft(dir: string, log2n: number, inverse = false): GpuF
 
 // ---------------------------------------------------------------- checking it
 
-/** A float64 FFT (radix 2, in place on interleaved re/im), forward (e^-i) or inverse (e^+i, unscaled). */
-export function fft64(x: Float64Array, inverse = false): Float64Array {
+/** GPU_FFT's interleaved complex floats (re, im, re, im, ...) as split arrays, and back. */
+function split(x: Float32Array): { re: Float32Array; im: Float32Array } {
   const n = x.length / 2;
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) [x[2 * i], x[2 * i + 1], x[2 * j], x[2 * j + 1]] = [x[2 * j]!, x[2 * j + 1]!, x[2 * i]!, x[2 * i + 1]!];
-  }
-  const sign = inverse ? 1 : -1;
-  for (let len = 2; len <= n; len *= 2) {
-    const w = Float64Array.from({ length: len }, (_, k) => (k % 2 ? Math.sin : Math.cos)((sign * 2 * Math.PI * (k >> 1)) / len));
-    for (let s = 0; s < n; s += len) {
-      for (let k = 0; k < len / 2; k++) {
-        const [a, b] = [2 * (s + k), 2 * (s + k + len / 2)];
-        const [wr, wi] = [w[2 * k]!, w[2 * k + 1]!];
-        const tr = x[b]! * wr - x[b + 1]! * wi;
-        const ti = x[b]! * wi + x[b + 1]! * wr;
-        [x[b], x[b + 1]] = [x[a]! - tr, x[a + 1]! - ti];
-        [x[a], x[a + 1]] = [x[a]! + tr, x[a + 1]! + ti];
-      }
-    }
-  }
-  return x;
+  const out = { re: new Float32Array(n), im: new Float32Array(n) };
+  for (let i = 0; i < n; i++) [out.re[i], out.im[i]] = [x[2 * i]!, x[2 * i + 1]!];
+  return out;
+}
+function interleave(into: Float32Array, { re, im }: { re: Float32Array; im: Float32Array }): void {
+  for (let i = 0; i < re.length; i++) [into[2 * i], into[2 * i + 1]] = [re[i]!, im[i]!];
 }
 
-/** The largest |got_i - want_i| over the points, relative to the largest |want_i|; and the relative RMS error. */
-export function errors(got: Float32Array, want: Float64Array): { worst: number; relRms: number } {
-  let [worst, peak, e2, w2] = [0, 0, 0, 0];
-  for (let i = 0; i < want.length; i += 2) {
-    const d = Math.hypot(got[i]! - want[i]!, got[i + 1]! - want[i + 1]!);
-    const w = Math.hypot(want[i]!, want[i + 1]!);
-    [worst, peak, e2, w2] = [Math.max(worst, d), Math.max(peak, w), e2 + d * d, w2 + w * w];
-  }
-  return { worst: worst / peak, relRms: Math.sqrt(e2 / w2) };
-}
-
-/** hello_fft.c's frequency for its first job (job j has j + 1). */
-const HELLO_FREQ = 1;
-
-/** hello_fft.c's input: zero but 0.5 at points f and N - f. */
-function helloInput(input: Float32Array, n: number): void {
-  input.fill(0);
-  input[2 * HELLO_FREQ] = input[2 * (n - HELLO_FREQ)] = 0.5;
-}
-
-/** hello_fft.c's score: the output against cos(2 pi f i / N). */
-function helloRelRms(out: Float32Array, n: number): number {
-  let [sq, err] = [0, 0];
-  for (let i = 0; i < n; i++) {
-    const re = Math.cos((2 * Math.PI * HELLO_FREQ * i) / n);
-    sq += re ** 2;
-    err += (re - out[2 * i]!) ** 2 + out[2 * i + 1]! ** 2;
-  }
-  return Math.sqrt(err / sq);
-}
-
-/** Pseudo-random floats in [-1, 1), the same every run (a 32-bit xorshift). */
-function randomInput(input: Float32Array): void {
-  let s = 0x9e3779b9;
-  for (let i = 0; i < input.length; i++) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    input[i] = (s >>> 0) / 2 ** 31 - 1;
-  }
+/** Runs GPU_FFT forward on a signal (examples/lib/fft-reference.ts) and measures its output against `want` (or a float64 FFT of the input). */
+function transform(dir: string, log2n: number, signal: (re: Float32Array, im: Float32Array) => void, want?: { re: Float64Array; im: Float64Array }) {
+  const fft = prepareGpuFft(dir, log2n);
+  const x = { re: new Float32Array(2 ** log2n), im: new Float32Array(2 ** log2n) };
+  signal(x.re, x.im);
+  interleave(fft.input, x);
+  const r = fft.execute();
+  const got = split(fft.output);
+  return { r, ...fftErrors(got.re, got.im, (want ?? fft64(x.re, x.im)).re, (want ?? fft64(x.re, x.im)).im) };
 }
 
 export interface GpuFftFigures {
@@ -279,28 +237,24 @@ export interface GpuFftFigures {
   qpus: number;
   /** hello_fft's rel_rms_err for its test (f = 1), run forward. */
   relRms: number;
-  /** The largest point's error against a float64 FFT of the same input, relative to the largest output. */
+  /** The largest point's error against the exact transform, relative to the largest output. */
   worst: number;
+  /** The pseudo-random signal's errors against a float64 FFT of the same float32 values. */
+  random: { relRms: number; worst: number };
 }
 
-/** Runs hello_fft's test signal (0.5 at points 1 and N - 1; expected output cos(2 pi i / N)) forward through GPU_FFT's 2^log2n shader and scores it. */
+/**
+ * GPU_FFT's 2^log2n shader on hello_fft's test signal (0.5 at points 1 and N - 1; its transform
+ * cos(2 pi i / N)), scored as hello_fft scores it, and on a pseudo-random one against float64;
+ * a WrongResult when either is beyond rounding (a wrong emulation or setup).
+ */
 export function runGpuFft(dir: string, log2n: number): GpuFftFigures {
-  const fft = prepareGpuFft(dir, log2n);
-  const n = 2 ** log2n;
-  helloInput(fft.input, n);
-  const want = fft64(Float64Array.from(fft.input));
-  const r = fft.execute();
-  const { worst } = errors(fft.output, want);
-  return { piSeconds: r.seconds, cycles: r.cycles, instructions: r.total.instructions, qpus: r.qpus.length, relRms: helloRelRms(fft.output, n), worst };
-}
-
-/** GPU_FFT on the pseudo-random input against a float64 FFT: relative RMS and worst point error. */
-export function checkRandom(dir: string, log2n: number): { relRms: number; worst: number } {
-  const fft = prepareGpuFft(dir, log2n);
-  randomInput(fft.input);
-  const want = fft64(Float64Array.from(fft.input));
-  fft.execute();
-  return errors(fft.output, want);
+  const hello = transform(dir, log2n, helloSignal, helloTransform(2 ** log2n));
+  const random = transform(dir, log2n, randomSignal);
+  const figures = { piSeconds: hello.r.seconds, cycles: hello.r.cycles, instructions: hello.r.total.instructions, qpus: hello.r.qpus.length, relRms: hello.relRms, worst: hello.worst, random: { relRms: random.relRms, worst: random.worst } };
+  if ([hello.relRms, hello.worst, random.relRms, random.worst].some((e) => !(e <= WRONG_FFT)))
+    throw new WrongResult(`GPU_FFT 2^${log2n}: wrong result (hello_fft test: rel RMS ${hello.relRms}, worst ${hello.worst}; random input: rel RMS ${random.relRms}, worst ${random.worst})`);
+  return figures;
 }
 
 // ---------------------------------------------------------------- main
@@ -313,21 +267,13 @@ const PUBLISHED_MS: Readonly<Record<number, number>> = {
 interface Row extends GpuFftFigures {
   log2n: number;
   publishedMs: number;
-  random: { relRms: number; worst: number };
 }
 
 const sci = (x: number) => x.toExponential(1);
 const ms = (s: number) => (s * 1e3 < 1 ? (s * 1e3).toFixed(4) : (s * 1e3).toFixed(2));
 
-function measure(dir: string, log2n: number): Row {
-  const row = { log2n, ...runGpuFft(dir, log2n), publishedMs: PUBLISHED_MS[log2n]!, random: checkRandom(dir, log2n) };
-  const bad = [row.worst, row.relRms, row.random.worst, row.random.relRms].some((e) => !(e <= WRONG));
-  if (bad) throw new WrongResult(`GPU_FFT 2^${log2n}: wrong result (hello_fft test: rel RMS ${row.relRms}, worst ${row.worst}; random input: rel RMS ${row.random.relRms}, worst ${row.random.worst})`);
-  return row;
-}
-
 function parseSizes(text: string | undefined): number[] {
-  if (text === undefined) return Array.from({ length: 13 }, (_, i) => MIN_LOG2N + i);
+  if (text === undefined) return Array.from({ length: DEFAULT_MAX_LOG2N - MIN_LOG2N + 1 }, (_, i) => MIN_LOG2N + i);
   const sizes = text.split(',').map((s) => Number(s.trim()));
   const bad = sizes.find((s) => !Number.isInteger(s) || !PLANS[s]);
   if (bad !== undefined) throw new BadInput(`--sizes takes log2 N from ${MIN_LOG2N} to ${MAX_LOG2N}, comma-separated, not ${text}`);
@@ -358,7 +304,7 @@ function main(argv: string[]): void {
   console.log('| log2 N | modelled time (ms) | GPU_FFT published, Pi 1 (ms) | instructions | rel RMS error (hello_fft) | worst error vs float64 | random input: rel RMS | random input: worst |');
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
   const rows = sizes.map((log2n) => {
-    const r = measure(dir, log2n);
+    const r: Row = { log2n, ...runGpuFft(dir, log2n), publishedMs: PUBLISHED_MS[log2n]! };
     console.log(`| ${log2n} | ${ms(r.piSeconds)} | ${r.publishedMs} | ${r.instructions} | ${sci(r.relRms)} | ${sci(r.worst)} | ${sci(r.random.relRms)} | ${sci(r.random.worst)} |`);
     return r;
   });

@@ -1,11 +1,12 @@
 // The fast Fourier transform of N complex float32 values (256 to 1M points, a power of 2), on
-// the QPUs: Stockham's self-sorting radix-16 passes, each a kernel run that reads the previous
-// pass's output through the TMUs and writes rows of 16 through the VPM's DMA. The first pass
-// does 16-point transforms across the 16 lanes (rotations); the others, across registers, with
-// each lane on its own butterfly. Checked against a float64 FFT computed here (the relative RMS
-// error, as GPU_FFT's hello_fft computes it, and the worst point), and timed by the cycle model.
+// the QPUs: Stockham's self-sorting passes, each a kernel run that reads the previous pass's
+// output through the TMUs and writes rows of 16 through the VPM's DMA. The first pass does
+// 16-point transforms across the 16 lanes (rotations); the others are radix 8 (the last maybe 2
+// or 4) across registers, with each lane on its own butterfly. Checked against a float64 FFT
+// (the relative RMS error, as GPU_FFT's hello_fft computes it), and timed by the cycle model.
 // Run: npx tsx examples/fft.ts [--log2n 8,12,16] [--qpus 12]
 import { Float, type FloatExpr, type FloatVar, For, gather, index, Int, type IntExpr, kernel, me, numQPUs, Ptr, type PtrExpr, receive, rotate, select, SharedArray } from 'qpu-ts';
+import { fft64, fftErrors, helloSignal, helloTransform, randomSignal, WRONG_FFT } from './lib/fft-reference.ts';
 import { check, count, type ExampleOptions, type ExampleResult, fastest, qpuList, runIfMain, seconds, since, type Timing, UsageError } from './lib/report.ts';
 
 /** A complex value in the kernel: two Floats. */
@@ -87,61 +88,102 @@ function reversedLane(): IntExpr {
 }
 
 /**
- * The first pass: for each i < N / 16, the 16-point DFT of x[i + t N / 16] (t = 0..15), across
- * the lanes, into y[16 i + u]. Lane l gathers input t = reverse(l), and four radix-2 steps of
- * span 1, 2, 4, 8 pair each lane with the one `span` away (rotations): the lane whose span bit
- * is clear takes a + w b, the other a - w b, with the twiddles (signs folded in) from `tw`, 4
- * rows of 16 real parts then 4 of imaginary ones. Each QPU takes 4 consecutive i's at a time,
- * so that its stores are 4 consecutive rows (one DMA transfer each for the real and imaginary
- * parts, pass `rows`).
+ * A 16-point DFT across the lanes, decimated in time: lane l holds input reverse(l) (reversedLane),
+ * and four radix-2 steps of span 1, 2, 4, 8 pair each lane with the one `span` away (rotations):
+ * the lane whose span bit is clear takes a + w b, the other a - w b, with w from `steps` (one
+ * twiddle vector a step, signs folded in: laneTwiddles). Lane u ends with output u.
  */
-export const fftLanes = kernel([Ptr(Float), Ptr(Float), Ptr(Float), Ptr(Float), Ptr(Float), Int], function fftLanes(xre, xim, yre, yim, tw, n) {
-  const from = Int(reversedLane().mul(n.shr(LOG2_LANES)));
-  const twiddles = new InFlight();
-  const w = Array.from({ length: LOG2_LANES }, (_, s) => ({ re: twiddles.ask(tw.add(index().add(s * LANES))), im: twiddles.ask(tw.add(index().add((LOG2_LANES + s) * LANES))) }));
-  twiddles.flush();
-  const GROUP = 4;
-  const groups = Int(n.shr(LOG2_LANES + 2));
-  const g = Int(me());
-  For(g.lt(groups), () => g.set(g.add(numQPUs())), () => {
-    const i0 = Int(g.shl(2));
-    const inputs = new InFlight();
-    const xs: C[] = Array.from({ length: GROUP }, (_, j) => ({ re: inputs.ask(xre.add(i0.add(j)).add(from)), im: inputs.ask(xim.add(i0.add(j)).add(from)) }));
-    inputs.flush();
-    const ys = xs.map((x) => {
-      let v: C = x;
-      for (let s = 0; s < LOG2_LANES; s++) {
-        const span = 1 << s;
-        const low = index().and(span).ne(0);
-        const c = kept(v);
-        const partner = kept({ re: select(low, rotate(c.re, span), rotate(c.re, LANES - span)), im: select(low, rotate(c.im, span), rotate(c.im, LANES - span)) });
-        const a = { re: select(low, partner.re, c.re), im: select(low, partner.im, c.im) };
-        const b = kept({ re: select(low, c.re, partner.re), im: select(low, c.im, partner.im) });
-        const t = cmul(b, w[s]!);
-        v = kept({ re: a.re.add(t.re), im: a.im.add(t.im) });
-      }
-      return v;
-    });
-    const reRow = Ptr(Float)(yre.add(i0.shl(LOG2_LANES)));
-    const imRow = Ptr(Float)(yim.add(i0.shl(LOG2_LANES)));
-    for (let j = 0; j < GROUP; j++) reRow.add(j * LANES).store(ys[j]!.re);
-    for (let j = 0; j < GROUP; j++) imRow.add(j * LANES).store(ys[j]!.im);
-  });
-});
-
-/** The lane pass's twiddles: for step s (span 2^s), lane l's e^(-2 pi i (l mod span) / (2 span)), negated where l's span bit is set. */
-export function laneTwiddles(): Float32Array {
-  const t = new Float32Array(2 * LOG2_LANES * LANES);
+function laneDft(x: C, steps: readonly C[]): C {
+  let v: C = x;
   for (let s = 0; s < LOG2_LANES; s++) {
     const span = 1 << s;
-    for (let l = 0; l < LANES; l++) {
-      const sign = l & span ? -1 : 1;
-      const angle = (-Math.PI * (l % span)) / span;
-      t[s * LANES + l] = sign * Math.cos(angle);
-      t[(LOG2_LANES + s) * LANES + l] = sign * Math.sin(angle);
-    }
+    const low = index().and(span).ne(0);
+    const c = kept(v);
+    const partner = kept({ re: select(low, rotate(c.re, span), rotate(c.re, LANES - span)), im: select(low, rotate(c.im, span), rotate(c.im, LANES - span)) });
+    const a = { re: select(low, partner.re, c.re), im: select(low, partner.im, c.im) };
+    const b = kept({ re: select(low, c.re, partner.re), im: select(low, c.im, partner.im) });
+    const t = cmul(b, steps[s]!);
+    v = kept({ re: a.re.add(t.re), im: a.im.add(t.im) });
   }
+  return v;
+}
+
+/** Rows a QPU's stores may make one DMA store of on 12 QPUs (pass `rows`: its store row and 3 spill rows). */
+const ROW_RUN = 4;
+
+/**
+ * The first pass, of radix 16 g for g registers: for each i < N / (16 g), the DFT of
+ * x[i + t N / (16 g)], t = 0..16g-1, into y[16 g i + u]. As t = g t1 + t2 and u = u1 + 16 u2
+ * (t1, u1 a lane; t2, u2 a register), the DFT is one across the lanes of each register t2
+ * (laneDft, over t1), each lane u1 of register t2 turned by e^(-2 pi i t2 u1 / 16g), then one
+ * across the registers, lane by lane (dft, over t2), whose output u2 is register u2: g rows of
+ * 16 one after another in memory. A QPU takes enough consecutive i's at a time for ROW_RUN rows,
+ * one DMA store (pass `rows`). The twiddles come from `tw` (laneTwiddles): the steps' kept in
+ * registers, the turns gathered with the inputs (kept, they would crowd out the data at g = 8).
+ */
+function lanesPass(regs: number) {
+  const log2g = Math.log2(regs);
+  const batch = Math.max(1, ROW_RUN / regs);
+  return kernel([Ptr(Float), Ptr(Float), Ptr(Float), Ptr(Float), Ptr(Float), Int], function fftLanes(xre, xim, yre, yim, tw, n) {
+    const spread = Int(n.shr(LOG2_LANES + log2g));
+    const from = Int(reversedLane().mul(n.shr(LOG2_LANES)));
+    const twiddles = new InFlight();
+    const row = (q: InFlight, r: number) => q.ask(tw.add(index().add(r * LANES)));
+    const steps = Array.from({ length: LOG2_LANES }, (_, s) => ({ re: row(twiddles, 2 * s), im: row(twiddles, 2 * s + 1) }));
+    twiddles.flush();
+    const i0 = Int(me().mul(batch));
+    For(i0.lt(spread), () => i0.set(i0.add(numQPUs().mul(batch))), () => {
+      const inputs = new InFlight();
+      // Register t2 of butterfly i0 + j: its input and turn asked for; transformed when taken, while the next ones are on their way.
+      const ask = (j: number, t2: number): (() => C) => {
+        const at = Int(i0.add(j).add(spread.mul(t2)).add(from));
+        const x = { re: inputs.ask(xre.add(at)), im: inputs.ask(xim.add(at)) };
+        if (!t2) return () => (inputs.wait(x.im), laneDft(x, steps));
+        const turn = { re: row(inputs, 2 * (LOG2_LANES + t2 - 1)), im: row(inputs, 2 * (LOG2_LANES + t2 - 1) + 1) };
+        return () => (inputs.wait(turn.im), kept(cmul(laneDft(x, steps), turn)));
+      };
+      const order = Array.from({ length: batch * regs }, (_, k) => [Math.floor(k / regs), k % regs] as const);
+      const zs: C[] = [];
+      let next = ask(...order[0]!);
+      for (let k = 0; k < order.length; k++) {
+        const take = next;
+        if (k + 1 < order.length) next = ask(...order[k + 1]!);
+        zs.push(take());
+      }
+      const ys = Array.from({ length: batch }, (_, j) => dft(zs.slice(j * regs, (j + 1) * regs)));
+      const reRow = Ptr(Float)(yre.add(i0.shl(LOG2_LANES + log2g)));
+      const imRow = Ptr(Float)(yim.add(i0.shl(LOG2_LANES + log2g)));
+      for (let k = 0; k < batch * regs; k++) reRow.add(k * LANES).store(ys[Math.floor(k / regs)]![k % regs]!.re);
+      for (let k = 0; k < batch * regs; k++) imRow.add(k * LANES).store(ys[Math.floor(k / regs)]![k % regs]!.im);
+    });
+  });
+}
+
+/**
+ * The lane pass's twiddles, rows of 16 (a lane each), real then imaginary: for step s (span
+ * 2^s) of laneDft, lane l's e^(-2 pi i (l mod span) / (2 span)), negated where l's span bit is
+ * set; then for register t2 = 1..regs-1, lane u1's e^(-2 pi i t2 u1 / (16 regs)).
+ */
+export function laneTwiddles(regs: number): Float32Array {
+  const t = new Float32Array(2 * (LOG2_LANES + regs - 1) * LANES);
+  const put = (r: number, l: number, angle: number, sign = 1) => {
+    t[2 * r * LANES + l] = sign * Math.cos(angle);
+    t[(2 * r + 1) * LANES + l] = sign * Math.sin(angle);
+  };
+  for (let s = 0; s < LOG2_LANES; s++) {
+    const span = 1 << s;
+    for (let l = 0; l < LANES; l++) put(s, l, (-Math.PI * (l % span)) / span, l & span ? -1 : 1);
+  }
+  for (let t2 = 1; t2 < regs; t2++) for (let l = 0; l < LANES; l++) put(LOG2_LANES + t2 - 1, l, (-2 * Math.PI * t2 * l) / (LANES * regs));
   return t;
+}
+
+/** The lane passes, by registers, made when first needed. */
+const lanePasses = new Map<number, ReturnType<typeof lanesPass>>();
+/** The first pass with `regs` registers (radix 16 regs). */
+export function lanesPassFor(regs: number): ReturnType<typeof lanesPass> {
+  if (!lanePasses.has(regs)) lanePasses.set(regs, lanesPass(regs));
+  return lanePasses.get(regs)!;
 }
 
 /**
@@ -191,18 +233,32 @@ export function registersPassFor(r: number, p: number): ReturnType<typeof regist
   return registerPasses.get(key)!;
 }
 
-/** One pass of a plan: across the lanes (the first), or across registers of radix r after transforms of p points. */
-type Pass = { readonly kind: 'lanes' } | { readonly kind: 'registers'; readonly r: number; readonly p: number };
+/** One pass of a plan: across the lanes and `regs` registers (the first), or across registers of radix r after transforms of p points. */
+type Pass = { readonly kind: 'lanes'; readonly regs: number } | { readonly kind: 'registers'; readonly r: number; readonly p: number };
 
-/** The passes for 2^log2n points: the lane pass, then radix-16 passes, then one of radix 2, 4 or 8 for the bits left. */
+/** The most registers the lane pass spreads its transform over (its radix is 16 times as many). */
+const MAX_LANE_REGS = 8;
+
+/**
+ * The passes for 2^log2n points: the lane pass, of radix 16 g, then radix-RADIX passes, the first
+ * of them maybe smaller, for the bits left. Of g = 1, 2, 4, 8, the one with the fewest passes,
+ * counting a radix-2 pass as half a pass more (its rows come in runs of 2 only), then the largest.
+ */
 export function plan(log2n: number): Pass[] {
-  const passes: Pass[] = [{ kind: 'lanes' }];
-  let p = LANES;
-  for (let left = log2n - LOG2_LANES; left > 0; ) {
-    const r = Math.min(RADIX, 2 ** left);
+  const log2r = Math.log2(RADIX);
+  const rest = (g: number) => log2n - LOG2_LANES - g;
+  const cost = (g: number) => Math.ceil(rest(g) / log2r) + (rest(g) % log2r === 1 ? 0.5 : 0) - g / 16;
+  const options = [0, 1, 2, 3].filter((g) => g <= Math.log2(MAX_LANE_REGS) && rest(g) >= 0);
+  const g = options.reduce((a, b) => (cost(b) < cost(a) ? b : a));
+  const passes: Pass[] = [{ kind: 'lanes', regs: 2 ** g }];
+  // The smaller pass first: the later a pass, the further apart its rows (p words), and rows
+  // too far apart for a DMA store's stride are a transfer each.
+  const left = log2n - LOG2_LANES - g;
+  const radices = [...(left % log2r ? [2 ** (left % log2r)] : []), ...Array<number>(Math.floor(left / log2r)).fill(RADIX)];
+  let p = LANES * 2 ** g;
+  for (const r of radices) {
     passes.push({ kind: 'registers', r, p });
     p *= r;
-    left -= Math.log2(r);
   }
   return passes;
 }
@@ -236,8 +292,9 @@ export function prepareFft(log2n: number): Fft {
   if (!Number.isInteger(log2n) || log2n < MIN_LOG2N || log2n > MAX_LOG2N) throw new UsageError(`fft: 2^${log2n} points; the example does 2^${MIN_LOG2N} to 2^${MAX_LOG2N}`);
   const n = 2 ** log2n;
   const bufs = [0, 1].map((b) => ({ re: SharedArray.float32(n, `re ${b}`), im: SharedArray.float32(n, `im ${b}`) }));
-  const lanes = SharedArray.from(laneTwiddles(), 'float32');
   const passes = plan(log2n).map((pass) => ({ pass, tw: pass.kind === 'registers' ? registerTwiddles(pass.r, pass.p) : undefined }));
+  const first = passes[0]!.pass as Extract<Pass, { kind: 'lanes' }>;
+  const lanes = SharedArray.from(laneTwiddles(first.regs), 'float32');
   const last = bufs[passes.length % 2]!;
   return {
     log2n,
@@ -250,9 +307,9 @@ export function prepareFft(log2n: number): Fft {
         const start = performance.now();
         const report =
           pass.kind === 'lanes'
-            ? await fftLanes.setNumQPUs(qpus)(x.re, x.im, y.re, y.im, lanes, n, { maxSteps: Infinity })
+            ? await lanesPassFor(pass.regs).setNumQPUs(qpus)(x.re, x.im, y.re, y.im, lanes, n, { maxSteps: Infinity })
             : await registersPassFor(pass.r, pass.p).setNumQPUs(qpus)(x.re, x.im, y.re, y.im, tw!.re, tw!.im, n, { maxSteps: Infinity });
-        const name = pass.kind === 'lanes' ? 'fftLanes' : `fftRegisters r${pass.r} p${pass.p}`;
+        const name = pass.kind === 'lanes' ? `fftLanes r${LANES * pass.regs}` : `fftRegisters r${pass.r} p${pass.p}`;
         timings.push({ kernel: name, qpus: report.qpus, piSeconds: report.seconds, wallSeconds: since(start), instructions: report.run.total.instructions });
       }
       return timings;
@@ -264,55 +321,6 @@ export function prepareFft(log2n: number): Fft {
       for (const { tw } of passes) if (tw) SharedArray.free(tw.re), SharedArray.free(tw.im);
     },
   };
-}
-
-/** The DFT of (re, im) in float64 (radix-2, in place on copies): what the QPUs' result is measured against. */
-export function fft64(re: ArrayLike<number>, im: ArrayLike<number>): { re: Float64Array; im: Float64Array } {
-  const n = re.length;
-  const [xr, xi] = [Float64Array.from(re), Float64Array.from(im)];
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) [xr[i], xr[j], xi[i], xi[j]] = [xr[j]!, xr[i]!, xi[j]!, xi[i]!];
-  }
-  for (let len = 2; len <= n; len *= 2) {
-    const angle = (-2 * Math.PI) / len;
-    for (let i = 0; i < n; i += len)
-      for (let k = 0; k < len / 2; k++) {
-        const [c, s] = [Math.cos(angle * k), Math.sin(angle * k)];
-        const [a, b] = [i + k, i + k + len / 2];
-        const tr = xr[b]! * c - xi[b]! * s;
-        const ti = xr[b]! * s + xi[b]! * c;
-        [xr[b], xi[b]] = [xr[a]! - tr, xi[a]! - ti];
-        [xr[a], xi[a]] = [xr[a]! + tr, xi[a]! + ti];
-      }
-  }
-  return { re: xr, im: xi };
-}
-
-/** The relative RMS error of (re, im) against (wantRe, wantIm): sqrt(sum |got - want|^2 / sum |want|^2). */
-export function relRms(re: ArrayLike<number>, im: ArrayLike<number>, wantRe: ArrayLike<number>, wantIm: ArrayLike<number>): number {
-  let [err, ref] = [0, 0];
-  for (let i = 0; i < re.length; i++) {
-    err += (re[i]! - wantRe[i]!) ** 2 + (im[i]! - wantIm[i]!) ** 2;
-    ref += wantRe[i]! ** 2 + wantIm[i]! ** 2;
-  }
-  return Math.sqrt(err / ref);
-}
-
-/** hello_fft's test signal: 0.5 at points 1 and N - 1, whose transform is cos(2 pi i / N). */
-export function helloInput(re: Float32Array, im: Float32Array): void {
-  re.fill(0);
-  im.fill(0);
-  re[1] = re[re.length - 1] = 0.5;
-}
-
-/** Pseudo-random values in [-1, 1), the same every run. */
-export function randomInput(re: Float32Array, im: Float32Array): void {
-  let s = 12345;
-  const next = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 31) - 1;
-  for (let i = 0; i < re.length; i++) [re[i], im[i]] = [next(), next()];
 }
 
 export interface FftRun {
@@ -327,23 +335,19 @@ export interface FftRun {
   readonly passes: readonly Timing[];
 }
 
-/** Beyond this a result is wrong, not rounded. */
-const WRONG = 1e-4;
-
 /** Transforms hello_fft's signal and a random one of 2^log2n points on `qpus` QPUs, checks both, and times the first. */
 export async function runFft(log2n: number, qpus: number): Promise<FftRun> {
   const fft = prepareFft(log2n);
   try {
-    const n = 2 ** log2n;
-    helloInput(fft.re, fft.im);
+    helloSignal(fft.re, fft.im);
     const passes = await fft.run(qpus);
-    const cos = Float64Array.from({ length: n }, (_, i) => Math.cos((2 * Math.PI * i) / n));
-    const helloRms = relRms(fft.output().re, fft.output().im, cos, new Float64Array(n));
-    randomInput(fft.re, fft.im);
+    const exact = helloTransform(2 ** log2n);
+    const helloRms = fftErrors(fft.output().re, fft.output().im, exact.re, exact.im).relRms;
+    randomSignal(fft.re, fft.im);
     const want = fft64(fft.re, fft.im);
     await fft.run(qpus);
-    const randomRms = relRms(fft.output().re, fft.output().im, want.re, want.im);
-    check(helloRms < WRONG && randomRms < WRONG, () => `fft of 2^${log2n} points on ${qpus} QPUs: relative RMS errors ${helloRms.toExponential(2)} and ${randomRms.toExponential(2)}, not a rounding error`);
+    const randomRms = fftErrors(fft.output().re, fft.output().im, want.re, want.im).relRms;
+    check(helloRms < WRONG_FFT && randomRms < WRONG_FFT, () => `fft of 2^${log2n} points on ${qpus} QPUs: relative RMS errors ${helloRms.toExponential(2)} and ${randomRms.toExponential(2)}, not a rounding error`);
     const sum = (f: (t: Timing) => number) => passes.reduce((a, t) => a + f(t), 0);
     return { log2n, qpus, piSeconds: sum((t) => t.piSeconds), instructions: sum((t) => t.instructions), helloRms, randomRms, passes };
   } finally {
@@ -358,11 +362,18 @@ export interface FftOptions extends ExampleOptions {
   readonly qpus?: number;
 }
 
-/** The sizes from the command line: "8,12,16" (log2 of the points). */
-function sizeList(text: string): number[] {
-  const sizes = text.split(',').map(Number);
-  if (sizes.some((k) => !Number.isInteger(k) || k < MIN_LOG2N || k > MAX_LOG2N)) throw new UsageError(`--log2n ${text}: sizes from ${MIN_LOG2N} to ${MAX_LOG2N} (log2 of the points), separated by commas`);
+/** Sizes from a command line: "8,12,16" (log2 of the points), each from MIN_LOG2N to MAX_LOG2N; `flag` names the option in the error. */
+export function sizeList(text: string, flag = '--log2n'): number[] {
+  const sizes = text.split(',').map((k) => (/^\s*\d+\s*$/.test(k) ? Number(k) : NaN));
+  if (sizes.some((k) => !(k >= MIN_LOG2N && k <= MAX_LOG2N))) throw new UsageError(`${flag} ${text}: sizes from ${MIN_LOG2N} to ${MAX_LOG2N} (log2 of the points), separated by commas`);
   return sizes;
+}
+
+/** One QPU count from the command line (a list is refused: the passes run on one). */
+function oneQpuCount(text: string): number {
+  const qpus = qpuList(text);
+  if (qpus.length !== 1) throw new UsageError(`--qpus ${text}: one QPU count from 1 to 12`);
+  return qpus[0]!;
 }
 
 /** Transforms each size, checks it, prints the time and the errors. */
@@ -370,6 +381,7 @@ export async function main(opts: FftOptions = {}): Promise<ExampleResult> {
   const log = opts.log ?? console.log;
   const start = performance.now();
   const { log2n = [8, 12, 16], qpus = 12 } = opts;
+  if (!log2n.length) throw new UsageError('fft: no sizes to transform');
   const runs: FftRun[] = [];
   for (const k of log2n) runs.push(await runFft(k, qpus));
   log(`FFT of N complex float32 values on ${qpus} QPUs, checked against float64 (relative RMS error; hello_fft's signal and a random one):`);
@@ -388,6 +400,6 @@ await runIfMain(
   (v) =>
     main({
       log2n: v.log2n === undefined ? undefined : sizeList(v.log2n as string),
-      qpus: v.qpus === undefined ? undefined : qpuList(v.qpus as string)[0],
+      qpus: v.qpus === undefined ? undefined : oneQpuCount(v.qpus as string),
     }),
 );

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SharedArray } from '../../src/index.ts';
 import { main as edges, edgesCheck } from '../../examples/edges.ts';
-import { fftLanes, main as fft, laneTwiddles, prepareFft, randomInput, registersPassFor, runFft } from '../../examples/fft.ts';
+import { lanesPassFor, main as fft, laneTwiddles, plan, prepareFft, registersPassFor, runFft } from '../../examples/fft.ts';
+import { randomSignal } from '../../examples/lib/fft-reference.ts';
 import { main as gcd } from '../../examples/gcd.ts';
 import { main as hash } from '../../examples/hash.ts';
 import { main as heat } from '../../examples/heat.ts';
@@ -122,40 +123,55 @@ test('sgemm: C = A B bit for bit against plain TypeScript on 1, 2 and 12 QPUs, w
   await assert.rejects(run(sgemm, { size: 40 }), /sgemm: a size of 40; the kernel needs a multiple of 16/);
 });
 
-test('fft: 2^8, 2^9 and 2^11 points (radix-2, -4 and -8 passes after the lane pass) within a millionth of float64 on 12 QPUs, 2^10 on 1 and 3; a size out of range is refused', async () => {
+test('fft: 2^8, 2^9 and 2^11 points (lane passes of radix 64 and 128, registers passes of radix 4 and 8) within a millionth of float64 on 12 QPUs, 2^10 on 1 and 3; a size out of range is refused', async () => {
   const { result, text } = await run(fft, { log2n: [8, 9, 11], qpus: 12 });
   timingsSane(result, 3);
   assert.match(text, /FFT of N complex float32 values on 12 QPUs, checked against float64/);
   assert.match(result.summary, /^FFT of 2,048 points, \d+(\.\d+)? (us|ms) in the cycle model$/);
-  for (const qpus of [1, 3]) {
-    const r = await runFft(10, qpus);
-    assert.ok(r.helloRms < 1e-6 && r.randomRms < 1e-6, `${qpus} QPUs: ${r.helloRms}, ${r.randomRms}`);
-    assert.equal(r.passes.length, 3);
+  for (const [log2n, qpus] of [[8, 12], [9, 12], [11, 12], [10, 1], [10, 3]] as const) {
+    const r = await runFft(log2n, qpus);
+    assert.ok(r.helloRms < 1e-6 && r.randomRms < 1e-6, `2^${log2n} on ${qpus} QPUs: ${r.helloRms}, ${r.randomRms}`);
+    assert.deepEqual(r.passes.length, plan(log2n).length);
   }
+  assert.deepEqual(plan(11).map((p) => (p.kind === 'lanes' ? 16 * p.regs : p.r)), [64, 4, 8]);
+  assert.deepEqual(plan(16).map((p) => (p.kind === 'lanes' ? 16 * p.regs : p.r)), [128, 8, 8, 8]);
   assert.throws(() => prepareFft(7), /fft: 2\^7 points; the example does 2\^8 to 2\^20/);
+  await assert.rejects(run(fft, { log2n: [] }), /fft: no sizes to transform/);
 });
 
-test('fft: each pass on the emulator at -O0 and -O2 is bit for bit the reference interpreter', () => {
-  const n = 256;
-  const arrays = () => Array.from({ length: 4 }, () => SharedArray.float32(n));
-  const [input] = [arrays()];
-  randomInput(input[0]!, input[1]!);
-  const tw = SharedArray.from(laneTwiddles(), 'float32');
-  const twr = [SharedArray.float32(7 * 16), SharedArray.float32(7 * 16)];
+test('fft: each kind of pass on the emulator at -O0, -O1 and -O2 is bit for bit the reference interpreter (rows one after another, and p words apart)', () => {
+  const n = 2048;
+  const input = [SharedArray.float32(n), SharedArray.float32(n)];
+  randomSignal(input[0]!, input[1]!);
+  const tw = SharedArray.from(laneTwiddles(2), 'float32');
+  const twr = [SharedArray.float32(7 * 128), SharedArray.float32(7 * 128)];
   twr.forEach((t, i) => t.forEach((_, k) => (t[k] = Math.fround(Math.sin(k + i)))));
-  const results = (run: (k: { interpretSync(a: unknown[]): unknown; emulateSync(a: unknown[]): unknown }, a: unknown[]) => void) => {
-    const lanes = arrays();
-    const regs = arrays();
-    run(fftLanes.setNumQPUs(3) as never, [input[0], input[1], lanes[2], lanes[3], tw, n]);
-    run(registersPassFor(8, 16).setNumQPUs(3) as never, [input[0], input[1], regs[2], regs[3], twr[0], twr[1], n]);
-    return [lanes[2], lanes[3], regs[2], regs[3]].map((a) => Array.from(new Int32Array(a!.slice().buffer)));
+  const lanes = lanesPassFor(2).setNumQPUs(3);
+  const [rows, spaced] = [registersPassFor(8, 16).setNumQPUs(3), registersPassFor(8, 128).setNumQPUs(3)];
+  const outputs: Float32Array[] = [];
+  /** The three passes' outputs, each from `input`, as bits. */
+  const results = (emulate: boolean) => {
+    const o = [0, 1, 2].map(() => [SharedArray.float32(n), SharedArray.float32(n)] as const);
+    outputs.push(...o.flat());
+    const [x, y] = [input[0]!, input[1]!];
+    const args = [
+      [x, y, o[0]![0], o[0]![1], tw, n],
+      [x, y, o[1]![0], o[1]![1], twr[0]!, twr[1]!, n],
+      [x, y, o[2]![0], o[2]![1], twr[0]!, twr[1]!, n],
+    ] as const;
+    if (emulate) [lanes.emulateSync(args[0]), rows.emulateSync(args[1]), spaced.emulateSync(args[2])];
+    else [lanes.interpretSync(args[0]), rows.interpretSync(args[1]), spaced.interpretSync(args[2])];
+    return o.flat().map((a) => Array.from(new Int32Array(a.slice().buffer)));
   };
-  const want = results((k, a) => k.interpretSync(a));
-  for (const opt of [0, 2] as const) {
-    fftLanes.setOptLevel(opt);
-    registersPassFor(8, 16).setOptLevel(opt);
-    assert.deepEqual(results((k, a) => k.emulateSync(a)), want, `-O${opt}`);
+  const passes = [lanes, rows, spaced];
+  try {
+    const want = results(false);
+    for (const opt of [0, 1, 2] as const) {
+      for (const k of passes) k.setOptLevel(opt);
+      assert.deepEqual(results(true), want, `-O${opt}`);
+    }
+  } finally {
+    for (const k of passes) k.setOptLevel(2);
+    for (const a of [...input, tw, ...twr, ...outputs]) SharedArray.free(a);
   }
-  fftLanes.setOptLevel(2);
-  registersPassFor(8, 16).setOptLevel(2);
 });

@@ -107,9 +107,10 @@ test('rows: stores spaced out by a constant step of 16 words or more are one tra
     [[48, 64, 48], 2, 1], // uneven steps: a run of 2 (0, 48), then another (112, 160)
     [[20000, 20000], 3, 1], // 19,984 words between rows: past the stride's 16 bits
   ];
-  for (const [steps, want, qpus] of cases) {
-    const k = spaced(steps);
-    agree(k, qpus, 16 * qpus + steps.reduce((a, b) => a + b, 0) + 16);
-    assert.equal(transfers(k), want, `steps ${steps.join(', ')} on ${qpus} QPUs`);
-  }
+  for (const [steps, want, qpus] of cases)
+    for (const opt of [1, 2] as const) {
+      const k = spaced(steps);
+      agree(k, qpus, 16 * qpus + steps.reduce((a, b) => a + b, 0) + 16, opt);
+      assert.equal(transfers(k), want, `steps ${steps.join(', ')} on ${qpus} QPUs at -O${opt}`);
+    }
 });
