@@ -193,7 +193,7 @@ interface Uses {
   readonly copies: Partner[][];
   /** How many ALU operands and load immediates each register is: what spilling it costs. */
   readonly weight: Float64Array;
-  /** The registers in the order the code first mentions them: the order they are coloured in. */
+  /** The registers in the order they are coloured in: the code's first mention of each (with pairing, the values rotations read first). */
   readonly order: number[];
 }
 
