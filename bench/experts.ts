@@ -1,32 +1,47 @@
 // qpu-ts's language against what experts wrote by hand (issue 27's anchors), in the cycle model:
 // - the matrix multiply of examples/sgemm.ts at 1024x1024 on 12 QPUs, in GFLOPS, against
-//   py-videocore's hand-written SGEMM (about 8 GFLOPS on a Pi, docs/comparisons.md), with what
-//   bounds it (the profiler's verdict, at 256x256: profiling goes one instruction at a time);
+//   py-videocore's hand-written SGEMM (about 8 GFLOPS measured on a Pi, docs/comparisons.md),
+//   with what bounds it (the profiler's verdict, at 256x256: profiling goes an instruction at a
+//   time);
 // - the FFT of examples/fft.ts at 2^8 to 2^16 points against Broadcom's GPU_FFT, whose shaders
-//   are read from where the user put them (GPU_FFT_DIR, the hello_fft directory, as
-//   bench:gpu-fft's --gpu-fft); without it, our figures alone;
-// - how long compiling takes an emitted instruction (sha256 on 12 QPUs, the largest seed kernel),
-//   against the goal of 10 us.
-// SHA-256 against the series' hand-written kernel, and the seed kernels against QPULib, are in
-// bench/kernels.ts's table, printed before this.
+//   are read from where the user put them (GPU_FFT_DIR, the hello_fft directory, as bench:fft's
+//   --gpu-fft, which has every size); without it, our figures alone.
+// SHA-256 against the series' hand-written kernel, the seed kernels against QPULib and compile
+// time are in bench/kernels.ts's table and goals, printed before this.
 // Run: npm run bench (all of it), or npx tsx bench/experts.ts [--json out.json]
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { matrix, sgemm } from '../examples/sgemm.ts';
 import { runFft } from '../examples/fft.ts';
-import { sha256 } from '../examples/sha256.ts';
-import { compile } from '../src/compiler/driver.ts';
+import { SelfCheckError } from '../examples/lib/report.ts';
+import { EmulatorError } from '../src/emulator/errors.ts';
 import { SharedArray } from '../src/index.ts';
-import { runGpuFft } from './gpu-fft.ts';
+import { BadInput, GPU_FFT_QPUS, readShader, runGpuFft, shaderFile, WrongResult } from './gpu-fft.ts';
 
-/** py-videocore's hand-written SGEMM on a Pi (its README: "8 GFLOPS"; its author's article 8.32). */
+/** py-videocore's hand-written SGEMM, measured on a Pi (its README: "8 GFLOPS"; its author's article 8.32). */
 const SGEMM_ANCHOR_GFLOPS = 8;
 const SGEMM_SIZE = 1024;
 const PROFILED_SIZE = 256;
 const FFT_SIZES = [8, 10, 12, 14, 16];
 const QPUS = 12;
-/** The compile-time goal, microseconds an emitted instruction once warm. */
-const COMPILE_GOAL_US = 10;
-const COMPILES = 21;
+
+/** The command line and GPU_FFT_DIR, checked before anything runs. */
+function options(argv: string[]): { json?: string; dir?: string } {
+  let json: string | undefined;
+  try {
+    json = parseArgs({ args: argv, options: { json: { type: 'string' } } }).values.json;
+  } catch (e) {
+    throw new BadInput(`${(e as Error).message}; usage: npx tsx bench/experts.ts [--json out.json]`);
+  }
+  if (json && !statSync(dirname(resolve(json)), { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--json ${json}: no such directory to write it in`);
+  const dir = process.env.GPU_FFT_DIR || undefined;
+  if (dir !== undefined) {
+    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`GPU_FFT_DIR=${dir}: no such directory`);
+    for (const k of FFT_SIZES) readShader(shaderFile(dir, k));
+  }
+  return { json, dir };
+}
 
 /** C = A B for size x size matrices on QPUS QPUs: GFLOPS in the cycle model, and the profiler's verdict if asked. */
 async function sgemmRun(size: number, profile: boolean): Promise<{ gflops: number; seconds: number; bound?: string }> {
@@ -39,45 +54,34 @@ async function sgemmRun(size: number, profile: boolean): Promise<{ gflops: numbe
   }
 }
 
-/** The median of COMPILES compilations of sha256 for 12 QPUs once warm, in microseconds an instruction. */
-function compileSpeed(): { usPerInstr: number; instrs: number; medianMs: number } {
-  const ast = sha256.ast;
-  for (let i = 0; i < 5; i++) compile(ast, { qpus: QPUS });
-  const times: number[] = [];
-  let instrs = 0;
-  for (let i = 0; i < COMPILES; i++) {
-    const t0 = performance.now();
-    instrs = compile(ast, { qpus: QPUS }).instrs.length;
-    times.push(performance.now() - t0);
-  }
-  const medianMs = times.sort((x, y) => x - y)[COMPILES >> 1]!;
-  return { usPerInstr: (medianMs * 1000) / instrs, instrs, medianMs };
-}
+const us = (s: number) => `${(s * 1e6).toFixed(1)} us`;
 
 async function main(argv: string[]): Promise<void> {
-  const j = argv.indexOf('--json');
-  const jsonFile = j >= 0 ? argv[j + 1] : undefined;
-  const dir = process.env.GPU_FFT_DIR;
-  console.log('\nagainst experts\' hand-written code (cycle model, 12 QPUs)');
+  const { json, dir } = options(argv);
+  console.log(`\nagainst experts' hand-written code (cycle model; ours on ${QPUS} QPUs)`);
   const big = await sgemmRun(SGEMM_SIZE, false);
   const small = await sgemmRun(PROFILED_SIZE, true);
-  console.log(`  sgemm ${SGEMM_SIZE}x${SGEMM_SIZE}: ${big.gflops.toFixed(2)} GFLOPS (${(big.seconds * 1e3).toFixed(0)} ms; py-videocore's hand-written: about ${SGEMM_ANCHOR_GFLOPS}, goal at least that)`);
+  console.log(`  sgemm ${SGEMM_SIZE}x${SGEMM_SIZE}: ${big.gflops.toFixed(2)} GFLOPS (${(big.seconds * 1e3).toFixed(0)} ms); py-videocore's hand-written, on a Pi: about ${SGEMM_ANCHOR_GFLOPS} (goal at least that)`);
   console.log(`    at ${PROFILED_SIZE}x${PROFILED_SIZE}, ${small.gflops.toFixed(2)} GFLOPS, ${small.bound}`);
-  const fft: { log2n: number; seconds: number; gpuFft?: number; error: number; gpuFftError?: number }[] = [];
+  const fft: { log2n: number; seconds: number; error: number; gpuFft?: number; gpuFftError?: number }[] = [];
   for (const log2n of FFT_SIZES) {
     const ours = await runFft(log2n, QPUS);
     const theirs = dir ? runGpuFft(dir, log2n) : undefined;
     fft.push({ log2n, seconds: ours.piSeconds, error: ours.helloRms, gpuFft: theirs?.piSeconds, gpuFftError: theirs?.relRms });
   }
-  console.log(`  fft, 2^${FFT_SIZES.join(', 2^')} points: ${fft.map((f) => `${(f.seconds * 1e6).toFixed(1)} us`).join(', ')} (hello_fft's error ${fft.map((f) => f.error.toExponential(1)).join(', ')})`);
+  console.log(`  fft of 2^${FFT_SIZES.join(', 2^')} points, a kernel run a pass (host launches not counted): ${fft.map((f) => us(f.seconds)).join(', ')}; hello_fft's error ${fft.map((f) => f.error.toExponential(1)).join(', ')}`);
   if (dir)
     console.log(
-      `    GPU_FFT (8 QPUs): ${fft.map((f) => `${(f.gpuFft! * 1e6).toFixed(1)} us`).join(', ')}; ours / GPU_FFT ${fft.map((f) => (f.seconds / f.gpuFft!).toFixed(2)).join(', ')} (goal at most 1 at every size); its error ${fft.map((f) => f.gpuFftError!.toExponential(1)).join(', ')}`,
+      `    GPU_FFT on its ${GPU_FFT_QPUS} QPUs, one run: ${fft.map((f) => us(f.gpuFft!)).join(', ')}; ours / GPU_FFT ${fft.map((f) => (f.seconds / f.gpuFft!).toFixed(2)).join(', ')} (goal at most 1 at every size); its error ${fft.map((f) => f.gpuFftError!.toExponential(1)).join(', ')}`,
     );
-  else console.log('    GPU_FFT: set GPU_FFT_DIR to hello_fft\'s directory to run its shaders beside (npm run bench:fft has every size)');
-  const speed = compileSpeed();
-  console.log(`  compile: sha256 on 12 QPUs, ${speed.instrs.toLocaleString('en')} instructions in ${speed.medianMs.toFixed(1)} ms (median of ${COMPILES} once warm), ${speed.usPerInstr.toFixed(1)} us an instruction (goal at most ${COMPILE_GOAL_US})`);
-  if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ sgemm: { size: SGEMM_SIZE, ...big, profiled: small }, fft, compile: speed }, null, 2) + '\n');
+  else console.log("    GPU_FFT: set GPU_FFT_DIR to hello_fft's directory to run its shaders beside");
+  if (json) writeFileSync(json, JSON.stringify({ qpus: QPUS, sgemm: { size: SGEMM_SIZE, ...big, profiled: small }, fft }, null, 2) + '\n');
 }
 
-await main(process.argv.slice(2));
+try {
+  await main(process.argv.slice(2));
+} catch (e) {
+  if (!(e instanceof BadInput || e instanceof WrongResult || e instanceof SelfCheckError || e instanceof EmulatorError)) throw e;
+  console.error(e.message);
+  process.exitCode = e instanceof BadInput ? 2 : 1;
+}

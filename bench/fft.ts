@@ -13,7 +13,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runFft, sizeList } from '../examples/fft.ts';
+import { oneQpuCount, runFft, sizeList } from '../examples/fft.ts';
 import { SelfCheckError } from '../examples/lib/report.ts';
 import { EmulatorError } from '../src/emulator/errors.ts';
 import { BadInput, GPU_FFT_QPUS, readShader, runGpuFft, shaderFile, WrongResult } from './gpu-fft.ts';
@@ -43,8 +43,12 @@ function options(argv: string[]): { dir?: string; sizes: number[]; qpus: number;
   } catch (e) {
     throw new BadInput((e as Error).message);
   }
-  const qpus = /^\d+$/.test(v.qpus ?? '12') ? Number(v.qpus ?? 12) : NaN;
-  if (!(qpus >= 1 && qpus <= 12)) throw new BadInput(`--qpus ${v.qpus}: a QPU count from 1 to 12`);
+  let qpus = 12;
+  try {
+    if (v.qpus !== undefined) qpus = oneQpuCount(v.qpus);
+  } catch (e) {
+    throw new BadInput((e as Error).message);
+  }
   const dir = v['gpu-fft'];
   if (dir !== undefined) {
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--gpu-fft ${dir}: no such directory`);

@@ -1,9 +1,10 @@
 // The fast Fourier transform of N complex float32 values (256 to 1M points, a power of 2), on
 // the QPUs: Stockham's self-sorting passes, each a kernel run that reads the previous pass's
-// output through the TMUs and writes rows of 16 through the VPM's DMA. The first pass does
-// 16-point transforms across the 16 lanes (rotations); the others are radix 8 (the last maybe 2
-// or 4) across registers, with each lane on its own butterfly. Checked against a float64 FFT
-// (the relative RMS error, as GPU_FFT's hello_fft computes it), and timed by the cycle model.
+// output through the TMUs and writes rows of 16 through the VPM's DMA. The first pass is of
+// radix 64 or 128: 16-point transforms across the 16 lanes (rotations) in 4 or 8 registers, then
+// one across the registers; the others are radix 8 (the first of them maybe 4) across registers,
+// each lane on its own butterfly. Checked against a float64 FFT (the relative RMS error, as
+// GPU_FFT's hello_fft computes it), and timed by the cycle model.
 // Run: npx tsx examples/fft.ts [--log2n 8,12,16] [--qpus 12]
 import { Float, type FloatExpr, type FloatVar, For, gather, index, Int, type IntExpr, kernel, me, numQPUs, Ptr, type PtrExpr, receive, rotate, select, SharedArray } from 'qpu-ts';
 import { fft64, fftErrors, helloSignal, helloTransform, randomSignal, WRONG_FFT } from './lib/fft-reference.ts';
@@ -19,7 +20,7 @@ interface C {
 const LANES = 16;
 const LOG2_LANES = 4;
 /**
- * The radix of the passes across registers (the last may be smaller). 16 would take fewer passes,
+ * The radix of the passes across registers (the first may be smaller). 16 would take fewer passes,
  * but its 32 Floats and what goes with them outgrow the registers on 12 QPUs, and the values
  * spilled to memory go through the DMA engines the stores need.
  */
@@ -117,8 +118,8 @@ const ROW_RUN = 4;
  * (t1, u1 a lane; t2, u2 a register), the DFT is one across the lanes of each register t2
  * (laneDft, over t1), each lane u1 of register t2 turned by e^(-2 pi i t2 u1 / 16g), then one
  * across the registers, lane by lane (dft, over t2), whose output u2 is register u2: g rows of
- * 16 one after another in memory. A QPU takes enough consecutive i's at a time for ROW_RUN rows,
- * one DMA store (pass `rows`). The twiddles come from `tw` (laneTwiddles): the steps' kept in
+ * 16 one after another in memory. A QPU takes enough consecutive i's at a time for ROW_RUN rows
+ * or more, stored as runs of ROW_RUN (pass `rows`). N is a power of 2, at least 16 g. The twiddles come from `tw` (laneTwiddles): the steps' kept in
  * registers, the turns gathered with the inputs (kept, they would crowd out the data at g = 8).
  */
 function lanesPass(regs: number) {
@@ -139,7 +140,7 @@ function lanesPass(regs: number) {
         const at = Int(i0.add(j).add(spread.mul(t2)).add(from));
         const x = { re: inputs.ask(xre.add(at)), im: inputs.ask(xim.add(at)) };
         if (!t2) return () => (inputs.wait(x.im), laneDft(x, steps));
-        const turn = { re: row(inputs, 2 * (LOG2_LANES + t2 - 1)), im: row(inputs, 2 * (LOG2_LANES + t2 - 1) + 1) };
+        const turn = { re: row(inputs, 2 * turnRow(t2)), im: row(inputs, 2 * turnRow(t2) + 1) };
         return () => (inputs.wait(turn.im), kept(cmul(laneDft(x, steps), turn)));
       };
       const order = Array.from({ length: batch * regs }, (_, k) => [Math.floor(k / regs), k % regs] as const);
@@ -159,6 +160,9 @@ function lanesPass(regs: number) {
   });
 }
 
+/** Where register t2's turn is among the lane pass's twiddles (rows of complex vectors, after the steps'). */
+const turnRow = (t2: number) => LOG2_LANES + t2 - 1;
+
 /**
  * The lane pass's twiddles, rows of 16 (a lane each), real then imaginary: for step s (span
  * 2^s) of laneDft, lane l's e^(-2 pi i (l mod span) / (2 span)), negated where l's span bit is
@@ -174,7 +178,7 @@ export function laneTwiddles(regs: number): Float32Array {
     const span = 1 << s;
     for (let l = 0; l < LANES; l++) put(s, l, (-Math.PI * (l % span)) / span, l & span ? -1 : 1);
   }
-  for (let t2 = 1; t2 < regs; t2++) for (let l = 0; l < LANES; l++) put(LOG2_LANES + t2 - 1, l, (-2 * Math.PI * t2 * l) / (LANES * regs));
+  for (let t2 = 1; t2 < regs; t2++) for (let l = 0; l < LANES; l++) put(turnRow(t2), l, (-2 * Math.PI * t2 * l) / (LANES * regs));
   return t;
 }
 
@@ -190,7 +194,8 @@ export function lanesPassFor(regs: number): ReturnType<typeof lanesPass> {
  * A pass across registers of radix r after passes that made transforms of p points (p >= 16):
  * for each i < N / r, with k = i mod p, the r inputs x[i + t N / r] times e^(-2 pi i t k / (r p)),
  * transformed (dft), into y[(i - k) r + k + u p] (u = 0..r-1). Each QPU takes 16 consecutive i's
- * at a time, one a lane; `twre`, `twim` hold the twiddles, t = 1..r-1 each p long. p is a number
+ * at a time, one a lane (N a power of 2, at least 16 r); `twre`, `twim` hold the twiddles, t = 1..r-1
+ * each p long. p is a number
  * of the kernel, not an argument, so that the r rows of outputs, p words apart, are one DMA
  * store (pass `rows`) where p fits a DMA store's stride.
  */
@@ -246,9 +251,9 @@ const MAX_LANE_REGS = 8;
  */
 export function plan(log2n: number): Pass[] {
   const log2r = Math.log2(RADIX);
-  const rest = (g: number) => log2n - LOG2_LANES - g;
-  const cost = (g: number) => Math.ceil(rest(g) / log2r) + (rest(g) % log2r === 1 ? 0.5 : 0) - g / 16;
-  const options = [0, 1, 2, 3].filter((g) => g <= Math.log2(MAX_LANE_REGS) && rest(g) >= 0);
+  const rest = (log2g: number) => log2n - LOG2_LANES - log2g;
+  const cost = (log2g: number) => Math.ceil(rest(log2g) / log2r) + (rest(log2g) % log2r === 1 ? 0.5 : 0) - log2g / 16;
+  const options = Array.from({ length: Math.log2(MAX_LANE_REGS) + 1 }, (_, log2g) => log2g).filter((log2g) => rest(log2g) >= 0);
   const g = options.reduce((a, b) => (cost(b) < cost(a) ? b : a));
   const passes: Pass[] = [{ kind: 'lanes', regs: 2 ** g }];
   // The smaller pass first: the later a pass, the further apart its rows (p words), and rows
@@ -370,7 +375,7 @@ export function sizeList(text: string, flag = '--log2n'): number[] {
 }
 
 /** One QPU count from the command line (a list is refused: the passes run on one). */
-function oneQpuCount(text: string): number {
+export function oneQpuCount(text: string): number {
   const qpus = qpuList(text);
   if (qpus.length !== 1) throw new UsageError(`--qpus ${text}: one QPU count from 1 to 12`);
   return qpus[0]!;

@@ -3,8 +3,8 @@
 // examples/fft.ts and by bench/gpu-fft.ts, which runs GPU_FFT's own shaders; values are split
 // arrays of real and imaginary parts (GPU_FFT's interleaved ones are split before they come here).
 
-/** The DFT of (re, im) in float64, e^(-2 pi i t u / n) (with `inverse`, e^(+...), unscaled): radix 2, on copies. */
-export function fft64(re: ArrayLike<number>, im: ArrayLike<number>, inverse = false): { re: Float64Array; im: Float64Array } {
+/** The DFT of (re, im) in float64, y_u = sum over t of x_t e^(-2 pi i t u / n): radix 2, on copies. */
+export function fft64(re: ArrayLike<number>, im: ArrayLike<number>): { re: Float64Array; im: Float64Array } {
   const n = re.length;
   const [xr, xi] = [Float64Array.from(re), Float64Array.from(im)];
   for (let i = 1, j = 0; i < n; i++) {
@@ -13,9 +13,8 @@ export function fft64(re: ArrayLike<number>, im: ArrayLike<number>, inverse = fa
     j ^= bit;
     if (i < j) [xr[i], xr[j], xi[i], xi[j]] = [xr[j]!, xr[i]!, xi[j]!, xi[i]!];
   }
-  const sign = inverse ? 1 : -1;
   for (let len = 2; len <= n; len *= 2) {
-    const angle = (sign * 2 * Math.PI) / len;
+    const angle = (-2 * Math.PI) / len;
     for (let i = 0; i < n; i += len)
       for (let k = 0; k < len / 2; k++) {
         const [c, s] = [Math.cos(angle * k), Math.sin(angle * k)];

@@ -128,10 +128,12 @@ test('fft: 2^8, 2^9 and 2^11 points (lane passes of radix 64 and 128, registers 
   timingsSane(result, 3);
   assert.match(text, /FFT of N complex float32 values on 12 QPUs, checked against float64/);
   assert.match(result.summary, /^FFT of 2,048 points, \d+(\.\d+)? (us|ms) in the cycle model$/);
-  for (const [log2n, qpus] of [[8, 12], [9, 12], [11, 12], [10, 1], [10, 3]] as const) {
-    const r = await runFft(log2n, qpus);
-    assert.ok(r.helloRms < 1e-6 && r.randomRms < 1e-6, `2^${log2n} on ${qpus} QPUs: ${r.helloRms}, ${r.randomRms}`);
-    assert.deepEqual(r.passes.length, plan(log2n).length);
+  for (const m of text.matchAll(/^\s+[\d,]+\s+\d+\s+\S+ \S+\s+[\d,]+\s+(\S+)\s+(\S+)$/gm)) assert.ok(Number(m[1]) < 1e-6 && Number(m[2]) < 1e-6, m[0]);
+  assert.equal([...text.matchAll(/e-\d+\s+\d\.\d+e-\d+$/gm)].length, 3, text);
+  for (const qpus of [1, 3]) {
+    const r = await runFft(10, qpus);
+    assert.ok(r.helloRms < 1e-6 && r.randomRms < 1e-6, `2^10 on ${qpus} QPUs: ${r.helloRms}, ${r.randomRms}`);
+    assert.equal(r.passes.length, plan(10).length);
   }
   assert.deepEqual(plan(11).map((p) => (p.kind === 'lanes' ? 16 * p.regs : p.r)), [64, 4, 8]);
   assert.deepEqual(plan(16).map((p) => (p.kind === 'lanes' ? 16 * p.regs : p.r)), [128, 8, 8, 8]);
