@@ -159,7 +159,8 @@ test('fuzz: race-free and racy kernels in random interleavings on both targets',
 
 test('fuzz: the differential fuzzer\'s programs on several QPUs agree on both targets under random interleavings', async () => {
   const runner = new DifferentialRunner();
-  const n = await fuzzLoop(95_000, 60, 8_000, (f) => {
+  // 12 s: about 35 programs on a quiet 2-core machine, 20 or more on a loaded one.
+  const n = await fuzzLoop(95_000, 60, 12_000, (f) => {
     const p = generate(f.seed, { qpus: [2, 3, 4, 12] });
     const r = runner.run(p, p.ast, f.word());
     assert.equal(r.kind, 'agree', `seed ${f.seed} on ${p.qpus} QPUs: ${r.kind === 'invalid' ? r.error : r.kind === 'mismatch' ? r.detail : ''}`);
