@@ -5,25 +5,26 @@
 //   time);
 // - the FFT of examples/fft.ts at 2^8 to 2^16 points against Broadcom's GPU_FFT, whose shaders
 //   are read from where the user put them (GPU_FFT_DIR, the hello_fft directory, as bench:fft's
-//   --gpu-fft, which has every size); without it, our figures alone.
+//   --gpu-fft, which has every size); without it, our figures alone. Then what bounds each of
+//   its passes at 2^12 (the profiler's verdict).
 // SHA-256 against the series' hand-written kernel, the seed kernels against QPULib and compile
 // time are in bench/kernels.ts's table and goals, printed before this.
 // Run: npm run bench (all of it), or npx tsx bench/experts.ts [--json out.json]
-import { statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { matrix, sgemm } from '../examples/sgemm.ts';
 import { runFft } from '../examples/fft.ts';
-import { SelfCheckError } from '../examples/lib/report.ts';
-import { EmulatorError } from '../src/emulator/errors.ts';
 import { SharedArray } from '../src/index.ts';
-import { BadInput, GPU_FFT_QPUS, readShader, runGpuFft, shaderFile, WrongResult } from './gpu-fft.ts';
+import { BadInput, outputFile, runBenchMain } from './cli.ts';
+import { checkGpuFftDir, GPU_FFT_QPUS, runGpuFft } from './gpu-fft.ts';
 
 /** py-videocore's hand-written SGEMM, measured on a Pi (its README: "8 GFLOPS"; its author's article 8.32). */
 const SGEMM_ANCHOR_GFLOPS = 8;
 const SGEMM_SIZE = 1024;
 const PROFILED_SIZE = 256;
 const FFT_SIZES = [8, 10, 12, 14, 16];
+/** The FFT size whose passes are profiled for what bounds each (2^12: three passes, one of each kind). */
+const FFT_PROFILED = 12;
 const QPUS = 12;
 
 /** The command line and GPU_FFT_DIR, checked before anything runs. */
@@ -34,12 +35,9 @@ function options(argv: string[]): { json?: string; dir?: string } {
   } catch (e) {
     throw new BadInput(`${(e as Error).message}; usage: npx tsx bench/experts.ts [--json out.json]`);
   }
-  if (json && !statSync(dirname(resolve(json)), { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--json ${json}: no such directory to write it in`);
+  outputFile('--json', json);
   const dir = process.env.GPU_FFT_DIR || undefined;
-  if (dir !== undefined) {
-    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`GPU_FFT_DIR=${dir}: no such directory`);
-    for (const k of FFT_SIZES) readShader(shaderFile(dir, k));
-  }
+  if (dir !== undefined) checkGpuFftDir(`GPU_FFT_DIR=${dir}`, dir, FFT_SIZES);
   return { json, dir };
 }
 
@@ -75,13 +73,10 @@ async function main(argv: string[]): Promise<void> {
       `    GPU_FFT on its ${GPU_FFT_QPUS} QPUs, one run: ${fft.map((f) => us(f.gpuFft!)).join(', ')}; ours / GPU_FFT ${fft.map((f) => (f.seconds / f.gpuFft!).toFixed(2)).join(', ')} (goal at most 1 at every size); its error ${fft.map((f) => f.gpuFftError!.toExponential(1)).join(', ')}`,
     );
   else console.log("    GPU_FFT: set GPU_FFT_DIR to hello_fft's directory to run its shaders beside");
-  if (json) writeFileSync(json, JSON.stringify({ qpus: QPUS, sgemm: { size: SGEMM_SIZE, ...big, profiled: small }, fft }, null, 2) + '\n');
+  const profiled = await runFft(FFT_PROFILED, QPUS, true);
+  console.log(`    at 2^${FFT_PROFILED}, what bounds each pass:`);
+  for (const p of profiled.passes) console.log(`      ${p.kernel} (${us(p.piSeconds)}): ${p.bound!.split('\n')[0]}`);
+  if (json) writeFileSync(json, JSON.stringify({ qpus: QPUS, sgemm: { size: SGEMM_SIZE, ...big, profiled: small }, fft, fftProfiled: { log2n: FFT_PROFILED, passes: profiled.passes } }, null, 2) + '\n');
 }
 
-try {
-  await main(process.argv.slice(2));
-} catch (e) {
-  if (!(e instanceof BadInput || e instanceof WrongResult || e instanceof SelfCheckError || e instanceof EmulatorError)) throw e;
-  console.error(e.message);
-  process.exitCode = e instanceof BadInput ? 2 : 1;
-}
+await runBenchMain(import.meta.url, main);

@@ -9,14 +9,11 @@
 // Without --gpu-fft only our figures are printed. Ours run each pass as a kernel run (a pass
 // reads the one before through the TMUs, which within one run the language forbids: its caches
 // may hold what a store changed); the time is the passes' sum.
-import { statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { oneQpuCount, runFft, sizeList } from '../examples/fft.ts';
-import { SelfCheckError } from '../examples/lib/report.ts';
-import { EmulatorError } from '../src/emulator/errors.ts';
-import { BadInput, GPU_FFT_QPUS, readShader, runGpuFft, shaderFile, WrongResult } from './gpu-fft.ts';
+import { BadInput, outputFile, runBenchMain } from './cli.ts';
+import { checkGpuFftDir, GPU_FFT_QPUS, runGpuFft } from './gpu-fft.ts';
 
 /** The sizes run unless --sizes says otherwise (log2 of the points). */
 const DEFAULT_SIZES = '8,9,10,11,12,13,14,15,16';
@@ -50,11 +47,8 @@ function options(argv: string[]): { dir?: string; sizes: number[]; qpus: number;
     throw new BadInput((e as Error).message);
   }
   const dir = v['gpu-fft'];
-  if (dir !== undefined) {
-    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--gpu-fft ${dir}: no such directory`);
-    for (const k of sizes) readShader(shaderFile(dir, k));
-  }
-  if (v.json && !statSync(dirname(resolve(v.json)), { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--json ${v.json}: no such directory to write it in`);
+  if (dir !== undefined) checkGpuFftDir(`--gpu-fft ${dir}`, dir, sizes);
+  outputFile('--json', v.json);
   return { dir, sizes, qpus, json: v.json };
 }
 
@@ -87,13 +81,4 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]).replace(/\.ts$/, '') === fileURLToPath(import.meta.url).replace(/\.ts$/, '')) {
-  try {
-    await main(process.argv.slice(2));
-  } catch (e) {
-    // A wrong result (ours or GPU_FFT's) or an emulator error: one line and status 1, as bench/gpu-fft.ts.
-    if (!(e instanceof BadInput || e instanceof WrongResult || e instanceof SelfCheckError || e instanceof EmulatorError)) throw e;
-    console.error(e.message);
-    process.exitCode = e instanceof BadInput ? 2 : 1;
-  }
-}
+await runBenchMain(import.meta.url, main);

@@ -31,14 +31,12 @@
 // float64 FFT of the same float32 input, and the first against its exact transform, so that a
 // wrong emulation cannot pass as rounding (examples/lib/fft-reference.ts).
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
-import { EmulatorError } from '../src/emulator/errors.ts';
 import { Machine, type RunResult } from '../src/emulator/machine.ts';
 import { footprint, GpuMemory } from '../src/common/memory.ts';
 import { WORD_BYTES } from '../src/vc4/chip.ts';
 import { PI_TIMING } from '../src/emulator/timing.ts';
+import { BadInput, outputFile, runBenchMain, WrongResult } from './cli.ts';
 import { fft64, fftErrors, helloSignal, helloTransform, randomSignal, WRONG_FFT } from '../examples/lib/fft-reference.ts';
 
 /** GPU_FFT runs on this many QPUs (GPU_FFT_QPUS). */
@@ -54,10 +52,6 @@ const COMPLEX_BYTES = 8;
 /** Twiddles come in blocks of 16 complex floats (one per lane). */
 const BLOCK_COMPLEX = 16;
 
-/** A file or directory that is missing or unreadable, or a shader file that is not one: a one-line error, exit status 2. */
-export class BadInput extends Error {}
-/** A result that is not GPU_FFT's (an emulation gone wrong): a one-line error, exit status 1. */
-export class WrongResult extends Error {}
 
 // ---------------------------------------------------------------- what the host prepares
 
@@ -133,6 +127,13 @@ export function twiddles(log2n: number, inverse: boolean): { data: Float32Array;
 export function shaderFile(dir: string, log2n: number): string {
   const n = 2 ** log2n;
   return `${dir}/hex/shader_${n < 1024 ? n : `${n / 1024}k`}.hex`;
+}
+
+/** Checks `dir` (named by `what`, e.g. "--gpu-fft DIR") as hello_fft's directory: it exists and holds each size's shader. */
+export function checkGpuFftDir(what: string, dir: string, sizes: readonly number[]): string {
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`${what}: no such directory`);
+  for (const log2n of sizes) readShader(shaderFile(dir, log2n));
+  return dir;
 }
 
 /** Reads a shader: each line "0xLOW, 0xHIGH, // assembly" is one instruction (blank lines are skipped). */
@@ -295,10 +296,9 @@ function options(argv: string[]): { dir: string; sizes: number[]; json: string |
   }
   const { 'gpu-fft': dir, json } = values;
   if (!dir) throw new BadInput(USAGE);
-  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--gpu-fft ${dir}: no such directory`);
   const sizes = parseSizes(values.sizes);
-  for (const log2n of sizes) readShader(shaderFile(dir, log2n));
-  if (json && !statSync(dirname(resolve(json)), { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--json ${json}: no such directory to write it in`);
+  checkGpuFftDir(`--gpu-fft ${dir}`, dir, sizes);
+  outputFile('--json', json);
   return { dir, sizes, json };
 }
 
@@ -319,12 +319,4 @@ function main(argv: string[]): void {
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]).replace(/\.ts$/, '') === fileURLToPath(import.meta.url).replace(/\.ts$/, '')) {
-  try {
-    main(process.argv.slice(2));
-  } catch (e) {
-    if (!(e instanceof BadInput || e instanceof WrongResult || e instanceof EmulatorError)) throw e;
-    console.error(e.message);
-    process.exitCode = e instanceof BadInput ? 2 : 1;
-  }
-}
+await runBenchMain(import.meta.url, main);

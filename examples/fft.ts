@@ -281,13 +281,18 @@ function registerTwiddles(r: number, p: number): { re: Float32Array; im: Float32
   return { re, im };
 }
 
+/** A pass's run: its timing and, when it was profiled, what bounds it (the profiler's verdict, in a sentence). */
+export interface PassTiming extends Timing {
+  readonly bound?: string;
+}
+
 /** A transform of one size, ready to run: its buffers (the input goes in `re`, `im`), twiddles and passes. */
 export interface Fft {
   readonly log2n: number;
   readonly re: Float32Array;
   readonly im: Float32Array;
-  /** Runs the passes on `qpus` QPUs; the result is in `output()`. Returns each pass's timing. */
-  run(qpus: number): Promise<Timing[]>;
+  /** Runs the passes on `qpus` QPUs; the result is in `output()`. Returns each pass's timing (and, if `profile`, what bounds it). */
+  run(qpus: number, profile?: boolean): Promise<PassTiming[]>;
   output(): { re: Float32Array; im: Float32Array };
   free(): void;
 }
@@ -305,17 +310,17 @@ export function prepareFft(log2n: number): Fft {
     log2n,
     re: bufs[0]!.re,
     im: bufs[0]!.im,
-    async run(qpus) {
-      const timings: Timing[] = [];
+    async run(qpus, profile = false) {
+      const timings: PassTiming[] = [];
       for (const [k, { pass, tw }] of passes.entries()) {
         const [x, y] = [bufs[k % 2]!, bufs[(k + 1) % 2]!];
         const start = performance.now();
         const report =
           pass.kind === 'lanes'
-            ? await lanesPassFor(pass.regs).setNumQPUs(qpus)(x.re, x.im, y.re, y.im, lanes, n, { maxSteps: Infinity })
-            : await registersPassFor(pass.r, pass.p).setNumQPUs(qpus)(x.re, x.im, y.re, y.im, tw!.re, tw!.im, n, { maxSteps: Infinity });
+            ? await lanesPassFor(pass.regs).setNumQPUs(qpus)(x.re, x.im, y.re, y.im, lanes, n, { maxSteps: Infinity, profile })
+            : await registersPassFor(pass.r, pass.p).setNumQPUs(qpus)(x.re, x.im, y.re, y.im, tw!.re, tw!.im, n, { maxSteps: Infinity, profile });
         const name = pass.kind === 'lanes' ? `fftLanes r${LANES * pass.regs}` : `fftRegisters r${pass.r} p${pass.p}`;
-        timings.push({ kernel: name, qpus: report.qpus, piSeconds: report.seconds, wallSeconds: since(start), instructions: report.run.total.instructions });
+        timings.push({ kernel: name, qpus: report.qpus, piSeconds: report.seconds, wallSeconds: since(start), instructions: report.run.total.instructions, bound: report.profile?.verdict.text });
       }
       return timings;
     },
@@ -337,15 +342,15 @@ export interface FftRun {
   readonly helloRms: number;
   /** A random signal's error against the float64 FFT of the same float32 values. */
   readonly randomRms: number;
-  readonly passes: readonly Timing[];
+  readonly passes: readonly PassTiming[];
 }
 
-/** Transforms hello_fft's signal and a random one of 2^log2n points on `qpus` QPUs, checks both, and times the first. */
-export async function runFft(log2n: number, qpus: number): Promise<FftRun> {
+/** Transforms hello_fft's signal and a random one of 2^log2n points on `qpus` QPUs, checks both, and times (and, if `profile`, profiles) the first. */
+export async function runFft(log2n: number, qpus: number, profile = false): Promise<FftRun> {
   const fft = prepareFft(log2n);
   try {
     helloSignal(fft.re, fft.im);
-    const passes = await fft.run(qpus);
+    const passes = await fft.run(qpus, profile);
     const exact = helloTransform(2 ** log2n);
     const helloRms = fftErrors(fft.output().re, fft.output().im, exact.re, exact.im).relRms;
     randomSignal(fft.re, fft.im);

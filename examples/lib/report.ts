@@ -145,18 +145,18 @@ export class UsageError extends Error {
 type Flags = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 type Values = Record<string, string | boolean | undefined>;
 
-/**
- * Runs an example when its file is the program being run (`npx tsx examples/NAME.ts`): parses
- * the command line's `flags` (and words after them, if `positionals`), calls `run`, and exits
- * with 1 when the self-check fails (2 for a bad command line), the message on standard error.
- */
 /** Whether the module at `url` is the script Node was asked to run (`examples/gcd.ts`, or `examples/gcd` as tsx allows). */
-function sameModule(url: string, script: string): boolean {
+export function isMainModule(url: string, script: string): boolean {
   const path = fileURLToPath(url);
   const asked = resolve(script);
   return path === asked || path.replace(/\.[cm]?ts$/, '') === asked;
 }
 
+/**
+ * Runs an example when its file is the program being run (`npx tsx examples/NAME.ts`): parses
+ * the command line's `flags` (and words after them, if `positionals`), calls `run`, and exits
+ * with 1 when the self-check fails (2 for a bad command line), the message on standard error.
+ */
 export async function runIfMain(
   url: string,
   usage: string,
@@ -164,7 +164,7 @@ export async function runIfMain(
   run: (values: Values, positionals: string[]) => Promise<unknown>,
   opts: { positionals?: boolean } = {},
 ): Promise<void> {
-  if (!process.argv[1] || !sameModule(url, process.argv[1])) return;
+  if (!process.argv[1] || !isMainModule(url, process.argv[1])) return;
   try {
     const { values, positionals } = parseArgs({ options: { ...flags, help: { type: 'boolean', short: 'h' } }, allowPositionals: opts.positionals ?? false });
     if (values.help) return console.log(`usage: ${usage}`);

@@ -1,0 +1,32 @@
+// What the bench scripts share on the command line: the errors they end with and how each ends
+// the process. A bad command line, or a file or directory that is missing or not what it should
+// be, ends in one line and exit status 2; a wrong result (ours, a self-check's or another
+// project's program run here) or an emulator error in one line and status 1; anything else is a
+// bug and keeps its stack trace.
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { isMainModule, SelfCheckError } from '../examples/lib/report.ts';
+import { EmulatorError } from '../src/emulator/errors.ts';
+
+/** A command line, file or directory the bench cannot run with: a one-line error, exit status 2. */
+export class BadInput extends Error {}
+/** A result that is not what the program computes (an emulation gone wrong): a one-line error, exit status 1. */
+export class WrongResult extends Error {}
+
+/** Runs `main` with the command line's arguments when the module at `url` is the script Node was asked to run. */
+export async function runBenchMain(url: string, main: (argv: string[]) => Promise<void> | void): Promise<void> {
+  if (!process.argv[1] || !isMainModule(url, process.argv[1])) return;
+  try {
+    await main(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof BadInput || e instanceof WrongResult || e instanceof SelfCheckError || e instanceof EmulatorError)) throw e;
+    console.error(e.message);
+    process.exitCode = e instanceof BadInput ? 2 : 1;
+  }
+}
+
+/** Checks that a file the bench is asked to write (`--json FILE`) has a directory to go in; returns the path. */
+export function outputFile(flag: string, path: string | undefined): string | undefined {
+  if (path !== undefined && !statSync(dirname(resolve(path)), { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`${flag} ${path}: no such directory to write it in`);
+  return path;
+}
