@@ -14,6 +14,7 @@ import { EmulatorTarget } from '../src/runtime/emulate.ts';
 import { generate } from '../src/source/generate.ts';
 import { assemble } from '../src/vc4/asm/assembler.ts';
 import type { KernelAst } from '../src/source/ast.ts';
+import { lanesPassFor, plan, registersPassFor } from '../examples/fft.ts';
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '1000' }, json: { type: 'string' }, check: { type: 'string' } } });
 const COUNT = Number(values.count);
@@ -31,10 +32,13 @@ for (const name of ['hello', 'mandel', 'vadd']) cases[`asm/${name}`] = sha(assem
 
 // The example kernels, at every level and the QPU counts they run on.
 const examples: [string, { ast: KernelAst }][] = [];
-for (const file of ['gcd', 'rot3d', 'heat', 'mandelbrot', 'sha256']) {
+for (const file of ['gcd', 'rot3d', 'heat', 'mandelbrot', 'sha256', 'sgemm']) {
   const mod = (await import(`../examples/${file}.ts`)) as Record<string, unknown>;
   for (const [name, k] of Object.entries(mod)) if (typeof k === 'function' && 'ast' in k && 'kernelName' in k) examples.push([`${file}.${name}`, k as unknown as { ast: KernelAst }]);
 }
+// The FFT's passes are made per size: each lane pass, and the registers passes of 2^16 and 2^20 points.
+for (const regs of [1, 2, 4, 8]) examples.push([`fft.lanes${regs}`, lanesPassFor(regs)]);
+for (const log2n of [16, 20]) for (const p of plan(log2n)) if (p.kind === 'registers') examples.push([`fft.registers${p.r}.${p.p}`, registersPassFor(p.r, p.p)]);
 for (const [name, k] of examples)
   for (const opt of OPT_LEVELS)
     for (const qpus of [1, 4, 12]) {

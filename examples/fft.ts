@@ -80,6 +80,21 @@ class InFlight {
   flush(): void {
     while (this.queue.length) receive(this.queue.shift()!);
   }
+  /** Gathers a complex value, its real part at `re` and its imaginary part at `im`. */
+  askComplex(re: PtrExpr<'float'>, im: PtrExpr<'float'>): Asked {
+    return { re: this.ask(re), im: this.ask(im) };
+  }
+  /** Receives `c` (and everything asked for before it); returns it. */
+  take(c: Asked): C {
+    this.wait(c.im);
+    return c;
+  }
+}
+
+/** A complex value asked for (InFlight): its parts once received. */
+interface Asked {
+  readonly re: FloatVar;
+  readonly im: FloatVar;
 }
 
 /** Lane l's number with its 4 bits reversed: where lane l's input comes from in a transform across the lanes. */
@@ -129,8 +144,9 @@ function lanesPass(regs: number) {
     const spread = Int(n.shr(LOG2_LANES + log2g));
     const from = Int(reversedLane().mul(n.shr(LOG2_LANES)));
     const twiddles = new InFlight();
-    const row = (q: InFlight, r: number) => q.ask(tw.add(index().add(r * LANES)));
-    const steps = Array.from({ length: LOG2_LANES }, (_, s) => ({ re: row(twiddles, 2 * s), im: row(twiddles, 2 * s + 1) }));
+    // Row r of complex twiddles: lane l's real part at tw[2 r 16 + l], its imaginary part 16 on.
+    const row = (q: InFlight, r: number) => q.askComplex(tw.add(index().add(2 * r * LANES)), tw.add(index().add((2 * r + 1) * LANES)));
+    const steps = Array.from({ length: LOG2_LANES }, (_, s) => row(twiddles, s));
     twiddles.flush();
     const i0 = Int(me().mul(batch));
     For(i0.lt(spread), () => i0.set(i0.add(numQPUs().mul(batch))), () => {
@@ -138,10 +154,10 @@ function lanesPass(regs: number) {
       // Register t2 of butterfly i0 + j: its input and turn asked for; transformed when taken, while the next ones are on their way.
       const ask = (j: number, t2: number): (() => C) => {
         const at = Int(i0.add(j).add(spread.mul(t2)).add(from));
-        const x = { re: inputs.ask(xre.add(at)), im: inputs.ask(xim.add(at)) };
-        if (!t2) return () => (inputs.wait(x.im), laneDft(x, steps));
-        const turn = { re: row(inputs, 2 * turnRow(t2)), im: row(inputs, 2 * turnRow(t2) + 1) };
-        return () => (inputs.wait(turn.im), kept(cmul(laneDft(x, steps), turn)));
+        const x = inputs.askComplex(xre.add(at), xim.add(at));
+        if (!t2) return () => laneDft(inputs.take(x), steps);
+        const turn = row(inputs, turnRow(t2));
+        return () => (inputs.take(turn), kept(cmul(laneDft(x, steps), turn)));
       };
       const order = Array.from({ length: batch * regs }, (_, k) => [Math.floor(k / regs), k % regs] as const);
       const zs: C[] = [];
@@ -212,11 +228,11 @@ function registersPass(r: number, p: number) {
       // Input t times its twiddle: its gathers asked now, the product made when taken, while later gathers are on their way.
       const ask = (t: number): (() => C) => {
         const at = Int(i0.add(spread.mul(t)).add(index()));
-        const x = { re: inputs.ask(xre.add(at)), im: inputs.ask(xim.add(at)) };
-        if (t === 0) return () => (inputs.wait(x.im), x);
+        const x = inputs.askComplex(xre.add(at), xim.add(at));
+        if (t === 0) return () => inputs.take(x);
         const k = Int(k0.add(p * (t - 1)).add(index()));
-        const w = { re: inputs.ask(twre.add(k)), im: inputs.ask(twim.add(k)) };
-        return () => (inputs.wait(w.im), kept(cmul(x, w)));
+        const w = inputs.askComplex(twre.add(k), twim.add(k));
+        return () => (inputs.take(w), kept(cmul(x, w)));
       };
       const takes = Array.from({ length: r }, (_, t) => ask(t));
       const ys = dft(takes.map((take) => take()));
