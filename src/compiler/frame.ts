@@ -9,7 +9,7 @@ import { BARRIER_SEMAPHORE } from '../source/ast.ts';
 import type { IrInstr, Reg, Src, VReg } from './ir.ts';
 import { int, p } from './ir.ts';
 import { DMA_LOAD_ROW, DMA_LOAD_ROW_SHIFT, DMA_STORE_ROW, DMA_STORE_ROW_SHIFT, VPM_READ_ROW, VPM_WRITE_ROW } from './lower-words.ts';
-import { loadRowOffset, rowsPerQpu } from './vpm-rows.ts';
+import { firstRowOp, loadRowOffset } from './vpm-rows.ts';
 
 /** What the frame needs of a lowering. */
 export interface FrameEmitter {
@@ -56,10 +56,9 @@ export function prologue(l: FrameEmitter, params: number, vars: readonly VReg[],
   const small = (n: number) => (n <= 15 ? int(n) : constant(n));
   // This QPU's block of VPM rows (vpm-rows.ts): its store row first, for stores and the DMA store of that row.
   const storeRow = l.fresh();
-  const r = rowsPerQpu(qpus);
+  const first = firstRowOp(qpus);
   if (qpus === 1) l.mov(storeRow, int(0));
-  else if ((r & (r - 1)) === 0) l.alu('shl', storeRow, qpu, int(Math.log2(r)));
-  else l.alu('mul24', storeRow, qpu, small(r));
+  else l.alu(first.code, storeRow, qpu, first.code === 'shl' ? int(first.by) : small(first.by));
   const vpmSetup = l.fresh();
   l.alu('add', vpmSetup, constant(VPM_WRITE_ROW), storeRow);
   const u = l.fresh();

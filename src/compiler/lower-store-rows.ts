@@ -51,10 +51,16 @@ function rowOf(s: Stmt): { s: StoreStmt; base: Expr; c: number } | undefined {
   return s.ptr.k === 'ptradd' && s.ptr.n.k === 'lit' ? { s, base: s.ptr.p, c: s.ptr.n.bits | 0 } : { s, base: s.ptr, c: 0 };
 }
 
+/** Stores one transfer makes: their rows, `step` words apart in memory. */
+export interface StoreRun {
+  readonly stores: readonly StoreStmt[];
+  readonly step: number;
+}
+
 /** The stores from ss[at] one transfer can make, at most `rows` of them; fewer than 2 is no run. */
-export function storeRun(ss: readonly Stmt[], at: number, rows: number): StoreStmt[] {
+export function storeRun(ss: readonly Stmt[], at: number, rows: number): StoreRun | undefined {
   const first = rows > 1 ? rowOf(ss[at]!) : undefined;
-  if (!first) return [];
+  if (!first) return undefined;
   const run = [first.s];
   let step = 0;
   for (let t = at + 1; t < ss.length && run.length < rows; t++) {
@@ -64,11 +70,8 @@ export function storeRun(ss: readonly Stmt[], at: number, rows: number): StoreSt
     if (step < LANES || step > MAX_STEP || r.c !== first.c + step * run.length) break;
     run.push(r.s);
   }
-  return run.length > 1 ? run : [];
+  return run.length > 1 ? { stores: run, step } : undefined;
 }
-
-/** The words from one row of a run (storeRun) to the next. */
-const stepOf = (run: readonly StoreStmt[]) => rowOf(run[1]!)!.c - rowOf(run[0]!)!.c;
 
 /** What a run needs of the lowering besides a memory emitter. */
 export interface RunEmitter extends MemoryEmitter {
@@ -78,7 +81,7 @@ export interface RunEmitter extends MemoryEmitter {
 }
 
 /** Lowers a run of stores (storeRun): the values, then the rows, then one DMA store. */
-export function lowerStoreRun(l: RunEmitter, f: Frame, run: readonly StoreStmt[]): void {
+export function lowerStoreRun(l: RunEmitter, f: Frame, { stores: run, step }: StoreRun): void {
   const values: Src[] = [];
   for (const s of run) l.within(s, () => values.push(l.expr(s.e)));
   l.within(run[run.length - 1]!, () => {
@@ -90,7 +93,7 @@ export function lowerStoreRun(l: RunEmitter, f: Frame, run: readonly StoreStmt[]
     l.waitForStores(); // a store before may still be reading the store row
     l.mov(p('vw_setup'), vpm);
     for (const v of values) l.mov(p('vpm'), v);
-    l.mov(p('vw_setup'), l.word(encodeVdwStride((stepOf(run) - LANES) * WORD_BYTES)));
+    l.mov(p('vw_setup'), l.word(encodeVdwStride((step - LANES) * WORD_BYTES)));
     l.mov(p('vw_setup'), dma);
     l.mov(p('vw_addr'), ptr);
     l.waitForStores();

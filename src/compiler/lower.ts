@@ -232,10 +232,11 @@ class Lowering implements OpEmitter {
   private block(ss: readonly Stmt[], mask?: VReg): void {
     for (let at = 0; at < ss.length; at++) {
       const run = storeRun(ss, at, this.opts.storeRows ?? 1);
-      if (!run.length) this.stmt(ss[at]!, mask);
+      if (!run) this.stmt(ss[at]!, mask);
       else lowerStoreRun(this, this.frame, run);
-      this.rowsTaken = Math.max(this.rowsTaken, run.length - 1);
-      at += Math.max(run.length - 1, 0);
+      const rows = run?.stores.length ?? 1;
+      this.rowsTaken = Math.max(this.rowsTaken, rows - 1);
+      at += rows - 1;
     }
   }
 

@@ -31,7 +31,7 @@ import { type AluCode, int, type IrInstr, p, type PRegName, type Src, v, type VR
 import { DMA_LOAD_ROW, DMA_LOAD_ROW_SHIFT, DMA_STORE_ROW, DMA_STORE_ROW_SHIFT, VPM_READ_ROW, VPM_ROW_SHIFT, VPM_WRITE_ROW } from './lower-words.ts';
 
 import { VECTOR_BYTES } from '../vc4/chip.ts';
-import { loadRowOffset, rowsPerQpu, spillRowsPerQpu } from './vpm-rows.ts';
+import { firstRowOp, loadRowOffset, spillRowsPerQpu } from './vpm-rows.ts';
 
 export interface SpillState {
   /** The next free virtual register number. */
@@ -131,10 +131,10 @@ class SpillWriter {
   }
 }
 
-/** This QPU's first VPM row, qpu * rowsPerQpu (a shift when that is a power of two). */
+/** This QPU's first VPM row (vpm-rows.ts's firstRowOp). */
 function firstRow(w: SpillWriter, qpu: VReg, qpus: number): VReg {
-  const r = rowsPerQpu(qpus);
-  return (r & (r - 1)) === 0 ? w.alu('shl', qpu, int(Math.log2(r))) : w.alu('mul24', qpu, w.ldi(r));
+  const { code, by } = firstRowOp(qpus);
+  return code === 'shl' ? w.alu('shl', qpu, int(by)) : w.alu('mul24', qpu, w.ldi(by));
 }
 
 /**

@@ -28,5 +28,11 @@ export const spillRowsPerQpu = (qpus: number): number => rowsPerQpu(qpus) - 2;
 /** QPU q's store row, the first of its block. */
 export const storeRowOf = (q: number, qpus: number): number => q * rowsPerQpu(qpus);
 
+/** How QPU q finds its first row, q * rowsPerQpu: a shift when that is a power of two, else a 24-bit multiply. */
+export function firstRowOp(qpus: number): { readonly code: 'shl' | 'mul24'; readonly by: number } {
+  const r = rowsPerQpu(qpus);
+  return (r & (r - 1)) === 0 ? { code: 'shl', by: Math.log2(r) } : { code: 'mul24', by: r };
+}
+
 /** The load row's offset in a QPU's block: its last row. */
 export const loadRowOffset = (qpus: number): number => rowsPerQpu(qpus) - 1;
