@@ -46,7 +46,7 @@ console.log(r.target, r.qpus, Array.from(out).slice(0, 4).join(' '));
   const r = runProcess(path, '--stats');
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'emulator 1 0 1 4 9\n');
-  assert.match(r.err, /^squares: emulator, 1 QPU: \d+ instructions, [\d,]+ cycles, [\d.]+ us on a Pi, [\d.]+ (ms|us|s) here\n$/);
+  assert.match(r.err, /^squares: emulator, 1 QPU: \d+ instructions, [\d,]+ cycles, [\d.]+ us on a Pi 1, [\d.]+ (ms|us|s) here\n$/);
 });
 
 test('the options apply to runs that do not set their own; --kernel limits them to one kernel; main gets the words after --', () => {

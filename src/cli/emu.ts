@@ -2,7 +2,8 @@
 
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
 import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
-import { PI_TIMING } from '../emulator/timing.ts';
+import { timingFor } from '../emulator/timing.ts';
+import { DEFAULT_MODEL, PI_MODELS, type PiModelName } from '../emulator/models.ts';
 import { DEFAULT_SECONDS, EMULATOR_STEPS } from '../common/budget.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { launch, LaunchError } from '../emulator/launch.ts';
@@ -15,7 +16,7 @@ import { forgetTranslations } from '../emulator/program.ts';
 import { formatStats } from '../emulator/report.ts';
 import { listings } from '../emulator/wasm/encoder.ts';
 import { VpmFormatError } from '../emulator/vpm.ts';
-import { type Command, CliError, EXIT, exitHelp, formatBytes, onePositional, parse, parseCount, sfuMode, shown, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, formatBytes, onePositional, parse, parseCount, piModelOption, sfuMode, shown, SYNTAX_OPTION, syntaxOf } from './io.ts';
 import { writeDump } from './dump.ts';
 import { allocBuffers, type BufferSpec, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
@@ -26,7 +27,7 @@ export const emuCommand: Command = {
   name: 'emu',
   summary: 'run machine code on the emulator',
   help: `usage: qpu emu PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]|NAME:[WORDS]@FILE] ...
-                    [--uniforms LIST] ... [--dump NAME[:FORMAT]] ... [--stats] [--trace]
+                    [--uniforms LIST] ... [--dump NAME[:FORMAT]] ... [--stats] [--model M] [--trace]
                     [--max-steps N] [--no-strict] [--interleave SEED] [--sfu MODE]
                     [--dump-js] [--dump-wasm]
 
@@ -50,6 +51,8 @@ options:
                        hex (the default), i32 (signed), u32 (unsigned) or f32 (floats,
                        each as the shortest decimal that reads back to the same bits)
   --stats              print the cycle model's figures per QPU and the estimated Pi time
+  --model M            the Pi whose time the cycle model estimates: zero, 1, 2, 3, 3b+ or
+                       zero2 (default 1; docs/timing.md, "Each Pi model")
   --trace              print each executed instruction with its QPU and pc
   --max-steps N        stop after N instructions in total (default ${EMULATOR_STEPS}, or
                        ${DEFAULT_SECONDS} s of running, whichever comes first)
@@ -92,6 +95,7 @@ example (the SHA-256 series' hello world):
 
     // The whole command line first: nothing is read or allocated before it is known to be right.
     const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
+    const model = piModelOption(values.model);
     // Without --max-steps, the emulator's defaults apply: its step budget and its time limit.
     const maxSteps = values['max-steps'] === undefined ? undefined : parseCount(values['max-steps'], EMULATOR_STEPS, 1, Number.MAX_SAFE_INTEGER, '--max-steps');
     const interleave = values.interleave === undefined ? undefined : parseCount(values.interleave, 0, 0, MAX_SEED, '--interleave');
@@ -126,9 +130,9 @@ example (the SHA-256 series' hello world):
       ? (qpu: number, pc: number) => io.out(`qpu ${String(qpu).padStart(2)}  pc ${String(pc).padStart(4)}  ${disassembleInstr(loaded.instrs[pc]!)}\n`)
       : undefined;
     let result;
-    const bar = runBar(path, maxSteps ?? EMULATOR_STEPS);
+    const bar = runBar(path, maxSteps ?? EMULATOR_STEPS, model);
     try {
-      result = launch(m, { program: loaded, qpus, uniforms, buffers }, { strict: !values['no-strict'], maxSteps, trace, onProgress: trace ? undefined : bar.onProgress, interleave, sfu: sfuMode(values.sfu) });
+      result = launch(m, { program: loaded, qpus, uniforms, buffers }, { strict: !values['no-strict'], maxSteps, trace, onProgress: trace ? undefined : bar.onProgress, interleave, sfu: sfuMode(values.sfu), model });
     } catch (e) {
       // LaunchErrors are about the command line (uniform lists); the rest about the program's run.
       const err = oneLine(e, '', e instanceof LaunchError || e instanceof RangeError ? EXIT.USAGE : EXIT.INPUT);
@@ -142,7 +146,7 @@ example (the SHA-256 series' hello world):
       const a = buffers.get(d.name)!;
       await writeDump(io, d, a.address, m.memory.view(a, Int32Array));
     }
-    if (values.stats) io.out(formatStats(result, m.timing));
+    if (values.stats) io.out(formatStats(result));
     const blocks = values['no-strict'] ? loaded.blocks.loose : loaded.blocks.strict;
     if (values['dump-js']) io.out(listing(blocks, 'js'));
     if (values['dump-wasm']) io.out(listing(blocks, 'wasm') || '(no block of this run had lane arithmetic for SIMD)\n');
@@ -154,14 +158,14 @@ example (the SHA-256 series' hello world):
  * A progress bar for a long run, on a terminal: instructions against the step budget and the
  * estimated Pi time so far, drawn once the run has taken BAR_AFTER_MS.
  */
-function runBar(path: string, budget: number): { onProgress(instructions: number, cycles: number): void; stop(): void } {
+function runBar(path: string, budget: number, model: PiModelName = DEFAULT_MODEL): { onProgress(instructions: number, cycles: number): void; stop(): void } {
   const start = performance.now();
   let bar: ProgressBar | undefined;
   return {
     onProgress(instructions, cycles) {
       if (!bar && performance.now() - start < BAR_AFTER_MS) return;
       bar ??= progressBar(shown(path), budget, { unit: 'instructions' });
-      bar.update(instructions, `${formatSeconds(cycles / PI_TIMING.clockHz)} on a Pi so far`);
+      bar.update(instructions, `${formatSeconds(cycles / timingFor(model).clockHz)} on a ${PI_MODELS[model].short} so far`);
     },
     stop: () => bar?.stop(),
   };

@@ -2,6 +2,7 @@
 // numbers on the command line, and the I/O it may use (the real process for `qpu`, a recorder in
 // tests).
 
+import { isPiModel, PI_MODEL_NAMES, type PiModelName } from '../emulator/models.ts';
 import { SFU_MODES, type SfuMode } from '../vc4/sfu-model.ts';
 import { closeSync, fstatSync, openSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { getSystemErrorMap, parseArgs, type ParseArgsConfig } from 'node:util';
@@ -351,6 +352,13 @@ export function formatBytes(n: number): string {
 }
 
 /** An --sfu value: the SFU's mode (vc4/sfu-model.ts), or undefined when the option is not given. */
+/** --model M: the Pi whose time the cycle model estimates (models.ts), or undefined for the default. */
+export function piModelOption(text: string | undefined): PiModelName | undefined {
+  if (text === undefined) return undefined;
+  if (!isPiModel(text)) throw new CliError(`--model ${shown(text)}: the models are ${PI_MODEL_NAMES.join(', ')} (Pis with a VideoCore IV)`);
+  return text;
+}
+
 export function sfuMode(text: string | undefined): SfuMode | undefined {
   if (text === undefined) return undefined;
   if (!(SFU_MODES as readonly string[]).includes(text)) throw new CliError(`--sfu ${shown(text)}: the modes are ${SFU_MODES.join(', ')}`);

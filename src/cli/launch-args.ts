@@ -18,6 +18,7 @@ export const LAUNCH_OPTIONS = {
   uniforms: { type: 'string', multiple: true },
   dump: { type: 'string', multiple: true },
   stats: { type: 'boolean' },
+  model: { type: 'string' },
 } as const;
 
 export interface BufferSpec {

@@ -15,7 +15,8 @@ import { formatStats } from '../emulator/report.ts';
 import { piSession } from '../pi/session.ts';
 import { DEFAULT_TIMEOUT_MS, MAILBOX_LIMIT_MS, MAX_TIMEOUT_MS, runOnPi } from '../pi/target.ts';
 import { formatSeconds } from '../runtime/progress.ts';
-import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, piModelOption, SYNTAX_OPTION, syntaxOf } from './io.ts';
+import type { PiModelName } from '../emulator/models.ts';
 import { writeDump } from './dump.ts';
 import { allocBuffers, type BufferSpec, fillBuffer, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
@@ -26,7 +27,7 @@ export const piCommand: Command = {
   name: 'pi',
   summary: "run machine code on this Raspberry Pi's QPUs",
   help: `usage: qpu pi PROG.bin [--qpus N] [--buffer NAME:WORDS[=V,V,...]|NAME:[WORDS]@FILE] ...
-                   [--uniforms LIST] ... [--dump NAME[:FORMAT]] ... [--stats] [--timeout MS]
+                   [--uniforms LIST] ... [--dump NAME[:FORMAT]] ... [--stats] [--model M] [--timeout MS]
                    [--no-check] [--syntax S]
 
 Runs PROG.bin (or PROG.qasm, assembled first) on N QPUs (1-${MAX_QPUS}, default 1) of the Raspberry Pi
@@ -38,6 +39,7 @@ allocates and gives back after the run, also when it fails.
 options:
   --qpus N, --buffer, --uniforms, --dump, --syntax   as for qpu emu
   --stats              print the time measured on the QPUs and the cycle model's estimate
+  --model M            the Pi the estimate is for: zero, 1, 2, 3, 3b+ or zero2 (default 1)
   --timeout MS         how long to wait for the QPUs (1-${MAX_TIMEOUT_MS}, default ${DEFAULT_TIMEOUT_MS}); above
                        ${DEFAULT_TIMEOUT_MS} ms (under Linux's 1 s limit on a mailbox call) the job goes through the
                        V3D's registers, as GPU_FFT's short jobs do
@@ -60,6 +62,7 @@ example (the SHA-256 series' hello world):
     const path = onePositional(positionals, 'program');
     syntaxOf(values.syntax);
     const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
+    const model = piModelOption(values.model);
     const timeoutMs = parseCount(values.timeout, DEFAULT_TIMEOUT_MS, 1, MAX_TIMEOUT_MS, '--timeout');
     const specs = parseBuffers(values.buffer, MAX_BUFFER_BYTES);
     const uniforms = parseUniformLists(values.uniforms, qpus, specs);
@@ -73,7 +76,7 @@ example (the SHA-256 series' hello world):
     } catch (e) {
       throw new CliError((e as Error).message, EXIT.USAGE);
     }
-    const estimate = values['no-check'] ? undefined : check(program, qpus, specs, uniforms);
+    const estimate = values['no-check'] ? undefined : check(program, qpus, specs, uniforms, model);
     // Through the firmware the job ends at the host interrupt: without exactly one, it times out (and may wedge the GPU).
     if (estimate && timeoutMs <= MAILBOX_LIMIT_MS && estimate.total.hostInterrupts !== 1)
       throw new CliError(
@@ -105,7 +108,7 @@ example (the SHA-256 series' hello world):
         await writeDump(io, d, a.address, memory.view(a, Int32Array));
       }
       if (values.stats) {
-        if (estimate) io.out(formatStats(estimate, new Machine().timing));
+        if (estimate) io.out(formatStats(estimate));
         io.out(`measured on the QPUs: ${formatSeconds(measured.seconds)} (the execute-QPU call, with the firmware's overhead of about 0.1 ms)\n`);
       }
       return EXIT.OK;
@@ -121,10 +124,10 @@ function resolve(list: readonly UniformItem[], q: number, qpus: number, buffers:
 }
 
 /** The program on the emulator first, on the same inputs: its figures, or an error saying why it does not go to the chip. */
-function check(program: Uint32Array, qpus: number, specs: readonly BufferSpec[], uniforms: readonly (readonly UniformItem[])[]): RunResult {
+function check(program: Uint32Array, qpus: number, specs: readonly BufferSpec[], uniforms: readonly (readonly UniformItem[])[], model: PiModelName | undefined): RunResult {
   const m = new Machine(new GpuMemory());
   try {
-    return launch(m, { program: m.load(program), qpus, uniforms, buffers: allocBuffers(m.memory, specs) }, { maxSteps: EMULATOR_STEPS });
+    return launch(m, { program: m.load(program), qpus, uniforms, buffers: allocBuffers(m.memory, specs) }, { maxSteps: EMULATOR_STEPS, model });
   } catch (e) {
     if (!(e instanceof EmulatorError || e instanceof LaunchError || e instanceof RangeError)) throw e;
     throw new CliError(`the emulator stopped the program before it reached the QPUs: ${(e as Error).message.split('\n').join(' ')} (--no-check runs it on the chip anyway)`, EXIT.INPUT);

@@ -12,8 +12,9 @@ import { annotatedAssembly, profileText } from '../runtime/profile-text.ts';
 import { timelineSvg } from '../runtime/timeline-svg.ts';
 import { type Oversight, type OverseenOptions, type OverseenRun, oversee, type RunObserver, runsOverseen } from '../runtime/oversight.ts';
 import { BAR_AFTER_MS, formatSeconds, type ProgressBar, progressBar } from '../runtime/progress.ts';
-import { PI_TIMING } from '../emulator/timing.ts';
-import { type Command, CliError, describeSystemError, EXIT, exitHelp, type Io, parse, parseCount, sfuMode, shown } from './io.ts';
+import { timingFor } from '../emulator/timing.ts';
+import { PI_MODELS } from '../emulator/models.ts';
+import { type Command, CliError, describeSystemError, EXIT, exitHelp, type Io, parse, parseCount, piModelOption, sfuMode, shown } from './io.ts';
 import { inUserCode, loadModule } from './module.ts';
 import { oneLineEscaped } from '../vc4/asm/text.ts';
 
@@ -23,7 +24,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run a TypeScript program that uses kernels',
   help: `usage: qpu run PROGRAM.ts [--kernel NAME] [--qpus N] [--target T] [--max-steps N]
-                         [--no-strict] [--interleave SEED] [--sfu MODE] [--stats]
+                         [--no-strict] [--interleave SEED] [--sfu MODE] [--model M] [--stats]
                          [--profile] [--profile-dir DIR] [-- ARGS ...]
 
 Runs PROGRAM.ts, a TypeScript program that uses kernels (an ES module: .mts, or .ts in a package
@@ -51,9 +52,11 @@ options:
                       drawn from SEED (0 to ${MAX_SEED}), so that a race shows
       --sfu MODE      emulator and interpreter: the SFU's results exact (the default) or
                       off as a chip's are (chip: docs/emulator.md), to test code for a Pi
+      --model M       the Pi whose time the cycle model estimates: zero, 1, 2, 3, 3b+ or
+                      zero2 (default 1; docs/timing.md, "Each Pi model")
       --stats         after each run, print on standard error the kernel, target, QPUs,
-                      steps, cycles and estimated Pi time (emulator), the time measured on
-                      the QPUs (pi), and the time it took here
+                      steps, cycles and estimated time on the --model Pi (emulator), the
+                      time measured on the QPUs (pi), and the time it took here
       --profile       after each run, print on standard error its profile: what bounds it
                       (instruction issue, the TMU, the DMA engines, spills, semaphores),
                       how it would scale with the QPU count, the statements that took the
@@ -87,6 +90,7 @@ examples:
       'no-strict': { type: 'boolean' },
       interleave: { type: 'string' },
       sfu: { type: 'string' },
+      model: { type: 'string' },
       stats: { type: 'boolean' },
       profile: { type: 'boolean' },
       'profile-dir': { type: 'string' },
@@ -102,6 +106,7 @@ examples:
       strict: values['no-strict'] ? false : undefined,
       interleave: values.interleave === undefined ? undefined : parseCount(values.interleave, 0, 0, MAX_SEED, '--interleave'),
       sfu: sfuMode(values.sfu),
+      model: piModelOption(values.model),
       // On a Pi, --stats puts the cycle model's estimate beside the measured time.
       estimate: values.stats ? true : undefined,
       profile: values.profile || values['profile-dir'] !== undefined ? true : undefined,
@@ -228,7 +233,7 @@ function watcher(io: Io, stats: boolean, profileDir: string | undefined): { obse
     progress(run: OverseenRun, steps: number, cycles?: number) {
       if (!bar && performance.now() - started < BAR_AFTER_MS) return;
       bar ??= progressBar(`${oneLineEscaped(run.kernel)} (${run.target}, ${run.qpus} QPU${run.qpus > 1 ? 's' : ''})`, run.maxSteps, { unit: run.target === 'interpreter' ? 'statements' : 'instructions' });
-      bar.update(steps, cycles === undefined ? undefined : `${formatSeconds(cycles / PI_TIMING.clockHz)} on a Pi so far`);
+      bar.update(steps, cycles === undefined ? undefined : `${formatSeconds(cycles / timingFor(run.model).clockHz)} on a ${PI_MODELS[run.model].short} so far`);
     },
     ended(run, outcome) {
       stopBar();
@@ -238,7 +243,7 @@ function watcher(io: Io, stats: boolean, profileDir: string | undefined): { obse
       const figures = [
         outcome.steps === undefined ? undefined : `${outcome.steps.toLocaleString('en-US')} ${unit}`,
         outcome.cycles === undefined ? undefined : `${outcome.cycles.toLocaleString('en-US')} cycles`,
-        outcome.seconds === undefined ? undefined : `${formatSeconds(outcome.seconds)} on a Pi${run.target === 'pi' ? ' (the cycle model)' : ''}`,
+        outcome.seconds === undefined ? undefined : `${formatSeconds(outcome.seconds)} on a ${PI_MODELS[run.model].short}${run.target === 'pi' ? ' (the cycle model)' : ''}`,
         outcome.measuredSeconds === undefined ? undefined : `${formatSeconds(outcome.measuredSeconds)} measured on the QPUs`,
         `${formatSeconds(outcome.wallSeconds)} here`,
       ].filter((x) => x !== undefined);

@@ -30,7 +30,8 @@ import { type Allocation, GpuMemory, hex, MemoryFault, READ } from '../common/me
 import type { Profiler } from './profile.ts';
 import { Qpu, type QpuHost, TMU_SLOTS } from './qpu.ts';
 import { type RunResult, runResult } from './report.ts';
-import { checkTiming, PI_TIMING, type Timing } from './timing.ts';
+import { checkTiming, PI_TIMING, type Timing, timingFor } from './timing.ts';
+import { DEFAULT_MODEL, isPiModel, piModel, type PiModelName } from './models.ts';
 import { VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
 
 export { MAX_QPUS } from '../vc4/chip.ts';
@@ -75,6 +76,8 @@ export interface MachineRunOptions {
   readonly interleave?: number;
   /** The SFU's results: correctly rounded (default), or off as a chip's are (vc4/sfu-model.ts). */
   readonly sfu?: SfuMode;
+  /** The Pi model whose figures this run's cycle model uses (models.ts; default: the machine's Timing, the Pi 1's unless it was given another). */
+  readonly model?: PiModelName;
   /** A TMU lane or DMA transfer at an address not a multiple of 4 faults (kernels' strict runs); by default, as on a chip, the low two bits are ignored (Guide p. 41). */
   readonly aligned?: boolean;
 }
@@ -118,11 +121,17 @@ export class Machine implements QpuHost {
   /** Strict runs: the words DMA stores have written in this run (rule gather-after-store). */
   readonly stored: StoredWords;
 
+  /** The cycle model's figures for the run in progress (or the last): the machine's, or those of the model the run names. */
+  timing: Timing;
+  /** The model `timing` is of: the default's for PI_TIMING, undefined for a Timing of the caller's own. */
+  private model: PiModelName | undefined;
+
   constructor(
     readonly memory: GpuMemory = new GpuMemory(),
-    readonly timing: Timing = PI_TIMING,
+    private readonly baseTiming: Timing = PI_TIMING,
   ) {
-    checkTiming(timing);
+    this.timing = checkTiming(baseTiming);
+    this.model = baseTiming === PI_TIMING ? DEFAULT_MODEL : undefined;
     this.races = new StoreRaces(memory.maxBytes);
     this.stored = new StoredWords(memory.maxBytes);
   }
@@ -149,6 +158,9 @@ export class Machine implements QpuHost {
     const n = uniforms.length;
     if (n < 1 || n > MAX_QPUS) throw new RangeError(`a run uses 1 to ${MAX_QPUS} QPUs, not ${n}`);
     this.memory.assertIntact();
+    if (opts.model !== undefined && !isPiModel(opts.model)) piModel(String(opts.model));
+    this.timing = opts.model === undefined ? this.baseTiming : timingFor(opts.model);
+    this.model = opts.model ?? (this.baseTiming === PI_TIMING ? DEFAULT_MODEL : undefined);
     this.program = program;
     this.codeBase = program.code.address;
     // Every run starts from the same state, whatever ran before (on a Pi the VPM keeps what the
@@ -205,7 +217,7 @@ export class Machine implements QpuHost {
       }
       if (opts.onProgress) this.reportProgress(budget, opts.onProgress, true, failed);
     }
-    const result = runResult(this.qpus.map((x) => x.stats), this.timing.clockHz);
+    const result = runResult(this.qpus.map((x) => x.stats), this.timing.clockHz, this.model);
     return opts.profile ? { ...result, profile: opts.profile.result(), dmaBusy: { load: this.dma.loadBusy, store: this.dma.storeBusy } } : result;
   }
 

@@ -3,7 +3,8 @@
 // text: per QPU and in total, with the estimated time on a Pi.
 
 import type { QpuProfile } from './profile.ts';
-import { CYCLES_PER_INSTR, STALL_CAUSES, type StallCause, type Timing } from './timing.ts';
+import { CYCLES_PER_INSTR, STALL_CAUSES, type StallCause } from './timing.ts';
+import { PI_MODELS, type PiModelName } from './models.ts';
 
 export { STALL_CAUSES, type StallCause };
 
@@ -51,15 +52,18 @@ export interface RunResult {
   readonly total: QpuStats;
   /** The run's length: the cycle the last QPU finished. */
   readonly cycles: number;
+  /** The estimated time on a Pi: cycles at `clockHz`, the V3D clock of `model` (models.ts; undefined: a Timing of the caller's own). */
   readonly seconds: number;
+  readonly clockHz: number;
+  readonly model?: PiModelName;
   /** Each QPU's figures per instruction, when the run was given a Profiler (profile.ts). */
   readonly profile?: readonly QpuProfile[];
   /** With a profile: the cycles the DMA load engine and the DMA store engine (one each, shared by the QPUs) spent transferring. */
   readonly dmaBusy?: { readonly load: number; readonly store: number };
 }
 
-/** A run's result from each QPU's figures: their sums, and the longest QPU's cycles, at `clockHz`. */
-export function runResult(qpus: readonly QpuStats[], clockHz: number): RunResult {
+/** A run's result from each QPU's figures: their sums, and the longest QPU's cycles, at `clockHz` (`model`'s clock). */
+export function runResult(qpus: readonly QpuStats[], clockHz: number, model?: PiModelName): RunResult {
   const total = newStats();
   for (const s of qpus) {
     for (const k of ['instructions', 'nops', 'tmuRequests', 'tmuFromL2', 'tmuFromMemory', 'tmuLoads', 'dmaLoadBytes', 'dmaStoreBytes', 'sfuOps', 'uniforms', 'hostInterrupts'] as const)
@@ -67,7 +71,7 @@ export function runResult(qpus: readonly QpuStats[], clockHz: number): RunResult
     for (const c of STALL_CAUSES) total.stalls[c] += s.stalls[c];
     total.cycles = Math.max(total.cycles, s.cycles);
   }
-  return { qpus, total, cycles: total.cycles, seconds: total.cycles / clockHz };
+  return { qpus, total, cycles: total.cycles, seconds: total.cycles / clockHz, clockHz, ...(model && { model }) };
 }
 
 export function formatSeconds(s: number): string {
@@ -76,8 +80,8 @@ export function formatSeconds(s: number): string {
   return `${(s * 1e6).toFixed(3)} us`;
 }
 
-/** A table of the run's figures, one row per QPU and a total. */
-export function formatStats(r: RunResult, timing: Timing): string {
+/** A table of the run's figures, one row per QPU and a total, and the estimated time on the run's Pi model. */
+export function formatStats(r: RunResult): string {
   const cols: [string, (s: QpuStats) => string][] = [
     ['instrs', (s) => String(s.instructions)],
     ['nops', (s) => String(s.nops)],
@@ -94,9 +98,8 @@ export function formatStats(r: RunResult, timing: Timing): string {
   rows.push(['total', ...cols.map((c) => c[1](r.total))]);
   const width = rows[0]!.map((_, j) => Math.max(...rows.map((row) => row[j]!.length)));
   const lines = rows.map((row) => row.map((cell, j) => (j === 0 ? cell.padEnd(width[j]!) : cell.padStart(width[j]!))).join('  '));
-  const mhz = timing.clockHz / 1e6;
-  lines.push(
-    `estimated time on a Pi: ${formatSeconds(r.seconds)} (${r.cycles} cycles at ${mhz} MHz, ${CYCLES_PER_INSTR} cycles an instruction)`,
-  );
+  const mhz = r.clockHz / 1e6;
+  const model = r.model ? `the ${PI_MODELS[r.model].board}, ` : 'a Timing of your own, ';
+  lines.push(`estimated time on a Pi: ${formatSeconds(r.seconds)} (${model}${r.cycles} cycles at ${mhz} MHz, ${CYCLES_PER_INSTR} cycles an instruction)`);
   return lines.join('\n') + '\n';
 }

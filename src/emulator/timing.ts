@@ -2,6 +2,8 @@
 // default configuration). docs/timing.md explains each one, where it comes from and how the
 // estimates compare with timings published for Pis (the table there; docs/comparisons.md has the sources).
 
+import { DEFAULT_MODEL, piModel, type PiModelName } from './models.ts';
+
 /**
  * A QPU issues one instruction every 4 clocks (Guide p. 16: "instruction cycle time of four
  * system clocks"): the chip's, not a parameter of the model, so not part of Timing. The
@@ -53,17 +55,28 @@ export interface Timing {
   readonly dmaStoreCyclesPerWord: number;
 }
 
-export const PI_TIMING: Timing = {
-  clockHz: 250e6,
+/** The V3D's own figures, in its cycles: the same on every model (the same design; models.ts). */
+const V3D_FIGURES = {
   tmuCyclesPerRequest: 16,
   tmuCyclesPerLine: 8,
   tmuHitLatency: 20,
   l2Latency: 60,
-  memoryLatency: 100,
   dmaLoadBaseCycles: 50,
   dmaLoadCyclesPerRow: 5,
   dmaLoadCyclesPerWord: 1.45,
   dmaStoreBaseCycles: 70,
   dmaStoreCyclesPerRow: 5,
   dmaStoreCyclesPerWord: 0.9,
-};
+} as const;
+
+/** A TMU request's latency when a line comes from memory, in ns: 100 cycles of the Pi 1's 250 MHz (docs/timing.md). */
+const MEMORY_LATENCY_NS = 400;
+
+/** The cycle model's figures for a Pi model (models.ts): the V3D's in cycles, the memory's from nanoseconds at the model's clock. */
+export function timingFor(name: PiModelName = DEFAULT_MODEL): Timing {
+  const model = piModel(name);
+  return { ...V3D_FIGURES, clockHz: model.v3dHz, memoryLatency: Math.round((MEMORY_LATENCY_NS * model.v3dHz) / 1e9) };
+}
+
+/** The default model's figures (the Pi 1's). */
+export const PI_TIMING: Timing = timingFor(DEFAULT_MODEL);

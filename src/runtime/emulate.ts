@@ -15,6 +15,7 @@ import { type LoadedProgram, Machine, type MachineRunOptions, type RunResult } f
 import { type Allocation, footprint, type GpuMemory, type Grant, READ_WRITE, UNIFORMS } from '../common/memory.ts';
 import { PI_TIMING, type Timing } from '../emulator/timing.ts';
 import type { SfuMode } from '../vc4/sfu-model.ts';
+import type { PiModelName } from '../emulator/models.ts';
 import type { Profiler } from '../emulator/profile.ts';
 
 export interface EmulateOptions {
@@ -30,6 +31,8 @@ export interface EmulateOptions {
   readonly interleave?: number;
   /** The SFU's results: correctly rounded (default), or off as a chip's are (vc4/sfu-model.ts). */
   readonly sfu?: SfuMode;
+  /** The Pi model whose figures the cycle model uses (Machine.run's model). */
+  readonly model?: PiModelName;
   /** Fills this profile (Machine.run's profile). */
   readonly profile?: Profiler;
   /** Called before every instruction (Machine.run's trace: the debugger's hook). */
@@ -112,9 +115,9 @@ export class EmulatorTarget {
     this.printed = [];
     let result: RunResult;
     try {
-      const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu, profile, trace } = opts;
+      const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu, profile, trace, model } = opts;
       // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
-      result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict, profile, trace });
+      result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict, profile, trace, model });
     } catch (e) {
       // Not the run's error: a debugger's hook stopping the run (debug/emulator-replay.ts).
       if (!(e instanceof Error)) throw e;

@@ -6,6 +6,7 @@
 // it ended. One oversight at a time, for the whole process (the command line's).
 
 import type { SfuMode } from '../vc4/sfu-model.ts';
+import type { PiModelName } from '../emulator/models.ts';
 import type { KernelProfile } from './profile.ts';
 import type { KernelAst } from '../source/ast.ts';
 import type { OptLevel } from '../compiler/driver.ts';
@@ -22,6 +23,8 @@ export interface OverseenOptions {
   readonly sfu?: SfuMode;
   /** Profile every run (the observer hears each run's profile). */
   readonly profile?: boolean;
+  /** The Pi model the cycle model estimates for. */
+  readonly model?: PiModelName;
 }
 
 /** What kernel.ts tells the observer of a run. */
@@ -31,6 +34,8 @@ export interface OverseenRun {
   readonly qpus: number;
   /** The step budget (instructions or statements, all QPUs). */
   readonly maxSteps: number;
+  /** The Pi model the cycle model estimates for. */
+  readonly model: PiModelName;
 }
 
 export interface RunObserver {

@@ -16,6 +16,7 @@ import { knownRun, type RunReport } from './report.ts';
 import { defaultTarget } from './default-target.ts';
 import { interleaveSeed } from '../common/interleave.ts';
 import { SFU_MODES, type SfuMode } from '../vc4/sfu-model.ts';
+import { DEFAULT_MODEL, isPiModel, PI_MODEL_NAMES, type PiModelName } from '../emulator/models.ts';
 
 export type { RunReport } from './report.ts';
 
@@ -64,6 +65,12 @@ export interface KernelRunOptions extends RunOptions {
    * target, the profile is of the cycle model's run, which then runs first (as with `estimate: true`).
    */
   readonly profile?: boolean;
+  /**
+   * The Pi model whose time the cycle model estimates (report.run.seconds and its figures):
+   * 'zero', '1', '2', '3', '3b+' or 'zero2' (default '1'; docs/timing.md, "Each Pi model"). On
+   * the pi target, the model of the estimate beside the measured time.
+   */
+  readonly model?: PiModelName;
 }
 
 /** How far a run has got, for onProgress. */
@@ -111,9 +118,10 @@ export interface Run {
   readonly interleave: number | undefined;
   readonly sfu: SfuMode | undefined;
   readonly profile: boolean;
+  readonly model: PiModelName | undefined;
 }
 
-const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs', 'interleave', 'sfu', 'profile'];
+const OPTION_NAMES: readonly (keyof KernelRunOptions)[] = ['target', 'qpus', 'maxSteps', 'strict', 'onProgress', 'estimate', 'timeoutMs', 'interleave', 'sfu', 'profile', 'model'];
 const TARGETS: readonly RunTarget[] = ['emulator', 'interpreter', 'pi'];
 
 /**
@@ -148,6 +156,7 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
   if (seed !== undefined && target === 'pi') fail(TypeError, `interleave is for the emulator and the interpreter: a Pi's QPUs interleave as they run`);
   if (x.sfu !== undefined && !(SFU_MODES as readonly unknown[]).includes(x.sfu)) fail(TypeError, `sfu must be 'exact' or 'chip', not ${describeHost(x.sfu)}`);
   if (x.sfu !== undefined && target === 'pi') fail(TypeError, `sfu is for the emulator and the interpreter: a Pi's SFU is the chip's own`);
+  if (x.model !== undefined && !isPiModel(x.model)) fail(TypeError, `model must be one of ${PI_MODEL_NAMES.map((m) => `'${m}'`).join(', ')} (a Pi with a VideoCore IV), not ${describeHost(x.model)}`);
   if (x.profile !== undefined && typeof x.profile !== 'boolean') fail(TypeError, `profile must be true or false, not ${describeHost(x.profile)}`);
   if (x.profile && x.estimate === false && target !== 'emulator')
     fail(TypeError, `on the ${target}, a profile is of the cycle model's run, which { estimate: false } turns off`);
@@ -164,6 +173,7 @@ export function runOptions(name: string, o: unknown, qpus: number, fixed?: RunTa
     interleave: seed as number | undefined,
     sfu: x.sfu as SfuMode | undefined,
     profile: (x.profile as boolean | undefined) ?? false,
+    model: x.model as PiModelName | undefined,
   };
 }
 
@@ -190,7 +200,7 @@ export function observed(name: string, r: Run, go: (r: Run) => RunReport): RunRe
   noteRun();
   const observer = overseen(name)?.observer;
   if (!observer) return go(r);
-  const run: OverseenRun = { kernel: name, target: r.target, qpus: r.qpus, maxSteps: r.budget };
+  const run: OverseenRun = { kernel: name, target: r.target, qpus: r.qpus, maxSteps: r.budget, model: r.model ?? DEFAULT_MODEL };
   let last: Progress | undefined;
   const onProgress = (p: Progress) => {
     last = p;

@@ -18,6 +18,7 @@ import { printedBefore, printedLines, type PrintLog } from '../source/checks.ts'
 import type { KernelAst, Stmt } from '../source/ast.ts';
 import { type ArrayRegion, interpret } from '../source/interpreter.ts';
 import { EmulatorTarget } from './emulate.ts';
+import { timingFor } from '../emulator/timing.ts';
 import { inKernel } from './kernel-errors.ts';
 import { emulatorReport, type Estimate, interpreterReport, piReport, type ProfileOf, type RunReport } from './report.ts';
 import { kernelProfile } from './profile.ts';
@@ -77,7 +78,7 @@ export function exclusive<T>(name: string, go: () => T): T {
 function emulatorRun(ast: KernelAst, c: Compiled, values: number[], arrays: ArrayRegion[], r: Run): RunResult {
   const emu = emulatorTarget();
   const onProgress = r.onProgress;
-  const hz = emu.machine.timing.clockHz;
+  const hz = timingFor(r.model).clockHz;
   const progress =
     onProgress &&
     ((steps: number, cycles: number, done: boolean) => onProgress({ target: 'emulator', steps, maxSteps: r.budget, cycles, seconds: cycles / hz, done }));
@@ -85,7 +86,7 @@ function emulatorRun(ast: KernelAst, c: Compiled, values: number[], arrays: Arra
     const profile = r.profile ? new Profiler(c.instrs.length) : undefined;
     // A profiled run is slower (one instruction at a time): a budget of steps, not the default time limit, bounds it.
     const maxSteps = r.maxSteps ?? (profile ? EMULATOR_STEPS : undefined);
-    return emu.run(c, values, arrays, { maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave, sfu: r.sfu, profile });
+    return emu.run(c, values, arrays, { maxSteps, strict: r.strict, onProgress: progress, raiseWith: RAISE_WITH_OPTION, interleave: r.interleave, sfu: r.sfu, profile, model: r.model });
   } catch (e) {
     throw e instanceof EmulatorError ? inKernel(ast, c, e) : e;
   }

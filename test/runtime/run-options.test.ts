@@ -84,8 +84,8 @@ test('the calls that name a target take options too, and say so when the options
 const BAD: [string, unknown, typeof TypeError, string][] = [
   ['a number', 5, TypeError, 'run options are an object such as { maxSteps: 1e9 }, not 5'],
   ['an array', [], TypeError, 'run options are an object such as { maxSteps: 1e9 }, not an Array'],
-  ['a misspelt name', { maxstep: 10 }, TypeError, 'no run option is called "maxstep" (maxSteps?): the options are target, qpus, maxSteps, strict, onProgress, estimate, timeoutMs, interleave, sfu, profile'],
-  ['unknown names', { qpu: 2, colour: 'red' }, TypeError, 'no run options are called "qpu" (qpus?), "colour": the options are target, qpus, maxSteps, strict, onProgress, estimate, timeoutMs, interleave, sfu, profile'],
+  ['a misspelt name', { maxstep: 10 }, TypeError, 'no run option is called "maxstep" (maxSteps?): the options are target, qpus, maxSteps, strict, onProgress, estimate, timeoutMs, interleave, sfu, profile, model'],
+  ['unknown names', { qpu: 2, colour: 'red' }, TypeError, 'no run options are called "qpu" (qpus?), "colour": the options are target, qpus, maxSteps, strict, onProgress, estimate, timeoutMs, interleave, sfu, profile, model'],
   ['a target', { target: 'gpu' }, TypeError, `target must be 'emulator', 'interpreter' or 'pi', not the string "gpu"`],
   ['13 QPUs', { qpus: 13 }, RangeError, 'qpus must be 1 to 12, not 13'],
   ['0 QPUs', { qpus: 0 }, RangeError, 'qpus must be 1 to 12, not 0'],
