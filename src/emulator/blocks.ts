@@ -24,6 +24,7 @@ import { ruleError } from './errors.ts';
 import { wordName } from './layout.ts';
 import type { Qpu } from './qpu.ts';
 import type { Step } from './step.ts';
+import { INSTRS_PER_LINE, LOG2_INSTRS_PER_LINE } from './icache.ts';
 import { CYCLES_PER_INSTR } from './timing.ts';
 import { HELPERS, instrCode, type TranslateOptions } from './translate.ts';
 import { listings } from './wasm/encoder.ts';
@@ -143,7 +144,9 @@ function groupsOf(p: Steps, start: number, end: number, strict: boolean, opts: T
     // A shared-unit step (even one whose write never happens, as `or.never mutex, ...`) runs alone,
     // after its horizon check, as it does one instruction at a time.
     if (s.shared) code.fusable = false;
-    if (g && !bad && !mayFault && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
+    // A group ends at an instruction-cache line: its fetch (a miss's stall) comes before the line's first instruction, as one at a time.
+    const newLine = k % INSTRS_PER_LINE === 0;
+    if (g && !bad && !mayFault && !newLine && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
     else groups.push({ first: k, codes: [code], bad });
   }
   return groups;
@@ -227,6 +230,8 @@ class BlockWriter {
       this.lines.push(`throw ruleError(${JSON.stringify(g.bad)});`);
       return;
     }
+    // The instruction cache's line (icache.ts) at the block's first instruction and where a line starts (a group does): a miss stalls here.
+    if (first === this.start || first % INSTRS_PER_LINE === 0) this.lines.push(`q.m.fetch(q, ${first >> LOG2_INSTRS_PER_LINE});`);
     if (codes.length === 1) this.alone(first, codes[0]!);
     else this.fused(first, codes);
     for (let k = first; k < first + codes.length; k++) {
@@ -359,6 +364,7 @@ class BlockWriter {
     const code = this.instr(pc, c, true);
     this.lines.push(
       ...this.header(pc, 1),
+      `q.m.fetch(q, ${pc >> LOG2_INSTRS_PER_LINE});`,
       ...(s.shared ? [`if (${mustYield(s)}) ${this.status('YIELD')}`] : []),
       ...(code.length ? ['{', ...code, '}'] : []),
       `q.time += ${CYCLES_PER_INSTR}; q.count++;`,

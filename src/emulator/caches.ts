@@ -10,6 +10,8 @@
 
 /** A cache line of both caches: 64 bytes (a byte address's line is address >>> LINE_SHIFT). */
 export const LINE_SHIFT = 6;
+/** Its bytes: also one SDRAM burst on a 32-bit bus (16 beats). */
+export const LINE_BYTES = 1 << LINE_SHIFT;
 /** Lines of each TMU's cache: 4 KiB, direct-mapped. */
 const TMU_CACHE_LINES = 64;
 /** The L2 cache: 32 KiB in 128 sets of 4 lines, least recently used line replaced. */
@@ -43,6 +45,11 @@ export class TmuCaches {
     const slot = unit * TMU_CACHE_LINES + (line & (TMU_CACHE_LINES - 1));
     if (this.tmuTags[slot] === line) return HIT_TMU;
     this.tmuTags[slot] = line;
+    return this.l2(line);
+  }
+
+  /** Looks line `line` up in L2 only, filling it on a miss (an instruction cache's fetch). */
+  fromL2(line: number): CacheLevel {
     return this.l2(line);
   }
 

@@ -11,6 +11,7 @@ import type { QpuClock as Qpu } from './store-race.ts';
 import { addRange, type Clocks, type StoreRaces } from './store-race.ts';
 import type { StoredWords } from './stored.ts';
 import type { Timing } from './timing.ts';
+import type { Sdram } from './sdram.ts';
 import { checkVdw, type VdrSetup, vdrPitch, vdrRow, type VdwPlan, type VpmWordSet } from './vpm.ts';
 import { loadNarrow, storeNarrow } from './dma-narrow.ts';
 import { DMA_MODE_32, dmaWidth } from '../vc4/vpm-setup.ts';
@@ -23,6 +24,7 @@ interface Host extends Clocks {
   readonly races: StoreRaces;
   readonly stored: StoredWords;
   readonly qpuCount: number;
+  readonly sdram: Sdram;
 }
 
 export class DmaEngines {
@@ -63,7 +65,7 @@ export class DmaEngines {
         this.m.races.check(q, (at & ~3) >>> 0, ((at + (n * dmaWidth(s.modew)!.bits) / 8 + 3) & ~3) >>> 0, `a DMA load (starting at cycle ${start})`, start);
       }
       this.bytes = loadNarrow(mem, vpm, s, pitch, addr, touched);
-      return this.loaded(start, s.rows, this.bytes / 4);
+      return this.loaded(start, s.rows, this.bytes);
     }
     for (let r = 0; r < s.rows; r++) {
       const at = (addr + r * pitch) >>> 0;
@@ -76,13 +78,14 @@ export class DmaEngines {
       } else for (let d = 0; d < n; d++) vpm[words[d]!] = mem.words[mem.check((at + 4 * d) >>> 0, 'DMA load')]!;
     }
     this.bytes = s.rows * n * 4;
-    return this.loaded(start, s.rows, s.rows * n);
+    return this.loaded(start, s.rows, this.bytes);
   }
 
-  /** The load engine busy from `start` with `rows` rows of `words` words in all; returns when it is done. */
-  private loaded(start: number, rows: number, words: number): number {
+  /** The load engine busy from `start` with `rows` rows of `bytes` in all (and the SDRAM moving them); returns when it is done. */
+  private loaded(start: number, rows: number, bytes: number): number {
     const T = this.m.timing;
-    this.vdrFree = start + Math.ceil(T.dmaLoadBaseCycles + rows * T.dmaLoadCyclesPerRow + words * T.dmaLoadCyclesPerWord);
+    const engine = start + Math.ceil(T.dmaLoadBaseCycles + rows * T.dmaLoadCyclesPerRow + (bytes / 4) * T.dmaLoadCyclesPerWord);
+    this.vdrFree = Math.max(engine, Math.ceil(this.m.sdram.bus(start, bytes)));
     this.loadBusy += this.vdrFree - start;
     return this.vdrFree;
   }
@@ -121,6 +124,7 @@ export class DmaEngines {
         st.any = true;
       }
       if (rows) addRange(rows, at, (at + 4 * n) >>> 0);
+      this.m.sdram.stored(at, at + 4 * n);
       if (mem.spans(at, (at + 4 * (n - 1)) >>> 0, WRITE)) {
         const i0 = mem.index(at, WRITE);
         for (let d = 0; d < n; d++) mem.words[i0 + d] = vpm[words[w + d]!]!;
@@ -129,7 +133,8 @@ export class DmaEngines {
     const start = Math.max(q.time, this.vdwFree);
     const T = this.m.timing;
     this.bytes = s.units * n * 4;
-    this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + s.units * T.dmaStoreCyclesPerRow + s.units * n * T.dmaStoreCyclesPerWord);
+    const engine = start + Math.ceil(T.dmaStoreBaseCycles + s.units * T.dmaStoreCyclesPerRow + s.units * n * T.dmaStoreCyclesPerWord);
+    this.vdwFree = Math.max(engine, Math.ceil(this.m.sdram.bus(start, this.bytes)));
     this.storeBusy += this.vdwFree - start;
     if (rows) this.m.races.note(q.id, rows, start, this.vdwFree, this.m);
     else if (racing) this.m.races.noteRange(q.id, addr >>> 0, (addr + s.units * n * 4) >>> 0, start, this.vdwFree, this.m);
@@ -145,7 +150,9 @@ export class DmaEngines {
     const start = Math.max(q.time, this.vdwFree);
     const T = this.m.timing;
     this.bytes = bytes;
-    this.vdwFree = start + Math.ceil(T.dmaStoreBaseCycles + T.dmaStoreCyclesPerRow + (bytes / 4) * T.dmaStoreCyclesPerWord);
+    this.m.sdram.stored(lo, hi);
+    const engine = start + Math.ceil(T.dmaStoreBaseCycles + T.dmaStoreCyclesPerRow + (bytes / 4) * T.dmaStoreCyclesPerWord);
+    this.vdwFree = Math.max(engine, Math.ceil(this.m.sdram.bus(start, bytes)));
     this.storeBusy += this.vdwFree - start;
     if (touched && this.m.qpuCount > 1) this.m.races.noteRange(q.id, lo, hi, start, this.vdwFree, this.m);
     return this.vdwFree;

@@ -7,7 +7,6 @@
 // fault, a deadlock, or the step budget. A caller's onProgress hears how far a long run has got,
 // where the run reads the clock (common/budget.ts).
 
-import * as chip from '../vc4/chip.ts';
 import { MAX_QPUS } from '../vc4/chip.ts';
 import * as fields from '../vc4/fields.ts';
 import { disassembleInstr } from '../vc4/asm/disasm.ts';
@@ -17,7 +16,6 @@ import { RULES, sequenceViolations, TMU_FIFO_DEPTH, type Violation } from '../vc
 import { BLOCK, type BlockFn, CONTINUE, MAX_BLOCK, YIELD } from './blocks.ts';
 import { HOT_CALLS, type Translation, translation } from './program.ts';
 import { CLOCK_EVERY, count, counted, duration, EMULATOR_PROGRESS_EVERY, EMULATOR_STEPS, RAISE_WITH_EITHER, RunBudget } from '../common/budget.ts';
-import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, TmuCaches } from './caches.ts';
 import { deadlockError, EmulatorError, ruleError } from './errors.ts';
 import { drawRunning, Interleaving, interleaveSeed } from '../common/interleave.ts';
 import { type SfuMode, sfuOf } from '../vc4/sfu-model.ts';
@@ -32,6 +30,7 @@ import { Qpu, type QpuHost, TMU_SLOTS } from './qpu.ts';
 import { type RunResult, runResult } from './report.ts';
 import { checkTiming, PI_TIMING, type Timing, timingFor } from './timing.ts';
 import { DEFAULT_MODEL, isPiModel, piModel, type PiModelName } from './models.ts';
+import { MemoryPath } from './memory-path.ts';
 import { VPM_WORDS, VpmFormatError, VpmWordSet } from './vpm.ts';
 
 export { MAX_QPUS } from '../vc4/chip.ts';
@@ -44,10 +43,8 @@ export { MAX_QPUS } from '../vc4/chip.ts';
  */
 export const SLACK = 32;
 
-// Numbers of the chip that TMU requests and taken branches use, as constants of this module: V8
-// folds these into the code, but loads (and checks) an imported binding at every use.
-const QPUS_PER_SLICE = chip.QPUS_PER_SLICE;
-const TMUS_PER_SLICE = chip.TMUS_PER_SLICE;
+// Numbers of the chip that taken branches use, as constants of this module: V8 folds these into
+// the code, but loads (and checks) an imported binding at every use.
 const INSTRUCTION_BYTES = fields.INSTRUCTION_BYTES;
 
 /** Iterations a block that loops to itself runs in one call at most: 64 of at most MAX_BLOCK instructions, CLOCK_EVERY. */
@@ -80,6 +77,8 @@ export interface MachineRunOptions {
   readonly model?: PiModelName;
   /** A TMU lane or DMA transfer at an address not a multiple of 4 faults (kernels' strict runs); by default, as on a chip, the low two bits are ignored (Guide p. 41). */
   readonly aligned?: boolean;
+  /** The slices' instruction caches as the last run on this machine left them, as for a batch's later jobs (the same code on other data); default: cold, as after the host clears them. */
+  readonly warmCode?: boolean;
 }
 
 export type { RunResult };
@@ -108,11 +107,12 @@ export class Machine implements QpuHost {
   private readonly pool: Qpu[] = [];
   private readonly wordSets: { load: VpmWordSet; store: VpmWordSet }[] = [];
   private program: LoadedProgram | undefined;
+  /** The TMUs' timing, the caches, the instruction caches and the SDRAM (memory-path.ts), cold at the start of each run. */
+  private readonly path = new MemoryPath(this);
+  /** The SDRAM behind the caches and the DMA engines (sdram.ts), shared by every unit. */
+  readonly sdram = this.path.sdram;
   /** The DMA engines between the VPM and memory, shared by the QPUs. */
   readonly dma: DmaEngines = new DmaEngines(this);
-  private readonly tmuFree: number[] = new Array(MAX_QPUS).fill(0);
-  /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2, cold at the start of each run. */
-  private readonly caches = new TmuCaches((MAX_QPUS / QPUS_PER_SLICE) * TMUS_PER_SLICE);
   /** The run in progress: its random interleaving (undefined: time order); whether it wants aligned addresses. */
   private turns: Interleaving | undefined;
   aligned = false;
@@ -168,8 +168,7 @@ export class Machine implements QpuHost {
     this.vpm.fill(0);
     this.sync.reset();
     this.dma.reset();
-    this.tmuFree.fill(0);
-    this.caches.clear();
+    this.path.reset(opts.warmCode ?? false);
     this.races.reset();
     program.calls.fill(0);
     const seed = interleaveSeed(opts.interleave);
@@ -386,31 +385,12 @@ export class Machine implements QpuHost {
 
   // ---- shared units
 
-  /**
-   * The cycle at which a request from `q` at `time` to TMU `t` (the one its register address
-   * names: tmu0_s 0, tmu1_s 1) has its data. Each slice has two TMUs; "the TMU selected by the
-   * I/O register address is automatically swapped for accesses by QPU2 and QPU3" of the slice
-   * unless tmu_noswap is set (Guide pp. 39-40, p. 23).
-   */
   tmuSchedule(q: Qpu, t: number, time: number, lines: Int32Array, nLines: number): number {
-    const swap = !q.noSwap && q.id % QPUS_PER_SLICE >= QPUS_PER_SLICE / 2 ? 1 : 0;
-    const unit = Math.floor(q.id / QPUS_PER_SLICE) * TMUS_PER_SLICE + (t ^ swap);
-    // The request's lines: those its TMU's cache misses are fetched one after another, from L2
-    // or from memory; the request's data is ready when the slowest has arrived.
-    const T = this.timing;
-    let fetched = 0;
-    let worst: CacheLevel = HIT_TMU;
-    for (let i = 0; i < nLines; i++) {
-      const level = this.caches.lookup(unit, lines[i]!);
-      if (level !== HIT_TMU) fetched++;
-      if (level > worst) worst = level;
-    }
-    if (worst === HIT_L2) q.stats.tmuFromL2++;
-    else if (worst === HIT_MEMORY) q.stats.tmuFromMemory++;
-    const extra = fetched > 1 ? (fetched - 1) * T.tmuCyclesPerLine : 0;
-    const start = Math.max(time, this.tmuFree[unit]!);
-    this.tmuFree[unit] = start + T.tmuCyclesPerRequest + (fetched > 0 ? fetched * T.tmuCyclesPerLine : 0);
-    return start + (worst === HIT_TMU ? T.tmuHitLatency : worst === HIT_L2 ? T.l2Latency : T.memoryLatency) + extra;
+    return this.path.tmu(q, t, time, lines, nLines);
+  }
+
+  fetch(q: Qpu, line: number): void {
+    this.path.fetch(q, line);
   }
 
   /** QPUs in the run. */

@@ -58,9 +58,7 @@ class TmuFifo {
  * the interpreter's words for it. A DMA transfer's is lane 0's, as a kernel's load or store
  * starts at lane 0's address.
  */
-function misaligned(what: 'read' | 'write', lane: number, address: number): string {
-  return `a ${what} of lane ${lane} at ${hex(address)} is not a multiple of 4`;
-}
+const misaligned = (what: 'read' | 'write', lane: number, address: number): string => `a ${what} of lane ${lane} at ${hex(address)} is not a multiple of 4`;
 
 /**
  * What a QPU, and the code translated for it, use of the machine it runs on (machine.ts): the
@@ -82,6 +80,8 @@ export interface QpuHost {
   readonly horizon: number;
   /** Whether the running QPU must let another go first before a semaphore or mutex step. */
   syncLate(q: Qpu): boolean;
+  /** Instruction-cache line `line` of the program (icache.ts), before `q` runs instructions from it: a miss stalls `q`. */
+  fetch(q: Qpu, line: number): void;
   /** The cycle at which a request from `q` at `time` to TMU `t` for cache lines `lines[0..nLines)` has its data. */
   tmuSchedule(q: Qpu, t: number, time: number, lines: Int32Array, nLines: number): number;
   /** A semaphore instruction; false when the QPU must wait. */

@@ -3,6 +3,8 @@
 // estimates compare with timings published for Pis (the table there; docs/comparisons.md has the sources).
 
 import { DEFAULT_MODEL, piModel, type PiModelName } from './models.ts';
+import { LINE_BYTES } from './caches.ts';
+import { ICACHE_BYTES } from './icache.ts';
 
 /**
  * A QPU issues one instruction every 4 clocks (Guide p. 16: "instruction cycle time of four
@@ -16,8 +18,11 @@ export const CYCLES_PER_INSTR = 4;
  * semaphore or the mutex. A QPU's figures (report.ts) and a run's profile (profile.ts) count
  * stall cycles by these causes.
  */
-export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex';
-export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex'];
+export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex' | 'icache';
+export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex', 'icache'];
+
+/** The figures a Timing divides by. */
+const POSITIVE = new Set<string>(['clockHz']);
 
 /** Checks a Timing from anywhere (JavaScript too): every figure a number from 0 up, and no issue rate (CYCLES_PER_INSTR is the chip's). */
 export function checkTiming(t: Timing): Timing {
@@ -26,8 +31,8 @@ export function checkTiming(t: Timing): Timing {
     throw new RangeError(`Timing.cyclesPerInstr cannot be changed: a QPU issues an instruction every ${CYCLES_PER_INSTR} clocks (Guide p. 16), which the emulator's clock counts as fixed`);
   for (const key of Object.keys(PI_TIMING) as (keyof Timing)[]) {
     const v = t[key];
-    if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v) || (key === 'clockHz' && v === 0))
-      throw new RangeError(`Timing.${key} must be a finite number ${key === 'clockHz' ? 'above' : 'from'} 0, not ${String(v)}`);
+    if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v) || (POSITIVE.has(key) && v === 0))
+      throw new RangeError(`Timing.${key} must be a finite number ${POSITIVE.has(key) ? 'above' : 'from'} 0, not ${String(v)}`);
   }
   return t;
 }
@@ -45,6 +50,18 @@ export interface Timing {
   readonly l2Latency: number;
   /** ... and when it comes from memory (SDRAM). */
   readonly memoryLatency: number;
+  /** Bytes of each slice's instruction cache (4 KiB); 0: none modelled, every fetch hits (to pin other figures without it). */
+  readonly instructionCacheBytes: number;
+  /** Cycles an instruction-cache miss stalls its QPU when the L2 cache holds the line (from memory: the fill's latency). */
+  readonly icacheFillCycles: number;
+  /** Cycles the L2 cache's port spends fetching one line from memory (SDRAM), one line at a time. */
+  readonly memoryFillCycles: number;
+  /** Bytes the SDRAM moves a cycle at most, for the L2 cache's fills and both DMA engines together (0: no limit). */
+  readonly sdramBytesPerCycle: number;
+  /** The system cache that keeps what DMA stores write (BCM2835), in bytes; 0: GPU memory bypasses it. */
+  readonly systemCacheBytes: number;
+  /** Cycles the L2 cache's port spends fetching a line the system cache holds, or one in an SDRAM row already open: one 64-byte burst. */
+  readonly burstFillCycles: number;
   /** A DMA load (memory to VPM): a fixed cost, a cost per memory row, and per word (about 690 MB/s measured on a Pi 2). */
   readonly dmaLoadBaseCycles: number;
   readonly dmaLoadCyclesPerRow: number;
@@ -61,6 +78,8 @@ const V3D_FIGURES = {
   tmuCyclesPerLine: 8,
   tmuHitLatency: 20,
   l2Latency: 60,
+  instructionCacheBytes: ICACHE_BYTES,
+  icacheFillCycles: 12,
   dmaLoadBaseCycles: 50,
   dmaLoadCyclesPerRow: 5,
   dmaLoadCyclesPerWord: 1.45,
@@ -71,11 +90,27 @@ const V3D_FIGURES = {
 
 /** A TMU request's latency when a line comes from memory, in ns: 100 cycles of the Pi 1's 250 MHz (docs/timing.md). */
 const MEMORY_LATENCY_NS = 400;
+/** LPDDR2's row cycle time (ACTIVATE to ACTIVATE in a bank: tRAS + tRP), in ns: Micron's LPDDR2-S4 datasheets, -25 grade. */
+const SDRAM_ROW_CYCLE_NS = 60;
+/** The VideoCore's system cache (BCM2835): 128 KiB (Linux's vc4_gem.c, "the 128kb or so shared with the CPU"). */
+const SYSTEM_CACHE_BYTES = 128 * 1024;
+/** Bytes the SDRAM moves a memory clock at its peak: 32 bits, twice a clock. */
+const SDRAM_BYTES_PER_CLOCK = 8;
 
 /** The cycle model's figures for a Pi model (models.ts): the V3D's in cycles, the memory's from nanoseconds at the model's clock. */
 export function timingFor(name: PiModelName = DEFAULT_MODEL): Timing {
   const model = piModel(name);
-  return { ...V3D_FIGURES, clockHz: model.v3dHz, memoryLatency: Math.round((MEMORY_LATENCY_NS * model.v3dHz) / 1e9) };
+  const cycles = (ns: number) => Math.round((ns * model.v3dHz) / 1e9);
+  const burstNs = (LINE_BYTES / (SDRAM_BYTES_PER_CLOCK * model.sdramHz)) * 1e9;
+  return {
+    ...V3D_FIGURES,
+    clockHz: model.v3dHz,
+    memoryLatency: cycles(MEMORY_LATENCY_NS),
+    memoryFillCycles: cycles(SDRAM_ROW_CYCLE_NS + burstNs),
+    sdramBytesPerCycle: (SDRAM_BYTES_PER_CLOCK * model.sdramHz) / model.v3dHz,
+    systemCacheBytes: model.systemCache ? SYSTEM_CACHE_BYTES : 0,
+    burstFillCycles: Math.max(1, cycles(burstNs)),
+  };
 }
 
 /** The default model's figures (the Pi 1's). */

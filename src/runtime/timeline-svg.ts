@@ -15,8 +15,9 @@ const COLOURS: Record<CycleKind, string> = {
   vpm: '#9b59b6',
   semaphore: '#c0392b',
   mutex: '#7f6000',
+  icache: '#7a7a7a',
 };
-const NAMES: Record<CycleKind, string> = { busy: 'issuing', tmu: 'TMU', dma: 'DMA', vpm: 'VPM', semaphore: 'semaphores', mutex: 'mutex' };
+const NAMES: Record<CycleKind, string> = { busy: 'issuing', tmu: 'TMU', dma: 'DMA', vpm: 'VPM', semaphore: 'semaphores', mutex: 'mutex', icache: 'instruction cache' };
 
 const LEFT = 70;
 const PLOT = 800;

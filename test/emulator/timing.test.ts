@@ -5,7 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Qpu } from '../../src/emulator/qpu.ts';
 import { CYCLES_PER_INSTR, PI_TIMING } from '../../src/emulator/timing.ts';
-import { END, type EmuOptions, runAsm } from '../helpers/emu.ts';
+import { END, type EmuOptions, FETCH_FREE, runAsm } from '../helpers/emu.ts';
+
+/** The TMUs alone: the L2 cache's port to memory and the SDRAM's bus never make a fill wait (memory-system.test.ts tests them). */
+const TMUS_ONLY = { ...FETCH_FREE, memoryFillCycles: 0, burstFillCycles: 0, sdramBytesPerCycle: 0 };
 
 const nops = (n: number) => new Array<string>(n).fill('nop').join('\n');
 
@@ -14,7 +17,7 @@ const nops = (n: number) => new Array<string>(n).fill('nop').join('\n');
  * that every request below misses the caches and goes to memory. 7 instructions.
  */
 const FOUR_LINES = 'mov r0, qpu_num\nshl r0, r0, 8\nadd r0, r0, unif\nldi r3, 64\nadd r1, r0, r3\nadd r2, r1, r3\nadd r3, r2, r3\n';
-const X = { buffers: { x: 12 * 64 }, uniforms: ['@x'] };
+const X = { buffers: { x: 12 * 64 }, uniforms: ['@x'], timing: TMUS_ONLY };
 
 test('TMU0 and TMU1 serve requests side by side', () => {
   const program = (a: string, b: string) =>
@@ -33,6 +36,12 @@ test('TMU0 and TMU1 serve requests side by side', () => {
   const two = run('tmu0', 'tmu1');
   assert.equal(two.total.stalls.tmu, 28 + M - 44 + Math.max(0, 28 + busy - 36));
   assert.ok(two.cycles < one.cycles);
+  // With the L2 cache's port to memory, and the four lines 16 KiB apart (each in another SDRAM
+  // row of one bank): the fills, one at a time, bound the two TMUs (each later ldtmu waits a fill - 4 more).
+  const MF = PI_TIMING.memoryFillCycles;
+  const rows = program('tmu0', 'tmu1').replace('ldi r3, 64', 'ldi r3, 16384');
+  const ported = runAsm(rows, { buffers: { x: 12 * 16384 }, uniforms: ['@x'], timing: FETCH_FREE }).result;
+  assert.equal(ported.total.stalls.tmu, 28 + M - 44 + 3 * (MF - 4));
 });
 
 test('QPUs 2 and 3 of a slice use the other TMU unless tmu_noswap is set (Guide pp. 39-40)', () => {
@@ -132,9 +141,17 @@ test('TMU lookups: a line in the TMU cache is cheap, one in L2 dearer, one from 
   assert.equal(r.tmuFromL2, 1);
   assert.equal(r.stalls.tmu, M - 4 + (H - 4) + (M - 4) + (L2 - 4));
   assert.ok(H < L2 && L2 < M);
-  // A request whose 16 lanes read 16 lines fetches them one after another.
-  const spread = runAsm(`mov r0, unif\nshl r1, elem_num, 6\nadd r0, r0, r1\nnop\n${lookup('r0')}${END}`, { buffers: { x: 256 }, uniforms: ['@x'] });
+  // A request whose 16 lanes read 16 lines fetches them one after another: the TMU a line each, the L2 cache's port a fill each.
+  const spreadSrc = `mov r0, unif\nshl r1, elem_num, 6\nadd r0, r0, r1\nnop\n${lookup('r0')}${END}`;
+  const spread = runAsm(spreadSrc, { buffers: { x: 256 }, uniforms: ['@x'], timing: TMUS_ONLY });
   assert.equal(spread.result.total.stalls.tmu, M + 15 * PI_TIMING.tmuCyclesPerLine - 4);
+  // Through the L2 cache's port: consecutive lines are one open SDRAM row, a burst each, so the TMU sets the pace;
+  const filled = runAsm(spreadSrc, { buffers: { x: 256 }, uniforms: ['@x'] });
+  assert.equal(filled.result.total.stalls.tmu, M + 15 * PI_TIMING.tmuCyclesPerLine - 4);
+  // lines 16 KiB apart are a row each in one bank, a row cycle each, so the port does.
+  const rowsSrc = spreadSrc.replace('shl r1, elem_num, 6', 'shl r1, elem_num, 14');
+  const scattered = runAsm(rowsSrc, { buffers: { x: 16 * 4096 }, uniforms: ['@x'] });
+  assert.equal(scattered.result.total.stalls.tmu, M + 15 * PI_TIMING.memoryFillCycles - 4);
 });
 
 test('a DMA store costs a fixed part, a part per row and a part per word: a 16-word row at most 92 cycles', () => {

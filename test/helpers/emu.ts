@@ -4,6 +4,7 @@ import { EmulatorError } from '../../src/emulator/errors.ts';
 import { assemble, type AsmSyntax } from '../../src/vc4/asm/assembler.ts';
 import { type MachineRunOptions, type RunResult, Machine } from '../../src/emulator/machine.ts';
 import { GpuMemory } from '../../src/common/memory.ts';
+import { PI_TIMING, type Timing } from '../../src/emulator/timing.ts';
 import type { Qpu } from '../../src/emulator/qpu.ts';
 import type { Allocation } from '../../src/common/memory.ts';
 
@@ -27,13 +28,22 @@ export interface EmuOptions extends MachineRunOptions {
   buffers?: Record<string, number | number[]>;
   /** Uniforms for every QPU (or a function of the QPU index): numbers or '@name' for a buffer's address. */
   uniforms?: (number | string)[] | ((q: number) => (number | string)[]);
+  /** The cycle model's figures (default FETCH_FREE). */
+  timing?: Timing;
 }
+
+/**
+ * The default model without its instruction caches (every fetch hits): the tests of the other
+ * units pin their cycles without the misses a cold cache adds to each program's first pass
+ * (test/emulator/memory-system.test.ts tests the instruction caches).
+ */
+export const FETCH_FREE: Timing = { ...PI_TIMING, instructionCacheBytes: 0 };
 
 /** A program with the standard ending (program end and its two delay slots) appended. */
 export const END = '\nnop.tend\nnop\nnop\n';
 
 export function runAsm(src: string, opts: EmuOptions = {}): EmuRun {
-  const m = new Machine(new GpuMemory(64 * 1024 * 1024));
+  const m = new Machine(new GpuMemory(64 * 1024 * 1024), opts.timing ?? FETCH_FREE);
   const program = m.load(assemble(src, { syntax: opts.syntax }).words);
   const buffers = new Map<string, Allocation>();
   for (const [name, init] of Object.entries(opts.buffers ?? {})) {

@@ -1,0 +1,162 @@
+// The cycle model's memory system (src/emulator/sdram.ts, docs/timing.md "The memory system")
+// and its Pi models (models.ts): the L2 cache's one port to memory bounds TMU lookups that miss,
+// whatever the QPU count; the SDRAM's bus caps what the DMA engines and the fills move together;
+// the BCM2835's system cache keeps what DMA stores wrote and what was fetched; each slice's
+// instruction cache (icache.ts) makes code larger than it pay for misses; each model has its
+// clocks, so the same program gets an estimate per Pi.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { For, gather, index, Int, kernel, me, Ptr, receive, SharedArray } from '../../src/index.ts';
+import { Sdram, LINE_BYTES } from '../../src/emulator/sdram.ts';
+import { PI_TIMING, timingFor, type Timing } from '../../src/emulator/timing.ts';
+import { DEFAULT_MODEL, PI_MODEL_NAMES, PI_MODELS } from '../../src/emulator/models.ts';
+import { Machine } from '../../src/emulator/machine.ts';
+import { GpuMemory } from '../../src/common/memory.ts';
+import { assemble } from '../../src/vc4/asm/assembler.ts';
+
+/**
+ * Per QPU, `n` gathers whose 16 lanes each read a line of their own, 16 KiB apart: 16 lines from
+ * memory a request, each in another row of the SDRAM than the line before it.
+ */
+const scattered = kernel([Ptr(Int), Ptr(Int), Int], function scattered(src, dst, n) {
+  const sum = Int(0);
+  const base = Int(me().shl(16));
+  const i = Int(0);
+  For(i.lt(n), () => i.set(i.add(1)), () => {
+    gather(src.add(base.add(i.shl(4)).add(index().shl(12))));
+    const v = Int(0);
+    receive(v);
+    sum.set(sum.add(v));
+  });
+  dst.add(me().shl(4)).store(sum);
+});
+
+const N = 24;
+
+function runScattered(qpus: number, model?: (typeof PI_MODEL_NAMES)[number]) {
+  const src = SharedArray.int32(12 << 16);
+  const dst = SharedArray.int32(12 * 16);
+  try {
+    src.forEach((_, i) => (src[i] = i & 7));
+    return scattered.emulateSync([src, dst, N], { qpus, model });
+  } finally {
+    SharedArray.free(src);
+    SharedArray.free(dst);
+  }
+}
+
+test('TMU lookups that miss to memory share the L2 cache\'s one port: on 12 QPUs they are bound by it, not by the QPUs', () => {
+  const T = timingFor(DEFAULT_MODEL);
+  const one = runScattered(1);
+  const twelve = runScattered(12);
+  const lines = 12 * N * 16;
+  // Every line comes from memory once, one fill at a time.
+  assert.ok(twelve.run.cycles >= lines * T.memoryFillCycles, `${twelve.run.cycles} cycles for ${lines} fills of ${T.memoryFillCycles}`);
+  // Each QPU does the same work as the one alone, yet the run takes far longer: the port, not the QPUs, sets the pace.
+  assert.ok(twelve.run.cycles > 8 * one.run.cycles, `1 QPU ${one.run.cycles} cycles, 12 QPUs ${twelve.run.cycles}`);
+  assert.ok(twelve.run.total.stalls.tmu > 0.7 * 12 * twelve.run.cycles, 'the QPUs mostly wait for the TMU');
+});
+
+test('the L2 cache\'s fills wait for one another; a fill of a line the system cache holds is shorter; the bus caps the bytes a cycle', () => {
+  const T: Timing = { ...PI_TIMING, memoryFillCycles: 20, burstFillCycles: 5, systemCacheBytes: 128 * 1024, sdramBytesPerCycle: 64 };
+  const s = new Sdram({ timing: T });
+  s.reset();
+  // Two fills asked at once: the second starts when the first is done.
+  assert.equal(s.fill(0, 1000), T.memoryLatency);
+  assert.equal(s.fill(0, 2000), 20 + T.memoryLatency);
+  // A line a DMA store wrote is in the system cache: its fill takes 5 cycles, and reaches the TMU sooner.
+  s.stored(3000 * LINE_BYTES, 3001 * LINE_BYTES);
+  assert.equal(s.fill(0, 3000), 40 + T.l2Latency + 5);
+  assert.equal(s.fill(0, 3001), 45 + T.memoryLatency);
+  // A line fetched once is in the system cache too (memory allocated through it, as on a Pi 1).
+  assert.equal(s.fill(1000, 1000), 1000 + T.l2Latency + 5);
+  assert.deepEqual([s.fills, s.systemHits], [3, 2]);
+  // The bus: 64 bytes at 8 a cycle, after what it holds; a fill waits for it too.
+  const slow = new Sdram({ timing: { ...T, sdramBytesPerCycle: 8 } });
+  slow.reset();
+  assert.equal(slow.bus(2000, 64), 2008);
+  assert.equal(slow.bus(2000, 64), 2016);
+  assert.equal(slow.fill(2000, 5000), 2000 + T.memoryLatency);
+  assert.equal(slow.fill(2000, 6000), 2024 + T.memoryLatency, 'the next fill waits for the bus to have moved the first');
+  // Where GPU memory bypasses the system cache, nothing is kept.
+  const direct = new Sdram({ timing: { ...T, systemCacheBytes: 0 } });
+  direct.reset();
+  direct.stored(0, 4096);
+  assert.equal(direct.fill(0, 0), T.memoryLatency);
+  assert.equal(direct.fill(0, 0), 20 + T.memoryLatency);
+});
+
+test('each Pi model has its clocks: the V3D\'s figures in cycles, the memory\'s from nanoseconds; the default is the Pi 1', () => {
+  assert.equal(DEFAULT_MODEL, '1');
+  assert.deepEqual(PI_TIMING, timingFor('1'));
+  for (const name of PI_MODEL_NAMES) {
+    const m = PI_MODELS[name];
+    const T = timingFor(name);
+    assert.equal(T.clockHz, m.v3dHz);
+    assert.equal(T.tmuHitLatency, PI_TIMING.tmuHitLatency, 'the V3D is the same design on every model');
+    assert.equal(T.memoryLatency, Math.round(400e-9 * m.v3dHz));
+    assert.equal(T.sdramBytesPerCycle, (8 * m.sdramHz) / m.v3dHz);
+    assert.equal(T.systemCacheBytes, m.systemCache ? 128 * 1024 : 0);
+    assert.ok(T.memoryFillCycles > T.burstFillCycles);
+  }
+  assert.deepEqual(
+    PI_MODEL_NAMES.map((n) => [n, PI_MODELS[n].v3dHz / 1e6, PI_MODELS[n].chip]),
+    [['zero', 300, 'BCM2835'], ['1', 250, 'BCM2835'], ['2', 250, 'BCM2836'], ['3', 300, 'BCM2837'], ['3b+', 300, 'BCM2837B0'], ['zero2', 300, 'RP3A0']],
+  );
+  assert.equal(timingFor('1').memoryFillCycles, 20, '60 ns of row cycle and a 20 ns burst at 250 MHz');
+  assert.throws(() => timingFor('4' as never), /no Pi model '4': the models are zero, 1, 2, 3, 3b\+, zero2/);
+});
+
+test('the same program gets an estimate per Pi model, and its report names the model', () => {
+  const runs = Object.fromEntries(PI_MODEL_NAMES.map((name) => [name, runScattered(4, name).run]));
+  assert.equal(runs['1']!.model, '1');
+  assert.equal(runScattered(4).run.model, '1', 'without a model, the Pi 1');
+  for (const name of PI_MODEL_NAMES) {
+    assert.equal(runs[name]!.model, name);
+    assert.equal(runs[name]!.seconds, runs[name]!.cycles / PI_MODELS[name].v3dHz);
+  }
+  // A memory-bound run takes more cycles at 300 MHz (the SDRAM's nanoseconds are more cycles) but less time.
+  assert.ok(runs['3']!.cycles > runs['2']!.cycles);
+  assert.ok(runs['3']!.seconds < runs['2']!.seconds);
+  // The Pi 1 and 2 share their clocks; the Pi 1's system cache keeps no line this run reads twice, so they agree.
+  assert.equal(runs['1']!.cycles, runs['2']!.cycles);
+  assert.throws(() => runScattered(1, 'pi4' as never), /kernel scattered: model must be one of 'zero', '1', '2', '3', '3b\+', 'zero2' \(a Pi with a VideoCore IV\), not the string "pi4"/);
+});
+
+/** A loop of `body` instructions (nops and the count) run `passes` times on `qpus` QPUs. */
+function loopOf(body: number, passes: number, qpus = 1) {
+  const src = [`    ldi ra0, ${passes}`, 'loop:', ...Array<string>(body - 5).fill('    nop'), '    sub.setf ra0, ra0, 1', '    brr.anynz -, loop', '    nop', '    nop', '    nop', '    nop.tend', '    nop', '    nop'].join('\n');
+  const m = new Machine(new GpuMemory(1 << 20));
+  const program = m.load(assemble(src).words);
+  const uniforms = Array.from({ length: qpus }, () => m.memory.alloc(4, 'u').address);
+  return { m, program, uniforms, r: m.run(program, uniforms) };
+}
+
+test('a loop that fits the instruction cache misses on its first pass only; one larger than the cache misses on every pass', () => {
+  const T = PI_TIMING;
+  const small = loopOf(480, 10).r; // 61 lines: fits the 64
+  const large = loopOf(640, 10).r; // 81 lines: 4-way sets of 16 lines, LRU, missed in turn
+  const lines = (n: number) => Math.ceil((n + 1) / 8);
+  // The small one: each line once, from memory (cold L2 cache): its fill and the fetch from L2.
+  assert.equal(small.total.stalls.icache, lines(480 + 6) * (T.memoryFillCycles + T.icacheFillCycles));
+  // The large one: the first pass from memory, then every line of every later pass from the L2 cache.
+  assert.ok(large.total.stalls.icache >= lines(640) * (10 - 1) * T.icacheFillCycles, `${large.total.stalls.icache}`);
+  const perInstr = (r: typeof small) => r.cycles / r.total.instructions;
+  assert.ok(perInstr(large) > 1.3 * perInstr(small), `${perInstr(small)} and ${perInstr(large)} cycles an instruction`);
+});
+
+test('the four QPUs of a slice share its instruction cache; each slice has its own; warmCode keeps the code cached for the next run', () => {
+  const T = PI_TIMING;
+  const one = loopOf(200, 1, 1).r.total.stalls.icache;
+  // Four QPUs of one slice running the same code: the first to reach a line misses, the others hit or wait less.
+  const four = loopOf(200, 1, 4).r;
+  assert.ok(four.total.stalls.icache < 4 * one, `${four.total.stalls.icache} against 4 x ${one}`);
+  // Twelve QPUs are three slices: each slice fetches the code again (from the L2 cache after the first).
+  const twelve = loopOf(200, 1, 12).r;
+  assert.ok(twelve.qpus[4]!.stalls.icache > 0 && twelve.qpus[8]!.stalls.icache > 0);
+  // A run after another of the same code, with warmCode, finds it cached.
+  const { m, program, uniforms } = loopOf(200, 1);
+  assert.equal(m.run(program, uniforms, { warmCode: true }).total.stalls.icache, 0);
+  assert.equal(m.run(program, uniforms).total.stalls.icache, one, 'cold again without it');
+  assert.ok(T.icacheFillCycles > 0);
+});
