@@ -14,7 +14,8 @@
 // --gpu-fft DIR: Broadcom's GPU_FFT (hello_fft's directory; bench/gpu-fft.ts runs it). Published
 //   (gpu_fft.txt, release 3.0, Pi 1): each size from 2^8 to 2^20 points in batches of 1, and
 //   2^8 to 2^15 in batches of 10, the host's launch included. The launch's time is the one
-//   figure fitted here: from 2^8's two times, as (batch 1 - batch 10) / 0.9.
+//   figure fitted here: to 2^8's two times, by least squares, with the model's times of a cold
+//   job and of one with the code cached (a batch's later jobs). 2^21 and 2^22 are not run.
 // None of the programs is part of qpu-ts: they are other projects' code (the series' has no
 // licence), so they are read from where the user put them.
 //

@@ -351,7 +351,6 @@ export function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
-/** An --sfu value: the SFU's mode (vc4/sfu-model.ts), or undefined when the option is not given. */
 /** --model M: the Pi whose time the cycle model estimates (models.ts), or undefined for the default. */
 export function piModelOption(text: string | undefined): PiModelName | undefined {
   if (text === undefined) return undefined;
@@ -359,6 +358,7 @@ export function piModelOption(text: string | undefined): PiModelName | undefined
   return text;
 }
 
+/** An --sfu value: the SFU's mode (vc4/sfu-model.ts), or undefined when the option is not given. */
 export function sfuMode(text: string | undefined): SfuMode | undefined {
   if (text === undefined) return undefined;
   if (!(SFU_MODES as readonly string[]).includes(text)) throw new CliError(`--sfu ${shown(text)}: the modes are ${SFU_MODES.join(', ')}`);

@@ -273,7 +273,7 @@ function showProfile(io: Io, p: KernelProfile, target: string, run: number, dir:
   const base = join(dir, `${p.kernel.replace(/[^A-Za-z0-9_.-]/g, '_')}-${run}`);
   try {
     writeFileSync(`${base}.txt`, `${profileText(p, { top: 0 })}\n${annotatedAssembly(p)}`);
-    writeFileSync(`${base}.svg`, timelineSvg(p));
+    writeFileSync(`${base}.svg`, timelineSvg(p, p.seconds ? p.cycles / p.seconds : undefined));
     io.err(`profile written to ${base}.txt and ${base}.svg\n`);
   } catch (e) {
     io.err(`qpu run: cannot write the profile to ${shown(base)}.txt: ${describeSystemError(e)}\n`);

@@ -23,14 +23,15 @@ export class InstructionCaches {
 
   constructor(private readonly slices: number) {}
 
-  /** Empties the caches, each of `bytes` (a multiple of 256: 4 ways of 64-byte lines). */
-  reset(bytes: number): void {
+  /** Empties the caches, each of `bytes` (4 ways of 64-byte lines), unless `keep` and they are that size already (a batch's later job). */
+  reset(bytes: number, keep = false): void {
     if (bytes !== this.bytes) {
       this.sets = Math.max(1, Math.floor(bytes / LINE_BYTES / WAYS));
       this.tags = new Int32Array(this.slices * this.sets * WAYS);
       this.bytes = bytes;
+      keep = false;
     }
-    this.clear();
+    if (!keep) this.clear();
   }
 
   clear(): void {

@@ -44,7 +44,7 @@ export class MemoryPath {
     this.sdram.reset();
     this.tmuFree.fill(0);
     this.caches.clear();
-    if (!warmCode) this.icache.reset(this.host.timing.instructionCacheBytes);
+    this.icache.reset(this.host.timing.instructionCacheBytes, warmCode);
   }
 
   /**
@@ -64,18 +64,22 @@ export class MemoryPath {
     let fetched = 0;
     let worst: CacheLevel = HIT_TMU;
     let filled = 0;
+    // `worst` is of the lines the TMU's cache and the L2 cache serve; `filled` when the last line from memory (or the system cache) arrives.
+    let fromMemory = false;
     for (let i = 0; i < nLines; i++) {
       const level = this.caches.lookup(unit, lines[i]!);
       if (level === HIT_TMU) continue;
-      if (level === HIT_MEMORY) filled = Math.max(filled, this.sdram.fill(start + fetched * T.tmuCyclesPerLine, lines[i]!));
+      if (level === HIT_MEMORY) {
+        filled = Math.max(filled, this.sdram.fill(start + fetched * T.tmuCyclesPerLine, lines[i]!));
+        fromMemory = true;
+      } else worst = HIT_L2;
       fetched++;
-      if (level > worst) worst = level;
     }
-    if (worst === HIT_L2) q.stats.tmuFromL2++;
-    else if (worst === HIT_MEMORY) q.stats.tmuFromMemory++;
+    if (fromMemory) q.stats.tmuFromMemory++;
+    else if (worst === HIT_L2) q.stats.tmuFromL2++;
     const extra = fetched > 1 ? (fetched - 1) * T.tmuCyclesPerLine : 0;
     this.tmuFree[unit] = start + T.tmuCyclesPerRequest + (fetched > 0 ? fetched * T.tmuCyclesPerLine : 0);
-    return Math.max(filled, start + (worst === HIT_TMU ? T.tmuHitLatency : worst === HIT_L2 ? T.l2Latency : T.memoryLatency) + extra);
+    return Math.max(filled, start + (worst === HIT_TMU ? T.tmuHitLatency : T.l2Latency) + extra);
   }
 
   /** Instruction-cache line `line` of the program for `q`: a miss stalls it until the line arrives, through the L2 cache. */

@@ -33,6 +33,10 @@ const BANKS_LOG2 = 3;
 const BANKS = 1 << BANKS_LOG2;
 const ROW_LINES_LOG2 = 5;
 
+/** The bus's capacity is kept per window of this many cycles, for the last BUS_SLOTS windows. */
+const BUS_WINDOW = 64;
+const BUS_SLOTS = 1 << 14;
+
 /** A set-associative cache of lines, 4 ways a set, the least recently used line replaced. */
 class LineCache {
   private readonly tags: Int32Array;
@@ -66,8 +70,9 @@ class LineCache {
 export class Sdram {
   /** When the L2 cache's port to memory can start its next fill. */
   private fillFree = 0;
-  /** When the SDRAM's data bus is next free. */
-  private busFree = 0;
+  /** The bytes the SDRAM's bus has moved in each window of BUS_WINDOW cycles (a ring), and which window each slot holds. */
+  private readonly busBytes = new Float64Array(BUS_SLOTS);
+  private readonly busWindow = new Float64Array(BUS_SLOTS).fill(-1);
   /** Each bank's open row (-1: none). */
   private readonly openRow = new Int32Array(BANKS).fill(-1);
   /** The system cache, where the model has one. */
@@ -85,7 +90,8 @@ export class Sdram {
     if (bytes !== this.systemBytes) this.system = bytes > 0 ? new LineCache(bytes) : undefined;
     this.systemBytes = bytes;
     this.system?.clear();
-    this.fillFree = this.busFree = this.fills = this.systemHits = 0;
+    this.fillFree = this.fills = this.systemHits = 0;
+    this.busWindow.fill(-1);
     this.openRow.fill(-1);
   }
 
@@ -105,20 +111,38 @@ export class Sdram {
     const row = line >>> (ROW_LINES_LOG2 + BANKS_LOG2);
     const open = cached || this.openRow[bank] === row;
     if (!cached) this.openRow[bank] = row;
-    const end = this.bus(start, LINE_BYTES);
+    const end = cached ? start : this.bus(start, LINE_BYTES);
     const occupied = Math.max(end, start + (open ? T.burstFillCycles : T.memoryFillCycles));
     // A fill that takes no time leaves the port as it was (a Timing without the port: fills never wait).
     if (occupied > start) this.fillFree = occupied;
-    return start + (cached ? T.l2Latency + T.burstFillCycles : T.memoryLatency);
+    return Math.max(end, start + (cached ? T.l2Latency + T.burstFillCycles : T.memoryLatency));
   }
 
-  /** The SDRAM's bus moves `bytes` from `time` on, after what it holds already: returns when it has. */
+  /**
+   * The SDRAM's bus moves `bytes` from `time` on, in what each window of BUS_WINDOW cycles has
+   * left of its capacity: returns the cycle it has moved them (rounded up). Windows, not one
+   * "free from" time: units reserve the bus in the order the emulator runs them, not in time
+   * order (a DMA transfer queued far ahead must not hold the bus from a fill asked earlier).
+   */
   bus(time: number, bytes: number): number {
     const rate = this.host.timing.sdramBytesPerCycle;
     if (rate === 0) return time;
-    const start = Math.max(time, this.busFree);
-    this.busFree = start + bytes / rate;
-    return this.busFree;
+    const capacity = rate * BUS_WINDOW;
+    let w = Math.floor(time / BUS_WINDOW);
+    let left = bytes;
+    let end = time;
+    for (;;) {
+      const slot = w % BUS_SLOTS;
+      if (this.busWindow[slot] !== w) (this.busWindow[slot] = w), (this.busBytes[slot] = 0);
+      const used = this.busBytes[slot]!;
+      const take = Math.min(left, capacity - used);
+      this.busBytes[slot] = used + take;
+      left -= take;
+      end = Math.max(end, w * BUS_WINDOW + (used + take) / rate);
+      if (left <= 0) break;
+      w++;
+    }
+    return Math.ceil(Math.max(end, time + bytes / rate));
   }
 
   /** A DMA store wrote bytes [from, to): the system cache keeps their lines. */

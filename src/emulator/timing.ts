@@ -21,6 +21,10 @@ export const CYCLES_PER_INSTR = 4;
 export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex' | 'icache';
 export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex', 'icache'];
 
+/** A cache's size: whole sets of 4 ways of 64-byte lines, at most 64 MiB. */
+const CACHE_GRAIN = 256;
+const MAX_CACHE_BYTES = 64 << 20;
+
 /** The figures a Timing divides by. */
 const POSITIVE = new Set<string>(['clockHz']);
 
@@ -34,6 +38,8 @@ export function checkTiming(t: Timing): Timing {
     if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v) || (POSITIVE.has(key) && v === 0))
       throw new RangeError(`Timing.${key} must be a finite number ${POSITIVE.has(key) ? 'above' : 'from'} 0, not ${String(v)}`);
   }
+  for (const key of ['instructionCacheBytes', 'systemCacheBytes'] as const)
+    if (t[key] % CACHE_GRAIN !== 0 || t[key] > MAX_CACHE_BYTES) throw new RangeError(`Timing.${key} must be a multiple of ${CACHE_GRAIN} (4 ways of 64-byte lines) up to ${MAX_CACHE_BYTES}, not ${t[key]}`);
   return t;
 }
 
@@ -52,7 +58,7 @@ export interface Timing {
   readonly memoryLatency: number;
   /** Bytes of each slice's instruction cache (4 KiB); 0: none modelled, every fetch hits (to pin other figures without it). */
   readonly instructionCacheBytes: number;
-  /** Cycles an instruction-cache miss stalls its QPU when the L2 cache holds the line (from memory: the fill's latency). */
+  /** Cycles an instruction-cache miss stalls its QPU when the L2 cache holds the line (from memory: memoryFillCycles more). */
   readonly icacheFillCycles: number;
   /** Cycles the L2 cache's port spends fetching one line from memory (SDRAM), one line at a time. */
   readonly memoryFillCycles: number;

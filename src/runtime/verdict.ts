@@ -47,7 +47,7 @@ const DESCRIBED: Record<Bound, string> = {
   vpm: 'VPM reads: the QPUs wait for the VPM in',
   semaphore: 'waiting for other QPUs: the QPUs wait on semaphores (barriers, hand-offs) in',
   mutex: 'the mutex: the QPUs wait for it in',
-  icache: 'instruction fetch: the QPUs wait for their slice\'s instruction cache to fetch code (a kernel larger than its 512 instructions) in',
+  icache: 'instruction fetch: the QPUs wait for their slice\'s instruction cache to fetch code (cold at the start of a run; every pass for code larger than its 512 instructions) in',
   idle: 'uneven work: QPUs sit ended, waiting for the others, in',
 };
 

@@ -13,6 +13,7 @@ import { DEFAULT_MODEL, PI_MODEL_NAMES, PI_MODELS } from '../../src/emulator/mod
 import { Machine } from '../../src/emulator/machine.ts';
 import { GpuMemory } from '../../src/common/memory.ts';
 import { assemble } from '../../src/vc4/asm/assembler.ts';
+import { FETCH_FREE, runAsm } from '../helpers/emu.ts';
 
 /**
  * Per QPU, `n` gathers whose 16 lanes each read a line of their own, 16 KiB apart: 16 lines from
@@ -71,13 +72,15 @@ test('the L2 cache\'s fills wait for one another; a fill of a line the system ca
   // A line fetched once is in the system cache too (memory allocated through it, as on a Pi 1).
   assert.equal(s.fill(1000, 1000), 1000 + T.l2Latency + 5);
   assert.deepEqual([s.fills, s.systemHits], [3, 2]);
-  // The bus: 64 bytes at 8 a cycle, after what it holds; a fill waits for it too.
+  // The bus: 8 bytes a cycle, so a window of 64 cycles moves 512 bytes; what does not fit moves in the next.
   const slow = new Sdram({ timing: { ...T, sdramBytesPerCycle: 8 } });
   slow.reset();
-  assert.equal(slow.bus(2000, 64), 2008);
-  assert.equal(slow.bus(2000, 64), 2016);
-  assert.equal(slow.fill(2000, 5000), 2000 + T.memoryLatency);
-  assert.equal(slow.fill(2000, 6000), 2024 + T.memoryLatency, 'the next fill waits for the bus to have moved the first');
+  assert.equal(slow.bus(1984, 64), 1992);
+  for (let i = 1; i < 8; i++) assert.ok(slow.bus(1984, 64) <= 2048);
+  assert.equal(slow.bus(1984, 64), 2056, 'the window is full: the ninth moves in the next');
+  // A fill needs the bus too: with the next window half taken by another fill, the data comes after both.
+  assert.equal(slow.fill(1984, 5000), 1984 + T.memoryLatency);
+  assert.equal(slow.bus(3000, 1e6), Math.ceil(3000 + 1e6 / 8), 'a large transfer takes its bytes at the rate');
   // Where GPU memory bypasses the system cache, nothing is kept.
   const direct = new Sdram({ timing: { ...T, systemCacheBytes: 0 } });
   direct.reset();
@@ -159,4 +162,25 @@ test('the four QPUs of a slice share its instruction cache; each slice has its o
   assert.equal(m.run(program, uniforms, { warmCode: true }).total.stalls.icache, 0);
   assert.equal(m.run(program, uniforms).total.stalls.icache, one, 'cold again without it');
   assert.ok(T.icacheFillCycles > 0);
+});
+
+test('a stream of DMA stores from 12 QPUs is bound by the SDRAM\'s bus when the bus is the slowest part', () => {
+  // Each QPU stores 16 rows of 16 words (1 KiB) from VPM row 0 to its own KiB of x.
+  const setup = (0x80000000 | (16 << 23) | (16 << 16) | (1 << 14)) >>> 0;
+  const src = `ldi vw_setup, 0x${setup.toString(16)}\nmov r0, qpu_num\nshl r0, r0, 10\nadd r0, r0, unif\nmov vw_addr, r0\nread vw_wait\nnop.tend\nnop\nnop\n`;
+  const run = (timing: Timing) => runAsm(src, { qpus: 12, buffers: { x: 12 * 256 }, uniforms: ['@x'], timing }).result;
+  const bytes = 12 * 1024;
+  // A Pi 1's bus (12.8 bytes a cycle) outruns the one store engine (380 cycles a KiB, 16 rows): the engine sets the pace.
+  const engine = run(FETCH_FREE);
+  assert.ok(engine.cycles < bytes / 2 && engine.cycles >= 12 * 380, `${engine.cycles} cycles`);
+  // A bus of 1 byte a cycle is slower than the engine: the stream takes the bus's time.
+  const slow = run({ ...FETCH_FREE, sdramBytesPerCycle: 1 });
+  assert.ok(slow.cycles >= bytes && slow.cycles < bytes * 1.1, `${slow.cycles} cycles for ${bytes} bytes at 1 a cycle`);
+  assert.equal(slow.total.dmaStoreBytes, bytes);
+});
+
+test('a Timing\'s cache sizes are whole sets of 4 ways of 64-byte lines, and not absurd', () => {
+  assert.throws(() => new Machine(undefined, { ...PI_TIMING, instructionCacheBytes: 1000 }), /Timing\.instructionCacheBytes must be a multiple of 256 \(4 ways of 64-byte lines\) up to 67108864, not 1000/);
+  assert.throws(() => new Machine(undefined, { ...PI_TIMING, systemCacheBytes: 2 ** 40 }), /Timing\.systemCacheBytes must be a multiple of 256/);
+  assert.doesNotThrow(() => new Machine(undefined, { ...PI_TIMING, instructionCacheBytes: 0, systemCacheBytes: 0 }));
 });
