@@ -136,14 +136,16 @@ test('--interleave SEED runs the QPUs in a random interleaving: a racy barrier d
   // QPU 0 (%qpu 0) waits for QPU 1's arrival and raises the semaphore again; QPU 1 raises it and
   // lowers it at once, so it may take back its own arrival: in time order it never does.
   const racy = join(dir, 'racy.qasm');
-  writeFileSync(racy, 'mov.setf -, unif\nbrr.allz -, first\nnop\nnop\nnop\nsema up, 0\nsema down, 0\nbrr -, done\nnop\nnop\nnop\nfirst: sema down, 0\nsema up, 0\ndone: nop.tend\nnop\nnop\n');
+  // (QPU 0's path stays in the program's first line of code: QPU 1's branch away waits for the
+  // instruction cache to fetch the second, so in time order QPU 0 is waiting before QPU 1 arrives.)
+  writeFileSync(racy, 'mov.setf -, unif\nbrr.anynz -, second\nnop\nnop\nnop\nsema down, 0\nsema up, 0\nbrr -, done\nnop\nnop\nnop\nsecond: sema up, 0\nsema down, 0\ndone: nop.tend\nnop\nnop\n');
   const run = ['--qpus', '2', '--uniforms', '%qpu'];
   assert.equal((await runQpu('emu', racy, ...run)).code, 0);
   const codes: number[] = [];
   for (let seed = 0; seed < 12; seed++) {
     const r = await runQpu('emu', racy, ...run, '--interleave', String(seed));
     codes.push(r.code);
-    if (r.code) assert.match(r.err, /^qpu emu: deadlock: every QPU still running waits on another\. QPU 0 at pc 11 waits for semaphore 0 to be above 0 \(it is 0\); QPU 1 finished\n$/);
+    if (r.code) assert.match(r.err, /^qpu emu: deadlock: every QPU still running waits on another\. QPU 0 at pc 5 waits for semaphore 0 to be above 0 \(it is 0\); QPU 1 finished\n$/);
   }
   assert.ok(codes.includes(0) && codes.includes(1), codes.join(' '));
   for (const v of ['-1', '4294967296', '1.5', 'x'])

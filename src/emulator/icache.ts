@@ -16,8 +16,11 @@ const WAYS = 4;
 const LINE_BYTES = 64;
 
 export class InstructionCaches {
-  /** Per slice, per set, its ways' lines, most recently used first (-1: empty). */
+  /** Per slice, per set, its ways' lines, most recently used first (-1: empty), and the cycle each arrives (or arrived). */
   private tags = new Int32Array(0);
+  private ready = new Float64Array(0);
+  /** When each line's fetch started. */
+  private started = new Float64Array(0);
   private sets = 0;
   private bytes = -1;
 
@@ -28,27 +31,58 @@ export class InstructionCaches {
     if (bytes !== this.bytes) {
       this.sets = Math.max(1, Math.floor(bytes / LINE_BYTES / WAYS));
       this.tags = new Int32Array(this.slices * this.sets * WAYS);
+      this.ready = new Float64Array(this.slices * this.sets * WAYS);
+      this.started = new Float64Array(this.slices * this.sets * WAYS);
       this.bytes = bytes;
       keep = false;
     }
     if (!keep) this.clear();
+    // Kept lines arrived in the last run: in this one they are there from the start.
+    else this.ready.fill(0), this.started.fill(0);
   }
 
   clear(): void {
     this.tags.fill(-1);
   }
 
-  /** Whether slice `slice`'s cache holds `line` (a code address over 64); it does afterwards, the most recently used. */
-  take(slice: number, line: number): boolean {
-    const tags = this.tags;
+  /**
+   * When slice `slice`'s cache has `line` (a code address over 64): the cycle it arrived or will
+   * arrive (a fill another QPU of the slice started), now the most recently used; or -1 when
+   * it does not hold it (`put` it).
+   */
+  has(slice: number, line: number): number {
     const set = (slice * this.sets + (line % this.sets)) * WAYS;
-    if (tags[set] === line) return true;
+    if (this.tags[set] === line) return this.ready[set]!;
     let way = 1;
-    while (way < WAYS && tags[set + way] !== line) way++;
-    const hit = way < WAYS;
-    if (!hit) way = WAYS - 1;
-    for (let w = way; w > 0; w--) tags[set + w] = tags[set + w - 1]!;
-    tags[set] = line;
-    return hit;
+    while (way < WAYS && this.tags[set + way] !== line) way++;
+    if (way === WAYS) return -1;
+    const ready = this.ready[set + way]!;
+    this.promote(set, way, line, ready, this.started[set + way]!);
+    return ready;
+  }
+
+  /** When the fetch of `line`, which `has` just found, started. */
+  fetchedAt(slice: number, line: number): number {
+    return this.started[(slice * this.sets + (line % this.sets)) * WAYS]!;
+  }
+
+  /** Puts `line`, fetched from cycle `started` and arriving at `ready`, first in its set: in place of `line` if held, else of the least recently used. */
+  put(slice: number, line: number, ready: number, started: number): void {
+    const set = (slice * this.sets + (line % this.sets)) * WAYS;
+    let way = 0;
+    while (way < WAYS - 1 && this.tags[set + way] !== line) way++;
+    this.promote(set, way, line, ready, started);
+  }
+
+  /** Moves the ways before `way` down one and puts `line` first. */
+  private promote(set: number, way: number, line: number, ready: number, started: number): void {
+    for (let w = way; w > 0; w--) {
+      this.tags[set + w] = this.tags[set + w - 1]!;
+      this.ready[set + w] = this.ready[set + w - 1]!;
+      this.started[set + w] = this.started[set + w - 1]!;
+    }
+    this.tags[set] = line;
+    this.ready[set] = ready;
+    this.started[set] = started;
   }
 }

@@ -86,13 +86,22 @@ export class MemoryPath {
   fetch(q: Requester, line: number): void {
     if (this.host.timing.instructionCacheBytes === 0) return;
     const at = (this.host.codeBase >>> LINE_SHIFT) + line;
-    if (this.icache.take((q.id / QPUS_PER_SLICE) | 0, at)) return;
-    // A miss: the line comes through the L2 cache, and one it does not hold from memory first (a
-    // fill's time). Fetches are not steps in time order across QPUs (a QPU runs ahead through
-    // code that uses no shared unit: machine.ts), so a fetch does not queue at the L2 cache's
-    // port behind fills later in time: it takes the fill's time, whatever the port is doing.
+    const slice = (q.id / QPUS_PER_SLICE) | 0;
     const T = this.host.timing;
-    const fromMemory = this.caches.fromL2(at) === HIT_L2 ? 0 : T.memoryFillCycles;
-    q.stall(q.time + fromMemory + T.icacheFillCycles, 'icache');
+    const held = this.icache.has(slice, at);
+    // A line the slice holds, or one another QPU of the slice started fetching before this QPU's
+    // clock: wait for it to arrive. Fetches are not steps in time order across QPUs (a QPU runs
+    // ahead through code that uses no shared unit: machine.ts), so a line another QPU fetched
+    // later in time counts as this QPU's own miss, as it would have been in time order.
+    if (held >= 0 && this.icache.fetchedAt(slice, at) <= q.time) {
+      if (held > q.time) q.stall(held, 'icache');
+      return;
+    }
+    // A miss: the line comes through the L2 cache, and one it does not hold from memory first (a
+    // fill's time; not queued at the L2 cache's port, for the same reason).
+    const fromMemory = held >= 0 || this.caches.fromL2(at) === HIT_L2 ? 0 : T.memoryFillCycles;
+    const ready = q.time + fromMemory + T.icacheFillCycles;
+    this.icache.put(slice, at, ready, q.time);
+    q.stall(ready, 'icache');
   }
 }

@@ -150,10 +150,14 @@ test('a loop that fits the instruction cache misses on its first pass only; one 
 
 test('the four QPUs of a slice share its instruction cache; each slice has its own; warmCode keeps the code cached for the next run', () => {
   const T = PI_TIMING;
-  const one = loopOf(200, 1, 1).r.total.stalls.icache;
-  // Four QPUs of one slice running the same code: the first to reach a line misses, the others hit or wait less.
+  const alone = loopOf(200, 1, 1).r;
+  const one = alone.total.stalls.icache;
+  // Four QPUs of one slice running the same code: the first to reach a line fetches it, the
+  // others wait for that fetch, not one of their own: none waits longer than one alone, and
+  // together they take about as long.
   const four = loopOf(200, 1, 4).r;
-  assert.ok(four.total.stalls.icache < 4 * one, `${four.total.stalls.icache} against 4 x ${one}`);
+  assert.ok(four.qpus.every((q) => q.stalls.icache <= one), four.qpus.map((q) => q.stalls.icache).join(' '));
+  assert.ok(four.cycles < alone.cycles + 16, `${four.cycles} against ${alone.cycles}`);
   // Twelve QPUs are three slices: each slice fetches the code again (from the L2 cache after the first).
   const twelve = loopOf(200, 1, 12).r;
   assert.ok(twelve.qpus[4]!.stalls.icache > 0 && twelve.qpus[8]!.stalls.icache > 0);
