@@ -3,7 +3,7 @@
 // through the TMUs. Checked bit for bit against plain TypeScript with the QPU's rounding, and
 // timed: the cycle model's Pi time and the GFLOPS it stands for (2 m n k floating-point
 // operations). py-videocore's hand-written SGEMM runs at about 8 GFLOPS on a Pi; this kernel,
-// 8.37 in the cycle model at 1024x1024 on 12 QPUs (docs/comparisons.md).
+// 5.96 in the cycle model at 1024x1024 on 12 QPUs (docs/comparisons.md).
 // Run: npx tsx examples/sgemm.ts [--size N] [--qpus 1,12]
 import { Float, type FloatVar, For, gather, index, Int, kernel, me, numQPUs, Ptr, receive, SharedArray } from 'qpu-ts';
 import { qadd, qmul } from 'qpu-ts/float';
