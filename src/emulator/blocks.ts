@@ -144,9 +144,7 @@ function groupsOf(p: Steps, start: number, end: number, strict: boolean, opts: T
     // A shared-unit step (even one whose write never happens, as `or.never mutex, ...`) runs alone,
     // after its horizon check, as it does one instruction at a time.
     if (s.shared) code.fusable = false;
-    // A group ends at an instruction-cache line: its fetch (a miss's stall) comes before the line's first instruction, as one at a time.
-    const newLine = k % INSTRS_PER_LINE === 0;
-    if (g && !bad && !mayFault && !newLine && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
+    if (g && !bad && !mayFault && code.fusable && g.codes[g.codes.length - 1]!.fusable && !r4Late) g.codes.push(code);
     else groups.push({ first: k, codes: [code], bad });
   }
   return groups;
@@ -230,8 +228,8 @@ class BlockWriter {
       this.lines.push(`throw ruleError(${JSON.stringify(g.bad)});`);
       return;
     }
-    // The instruction cache's line (icache.ts) at the block's first instruction and where a line starts (a group does): a miss stalls here.
-    if (first === this.start || first % INSTRS_PER_LINE === 0) this.lines.push(`q.m.fetch(q, ${first >> LOG2_INSTRS_PER_LINE});`);
+    // The instruction cache's line (icache.ts) at the block's first instruction: a miss stalls here (a fused group fetches later lines as it reaches them).
+    if (first === this.start || first % INSTRS_PER_LINE === 0) this.lines.push(this.fetch(first, 0));
     if (codes.length === 1) this.alone(first, codes[0]!);
     else this.fused(first, codes);
     for (let k = first; k < first + codes.length; k++) {
@@ -243,6 +241,11 @@ class BlockWriter {
       }
       if (isEnd(s) && !(this.endAt >= 0 && k <= this.endAt + 2)) this.endAt = k; // one in the delay slots does not count
     }
+  }
+
+  /** The fetch of instruction k's instruction-cache line, `ahead` instructions after the clock's count (passed as cycles). */
+  private fetch(k: number, ahead: number): string {
+    return `q.m.fetch(q, ${k >> LOG2_INSTRS_PER_LINE}, ${ahead * CYCLES_PER_INSTR});`;
   }
 
   /** Instruction k on its own: its yield to the other QPUs if it uses a shared unit, its code, its count. */
@@ -257,7 +260,11 @@ class BlockWriter {
   /** Lane-only instructions from `first` in one group: their statements before the loop, then runs of SIMD calls and of lane loops, in order. */
   private fused(first: number, codes: InstrCode[]): void {
     // Only the group's first instruction can fault (uniform reads start groups), so `at` holds.
-    codes.forEach((c, j) => this.lines.push(...c.pre.map((s) => this.stmt(s, first + j, j, false))));
+    // A line that starts within the group is fetched where its first instruction issues, `j` instructions on (the group counts time at its end).
+    codes.forEach((c, j) => {
+      if (j > 0 && (first + j) % INSTRS_PER_LINE === 0) this.lines.push(this.fetch(first + j, j));
+      this.lines.push(...c.pre.map((s) => this.stmt(s, first + j, j, false)));
+    });
     const simd = (j: number) => codes[j]!.fusable && this.simdOne(first + j);
     for (let j = 0; j < codes.length; ) {
       const kind = simd(j);
@@ -364,7 +371,7 @@ class BlockWriter {
     const code = this.instr(pc, c, true);
     this.lines.push(
       ...this.header(pc, 1),
-      `q.m.fetch(q, ${pc >> LOG2_INSTRS_PER_LINE});`,
+      this.fetch(pc, 0),
       ...(s.shared ? [`if (${mustYield(s)}) ${this.status('YIELD')}`] : []),
       ...(code.length ? ['{', ...code, '}'] : []),
       `q.time += ${CYCLES_PER_INSTR}; q.count++;`,

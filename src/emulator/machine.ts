@@ -389,8 +389,8 @@ export class Machine implements QpuHost {
     return this.path.tmu(q, t, time, lines, nLines);
   }
 
-  fetch(q: Qpu, line: number): void {
-    this.path.fetch(q, line);
+  fetch(q: Qpu, line: number, after: number): void {
+    this.path.fetch(q, line, after);
   }
 
   /** QPUs in the run. */

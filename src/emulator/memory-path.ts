@@ -82,26 +82,31 @@ export class MemoryPath {
     return Math.max(filled, start + (worst === HIT_TMU ? T.tmuHitLatency : T.l2Latency) + extra);
   }
 
-  /** Instruction-cache line `line` of the program for `q`: a miss stalls it until the line arrives, through the L2 cache. */
-  fetch(q: Requester, line: number): void {
-    if (this.host.timing.instructionCacheBytes === 0) return;
+  /**
+   * Instruction-cache line `line` of the program for `q`, `after` cycles past its clock (a fused
+   * run of instructions counts its time at its end): a miss stalls `q` until the line arrives,
+   * through the L2 cache.
+   */
+  fetch(q: Requester, line: number, after: number): void {
+    const T = this.host.timing;
+    if (T.instructionCacheBytes === 0) return;
     const at = (this.host.codeBase >>> LINE_SHIFT) + line;
     const slice = (q.id / QPUS_PER_SLICE) | 0;
-    const T = this.host.timing;
+    const now = q.time + after;
     const held = this.icache.has(slice, at);
     // A line the slice holds, or one another QPU of the slice started fetching before this QPU's
     // clock: wait for it to arrive. Fetches are not steps in time order across QPUs (a QPU runs
     // ahead through code that uses no shared unit: machine.ts), so a line another QPU fetched
     // later in time counts as this QPU's own miss, as it would have been in time order.
-    if (held >= 0 && this.icache.fetchedAt(slice, at) <= q.time) {
-      if (held > q.time) q.stall(held, 'icache');
+    if (held >= 0 && this.icache.fetchedAt(slice, at) <= now) {
+      if (held > now) q.stall(held - after, 'icache');
       return;
     }
     // A miss: the line comes through the L2 cache, and one it does not hold from memory first (a
     // fill's time; not queued at the L2 cache's port, for the same reason).
     const fromMemory = held >= 0 || this.caches.fromL2(at) === HIT_L2 ? 0 : T.memoryFillCycles;
-    const ready = q.time + fromMemory + T.icacheFillCycles;
-    this.icache.put(slice, at, ready, q.time);
-    q.stall(ready, 'icache');
+    const ready = now + fromMemory + T.icacheFillCycles;
+    this.icache.put(slice, at, ready, now);
+    q.stall(ready - after, 'icache');
   }
 }

@@ -80,8 +80,8 @@ export interface QpuHost {
   readonly horizon: number;
   /** Whether the running QPU must let another go first before a semaphore or mutex step. */
   syncLate(q: Qpu): boolean;
-  /** Instruction-cache line `line` of the program (icache.ts), before `q` runs instructions from it: a miss stalls `q`. */
-  fetch(q: Qpu, line: number): void;
+  /** Instruction-cache line `line` of the program (icache.ts), `after` cycles past `q`'s clock, before `q` runs instructions from it: a miss stalls `q`. */
+  fetch(q: Qpu, line: number, after: number): void;
   /** The cycle at which a request from `q` at `time` to TMU `t` for cache lines `lines[0..nLines)` has its data. */
   tmuSchedule(q: Qpu, t: number, time: number, lines: Int32Array, nLines: number): number;
   /** A semaphore instruction; false when the QPU must wait. */

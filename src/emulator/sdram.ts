@@ -70,9 +70,14 @@ class LineCache {
 export class Sdram {
   /** When the L2 cache's port to memory can start its next fill. */
   private fillFree = 0;
-  /** The bytes the SDRAM's bus has moved in each window of BUS_WINDOW cycles (a ring), and which window each slot holds. */
+  /**
+   * The bytes the SDRAM's bus has moved in each window of BUS_WINDOW cycles (a ring), and which
+   * window of which run each slot holds (a new run makes every slot stale without clearing it).
+   */
   private readonly busBytes = new Float64Array(BUS_SLOTS);
   private readonly busWindow = new Float64Array(BUS_SLOTS).fill(-1);
+  private readonly busRun = new Int32Array(BUS_SLOTS);
+  private run = 0;
   /** Each bank's open row (-1: none). */
   private readonly openRow = new Int32Array(BANKS).fill(-1);
   /** The system cache, where the model has one. */
@@ -91,7 +96,7 @@ export class Sdram {
     this.systemBytes = bytes;
     this.system?.clear();
     this.fillFree = this.fills = this.systemHits = 0;
-    this.busWindow.fill(-1);
+    this.run = (this.run + 1) | 0;
     this.openRow.fill(-1);
   }
 
@@ -133,7 +138,7 @@ export class Sdram {
     let end = time;
     for (;;) {
       const slot = w % BUS_SLOTS;
-      if (this.busWindow[slot] !== w) (this.busWindow[slot] = w), (this.busBytes[slot] = 0);
+      if (this.busWindow[slot] !== w || this.busRun[slot] !== this.run) (this.busWindow[slot] = w), (this.busRun[slot] = this.run), (this.busBytes[slot] = 0);
       const used = this.busBytes[slot]!;
       const take = Math.min(left, capacity - used);
       this.busBytes[slot] = used + take;

@@ -10,6 +10,7 @@ import { Machine } from '../../src/emulator/machine.ts';
 import { GpuMemory } from '../../src/common/memory.ts';
 import { ACC } from '../../src/emulator/layout.ts';
 import type { Qpu } from '../../src/emulator/qpu.ts';
+import { PI_TIMING } from '../../src/emulator/timing.ts';
 import { encodeProgram } from '../../src/vc4/codec.ts';
 import { type AluInstr, branchInstr, type Instr, ldiInstr, nopInstr } from '../../src/vc4/instr.ts';
 import { emulatorError, END, type EmuOptions, lanes, runAsm } from '../helpers/emu.ts';
@@ -45,6 +46,17 @@ test('vr_busy read after a long fused run sees the clock of its own instruction'
   // Read right after the load starts, it is busy.
   const early = ['ldi vr_setup, 0x80011000', 'mov vr_addr, unif', 'add r0, r0, 1', 'mov r1, vr_busy', END].join('\n');
   for (const r of bothWays(early, { buffers: { a: 16 }, uniforms: ['@a'] })) assert.deepEqual(r.reg(0, 'r1'), lanes(() => 1));
+});
+
+test('a fused run across instruction-cache lines stalls for each line where it would one at a time', () => {
+  // 45 lane-only instructions (six lines) on 1 and 4 QPUs of a slice, the instruction cache on:
+  // the same clocks and stalls as one instruction at a time, one miss a line.
+  const src = [...new Array(45).fill('add r0, r0, 1'), END].join('\n');
+  for (const qpus of [1, 4]) {
+    const [a, b] = bothWays(src, { qpus, timing: PI_TIMING });
+    assert.deepEqual(a.result.qpus.map((q) => [q.cycles, q.stalls.icache]), b.result.qpus.map((q) => [q.cycles, q.stalls.icache]));
+    assert.equal(a.result.qpus[0]!.stalls.icache, 6 * (PI_TIMING.memoryFillCycles + PI_TIMING.icacheFillCycles));
+  }
 });
 
 test('a fault inside a fused run names the instruction that faults', () => {
@@ -130,23 +142,32 @@ const arbInstr = (n: number): fc.Arbitrary<Instr> =>
     },
   );
 
-function runWords(words: Uint32Array, unitsOnly: boolean, strict: boolean) {
+function runWords(words: Uint32Array, unitsOnly: boolean, strict: boolean, qpus = 1) {
   const m = new Machine(new GpuMemory(1 << 20));
   const p = m.load(words);
-  const u = m.memory.alloc(12, 'u');
-  for (let i = 0; i < 3; i++) m.memory.writeWord(u.address + 4 * i, 0x3f800000 + i);
+  // Each QPU its own uniforms (and so its own branches and clock): they share the slice's instruction cache.
+  const us = Array.from({ length: qpus }, (_, id) => {
+    const u = m.memory.alloc(12, `u${id}`);
+    for (let i = 0; i < 3; i++) m.memory.writeWord(u.address + 4 * i, 0x3f800000 + i + id * 0x100000);
+    return u.address;
+  });
   let err = '';
   try {
-    m.run(p, [u.address], { strict, maxSteps: 2000, trace: unitsOnly ? () => {} : undefined });
+    m.run(p, us, { strict, maxSteps: 2000 * qpus, trace: unitsOnly ? () => {} : undefined });
   } catch (e) {
     assert.ok(e instanceof EmulatorError, String(e));
     err = e.kind === 'budget' ? 'budget' : e.message;
   }
-  const q = m.lastRun[0]!;
   // Where the budget runs out depends on how much runs at once; any other error leaves the QPU
   // as it was before the instruction that failed.
   if (err === 'budget') return { err };
-  return { err, R: Array.from(q.R.subarray(0, 32)).concat(Array.from(q.R.subarray(ACC, ACC + 96))), Z: [...q.Z], N: [...q.N], C: [...q.C], time: q.time, count: q.count, pc: q.pc };
+  return {
+    err,
+    qpus: m.lastRun.map((q) => ({
+      R: Array.from(q.R.subarray(0, 32)).concat(Array.from(q.R.subarray(ACC, ACC + 96))),
+      ...{ Z: [...q.Z], N: [...q.N], C: [...q.C], time: q.time, count: q.count, pc: q.pc, icache: q.stats.stalls.icache },
+    })),
+  };
 }
 
 test('random programs with SFU results, uniforms and branches anywhere: blocks equal units', () => {
@@ -160,6 +181,19 @@ test('random programs with SFU results, uniforms and branches anywhere: blocks e
       }),
       { seed: 20240601, numRuns: 400 },
     );
+});
+
+test('random programs on the QPUs of a slice, each with its own branches: blocks equal units, instruction-cache stalls too', () => {
+  // Longer programs (several cache lines), so that fused runs cross lines while other QPUs fetch them.
+  const n = 48;
+  fc.assert(
+    fc.property(fc.array(arbInstr(n), { minLength: n, maxLength: n }), fc.integer({ min: 2, max: 4 }), (body, qpus) => {
+      const prog = body.map((i, k) => (i.kind === 'branch' ? { ...i, imm: ((i.imm - (k + 4)) * 8) | 0 } : i));
+      const words = encodeProgram([...prog, nopInstr(3), nopInstr(), nopInstr()]);
+      assert.deepEqual(runWords(words, false, false, qpus), runWords(words, true, false, qpus));
+    }),
+    { seed: 20261127, numRuns: 200 },
+  );
 });
 
 test('a shared-unit step whose write never happens still waits for the other QPUs, as one at a time', () => {
