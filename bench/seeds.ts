@@ -5,7 +5,7 @@ import { gcd, gcdInputs, gcdUnrolled } from '../examples/gcd.ts';
 import { glibcRand } from '../examples/lib/rand.ts';
 import { heatGrid, step } from '../examples/heat.ts';
 import { rot3D_1, rot3D_2, rot3D_3, rot3DArrays } from '../examples/rot3d.ts';
-import { sampleMessages, sha256, sha256Inputs } from '../examples/sha256.ts';
+import { roundConstants, sampleMessages, sha256, sha256Inputs } from '../examples/sha256.ts';
 import { SharedArray } from '../src/index.ts';
 import type { KernelAst } from '../src/source/ast.ts';
 import type { ArrayArg } from '../src/runtime/emulate.ts';
@@ -107,7 +107,7 @@ for (const qpus of [1, 12])
     ast: sha256.ast,
     args() {
       const messages = sampleMessages(16 * qpus);
-      return [sha256Inputs(messages).blocks, SharedArray.int32(messages.length * 8)];
+      return [sha256Inputs(messages).blocks, SharedArray.int32(messages.length * 8), roundConstants()];
     },
   });
 const grid = heatGrid(496, 504, glibcRand(0), 10);

@@ -69,7 +69,8 @@ export function explainText(x: Explanation, ast: KernelAst): string {
   else if (!x.loops.length) out.push('  the kernel has no loop');
   for (const l of x.loops ?? []) {
     out.push(`  ${where(l.loop)}`);
-    out.push(l.pipelined ? `    pipelined: ${l.pipelined.loads} load${l.pipelined.loads === 1 ? '' : 's'} gathered ${l.pipelined.ahead} iteration${l.pipelined.ahead === 1 ? '' : 's'} ahead` : `    not pipelined: ${l.why}`);
+    const last = (p: { copied: boolean }) => (p.copied ? '' : '; each iteration tests whether to gather (a few iterations of a long body: no copy of it for the last ones)');
+    out.push(l.pipelined ? `    pipelined: ${l.pipelined.loads} load${l.pipelined.loads === 1 ? '' : 's'} gathered ${l.pipelined.ahead} iteration${l.pipelined.ahead === 1 ? '' : 's'} ahead${last(l.pipelined)}` : `    not pipelined: ${l.why}`);
   }
   const { branches, slots, filled } = x.delaySlots;
   out.push('', 'scheduling:');

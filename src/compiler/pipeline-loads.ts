@@ -16,6 +16,9 @@
 //     }
 //     While (i < N) { receive(v1) ...; rest; i = i + S }     (the last d gather nothing; an If for d = 1)
 //   }
+// or, for a loop of few iterations known when compiled whose body is long (copyLastIterations),
+// one loop in place of the two, so that its body is not copied:
+//     While (i < N) { receive(v1) ...; If (i + dS < N) { gather(a1); a1 = a1 + S ... }; rest; i = i + S }
 // and only when all of this holds:
 // - the loop is a statement of the kernel's body (not nested), and no statement before it
 //   stores, gathers or receives; and no statement before it waits for another QPU (a semaphore,
@@ -43,7 +46,7 @@
 // iteration, peeled, prefetches nothing.
 
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, VarInfo, VarRef } from '../source/ast.ts';
-import { assignedIn, boolOperands, childBlocks, childExprs, isPtr, readsMemory, sameExpr, setOpaquely } from '../source/ast.ts';
+import { assignedIn, boolOperands, childBlocks, childExprs, isPtr, readsMemory, sameExpr, setOpaquely, someExpr } from '../source/ast.ts';
 import { TMU_FIFO_DEPTH } from '../vc4/rules.ts';
 import { normalizeLoop } from './pipeline-normalize.ts';
 import { prefetchRun } from './prefetch-loads.ts';
@@ -173,7 +176,7 @@ export interface LoopDecision {
   /** Where the loop was written, and the loop as messages write it. */
   readonly loop: Stmt;
   /** The loads it pipelined and how many iterations ahead, or why it did not. */
-  readonly pipelined?: { readonly loads: number; readonly ahead: number };
+  readonly pipelined?: { readonly loads: number; readonly ahead: number; readonly copied: boolean };
   readonly why?: string;
 }
 
@@ -205,8 +208,9 @@ export function pipelineLoads(k: KernelAst): { ast: KernelAst; loops: number; pr
     if (normal && typeof plan === 'object') {
       loops++;
       vars.push(...normal.added);
-      body.push(...rewrite(normal.loop, plan, vars));
-      decisions.push({ loop: s, pipelined: { loads: plan.loads.length, ahead: aheadFor(plan.loads.length) } });
+      const copy = copyLastIterations(normal.loop, knownCount(k.body, at, plan));
+      body.push(...rewrite(normal.loop, plan, vars, copy));
+      decisions.push({ loop: s, pipelined: { loads: plan.loads.length, ahead: aheadFor(plan.loads.length), copied: copy } });
     } else {
       body.push(s);
       if (s.k === 'for' || s.k === 'while') decisions.push({ loop: s, why: s.k === 'while' ? WHILE : (plan as string) });
@@ -379,10 +383,50 @@ const cmpLt = (a: Expr, n: number): BoolExpr => ({ k: 'cmp', op: 'lt', ty: 'int'
 const SMALL_D = 2 ** 29;
 const MAX_COUNT = 2 ** 24;
 
+/**
+ * Whether the last iterations, which gather nothing, run as a copy of the body (a second loop)
+ * rather than each iteration testing whether to gather. The copy is code the instruction cache
+ * must fetch once a run, about 4 cycles an instruction cold (a 64-byte line of 8 instructions,
+ * docs/timing.md); the test costs every iteration about GATHER_TEST_INSTRS instructions of 4
+ * cycles. Where the count of iterations is known when compiled, the cheaper; else the copy,
+ * which costs a long-running loop nothing in its iterations.
+ */
+function copyLastIterations(loop: ForStmt, count: number | undefined): boolean {
+  if (count === undefined) return true;
+  let ops = 0;
+  someExpr([...loop.body, ...loop.step], (e) => {
+    if (e.k !== 'lit' && e.k !== 'var' && e.k !== 'special') ops++;
+    return false;
+  });
+  return ops <= GATHER_TEST_INSTRS * count;
+}
+
+/** A comparison and a branch with its 3 delay slots (Guide p. 34). */
+const GATHER_TEST_INSTRS = 5;
+
+/**
+ * The loop's count of iterations when compiled, if known: its counter set to a number by a
+ * statement of the kernel's body before it (and not set again in between), its bound and step
+ * numbers.
+ */
+function knownCount(body: readonly Stmt[], at: number, plan: Plan): number | undefined {
+  const loop = body[at] as ForStmt;
+  const cmp = loop.c.b as Extract<BoolExpr, { k: 'cmp' }>;
+  const bound = cmp.op === 'lt' ? cmp.b : cmp.a;
+  if (bound.k !== 'lit' || plan.step.k !== 'lit') return undefined;
+  for (let j = at - 1; j >= 0; j--) {
+    const s = body[j]!;
+    if (!assignedIn([s]).has(plan.i.id)) continue;
+    if (s.k !== 'assign' || s.e.k !== 'lit') return undefined;
+    return Math.max(0, Math.ceil(((bound.bits | 0) - (s.e.bits | 0)) / (plan.step.bits | 0)));
+  }
+  return undefined;
+}
+
 /** How many iterations ahead a loop with `loads` loads gathers: as many as the TMU FIFO holds (1, 2 or 4). */
 export const aheadFor = (loads: number): number => 2 ** Math.floor(Math.log2(Math.max(1, Math.floor(TMU_FIFO_DEPTH / loads))));
 
-function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[]): Stmt[] {
+function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[], copy: boolean): Stmt[] {
   const loc = s.loc;
   const addrs: VarRef[] = plan.loads.map(({ s: l, ptr }) => {
     const v: VarInfo = { id: vars.length, ty: ptr.ty, name: `${vars[l.v.id]?.name ?? 'v' + l.v.id}_addr` };
@@ -425,8 +469,12 @@ function rewrite(s: ForStmt, plan: Plan, vars: VarInfo[]): Stmt[] {
     then: [
       ...first,
       ...prefetch,
-      { k: 'while', c: ahead(d), body: [...receives, ...gathers, ...rest, ...s.step], loc },
-      d === 1 ? { k: 'if', c: s.c, then: [...receives, ...rest, ...s.step], else: [], loc } : { k: 'while', c: s.c, body: [...receives, ...rest, ...s.step], loc },
+      ...(copy
+        ? [
+            { k: 'while', c: ahead(d), body: [...receives, ...gathers, ...rest, ...s.step], loc } as Stmt,
+            d === 1 ? ({ k: 'if', c: s.c, then: [...receives, ...rest, ...s.step], else: [], loc } as Stmt) : ({ k: 'while', c: s.c, body: [...receives, ...rest, ...s.step], loc } as Stmt),
+          ]
+        : [{ k: 'while', c: s.c, body: [...receives, { k: 'if', c: ahead(d), then: [...gathers], else: [], loc }, ...rest, ...s.step], loc } as Stmt]),
     ],
     else: [],
     loc,

@@ -60,7 +60,7 @@ test('a While loop is not pipelined, and the text says why; registers, pairing a
 
 test('which loops are pipelined, and why the others are not: a store before, a loop inside another', () => {
   const piped = loops(false).code().explanation.loops!;
-  assert.deepEqual(piped[0]!.pipelined, { loads: 1, ahead: 4 });
+  assert.deepEqual(piped[0]!.pipelined, { loads: 1, ahead: 4, copied: true });
   assert.match(piped[1]!.why!, /^a statement before it stores/);
   const nested = kernel([Ptr(Float), Int], function nested(a, n) {
     const j = Int(0);

@@ -10,6 +10,7 @@ import type { KernelAst } from '../../../src/source/ast.ts';
 import { printKernel } from '../../../src/source/print.ts';
 import { rot3D_1, rot3DScalar } from '../../../examples/rot3d.ts';
 import { lines } from './fixture.ts';
+import { onAll } from '../../helpers/lang.ts';
 
 /** The kernel as the pass leaves it, printed as --dump pipeline prints it, and the loops it changed. */
 function after(ast: KernelAst): { text: string[]; loops: number } {
@@ -284,6 +285,40 @@ test('offsets, steps and counts that wrap at 32 bits, and steps going down, fool
     For(i.lt(n), () => i.set(i.add(s)), () => x.add(i).add(a).store(Int(x.add(i).load()).add(1)));
   });
   run(count, () => [-(2 ** 31), 0, 0x40000004, 15, mem(48, 100)()]);
+});
+
+/** out[i] = a long chain of operations on a[i], over `count` vectors, the count known when compiled or a parameter. */
+const longBody = (count: number | 'n', ops: number) =>
+  kernel([Int, Ptr(Int), Ptr(Int)], function chain(n, a, out) {
+    const i = Int(0);
+    const end = count === 'n' ? n : 16 * count;
+    For(i.lt(end), () => i.set(i.add(16)), () => {
+      const x = Int(a.add(i).load());
+      for (let k = 0; k < ops / 2; k++) x.set(x.ror((k % 31) + 1).xor(Math.imul(k, 0x9e3779b9)));
+      out.add(i).store(x);
+    });
+  });
+
+test('pipeline: a loop of few iterations, known when compiled, with a long body tests whether to gather instead of copying its body for the last ones', () => {
+  // 4 iterations of about 80 operations: the test (about 5 instructions an iteration) costs less
+  // than a second copy of the body for the instruction cache to fetch.
+  const few = longBody(4, 80);
+  const dump = few.setNumQPUs(1).code().dump('pipeline');
+  assert.equal(pipelined(few), 1);
+  assert.match(dump, /while any\(v\d+ < 64\)\n\s+receive\(v\d+\)\n\s+if any\(\(v\d+ \+ 64\) < 64\)\n\s+gather\(v\d+_addr\)/);
+  assert.equal(dump.match(/while/g)?.length, 1, 'one loop, no copy for the last iterations');
+  assert.match(few.code().explain(), /pipelined: 1 load gathered 4 iterations ahead; each iteration tests whether to gather/);
+  // Short bodies, many iterations or a count known only at run time: the copy, as before.
+  for (const k of [longBody(4, 8), longBody(64, 80), longBody('n', 80)]) assert.equal(k.setNumQPUs(1).code().dump('pipeline').match(/while/g)?.length, 2);
+  // The same words on the interpreter and the emulator at -O0 and -O2, reading nothing past the arrays.
+  for (const [k, count] of [[few, 4], [longBody('n', 80), 3]] as const) {
+    const out = onAll(k, () => {
+      const a = SharedArray.int32(16 * count);
+      for (let j = 0; j < a.length; j++) a[j] = Math.imul(j, 0x01000193) ^ 0x5bd1e995;
+      return [16 * count, a, SharedArray.int32(16 * count)];
+    });
+    assert.notDeepEqual(Array.from(out[2] as Int32Array), new Array(16 * count).fill(0));
+  }
 });
 
 test('pipeline is an -O2 pass that can be switched off', () => {
