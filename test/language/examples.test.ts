@@ -7,7 +7,7 @@ import { gcd, gcdInputs, gcdUnrolled } from '../../examples/gcd.ts';
 import { glibcRand } from '../../examples/lib/rand.ts';
 import { heatGrid, step, stepScalar } from '../../examples/heat.ts';
 import { rot3D_1, rot3D_2, rot3D_3, rot3DArrays, rot3DScalar } from '../../examples/rot3d.ts';
-import { hashOf, roundConstants, sampleMessages, sha256, sha256Inputs } from '../../examples/sha256.ts';
+import { hashOf, roundConstants, sampleMessages, sha256, sha256Inputs, sha256Unrolled } from '../../examples/sha256.ts';
 
 const README = `gcd(183, 186) = 3
 gcd(177, 115) = 1
@@ -88,6 +88,9 @@ test('SHA-256, 16 messages a QPU, equals node:crypto on the interpreter and the 
     const hashes = SharedArray.int32(messages.length * 8);
     sha256.setNumQPUs(2)[run]([blocks, hashes, roundConstants()]);
     assert.deepEqual(messages.map((_, n) => hashOf(hashes, n)), expected, run);
+    const unrolled = SharedArray.int32(messages.length * 8);
+    sha256Unrolled.setNumQPUs(2)[run]([blocks, unrolled]);
+    assert.deepEqual(messages.map((_, n) => hashOf(unrolled, n)), expected, `${run}, unrolled`);
   }
   assert.throws(() => sha256Inputs(sampleMessages(15)), /16 messages a QPU/);
   assert.throws(() => sha256Inputs([new Uint8Array(56), ...sampleMessages(15)]), /message 0 has 56 bytes; one block holds 55/);
