@@ -5,7 +5,10 @@
 // 64-byte fills from the L2 cache). A miss fetches the line through the L2 cache; what that
 // costs has not been published, so the model takes VC4C's emulator's guess for a line the L2
 // cache holds, and the memory system's fill for one it does not (machine.ts, fetch).
-// Only which lines are held is modelled, least recently used replaced.
+// Only which lines are held is modelled, least recently used replaced. Each slice's uniforms
+// cache (Guide p. 13, "Uniforms Cache [QUC]"; p. 14: it fetches "via the common L2C" as the
+// instruction cache does) is modelled with the same class: its size, ways and lines have not
+// been published (docs/timing.md, "The uniforms cache").
 
 /** Instructions a line holds: a 64-byte line of 8-byte instructions. */
 export const INSTRS_PER_LINE = 8;
@@ -15,7 +18,8 @@ export const ICACHE_BYTES = 4096;
 const WAYS = 4;
 const LINE_BYTES = 64;
 
-export class InstructionCaches {
+/** A cache of 64-byte lines in each slice, with when each line arrives and when its fetch started. */
+export class SliceCaches {
   /** Per slice, per set, its ways' lines, most recently used first (-1: empty), and the cycle each arrives (or arrived). */
   private tags = new Int32Array(0);
   private ready = new Float64Array(0);

@@ -393,6 +393,10 @@ export class Machine implements QpuHost {
     this.path.fetch(q, line, after);
   }
 
+  uniform(q: Qpu, addr: number, start: boolean): void {
+    this.path.uniform(q, addr, start);
+  }
+
   /** QPUs in the run. */
   get qpuCount(): number {
     return this.qpus.length;

@@ -6,7 +6,7 @@
 // address. Guarantees: every figure from the Timing; all of it cold after reset().
 
 import { type CacheLevel, HIT_L2, HIT_MEMORY, HIT_TMU, LINE_SHIFT, TmuCaches } from './caches.ts';
-import { InstructionCaches } from './icache.ts';
+import { SliceCaches } from './icache.ts';
 import { Sdram } from './sdram.ts';
 import type { Timing } from './timing.ts';
 import * as chip from '../vc4/chip.ts';
@@ -16,7 +16,7 @@ interface Requester {
   readonly id: number;
   readonly noSwap: boolean;
   readonly time: number;
-  stall(until: number, cause: 'icache'): void;
+  stall(until: number, cause: 'icache' | 'uniforms'): void;
   readonly stats: { tmuFromL2: number; tmuFromMemory: number };
 }
 
@@ -33,7 +33,8 @@ export class MemoryPath {
   private readonly tmuFree = new Float64Array(SLICES * TMUS_PER_SLICE);
   /** The TMUs' caches (two TMUs a slice of four QPUs) and the L2. */
   private readonly caches = new TmuCaches(SLICES * TMUS_PER_SLICE);
-  private readonly icache = new InstructionCaches(SLICES);
+  private readonly icache = new SliceCaches(SLICES);
+  private readonly ucache = new SliceCaches(SLICES);
 
   constructor(private readonly host: { readonly timing: Timing; readonly codeBase: number }) {
     this.sdram = new Sdram(host);
@@ -45,6 +46,8 @@ export class MemoryPath {
     this.tmuFree.fill(0);
     this.caches.clear();
     this.icache.reset(this.host.timing.instructionCacheBytes, warmCode);
+    // The kernel driver clears every slice's uniforms cache before each job (Linux vc4_gem.c, vc4_flush_caches: SLCACTL's UCCS).
+    this.ucache.reset(this.host.timing.uniformsCacheBytes);
   }
 
   /**
@@ -90,23 +93,46 @@ export class MemoryPath {
   fetch(q: Requester, line: number, after: number): void {
     const T = this.host.timing;
     if (T.instructionCacheBytes === 0) return;
-    const at = (this.host.codeBase >>> LINE_SHIFT) + line;
+    const ready = this.want(this.icache, q, (this.host.codeBase >>> LINE_SHIFT) + line, q.time + after, T.icacheFillCycles);
+    if (ready > q.time + after) q.stall(ready - after, 'icache');
+  }
+
+  /**
+   * The uniform stream of `q` at `addr`: a read waits for its line to arrive in the slice's
+   * uniforms cache; the stream's start (a thread's, or a write of unif_addr: `start`) only asks
+   * for its first lines. The QPU's FIFO keeps UNIFORM_FIFO words ahead of its reads (Guide p. 22:
+   * "a uniforms cache and small FIFO in the QPU will keep prefetched uniform values ready"), so
+   * each read asks for the line of the word that many on.
+   */
+  uniform(q: Requester, addr: number, start: boolean): void {
+    const T = this.host.timing;
+    if (T.uniformsCacheBytes === 0) return;
+    const line = addr >>> LINE_SHIFT;
+    const ahead = (addr + UNIFORM_FIFO * 4) >>> LINE_SHIFT;
+    const ready = this.want(this.ucache, q, line, q.time, T.uniformsFillCycles);
+    if (ahead !== line) this.want(this.ucache, q, ahead, q.time, T.uniformsFillCycles);
+    if (!start && ready > q.time) q.stall(ready, 'uniforms');
+  }
+
+  /**
+   * When `line` (a bus address over 64) is in `q`'s slice's `cache`, asked at `now`: a line the
+   * slice holds, or one another QPU of the slice started fetching before `now`, when it arrives;
+   * else a miss, fetched now through the L2 cache (`fill` cycles) and, when that misses too, from
+   * memory first (a fill's time; not queued at the L2 cache's port). Fetches are not steps in time
+   * order across QPUs (a QPU runs ahead through code that uses no shared unit: machine.ts), so a
+   * line another QPU fetched later in time counts as this QPU's own miss, as it would have been
+   * in time order.
+   */
+  private want(cache: SliceCaches, q: Requester, line: number, now: number, fill: number): number {
     const slice = (q.id / QPUS_PER_SLICE) | 0;
-    const now = q.time + after;
-    const held = this.icache.has(slice, at);
-    // A line the slice holds, or one another QPU of the slice started fetching before this QPU's
-    // clock: wait for it to arrive. Fetches are not steps in time order across QPUs (a QPU runs
-    // ahead through code that uses no shared unit: machine.ts), so a line another QPU fetched
-    // later in time counts as this QPU's own miss, as it would have been in time order.
-    if (held >= 0 && this.icache.fetchedAt(slice, at) <= now) {
-      if (held > now) q.stall(held - after, 'icache');
-      return;
-    }
-    // A miss: the line comes through the L2 cache, and one it does not hold from memory first (a
-    // fill's time; not queued at the L2 cache's port, for the same reason).
-    const fromMemory = held >= 0 || this.caches.fromL2(at) === HIT_L2 ? 0 : T.memoryFillCycles;
-    const ready = now + fromMemory + T.icacheFillCycles;
-    this.icache.put(slice, at, ready, now);
-    q.stall(ready - after, 'icache');
+    const held = cache.has(slice, line);
+    if (held >= 0 && cache.fetchedAt(slice, line) <= now) return held;
+    const fromMemory = held >= 0 || this.caches.fromL2(line) === HIT_L2 ? 0 : this.host.timing.memoryFillCycles;
+    const ready = now + fromMemory + fill;
+    cache.put(slice, line, ready, now);
+    return ready;
   }
 }
+
+/** Words of the uniform stream the QPU's FIFO keeps ahead of its reads: not published; VC4C's emulator's guess, 2. */
+const UNIFORM_FIFO = 2;

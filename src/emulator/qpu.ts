@@ -82,6 +82,8 @@ export interface QpuHost {
   syncLate(q: Qpu): boolean;
   /** Instruction-cache line `line` of the program (icache.ts), `after` cycles past `q`'s clock, before `q` runs instructions from it: a miss stalls `q`. */
   fetch(q: Qpu, line: number, after: number): void;
+  /** The uniform stream of `q` at `addr` (memory-path.ts): a read waits for its slice's uniforms cache; a stream's `start` asks for its first lines. */
+  uniform(q: Qpu, addr: number, start: boolean): void;
   /** The cycle at which a request from `q` at `time` to TMU `t` for cache lines `lines[0..nLines)` has its data. */
   tmuSchedule(q: Qpu, t: number, time: number, lines: Int32Array, nLines: number): number;
   /** A semaphore instruction; false when the QPU must wait. */
@@ -210,6 +212,7 @@ export class Qpu {
     this.vpmReads.length = this.vpmReadHead = 0;
     this.vdr = this.vdw = undefined;
     this.vdrPitch = this.vdwStride = this.dmaLoadDone = this.dmaStoreDone = 0;
+    this.m.uniform(this, this.unifAddr, true);
   }
 
   stall(until: number, cause: StallCause): void {
@@ -224,6 +227,7 @@ export class Qpu {
   readUniform(): number {
     const i = this.m.memory.index(this.unifAddr, UNIFORMS);
     if (i < 0) throw ioError('fault', `uniform read at ${hex(this.unifAddr)}: ${this.m.memory.describe(this.unifAddr, UNIFORMS)}`);
+    this.m.uniform(this, this.unifAddr, false);
     this.unifAddr = (this.unifAddr + 4) >>> 0;
     this.stats.uniforms++;
     return this.m.memory.words[i]!;
@@ -232,6 +236,7 @@ export class Qpu {
   /** Writing unif_addr restarts the uniform stream at element 0's value. */
   setUniformAddress(v: number): void {
     this.unifAddr = v >>> 0;
+    this.m.uniform(this, this.unifAddr, true);
   }
 
   // ---- SFU (Guide p. 23): the result is in r4 for the third instruction after the write.

@@ -32,7 +32,7 @@ export function newStats(): QpuStats {
     instructions: 0,
     nops: 0,
     cycles: 0,
-    stalls: { tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0, icache: 0 },
+    stalls: { tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0, icache: 0, uniforms: 0 },
     tmuRequests: 0,
     tmuFromL2: 0,
     tmuFromMemory: 0,

@@ -15,11 +15,11 @@ export const CYCLES_PER_INSTR = 4;
 
 /**
  * Why a QPU stalls, in the cycle model: waiting for a TMU result, a DMA transfer, the VPM, a
- * semaphore or the mutex. A QPU's figures (report.ts) and a run's profile (profile.ts) count
- * stall cycles by these causes.
+ * semaphore or the mutex, its slice's instruction cache or uniforms cache. A QPU's figures
+ * (report.ts) and a run's profile (profile.ts) count stall cycles by these causes.
  */
-export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex' | 'icache';
-export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex', 'icache'];
+export type StallCause = 'tmu' | 'dma' | 'vpm' | 'semaphore' | 'mutex' | 'icache' | 'uniforms';
+export const STALL_CAUSES: readonly StallCause[] = ['tmu', 'dma', 'vpm', 'semaphore', 'mutex', 'icache', 'uniforms'];
 
 /** A cache's size: whole sets of 4 ways of 64-byte lines, at most 64 MiB. */
 const CACHE_GRAIN = 256;
@@ -38,7 +38,7 @@ export function checkTiming(t: Timing): Timing {
     if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v) || (POSITIVE.has(key) && v === 0))
       throw new RangeError(`Timing.${key} must be a finite number ${POSITIVE.has(key) ? 'above' : 'from'} 0, not ${String(v)}`);
   }
-  for (const key of ['instructionCacheBytes', 'systemCacheBytes'] as const)
+  for (const key of ['instructionCacheBytes', 'uniformsCacheBytes', 'systemCacheBytes'] as const)
     if (t[key] % CACHE_GRAIN !== 0 || t[key] > MAX_CACHE_BYTES) throw new RangeError(`Timing.${key} must be a multiple of ${CACHE_GRAIN} (4 ways of 64-byte lines) up to ${MAX_CACHE_BYTES}, not ${t[key]}`);
   return t;
 }
@@ -60,6 +60,10 @@ export interface Timing {
   readonly instructionCacheBytes: number;
   /** Cycles an instruction-cache miss stalls its QPU when the L2 cache holds the line (from memory: memoryFillCycles more). */
   readonly icacheFillCycles: number;
+  /** Bytes of each slice's uniforms cache (a guess: 4 KiB, as its instruction cache); 0: none modelled, every uniform read hits. */
+  readonly uniformsCacheBytes: number;
+  /** Cycles a uniforms-cache line takes to arrive when the L2 cache holds it (from memory: memoryFillCycles more). */
+  readonly uniformsFillCycles: number;
   /** Cycles the L2 cache's port spends fetching one line from memory (SDRAM), one line at a time. */
   readonly memoryFillCycles: number;
   /** Bytes the SDRAM moves a cycle at most, for the L2 cache's fills and both DMA engines together (0: no limit). */
@@ -86,6 +90,8 @@ const V3D_FIGURES = {
   l2Latency: 60,
   instructionCacheBytes: ICACHE_BYTES,
   icacheFillCycles: 12,
+  uniformsCacheBytes: ICACHE_BYTES,
+  uniformsFillCycles: 12,
   dmaLoadBaseCycles: 50,
   dmaLoadCyclesPerRow: 5,
   dmaLoadCyclesPerWord: 1.45,

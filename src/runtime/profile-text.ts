@@ -14,7 +14,7 @@ export interface ProfileTextOptions {
 
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
 const pct = (x: number, of: number) => (of ? `${((100 * x) / of).toFixed(1)}%` : '-');
-const STALL_HEADS: Record<StallCause, string> = { tmu: 'tmu', dma: 'dma', vpm: 'vpm', semaphore: 'sema', mutex: 'mutex', icache: 'icache' };
+const STALL_HEADS: Record<StallCause, string> = { tmu: 'tmu', dma: 'dma', vpm: 'vpm', semaphore: 'sema', mutex: 'mutex', icache: 'icache', uniforms: 'unif' };
 
 /** The profile's summary: the run, the verdict, the costliest statements and the QPUs. */
 export function profileText(p: KernelProfile, opts: ProfileTextOptions = {}): string {

@@ -16,8 +16,9 @@ const COLOURS: Record<CycleKind, string> = {
   semaphore: '#c0392b',
   mutex: '#7f6000',
   icache: '#7a7a7a',
+  uniforms: '#b0a030',
 };
-const NAMES: Record<CycleKind, string> = { busy: 'issuing', tmu: 'TMU', dma: 'DMA', vpm: 'VPM', semaphore: 'semaphores', mutex: 'mutex', icache: 'instruction cache' };
+const NAMES: Record<CycleKind, string> = { busy: 'issuing', tmu: 'TMU', dma: 'DMA', vpm: 'VPM', semaphore: 'semaphores', mutex: 'mutex', icache: 'instruction cache', uniforms: 'uniforms cache' };
 
 const LEFT = 70;
 const PLOT = 800;

@@ -48,12 +48,13 @@ const DESCRIBED: Record<Bound, string> = {
   semaphore: 'waiting for other QPUs: the QPUs wait on semaphores (barriers, hand-offs) in',
   mutex: 'the mutex: the QPUs wait for it in',
   icache: 'instruction fetch: the QPUs wait for their slice\'s instruction cache to fetch code (cold at the start of a run; every pass for code larger than its 512 instructions) in',
+  uniforms: 'uniform reads: the QPUs wait for their slice\'s uniforms cache to fetch the uniform stream (cold at the start of a run, and a line every 16 words a stream reads) in',
   idle: 'uneven work: QPUs sit ended, waiting for the others, in',
 };
 
 export function verdictOf(p: Profiled): Verdict {
   const capacity = p.qpus * p.cycles;
-  const spent: Record<Bound, number> = { issue: 0, spills: p.total.spillCycles, tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0, icache: 0, idle: 0 };
+  const spent: Record<Bound, number> = { issue: 0, spills: p.total.spillCycles, tmu: 0, dma: 0, vpm: 0, semaphore: 0, mutex: 0, icache: 0, uniforms: 0, idle: 0 };
   for (const i of p.instructions) {
     if (i.spill) continue;
     spent.issue += i.cycles - STALL_CAUSES.reduce((s, c) => s + i.stalls[c], 0);

@@ -2,7 +2,8 @@
 // and its Pi models (models.ts): the L2 cache's one port to memory bounds TMU lookups that miss,
 // whatever the QPU count; the SDRAM's bus caps what the DMA engines and the fills move together;
 // the BCM2835's system cache keeps what DMA stores wrote and what was fetched; each slice's
-// instruction cache (icache.ts) makes code larger than it pay for misses; each model has its
+// instruction cache (icache.ts) makes code larger than it pay for misses, and its uniforms cache
+// a long uniform stream; each model has its
 // clocks, so the same program gets an estimate per Pi.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -168,6 +169,21 @@ test('the four QPUs of a slice share its instruction cache; each slice has its o
   assert.ok(T.icacheFillCycles > 0);
 });
 
+test('a QPU reading a long uniform stream waits for its slice\'s uniforms cache a line at a time, its FIFO two words ahead', () => {
+  // 64 uniforms (four 64-byte lines), one read an instruction; the instruction cache left out.
+  const src = [...Array<string>(64).fill('add r0, r0, unif'), 'nop.tend', 'nop', 'nop'].join('\n');
+  const T: Timing = { ...FETCH_FREE, uniformsCacheBytes: PI_TIMING.uniformsCacheBytes };
+  const r = runAsm(src, { uniforms: Array.from({ length: 64 }, (_, i) => i), timing: T }).result;
+  // The first line is asked for when the thread starts and read at once: its whole fill, from
+  // memory (the L2 cache is cold). Each later line is asked for two reads before its first word
+  // (the FIFO's prefetch): its fill less those two instructions' 8 cycles.
+  const fill = T.memoryFillCycles + T.uniformsFillCycles;
+  assert.equal(r.total.stalls.uniforms, fill + 3 * (fill - 8));
+  assert.equal(r.cycles, 67 * 4 + r.total.stalls.uniforms);
+  // Without the uniforms cache (a Timing's 0), reads cost nothing more than their instruction.
+  assert.equal(runAsm(src, { uniforms: Array.from({ length: 64 }, (_, i) => i), timing: FETCH_FREE }).result.total.stalls.uniforms, 0);
+});
+
 test('a stream of DMA stores from 12 QPUs is bound by the SDRAM\'s bus when the bus is the slowest part', () => {
   // Each QPU stores 16 rows of 16 words (1 KiB) from VPM row 0 to its own KiB of x.
   const setup = (0x80000000 | (16 << 23) | (16 << 16) | (1 << 14)) >>> 0;
@@ -186,5 +202,6 @@ test('a stream of DMA stores from 12 QPUs is bound by the SDRAM\'s bus when the 
 test('a Timing\'s cache sizes are whole sets of 4 ways of 64-byte lines, and not absurd', () => {
   assert.throws(() => new Machine(undefined, { ...PI_TIMING, instructionCacheBytes: 1000 }), /Timing\.instructionCacheBytes must be a multiple of 256 \(4 ways of 64-byte lines\) up to 67108864, not 1000/);
   assert.throws(() => new Machine(undefined, { ...PI_TIMING, systemCacheBytes: 2 ** 40 }), /Timing\.systemCacheBytes must be a multiple of 256/);
-  assert.doesNotThrow(() => new Machine(undefined, { ...PI_TIMING, instructionCacheBytes: 0, systemCacheBytes: 0 }));
+  assert.throws(() => new Machine(undefined, { ...PI_TIMING, uniformsCacheBytes: 100 }), /Timing\.uniformsCacheBytes must be a multiple of 256/);
+  assert.doesNotThrow(() => new Machine(undefined, { ...PI_TIMING, instructionCacheBytes: 0, uniformsCacheBytes: 0, systemCacheBytes: 0 }));
 });

@@ -33,11 +33,11 @@ export interface EmuOptions extends MachineRunOptions {
 }
 
 /**
- * The default model without its instruction caches (every fetch hits): the tests of the other
- * units pin their cycles without the misses a cold cache adds to each program's first pass
- * (test/emulator/memory-system.test.ts tests the instruction caches).
+ * The default model without its instruction caches and uniforms caches (every fetch and uniform
+ * read hits): the tests of the other units pin their cycles without the misses a cold cache adds
+ * to each program's first pass (test/emulator/memory-system.test.ts tests those caches).
  */
-export const FETCH_FREE: Timing = { ...PI_TIMING, instructionCacheBytes: 0 };
+export const FETCH_FREE: Timing = { ...PI_TIMING, instructionCacheBytes: 0, uniformsCacheBytes: 0 };
 
 /** A program with the standard ending (program end and its two delay slots) appended. */
 export const END = '\nnop.tend\nnop\nnop\n';
