@@ -40,7 +40,7 @@
 //   D + 4S >= 64 (the loads run at least a vector ahead of the stores) or D + 4(N - i) + 60 <= 0
 //   (everything loaded lies below everything stored). Addresses wrap at 32 bits, so these are
 //   only trusted where nothing in them can wrap: |D| < SMALL_D bytes, S and N - i below
-//   MAX_COUNT elements. What the compiler cannot decide is tested once before the loop, and the
+//   MAX_COUNT elements, N below MAX_BOUND (so that i + kS, the test k iterations ahead, cannot). What the compiler cannot decide is tested once before the loop, and the
 //   loop as written runs when the test fails.
 // The loads read exactly the words the kernel as written reads, never a word more: the last
 // iteration, peeled, prefetches nothing.
@@ -292,6 +292,9 @@ function planLoop(s: ForStmt, varying: ReadonlySet<number>): Plan | string {
   const guard: BoolExpr[] = [];
   if (step.k === 'lit' && !((step.bits | 0) > 0 && (step.bits | 0) < MAX_COUNT)) return 'its step does not go up (or goes up by 2^24 or more)';
   if (step.k !== 'lit') guard.push({ k: 'and', a: cmpGt(step, 0), b: cmpLt(step, MAX_COUNT) });
+  // The tests of iterations ahead, i + k S < N (k up to TMU_FIFO_DEPTH), must not wrap: N below MAX_BOUND.
+  if (n.k === 'lit' && (n.bits | 0) >= MAX_BOUND) return 'its bound is within 2^26 of the largest Int: the test of an iteration ahead (counter + k x step) could wrap';
+  if (n.k !== 'lit') guard.push(cmpLt(n, MAX_BOUND));
   for (const l of loads)
     for (const t of stores as Affine[]) {
       const ok = apart(l.at, t, step, n, iv);
@@ -382,6 +385,8 @@ const cmpLt = (a: Expr, n: number): BoolExpr => ({ k: 'cmp', op: 'lt', ty: 'int'
  */
 const SMALL_D = 2 ** 29;
 const MAX_COUNT = 2 ** 24;
+/** A bound below which counter + k step (k <= TMU_FIFO_DEPTH, step < MAX_COUNT) cannot wrap, as counter < bound. */
+const MAX_BOUND = 2 ** 31 - TMU_FIFO_DEPTH * MAX_COUNT;
 
 /**
  * Whether the last iterations, which gather nothing, run as a copy of the body (a second loop)

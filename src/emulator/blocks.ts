@@ -7,7 +7,8 @@
 // with no branch or program end pending.
 // Guarantees: the QPU's pc, clock, counts, registers, pending branch and program end afterwards
 // are exactly as if its instructions had run one at a time, also when one of them fails (then as
-// before that instruction); strict-mode rule checks along the block's own fall-through are
+// before that instruction, but for the uniform it read and the uniforms cache's wait for it, as
+// one at a time too); strict-mode rule checks along the block's own fall-through are
 // resolved when the block is made and run right before the instruction that breaks the rule.
 //
 // A "unit" is a block of one instruction that handles pending branches and program ends in

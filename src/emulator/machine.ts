@@ -40,6 +40,8 @@ export { MAX_QPUS } from '../vc4/chip.ts';
  * instruction that uses a shared unit (TMU, VPM, DMA, host interrupt). Those operations are
  * ordered in time to within this much; only the cycle counts' fine grain of contention depends
  * on it. Semaphore and mutex operations are ordered exactly (no slack). A few instructions' worth.
+ * (An instruction that also reads a uniform waits for the uniforms cache after that check, so
+ * its shared-unit step may come up to that wait later than SLACK allows.)
  */
 export const SLACK = 32;
 

@@ -4,7 +4,7 @@
 // kernel as written does not read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assert as kassert, barrier, Float, For, gather, If, index, Int, kernel, me, Ptr, receive, semaDec, semaInc, SharedArray, sumQPUs, Uint8 } from '../../../src/index.ts';
+import { assert as kassert, barrier, Float, For, gather, If, index, Int, type IntExpr, kernel, me, Ptr, receive, semaDec, semaInc, SharedArray, sumQPUs, Uint8 } from '../../../src/index.ts';
 import { aheadFor, pipelineLoads } from '../../../src/compiler/pipeline-loads.ts';
 import type { KernelAst } from '../../../src/source/ast.ts';
 import { printKernel } from '../../../src/source/print.ts';
@@ -31,34 +31,42 @@ test("pipeline: a counted loop's load becomes a gather four loops ahead (the TMU
         *(a + v2) = v3 + 1
       step
         v2 = v2 + 16`));
-  // One array, loaded a vector ahead of where it is stored: no test at run time is needed.
+  // One array, loaded a vector ahead of where it is stored: the only test at run time is that
+  // n leaves room to count four iterations ahead without wrapping.
   assert.deepEqual(after(inc.ast), {
     loops: 1,
     text: lines(`
     kernel inc(n: int, a: int*)
       v2 = 0
-      if any(v2 < n)
-        v3_addr = (a + v2) + index()
-        gather(v3_addr)
-        v3_addr = v3_addr + 16
-        if any((v2 + 16) < n)
+      if all(n < 2080374784)
+        if any(v2 < n)
+          v3_addr = (a + v2) + index()
           gather(v3_addr)
           v3_addr = v3_addr + 16
-        if any((v2 + 32) < n)
-          gather(v3_addr)
-          v3_addr = v3_addr + 16
-        if any((v2 + 48) < n)
-          gather(v3_addr)
-          v3_addr = v3_addr + 16
-        while any((v2 + 64) < n)
-          receive(v3)
-          gather(v3_addr)
-          v3_addr = v3_addr + 16
-          store(v3 + 1, a + v2)
-          v2 = v2 + 16
-        while any(v2 < n)
-          receive(v3)
-          store(v3 + 1, a + v2)
+          if any((v2 + 16) < n)
+            gather(v3_addr)
+            v3_addr = v3_addr + 16
+          if any((v2 + 32) < n)
+            gather(v3_addr)
+            v3_addr = v3_addr + 16
+          if any((v2 + 48) < n)
+            gather(v3_addr)
+            v3_addr = v3_addr + 16
+          while any((v2 + 64) < n)
+            receive(v3)
+            gather(v3_addr)
+            v3_addr = v3_addr + 16
+            store(v3 + 1, a + v2)
+            v2 = v2 + 16
+          while any(v2 < n)
+            receive(v3)
+            store(v3 + 1, a + v2)
+            v2 = v2 + 16
+      else
+        for any(v2 < n)
+          v3 = *(a + v2)
+          *(a + v2) = v3 + 1
+        step
           v2 = v2 + 16`),
   });
 });
@@ -319,6 +327,67 @@ test('pipeline: a loop of few iterations, known when compiled, with a long body 
     });
     assert.notDeepEqual(Array.from(out[2] as Int32Array), new Array(16 * count).fill(0));
   }
+});
+
+test('pipeline: the one-loop form gathers ahead inside its loop when there are more iterations than it gathers ahead, for 1, 2 and 3 loads', () => {
+  // 7 iterations of 80 operations: more than d (4, 2 or 1) iterations, so the test in the loop gathers.
+  const many = (loads: number) =>
+    kernel([Int, Ptr(Int), Ptr(Int)], function many(n, a, out) {
+      const i = Int(0);
+      For(i.lt(16 * 7), () => i.set(i.add(16)), () => {
+        const xs = Array.from({ length: loads }, (_, j) => Int(a.add(i).add(16 * 7 * j).load()));
+        const x = Int(xs.slice(1).reduce<IntExpr>((s, v) => s.add(v), xs[0]!));
+        for (let k = 0; k < 40; k++) x.set(x.ror((k % 31) + 1).xor(Math.imul(k, 0x9e3779b9)));
+        out.add(i).store(x);
+      });
+    });
+  for (const loads of [1, 2, 3]) {
+    const k = many(loads);
+    const dump = k.setNumQPUs(1).code().dump('pipeline');
+    assert.equal(dump.match(/while/g)?.length, 1, `${loads} loads: one loop`);
+    assert.match(k.code().explain(), /each iteration tests whether to gather/);
+    onAll(k, () => {
+      const a = SharedArray.int32(16 * 7 * loads); // exactly what the loop reads
+      for (let j = 0; j < a.length; j++) a[j] = Math.imul(j + 1, 0x01000193);
+      return [0, a, SharedArray.int32(16 * 7)];
+    });
+  }
+});
+
+test('pipeline: a counter set inside an If before the loop keeps the copy (its count is not known when compiled)', () => {
+  const k = kernel([Int, Ptr(Int), Ptr(Int)], function maybe(n, a, out) {
+    const i = Int(0);
+    If(n.gt(0), () => i.set(16));
+    For(i.lt(64), () => i.set(i.add(16)), () => {
+      const x = Int(a.add(i).load());
+      for (let j = 0; j < 40; j++) x.set(x.ror((j % 31) + 1).xor(j));
+      out.add(i).store(x);
+    });
+  });
+  assert.equal(k.setNumQPUs(1).code().dump('pipeline').match(/while/g)?.length, 2);
+});
+
+test('pipeline: a bound near the largest Int, where counting iterations ahead could wrap, is not pipelined, or is tested before the loop (found in review)', () => {
+  // Known bound: the loop as written. i runs from 2^31 - 65 by 16 to 2^31 - 1, reading a[i - C].
+  const C = 0x7fffffff - 64;
+  const near = kernel([Ptr(Int), Ptr(Int)], function near(a, out) {
+    const i = Int(C);
+    For(i.lt(0x7fffffff), () => i.set(i.add(16)), () => {
+      const x = Int(a.add(i.add(-C)).load());
+      for (let j = 0; j < 40; j++) x.set(x.ror((j % 31) + 1).xor(j));
+      out.add(i.add(-C)).store(x);
+    });
+  });
+  assert.match(near.setNumQPUs(1).code().explain(), /not pipelined, its bound is within 2\^26 of the largest Int/);
+  onAll(near, () => [SharedArray.int32(64).fill(3), SharedArray.int32(64)]);
+  // A bound known only at run time: the test before the loop sends it to the loop as written
+  // (one iteration from 2^31 - 17, the next test 4 iterations on would wrap).
+  const param = kernel([Int, Int, Ptr(Int), Ptr(Int), Int], function param(i0, n, a, out, neg) {
+    const i = Int(i0);
+    For(i.lt(n), () => i.set(i.add(16)), () => out.add(i).add(neg).store(Int(a.add(i).add(neg).load()).add(1)));
+  });
+  assert.equal(pipelined(param.setNumQPUs(1)), 1);
+  onAll(param, () => [0x7fffffff - 16, 0x7fffffff, SharedArray.int32(16).fill(5), SharedArray.int32(16), -(0x7fffffff - 16)]);
 });
 
 test('pipeline is an -O2 pass that can be switched off', () => {
