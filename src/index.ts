@@ -31,6 +31,7 @@ export {
 export { Break, Continue, For, Loop, While } from './dsl/loops.ts';
 export { andQPUs, barrier, maxQPUs, minQPUs, orQPUs, scanQPUs, sumQPUs } from './dsl/qpus.ts';
 export { parallelFor } from './dsl/parallel.ts';
+export { stream, Stream } from './dsl/streams.ts';
 export { assert, print } from './dsl/checks.ts';
 export { func, type Func, type FuncArgs, type FuncOptions, type FuncResult, type FuncValue } from './dsl/funcs.ts';
 export { KernelAssertionError } from './source/checks.ts';

@@ -77,14 +77,22 @@ export function directWrites(code: readonly IrInstr[], nregs: number): IrInstr[]
   return readsInPlace(out.filter((i): i is IrInstr => i !== undefined), nregs);
 }
 
-/** The accumulators a copy out of may be read in place: r4 (the SFU's and TMU's results) and r5 (a broadcast). */
-const IN_PLACE = new Set(['r4', 'r5']);
+/** What a copy out of may be read in place: r4 (the SFU's and TMU's results), r5 (a broadcast) and a uniform (a stream's next element). */
+const IN_PLACE = new Set(['r4', 'r5', 'unif']);
+
+/** Whether an instruction reads a uniform or moves the uniform stream (a write of unif_addr): a uniform read moves past none. */
+const touchesUniforms = (i: IrInstr): boolean =>
+  (i.op === 'alu' && ((i.a.k === 'p' && i.a.name === 'unif') || (i.b.k === 'p' && i.b.name === 'unif') || (i.dst.k === 'p' && i.dst.name === 'unif_addr'))) ||
+  (i.op === 'ldi' && i.dst.k === 'p' && i.dst.name === 'unif_addr');
 
 /**
  * Reads in place: a copy `mov %t, r4` (or r5) of a virtual register defined only there and read
  * only once, by an ALU operation later in the same block with no write of that accumulator
  * between, goes, and the operation reads the accumulator itself. Not into an operation that
- * rotates (only r0-r3 rotate across all 16 lanes) or unpacks (only regfile A does).
+ * rotates (only r0-r3 rotate across all 16 lanes) or unpacks (only regfile A does). A copy of
+ * a uniform (`mov %t, unif`, a stream's next element) likewise, when nothing between reads a
+ * uniform or moves the stream and the operation reads %t in one operand and no uniform of its
+ * own: the read keeps its place in the stream, and a multiply takes its factor straight from it.
  */
 function readsInPlace(code: IrInstr[], nregs: number): IrInstr[] {
   const defs = new Int32Array(nregs);
@@ -108,7 +116,8 @@ function readsInPlace(code: IrInstr[], nregs: number): IrInstr[] {
       if (i.op === 'label' || i.op === 'branch' || i.op === 'end') break;
       const reads = i.op === 'alu' && [i.a, i.b].some((s) => s.k === 'v' && s.id === t);
       if (reads) {
-        if (i.rot === undefined && !isUnpack(i.code) && !isColour(i.code) && !(i.dst.k === 'v' && i.dst.id === t)) {
+        const once = acc.name !== 'unif' || ([i.a, i.b].filter((s) => s.k === 'v' && s.id === t).length === 1 && !touchesUniforms(i));
+        if (once && i.rot === undefined && !isUnpack(i.code) && !isColour(i.code) && !(i.dst.k === 'v' && i.dst.id === t)) {
           const r = (s: Src): Src => (s.k === 'v' && s.id === t ? acc : s);
           out[k] = { ...i, a: r(i.a), b: r(i.b) };
           out[m] = undefined;
@@ -116,6 +125,7 @@ function readsInPlace(code: IrInstr[], nregs: number): IrInstr[] {
         break;
       }
       if (accWrites(i).some((w) => w === acc.name || (acc.name === 'r5' && w.startsWith('r5')))) break;
+      if (acc.name === 'unif' && touchesUniforms(i)) break;
     }
   }
   return out.filter((i): i is IrInstr => i !== undefined);

@@ -374,6 +374,12 @@ class Lowering implements OpEmitter {
         this.emit({ op: 'signal', sig: 'ldtmu0' });
         this.mov(this.vars[s.v.id]!, p('r4'));
         return;
+      case 'stream': // the uniform stream restarts at element 0's address (Guide p. 22); space.ts keeps the next read 3 instructions on
+        this.mov(p('unif_addr'), this.expr(s.ptr));
+        return;
+      case 'next':
+        this.mov(this.vars[s.v.id]!, p('unif'));
+        return;
       case 'sema':
         // A semaphore up or a mutex release tells another QPU that this one's stores are done
         // (docs/compiler.md): a non-blocking store still under way must finish first, or the

@@ -10,7 +10,7 @@
 
 import type { AluInstr, Instr } from '../vc4/instr.ts';
 import { ADD_MOV, ADD_NOP, COND_NEVER, MUL_MOV, MUL_NOP, MUX_A, MUX_B, NO_PACK, NO_UNPACK, SIG_NONE, SIG_SMALL_IMM, SIGNAL_INFO } from '../vc4/tables.ts';
-import { R_NOP, W_NOP, writeInfo } from '../vc4/registers.ts';
+import { R_NOP, R_UNIF, W_NOP, writeInfo } from '../vc4/registers.ts';
 import { hasRotation } from '../vc4/canonical.ts';
 
 /** One ALU's half of an instruction, in a form either ALU can take. */
@@ -118,7 +118,29 @@ export function pairInstrs(x: Instr, y: Instr): AluInstr | undefined {
   return undefined;
 }
 
+/**
+ * `p`'s add half and `q`'s mul half in one word, each as it is or with its uniform read through
+ * the other file's port: a uniform is read address 32 of either file (Guide p. 37, Table 14),
+ * so `fmul r3, r1, unif` can share a word with `fadd ra5, ra5, r3` by reading it through B.
+ */
 function merge(p: AluInstr, add: Half, q: AluInstr, mul: Half): AluInstr | undefined {
+  for (const [pi, ph] of withUniformMoved(p, add)) for (const [qi, qh] of withUniformMoved(q, mul)) {
+    const m = mergeAs(pi, ph, qi, qh);
+    if (m) return m;
+  }
+  return undefined;
+}
+
+/** A one-half instruction as it is, then (when it reads a uniform through one port and the other is free) reading it through the other. */
+function* withUniformMoved(i: AluInstr, h: Half): Generator<[AluInstr, Half]> {
+  yield [i, h];
+  if (i.sig === SIG_SMALL_IMM || hasRotation(i)) return;
+  const flip = (m: number, from: number, to: number) => (m === from ? to : m);
+  if (i.raddrA === R_UNIF && i.raddrB === R_NOP) yield [{ ...i, raddrA: R_NOP, raddrB: R_UNIF }, { ...h, a: flip(h.a, MUX_A, MUX_B), b: flip(h.b, MUX_A, MUX_B) }];
+  else if (i.raddrB === R_UNIF && i.raddrA === R_NOP) yield [{ ...i, raddrA: R_UNIF, raddrB: R_NOP }, { ...h, a: flip(h.a, MUX_B, MUX_A), b: flip(h.b, MUX_B, MUX_A) }];
+}
+
+function mergeAs(p: AluInstr, add: Half, q: AluInstr, mul: Half): AluInstr | undefined {
   const pp = ports(p, add);
   const qp = ports(q, mul);
   if (pp.a !== undefined && qp.a !== undefined && pp.a !== qp.a) return undefined;

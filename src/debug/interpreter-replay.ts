@@ -31,6 +31,7 @@ function assigns(k: KernelAst, s: Stmt): readonly number[] {
   switch (s.k) {
     case 'assign':
     case 'receive':
+    case 'next':
     case 'combine':
       return [s.v.id];
     case 'call':

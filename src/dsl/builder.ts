@@ -38,6 +38,8 @@ export class KernelBuilder {
   private readonly blocks: Stmt[][] = [[]];
   /** Inside Where: only assignments, calls, scatters and nested Where. */
   whereDepth = 0;
+  /** The stream statements made so far (streams.ts numbers them). */
+  streams = 0;
   /** The loops whose blocks are being built, innermost last (loops.ts's Loop). */
   readonly loops: OpenLoop[] = [];
   /** While a parallelFor's body is being built (parallel.ts). */
@@ -173,6 +175,8 @@ const STMT_NAMES: Partial<Record<Stmt['k'], string>> = {
   storeNB: 'store',
   receive: 'receive',
   gather: 'gather',
+  stream: 'stream',
+  next: 's.next()',
   scatter: 'a scatter',
   sema: 'a semaphore',
   mutex: 'the mutex',

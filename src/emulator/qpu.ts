@@ -16,7 +16,7 @@ import * as layout from './layout.ts';
 import { FLAG_C, FLAG_N, FLAG_Z, R_WORDS, SLOT_WORDS } from './layout.ts';
 import { newStats, type QpuStats, type StallCause } from './report.ts';
 import type { StoreRaces } from './store-race.ts';
-import { FIRST_LINE, gatherAfterStore, type StoredWords } from './stored.ts';
+import { FIRST_LINE, gatherAfterStore, type StoredWords, streamAfterStore } from './stored.ts';
 import { CYCLES_PER_INSTR } from './timing.ts';
 import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
 import { dmaElementBytes as elementBytes } from '../vc4/vpm-setup.ts';
@@ -227,6 +227,8 @@ export class Qpu {
   readUniform(): number {
     const i = this.m.memory.index(this.unifAddr, UNIFORMS);
     if (i < 0) throw ioError('fault', `uniform read at ${hex(this.unifAddr)}: ${this.m.memory.describe(this.unifAddr, UNIFORMS)}`);
+    // Strict runs: a word a DMA store wrote in this run, which the uniforms cache may hold stale (rule stream-after-store).
+    if (this.m.stored.any && this.m.stored.has(this.unifAddr)) throw ioError('rule', streamAfterStore(this.unifAddr), 'stream-after-store');
     this.m.uniform(this, this.unifAddr, false);
     this.unifAddr = (this.unifAddr + 4) >>> 0;
     this.stats.uniforms++;

@@ -21,7 +21,7 @@ import { LINE_SHIFT } from './caches.ts';
 export const FIRST_LINE = BUS_BASE >>> LINE_SHIFT;
 
 
-export { GATHER_AFTER_STORE_HINT, gatherAfterStore } from '../vc4/rules.ts';
+export { GATHER_AFTER_STORE_HINT, gatherAfterStore, streamAfterStore } from '../vc4/rules.ts';
 
 export class StoredWords {
   /** Per line of GPU memory (counted from FIRST_LINE), a bit for each of its 16 words stored in this run. */

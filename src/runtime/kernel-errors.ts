@@ -7,7 +7,7 @@ import type { Compiled } from '../compiler/driver.ts';
 import { EmulatorError } from '../emulator/errors.ts';
 import { accessesMemory, type KernelAst } from '../source/ast.ts';
 import { messagePrinter } from '../source/print.ts';
-import { GATHER_AFTER_STORE_HINT } from '../vc4/rules.ts';
+import { GATHER_AFTER_STORE_HINT, STREAM_AFTER_STORE_HINT } from '../vc4/rules.ts';
 
 /**
  * An emulator error in a compiled kernel, with the kernel and the statement the failing
@@ -51,5 +51,6 @@ const MEMORY_RULES = /^(dma|tmu|vpm)-|race/;
  */
 const KERNEL_HINTS: Readonly<Record<string, string>> = {
   'gather-after-store': GATHER_AFTER_STORE_HINT,
+  'stream-after-store': STREAM_AFTER_STORE_HINT,
   'dma-store-race': `; in a kernel this means two QPUs store to, or one loads from, the same memory in one run: give each QPU its own part of the arrays (me(), numQPUs()), or run the kernel on one QPU`,
 };

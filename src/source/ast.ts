@@ -84,6 +84,14 @@ export type Stmt = Located &
     | { readonly k: 'gather'; readonly ptr: Expr }
     /** Wait for the oldest gather and put its values in `v`. */
     | { readonly k: 'receive'; readonly v: VarRef }
+    /**
+     * Starts this QPU's broadcast stream at `ptr` (32-bit elements; every lane the same address),
+     * replacing any stream before it; `id` numbers the stream statements of the kernel, so that a
+     * `next` can say which stream it reads (source/streams.ts).
+     */
+    | { readonly k: 'stream'; readonly ptr: Expr; readonly id: number }
+    /** `v` takes, in every lane, the next element of stream `stream` (this QPU's current one) and the stream moves on by one. */
+    | { readonly k: 'next'; readonly v: VarRef; readonly stream: number }
     /** Non-blocking store of 16 values to the address in lane 0 of `ptr`. */
     | { readonly k: 'storeNB'; readonly e: Expr; readonly ptr: Expr }
     /**
@@ -226,6 +234,8 @@ export function readsMemory(e: Expr): boolean {
 /** Whether a statement itself (not a block it holds) reads or writes memory: a load, a store, a gather, a receive. */
 export function accessesMemory(s: Stmt): boolean {
   switch (s.k) {
+    case 'stream':
+    case 'next':
     case 'store':
     case 'storeNB':
     case 'scatter':
@@ -247,7 +257,7 @@ export function sameExpr(a: Expr, b: Expr): boolean {
 /** The variables statements assign (assignments, receives, combines, calls' results, at any depth). */
 export function assignedIn(ss: readonly Stmt[], out = new Set<number>()): Set<number> {
   for (const s of ss) {
-    if (s.k === 'assign' || s.k === 'receive' || s.k === 'combine') out.add(s.v.id);
+    if (s.k === 'assign' || s.k === 'receive' || s.k === 'next' || s.k === 'combine') out.add(s.v.id);
     if (s.k === 'call') for (const o of s.outs) out.add(o.id);
     for (const b of childBlocks(s)) assignedIn(b, out);
   }
@@ -256,11 +266,11 @@ export function assignedIn(ss: readonly Stmt[], out = new Set<number>()): Set<nu
 
 /**
  * The variables a statement itself sets to values no expression of its own gives: what a
- * receive takes from memory, a combine from the other QPUs, a call from its function. Analyses
- * that follow values through assignments know nothing of these.
+ * receive or a stream's next takes from memory, a combine from the other QPUs, a call from its
+ * function. Analyses that follow values through assignments know nothing of these.
  */
 export function setOpaquely(s: Stmt): readonly VarRef[] {
-  return s.k === 'receive' || s.k === 'combine' ? [s.v] : s.k === 'call' ? s.outs : [];
+  return s.k === 'receive' || s.k === 'next' || s.k === 'combine' ? [s.v] : s.k === 'call' ? s.outs : [];
 }
 
 /** e with every expression in it, itself included, replaced by what `f` gives (children first). */
@@ -308,6 +318,7 @@ export function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
     case 'scatter':
       return { ...s, ptr: mapExpr(s.ptr, f), e: mapExpr(s.e, f) };
     case 'gather':
+    case 'stream':
       return { ...s, ptr: mapExpr(s.ptr, f) };
     // What they report shows the user's statement, not a pass's rewriting of it (an induction sum).
     case 'assert':
@@ -343,6 +354,7 @@ export function someExpr(ss: readonly Stmt[], pred: (e: Expr) => boolean): boole
       case 'scatter':
         return inExpr(s.ptr) || inExpr(s.e);
       case 'gather':
+      case 'stream':
         return inExpr(s.ptr);
       case 'assert':
         return inBool(s.b) || s.values.some(inExpr);

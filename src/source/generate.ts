@@ -18,10 +18,10 @@
 
 import type { BoolExpr, Cond, Expr, KernelAst, Stmt, Ty, VarInfo, VarRef } from './ast.ts';
 import { BARRIER_SEMAPHORE } from './ast.ts';
-import { LANES, MAX_QPUS, TMU_FIFO_DEPTH } from '../vc4/chip.ts';
+import { LANES, MAX_QPUS } from '../vc4/chip.ts';
 import { lit, rng } from './generate-random.ts';
 import { FUNC_SEED, FUNC_SHARE } from './generate-funcs.ts';
-import { FuncGenerator } from './generate-funcs.ts';
+import { INPUT_ELEMS, MemoryGenerator } from './generate-memory.ts';
 import { elementOf, parallelStatements } from './parallel.ts';
 export { rng } from './generate-random.ts';
 
@@ -37,8 +37,8 @@ const FIRST_WAIT_SEMA = BARRIER_SEMAPHORE - MEETING_SEMAS - HANDOFF_SLOTS;
 /** A vector's element count as a shift: n << VECTOR_SHIFT is n vectors' elements. */
 const VECTOR_SHIFT = Math.log2(LANES);
 
-/** Elements of each input array (a power of two). */
-export const INPUT_ELEMS = 64;
+/** Elements of each input array (a power of two; generate-memory.ts). */
+export { INPUT_ELEMS };
 
 export interface GeneratorOptions {
   /** Statements per block, at most (default 5). */
@@ -69,7 +69,7 @@ export function generate(seed: number, opts: GeneratorOptions = {}): GeneratedPr
   return new Generator(seed, opts).run();
 }
 
-class Generator extends FuncGenerator {
+class Generator extends MemoryGenerator {
   protected readonly vars: VarInfo[] = [];
   private readonly maxBlock: number;
   private readonly maxDepth: number;
@@ -80,9 +80,9 @@ class Generator extends FuncGenerator {
   /** Semaphores left for semaphoreWait. */
   private readonly waitSemas = Array.from({ length: HANDOFF_SLOTS }, (_, i) => FIRST_WAIT_SEMA + i);
   private readonly qpus: number;
-  private readonly slots: number;
+  protected readonly slots: number;
   private budget = 60; // statements in the whole program, roughly
-  private ptrVar!: VarRef;
+  protected ptrVar!: VarRef;
   private outQ!: VarRef;
   private outFQ!: VarRef;
 
@@ -273,12 +273,6 @@ class Generator extends FuncGenerator {
     return { n: this.chance(0.6) ? lit('int', this.int(21) - 2) : this.intExpr(1, false) };
   }
 
-  /** An input pointer plus (e & mask): in bounds for every lane. */
-  private inPtr(base: VarRef, mask: number, depth = 1): Expr {
-    const idx: Expr = { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(depth, false), b: lit('int', mask) };
-    return { k: 'ptradd', ty: base.ty as 'int*', p: base, n: idx };
-  }
-
   /**
    * Now and then 16 elements of 8 or 16 bits at any (element-aligned) offset: of this QPU's
    * output slots (`own`), or the input's ints seen as bytes. The AST's pointer types are not
@@ -352,7 +346,7 @@ class Generator extends FuncGenerator {
       const other = this.chance(0.3) ? this.assign(false) : [];
       return [this.chance(0.6) ? { k: 'if', c: this.cond(), then: arm, else: other } : { k: 'if', c: this.cond(), then: other, else: arm }];
     }
-    if (c === 13) return this.gatherGroup();
+    if (c === 13) return this.parallel || this.chance(0.7) ? this.gatherGroup() : this.broadcastStream();
     if (c === 14) {
       const narrow = this.narrowPtr(true);
       if (narrow) return [this.chance(0.5) ? { k: 'store', ptr: narrow, e: this.intExpr(2, false), ...this.maybeCount() } : { k: 'storeNB', ptr: narrow, e: this.intExpr(2, false) }];
@@ -471,24 +465,5 @@ class Generator extends FuncGenerator {
     }
     const levels = this.chance(0.7) ? 0 : this.int(this.loopKinds.length);
     return levels ? { k: 'break', levels } : { k: 'break' };
-  }
-
-  /** 1-4 gathers, some assignments, then as many receives: the FIFO never holds more than it can (TMU_FIFO_DEPTH). */
-  private gatherGroup(): Stmt[] {
-    const n = 1 + this.int(TMU_FIFO_DEPTH);
-    const out: Stmt[] = [];
-    const into: VarRef[] = [];
-    for (let i = 0; i < n; i++) {
-      const ty = this.chance(0.5) ? 'int' : 'float';
-      const vs = this.varsOf(ty, true);
-      if (!vs.length) continue;
-      into.push(this.pick(vs));
-      // Through the pointer variable too (pv is inI + 0..15, so pv + 0..31 stays inside).
-      const ptr: Expr = ty === 'int' && this.chance(0.3) ? { k: 'ptradd', ty: 'int*', p: this.ptrVar, n: { k: 'bin', op: 'and', ty: 'int', a: this.intExpr(1, false), b: lit('int', 31) } } : this.inPtr(this.params[ty === 'int' ? 0 : 1]!, INPUT_ELEMS - 1);
-      out.push({ k: 'gather', ptr });
-    }
-    if (this.chance(0.5)) out.push(...this.assign(false));
-    for (const v of into) out.push({ k: 'receive', v });
-    return out;
   }
 }

@@ -5,7 +5,7 @@
 // through the caller's `fail` (which names the QPU), never reaching other memory.
 
 import { hex, READ, WRITE, type GpuMemory } from '../common/memory.ts';
-import { GATHER_AFTER_STORE_HINT, gatherAfterStore } from '../vc4/rules.ts';
+import { GATHER_AFTER_STORE_HINT, gatherAfterStore, STREAM_AFTER_STORE_HINT, streamAfterStore } from '../vc4/rules.ts';
 
 /** A region of GPU memory the kernel may read and write: one of its array arguments. */
 export interface ArrayRegion {
@@ -30,6 +30,13 @@ export class CheckedMemory {
   read(address: number, lane: number, fail: Fail, gather = false): number {
     const addr = this.word('a read', address, lane, fail);
     if (gather && this.stored.has(addr)) fail(gatherAfterStore(lane, addr) + GATHER_AFTER_STORE_HINT, 'gather-after-store');
+    return this.memory.words[this.memory.index(addr)]!;
+  }
+
+  /** A word read by a broadcast stream (streams.ts), through the uniforms cache, which stores do not update either. */
+  readStream(address: number, fail: Fail): number {
+    const addr = this.word("a stream's read", address, -1, fail);
+    if (this.stored.has(addr)) fail(streamAfterStore(addr) + STREAM_AFTER_STORE_HINT, 'stream-after-store');
     return this.memory.words[this.memory.index(addr)]!;
   }
 
@@ -82,9 +89,10 @@ export class CheckedMemory {
     return this.memory.checkByte(addr, what, what === 'a read' ? READ : WRITE);
   }
 
+  /** The message for an access outside the arrays (`lane` -1: one made for the whole QPU, a stream's). */
   private outside(what: string, addr: number, size: number, lane: number): string {
     const arrays = this.arrays.map((a) => `${a.name} at ${hex(a.address)}, ${a.bytes} bytes`).join('; ');
     const why = addr % size !== 0 ? `is not a multiple of ${size}` : `is outside the arrays the kernel was given (${arrays || 'none'})`;
-    return `${what} of lane ${lane} at ${hex(addr)} ${why}`;
+    return `${what}${lane >= 0 ? ` of lane ${lane}` : ''} at ${hex(addr)} ${why}`;
   }
 }

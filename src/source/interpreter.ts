@@ -24,6 +24,7 @@ import { reduceLanes, scanLanes } from './lanes.ts';
 import { combineQPUs, MeetingPoint } from './qpus.ts';
 import { assertionError, logPrint, printedBefore, type PrintLog } from './checks.ts';
 import { CheckedMemory, type Fail } from './interpreter-memory.ts';
+import { Streams } from './streams.ts';
 import type { InterpretOptions, InterpretResult } from './interpret-options.ts';
 
 /** Lanes of a vector. */
@@ -90,6 +91,8 @@ class Interpreter {
   private states: QpuState[] = [];
   /** Where QPUs meet: barriers and operations across QPUs (qpus.ts). */
   private meetings!: MeetingPoint;
+  /** Each QPU's broadcast stream (streams.ts). */
+  private streams!: Streams;
   /** Statements left, the host-time limit of a run given no maxSteps, progress reports (common/budget.ts). */
   private readonly budget: RunBudget;
   private readonly printer: Printer;
@@ -128,6 +131,7 @@ class Interpreter {
     const { qpus, args } = this.opts;
     const states = (this.states = Array.from({ length: qpus }, (_, id) => new QpuState(id, this.k.vars.length)));
     this.meetings = new MeetingPoint(qpus);
+    this.streams = new Streams(this.k, qpus, this.printer);
     const runs = states.map((q) => {
       args.forEach((a, i) => q.env.fill(a | 0, i * L, i * L + L));
       return this.block(q, this.k.body, ALWAYS);
@@ -289,6 +293,12 @@ class Interpreter {
         this.assign(q, s.v, v, ALWAYS);
         return undefined;
       }
+      case 'stream':
+        this.streams.start(q.id, s, this.eval(q, s.ptr), this.failing(q));
+        return undefined;
+      case 'next':
+        this.assign(q, s.v, new Int32Array(L).fill(this.streams.next(q.id, s, this.mem, this.failing(q))), ALWAYS);
+        return undefined;
       case 'sema': {
         while (s.down ? this.semaphores[s.n] === 0 : this.semaphores[s.n] === SEMAPHORE_COUNT_MAX)
           yield { what: `semaphore ${s.n} to ${s.down ? 'be above 0' : `be below ${SEMAPHORE_COUNT_MAX}`} (it is ${this.semaphores[s.n]})` };

@@ -114,6 +114,10 @@ export class Printer {
         return `gather(${stripParens(this.expr(s.ptr))})`;
       case 'receive':
         return `receive(${this.names(s.v.id)})`;
+      case 'stream':
+        return `stream(${stripParens(this.expr(s.ptr))})`;
+      case 'next':
+        return `${this.names(s.v.id)} = next()`;
       case 'storeNB':
         return `store(${stripParens(this.expr(s.e))}, ${stripParens(this.expr(s.ptr))})`;
       case 'scatter':

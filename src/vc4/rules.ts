@@ -291,5 +291,17 @@ export function gatherAfterStore(lane: number, address: number): string {
   return `a gather of lane ${lane} at 0x${(address >>> 0).toString(16).padStart(8, '0')}, which this run has already stored to: on a Pi it may return the old value from the texture unit's cache`;
 }
 
+/**
+ * Rule stream-after-store: a uniform read of a word this run has stored to. The uniforms cache,
+ * like the TMUs', is cleared before a run (V3D_SLCACTL's UCCS) and not updated by DMA stores
+ * (Guide pp. 13-14: the slice's caches read memory through the L2; only the host clears them).
+ */
+export function streamAfterStore(address: number): string {
+  return `a stream's read at 0x${(address >>> 0).toString(16).padStart(8, '0')}, which this run has already stored to: on a Pi it may return the old value from the uniforms cache`;
+}
+
+/** What a kernel does instead (stream-after-store), in the language's terms. */
+export const STREAM_AFTER_STORE_HINT = '; a stream may only read what the kernel does not store in the same run (docs/language.md, "Broadcast streams")';
+
 /** What a kernel does instead, in the language's terms (the interpreter's message, and a compiled kernel's). */
 export const GATHER_AFTER_STORE_HINT = '; load it with a blocking load instead (docs/language.md, "Memory")';
