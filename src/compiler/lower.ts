@@ -355,31 +355,24 @@ class Lowering implements OpEmitter {
       }
       case 'store':
       case 'storeNB': {
-        const val = this.expr(s.e);
-        const ptr = this.expr(s.ptr);
+        const [val, ptr] = [this.expr(s.e), this.expr(s.ptr)];
         const count = s.k === 'store' && s.n ? this.expr(s.n) : undefined;
         lowerStore(this, this.frame, s.ptr.ty as PtrTy, ptr, val, count, s.k === 'store');
         return;
       }
       case 'scatter': {
-        const ptr = this.materialize(this.expr(s.ptr));
-        const val = this.materialize(this.expr(s.e));
+        const [ptr, val] = [this.materialize(this.expr(s.ptr)), this.materialize(this.expr(s.e))];
         lowerScatter(this, this.frame, s.how, ptr, val, arithType(s.e.ty) === 'float', mask);
         return;
       }
-      case 'gather':
-        this.mov(p('tmu0_s'), this.expr(s.ptr));
-        return;
+      case 'gather': // a TMU 0 request; a stream restarts the uniform stream at element 0's address (Guide p. 22)
+      case 'stream':
+        return this.mov(p(s.k === 'gather' ? 'tmu0_s' : 'unif_addr'), this.expr(s.ptr));
       case 'receive':
         this.emit({ op: 'signal', sig: 'ldtmu0' });
-        this.mov(this.vars[s.v.id]!, p('r4'));
-        return;
-      case 'stream': // the uniform stream restarts at element 0's address (Guide p. 22); space.ts keeps the next read 3 instructions on
-        this.mov(p('unif_addr'), this.expr(s.ptr));
-        return;
-      case 'next':
-        this.mov(this.vars[s.v.id]!, p('unif'));
-        return;
+        return this.mov(this.vars[s.v.id]!, p('r4'));
+      case 'next': // space.ts keeps it 3 instructions after a stream's start
+        return this.mov(this.vars[s.v.id]!, p('unif'));
       case 'sema':
         // A semaphore up or a mutex release tells another QPU that this one's stores are done
         // (docs/compiler.md): a non-blocking store still under way must finish first, or the

@@ -19,7 +19,8 @@ import { LANES } from '../vc4/chip.ts';
 import { fieldOf } from '../vc4/codec.ts';
 import { SIG_BRANCH } from '../vc4/fields.ts';
 import { RULES, sequenceViolations, type Violation } from '../vc4/rules.ts';
-import { PROGRAM_END_SIGNALS } from '../vc4/tables.ts';
+import { PROGRAM_END_SIGNALS, SIG_SMALL_IMM } from '../vc4/tables.ts';
+import { R_UNIF } from '../vc4/registers.ts';
 import { type Code, declareWords, type InstrCode, isSyncR4, isWait, print, type Ref, type Stmt, type View } from './code.ts';
 import { ruleError } from './errors.ts';
 import { wordName } from './layout.ts';
@@ -74,6 +75,16 @@ const F_SIG = fieldOf('alu', 'sig');
 const SIG_SHIFT = F_SIG.lo - 32;
 const SIG_MASK = (1 << F_SIG.width) - 1;
 const BRANCH = SIG_BRANCH;
+/** The read-address fields of an ALU instruction's low word (a uniform is address 32 of either file). */
+const F_RADDR_A = fieldOf('alu', 'raddrA');
+const F_RADDR_B = fieldOf('alu', 'raddrB');
+/**
+ * Uniform reads a block holds at most. Each runs as an instruction of its own, lane by lane in
+ * JavaScript (its read may fault, and must come before the next instruction's), so a block of 64
+ * of them (a stream's multiply-adds: examples/sgemm.ts) is a function too large for V8 to
+ * optimize, and ran 3 times slower than blocks of 16.
+ */
+const MAX_BLOCK_UNIFORM_READS = 16;
 
 /**
  * The last instruction of the block that starts at `start`, from the program's words (low word
@@ -85,6 +96,9 @@ export function blockEnd(words: Uint32Array, start: number): number {
   const n = words.length >>> 1;
   const sig = (pc: number) => (words[2 * pc + 1]! >>> SIG_SHIFT) & SIG_MASK;
   const isBranch = (pc: number) => sig(pc) === BRANCH;
+  const field = (pc: number, f: { lo: number; width: number }) => (words[2 * pc]! >>> f.lo) & ((1 << f.width) - 1);
+  const readsUniform = (pc: number) => sig(pc) < SIG_SMALL_IMM ? field(pc, F_RADDR_A) === R_UNIF || field(pc, F_RADDR_B) === R_UNIF : sig(pc) === SIG_SMALL_IMM && field(pc, F_RADDR_A) === R_UNIF;
+  let uniforms = 0;
   let k = start;
   for (;;) {
     for (let j = Math.max(start, k - 3); j <= k; j++) {
@@ -92,6 +106,7 @@ export function blockEnd(words: Uint32Array, start: number): number {
       if (PROGRAM_END_SIGNALS.has(sig(j)) && j + 2 === k) return k; // ALU signals: kind alu
     }
     if (k + 1 >= n || k + 1 - start >= MAX_BLOCK) return k;
+    if (readsUniform(k) && ++uniforms >= MAX_BLOCK_UNIFORM_READS) return k;
     if (isBranch(k + 1) && (isBranch(k) || (k - 1 >= start && isBranch(k - 1)))) return k;
     k++;
   }

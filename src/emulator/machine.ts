@@ -90,7 +90,7 @@ export interface LoadedProgram extends Translation {
   readonly code: Allocation;
 }
 
-export class Machine implements QpuHost {
+export class Machine implements QpuHost<Qpu> {
   readonly vpm = new Int32Array(VPM_WORDS);
   codeBase = 0;
   /**

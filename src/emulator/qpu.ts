@@ -8,18 +8,20 @@
 
 import { sfu } from '../vc4/arith.ts';
 import * as chip from '../vc4/chip.ts';
-import { BUS_BASE, type GpuMemory, hex, UNIFORMS } from '../common/memory.ts';
+import { BUS_BASE, hex, UNIFORMS } from '../common/memory.ts';
 import { LINE_SHIFT } from './caches.ts';
-import type { DmaEngines } from './dma.ts';
+import type { QpuHost } from './qpu-host.ts';
 import { ioError } from './errors.ts';
 import * as layout from './layout.ts';
 import { FLAG_C, FLAG_N, FLAG_Z, R_WORDS, SLOT_WORDS } from './layout.ts';
 import { newStats, type QpuStats, type StallCause } from './report.ts';
-import type { StoreRaces } from './store-race.ts';
-import { FIRST_LINE, gatherAfterStore, type StoredWords, streamAfterStore } from './stored.ts';
+import { FIRST_LINE, gatherAfterStore, streamAfterStore } from './stored.ts';
 import { CYCLES_PER_INSTR } from './timing.ts';
 import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
 import { dmaElementBytes as elementBytes } from '../vc4/vpm-setup.ts';
+
+/** What a QPU uses of its machine (qpu-host.ts). */
+export type { QpuHost } from './qpu-host.ts';
 
 // The numbers the I/O paths use in their loops, as constants of this module: V8 folds these into
 // the code, but loads (and checks) an imported binding at every use.
@@ -59,42 +61,6 @@ class TmuFifo {
  * starts at lane 0's address.
  */
 const misaligned = (what: 'read' | 'write', lane: number, address: number): string => `a ${what} of lane ${lane} at ${hex(address)} is not a multiple of 4`;
-
-/**
- * What a QPU, and the code translated for it, use of the machine it runs on (machine.ts): the
- * units the QPUs share, and the order in which the QPUs reach them.
- */
-export interface QpuHost {
-  readonly memory: GpuMemory;
-  readonly vpm: Int32Array;
-  readonly dma: DmaEngines;
-  /** Strict runs: the DMA stores that may still be writing memory (rule dma-store-race). */
-  readonly races: StoreRaces;
-  /** Strict runs: the words DMA stores have written in this run (rule gather-after-store). */
-  readonly stored: StoredWords;
-  /** Whether a TMU lane or DMA transfer at an address not a multiple of 4 faults. */
-  readonly aligned: boolean;
-  /** The bus address of the program's first instruction. */
-  readonly codeBase: number;
-  /** The clock up to which the running QPU may take a shared-unit step. */
-  readonly horizon: number;
-  /** Whether the running QPU must let another go first before a semaphore or mutex step. */
-  syncLate(q: Qpu): boolean;
-  /** Instruction-cache line `line` of the program (icache.ts), `after` cycles past `q`'s clock, before `q` runs instructions from it: a miss stalls `q`. */
-  fetch(q: Qpu, line: number, after: number): void;
-  /** The uniform stream of `q` at `addr` (memory-path.ts): a read waits for its slice's uniforms cache; a stream's `start` asks for its first lines. */
-  uniform(q: Qpu, addr: number, start: boolean): void;
-  /** The cycle at which a request from `q` at `time` to TMU `t` for cache lines `lines[0..nLines)` has its data. */
-  tmuSchedule(q: Qpu, t: number, time: number, lines: Int32Array, nLines: number): number;
-  /** A semaphore instruction; false when the QPU must wait. */
-  semaphore(q: Qpu, n: number, down: boolean): boolean;
-  /** Reading the mutex; false when the QPU must wait. */
-  mutexAcquire(q: Qpu): boolean;
-  /** Writing the mutex. */
-  mutexRelease(q: Qpu): void;
-  /** The instruction index of an absolute branch target, or a fault. */
-  branchIndex(addr: number): number;
-}
 
 /** A queued VPM read setup: its block, the vectors it still delivers, and when its first is ready. */
 type VpmReader = VpmBlock & { left: number; readyAt: number };
@@ -174,7 +140,7 @@ export class Qpu {
 
   constructor(
     readonly id: number,
-    readonly m: QpuHost,
+    readonly m: QpuHost<Qpu>,
   ) {
     this.moveTo(this.home, 0, false);
   }

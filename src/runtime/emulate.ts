@@ -107,8 +107,9 @@ export class EmulatorTarget {
     }
     const grants: Grant[] = [
       ...arrays.map((a) => ({ ...a, access: READ_WRITE })),
-      // The uniform stream only: a load or gather through a pointer cannot read it (it holds other runs' arguments).
-      { name: 'uniforms', address: this.uniforms.address, bytes: this.uniforms.bytes, access: UNIFORMS, internal: true },
+      // This run's uniforms, as the uniform stream only: a load or gather through a pointer cannot
+      // read them, and a broadcast stream run past its array cannot read earlier runs' arguments.
+      { name: 'uniforms', address: this.uniforms.address, bytes, access: UNIFORMS, internal: true },
     ];
     if (c.scratchBytes) grants.push({ name: 'scratch', address: this.scratch!.address, bytes: this.scratch!.bytes, access: READ_WRITE, internal: true });
     this.memory.restrict(grants, `kernel ${c.kernel}`);

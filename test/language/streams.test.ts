@@ -73,7 +73,7 @@ test('at -O2 a stream\'s element goes straight into the multiply, which shares a
 });
 
 test('misusing a stream: messages on the interpreter, the same rule on the emulator', () => {
-  const run = (k: ReturnType<typeof kernel>, args: unknown[]) => () => k.interpretSync(args as never);
+  const run = (k: { interpretSync(a: never): unknown }, args: unknown[]) => () => k.interpretSync(args as never);
   const a = floats(16, (i) => i);
   const before = kernel([Ptr(Float), Ptr(Float)], function early(p, out) {
     const s = stream(p);

@@ -68,7 +68,17 @@ test('direct: not for a value read twice, a rotated copy, or past a label, a bra
 });
 
 test(`direct: an operation moves at most ${MAX_DISTANCE} instructions down to its copy`, () => {
-  const between = (n: number) => `mov %0, unif\nadd %1, %0, 4\n${'read vw_wait\n'.repeat(n)}mov vpm, %1\nnop.tend`;
-  assertPass(directWrites, between(MAX_DISTANCE - 1), `mov %0, unif\n${'read vw_wait\n'.repeat(MAX_DISTANCE - 1)}add vpm, %0, 4\nnop.tend`);
+  const between = (n: number) => `mov %0, vpm\nadd %1, %0, 4\n${'read vw_wait\n'.repeat(n)}mov vpm, %1\nnop.tend`;
+  assertPass(directWrites, between(MAX_DISTANCE - 1), `mov %0, vpm\n${'read vw_wait\n'.repeat(MAX_DISTANCE - 1)}add vpm, %0, 4\nnop.tend`);
   assertUnchanged(directWrites, between(MAX_DISTANCE));
+});
+
+test('direct: a uniform (a stream\'s next element) copied and read once is read in place, unless the stream moves between', () => {
+  // The multiply takes its factor from the stream; the order of uniform reads stays.
+  assertPass(directWrites, `ldi %5, 0x3\nmov %0, unif\nfmul %2, %5, %0\nmov vpm, %2\nnop.tend`, `ldi %5, 0x3\nfmul vpm, %5, unif\nnop.tend`);
+  // Another uniform read, or a write of unif_addr, between: the copy stays where it was read.
+  assertPass(directWrites, `mov %0, unif\nmov %1, unif\nfadd %2, %0, %1\nmov vpm, %2\nfmul %3, %1, %1\nmov vpm, %3\nnop.tend`, `mov %0, unif\nmov %1, unif\nfadd vpm, %0, %1\nfmul vpm, %1, %1\nnop.tend`);
+  assertUnchanged(directWrites, `ldi %5, 0x3\nmov %0, unif\nmov unif_addr, %5\nfmul %2, %0, %5\nmov vpm, %2\nfmul %3, %2, %2\nnop.tend`);
+  // Read in both operands: one read of the stream would become two.
+  assertPass(directWrites, `mov %0, unif\nfmul %2, %0, %0\nmov vpm, %2\nnop.tend`, `mov %0, unif\nfmul vpm, %0, %0\nnop.tend`);
 });
