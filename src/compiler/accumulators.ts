@@ -61,7 +61,8 @@ export function accumulatorValues(live: Liveness, adj: readonly (readonly number
   // one elsewhere costs emit.ts a copy to r0, and a wait before the rotation reads it. Not when
   // the scheduler pairs: the copy then shares a word with the rotation before (pairing-files.ts),
   // and the accumulators do more for short-lived values, such as the products a rotated value
-  // is multiplied into (SGEMM's inner step: 3.3 instructions with its rows of A in r1-r3, 2 without).
+  // is multiplied into (a broadcast lane's multiply-add, as SGEMM's was before streams: 3.3 instructions
+  // with its rows of A in r1-r3, 2 without).
   const rotates = pairing ? new Set<number>() : rotationInputs(code);
   const first = (id: number) => (rotates.has(id) ? 0 : 1);
   const order = [...range.keys()].filter((id) => range[id]! > 0 && !unpacked.has(id)).sort((x, y) => first(x) - first(y) || range[x]! - range[y]! || x - y);

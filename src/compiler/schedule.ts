@@ -360,7 +360,7 @@ function scheduleRun(instrs: readonly Instr[], start: number, end: number, pair:
     // Candidates: the ready ones, and those waiting only to write what k reads (a word reads
     // before it writes, so sharing one keeps k's reads: `add r2, r3, r1; mov r1, r3 >> 4`), all
     // by the chain after them: a copy into r0 beside the rotation that reads r0's old value lets
-    // the next rotation follow two words later (SGEMM's inner step).
+    // the next rotation follow two words later (a broadcast lane's multiply-add).
     const candidates = pair ? [...ready, ...afterReads(k)] : [];
     for (let j = 0; j < candidates.length; j++) {
       const c = candidates[j]!;

@@ -165,8 +165,17 @@ class Generator extends MemoryGenerator {
     const floats = this.vars.filter((v) => v.ty === 'float' && !this.funcVars.has(v.id));
     const step = this.chance(0.3) ? this.pick([2, 3]) : 1;
     const room = Math.ceil(STORE_SLOTS / step);
-    ints.slice(0, room).forEach((v, i) => body.push(this.storeTo(this.outQ, i * step, { k: 'var', id: v.id, ty: 'int' })));
-    floats.slice(0, room).forEach((v, i) => body.push(this.storeTo(this.outFQ, i * step, { k: 'var', id: v.id, ty: 'float' })));
+    // Now and then the slots a variable's number of words apart, known only at run time (pass
+    // `rows` tests it): the same 16 step words, or 8, too few for a run (stored one by one).
+    let slot = (i: number): number | Expr => i * step;
+    if (this.chance(0.25)) {
+      const x = this.newVar('int');
+      const words = this.chance(0.7) ? LANES * step : LANES / 2;
+      body.push({ k: 'assign', v: x, e: { k: 'bin', op: 'add', ty: 'int', a: { k: 'bin', op: 'and', ty: 'int', a: this.params[4]!, b: lit('int', 0) }, b: lit('int', words) } });
+      slot = (i) => (i === 0 ? 0 : { k: 'bin', op: 'mul', ty: 'int', a: x, b: lit('int', i) });
+    }
+    ints.slice(0, room).forEach((v, i) => body.push(this.storeTo(this.outQ, slot(i), { k: 'var', id: v.id, ty: 'int' })));
+    floats.slice(0, room).forEach((v, i) => body.push(this.storeTo(this.outFQ, slot(i), { k: 'var', id: v.id, ty: 'float' })));
     const ast: KernelAst = { name: 'generated', params: this.vars.slice(0, 6), vars: this.vars, body, ...(this.funcs.length ? { funcs: this.funcs } : {}) };
     const inputI = new Int32Array(INPUT_ELEMS).map(() => this.intLit());
     const inputF = new Int32Array(INPUT_ELEMS).map(() => this.floatLit());

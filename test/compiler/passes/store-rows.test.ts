@@ -114,3 +114,35 @@ test('rows: stores spaced out by a constant step of 16 words or more are one tra
       assert.equal(transfers(k), want, `steps ${steps.join(', ')} on ${qpus} QPUs at -O${opt}`);
     }
 });
+
+test('rows: stores to p + x r for an Int x known only at run time are one transfer when 16 <= x <= 2063 in every lane, else each its own; the same memory either way', () => {
+  // Six rows of a matrix x words wide, from row 1 (out + x * 1, ...) or from row 0 (out itself).
+  const matrix = (from: number) =>
+    kernel([Ptr(Int), Int], function matrix(out, x) {
+      for (let r = from; r < from + 6; r++) (r === 0 ? out : out.add(x.mul(r))).store(index().add(100 * r));
+    });
+  for (const from of [0, 1]) {
+    const k = matrix(from);
+    for (const x of [16, 20, 2063, 3, 0, 2064, 5000])
+      for (const opt of [0, 2] as const) {
+        const words = x * (from + 6) + 16;
+        const [want, got] = [SharedArray.int32(words), SharedArray.int32(words)];
+        k.setOptLevel(opt).interpretSync([want, x]);
+        k.emulateSync([got, x]);
+        assert.deepEqual(Array.from(got), Array.from(want), `x = ${x}, from row ${from}, -O${opt}`);
+        for (const a of [want, got]) SharedArray.free(a);
+      }
+    // At -O2 one transfer and its six rows one by one, behind a test of x.
+    assert.equal(transfers(k.setOptLevel(2)), 7);
+    assert.match(k.code().asm, /rowbyrow/);
+    assert.equal(transfers(k.setOptLevel(0)), 6);
+  }
+  // A different x, or rows out of order, end the run.
+  const uneven = kernel([Ptr(Int), Int, Int], function uneven(out, x, y) {
+    out.add(x).store(index());
+    out.add(x.mul(2)).store(index());
+    out.add(y.mul(3)).store(index());
+    out.add(x.mul(5)).store(index());
+  });
+  assert.equal(transfers(uneven.setOptLevel(2)), 1 + 2 + 1 + 1);
+});
