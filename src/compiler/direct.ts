@@ -90,7 +90,7 @@ const touchesUniforms = (i: IrInstr): boolean =>
  * only once, by an ALU operation later in the same block with no write of that accumulator
  * between, goes, and the operation reads the accumulator itself. Not into an operation that
  * rotates (only r0-r3 rotate across all 16 lanes) or unpacks (only regfile A does). A copy of
- * a uniform (`mov %t, unif`, a stream's next element) likewise, when nothing between reads a
+ * a stream's next element (`mov %t, unif` lowered from `next`) likewise, when nothing between reads a
  * uniform or moves the stream and the operation reads %t in one operand and no uniform of its
  * own: the read keeps its place in the stream, and a multiply takes its factor straight from it.
  */
@@ -107,6 +107,8 @@ function readsInPlace(code: IrInstr[], nregs: number): IrInstr[] {
     const c = out[m]!;
     if (c.op !== 'alu' || c.code !== 'mov' || c.cond || c.setf || c.rot !== undefined || c.dst.k !== 'v') continue;
     if (c.a.k !== 'p' || !IN_PLACE.has(c.a.name)) continue;
+    // Uniforms: a stream's elements only; the prologue's reads of the arguments stay where spill.ts finds them.
+    if (c.a.name === 'unif' && c.stmt?.k !== 'next') continue;
     const t = c.dst.id;
     const acc = c.a;
     if (defs[t] !== 1 || useCount[t] !== 1) continue;

@@ -19,8 +19,8 @@
 //     order the DMA writes them in does not matter);
 //   - or go to p + x r, p + x (r + 1), ... for one Int expression x that reads no memory and
 //     literals r (`out.add(n.mul(r))`, rows of a matrix n wide; p itself is row 0): the stride is
-//     known only at run time, so the run tests first that x - 16 is within the stride field in
-//     every lane (signed: 16 <= x <= 16 + 2047) and else makes the stores one by one.
+//     known only at run time, so the run tests first that x - 16 words is within the stride
+//     field in every lane (signed: 16 <= x <= MAX_X, 16,399) and else makes the stores one by one.
 // The values are computed first (each by its own statement), then written to the rows one after
 // another with one VPM write setup (stride 1), then one DMA store of as many rows of 16 words
 // (memory stride (s - 16) x 4 bytes: each row s words after the one before), waited for as the
@@ -128,7 +128,7 @@ export interface RunEmitter extends MemoryEmitter {
   readonly cond: { branchUnless(c: Cond, label: string): void };
 }
 
-/** The largest x whose rows a stride field reaches: 16 + 2047 words. */
+/** The largest x whose rows a stride field reaches: 16 + 16,383 words (its 16 bits of bytes). */
 const MAX_X = LANES + Math.floor(VDW_MAX_STRIDE / WORD_BYTES);
 
 /** Lowers a run of stores (storeRun): the values, then the rows, then one DMA store; with a run-time stride, tested first. */

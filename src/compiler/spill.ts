@@ -55,7 +55,7 @@ export const scratchBytes = (st: SpillState, qpus: number) => st.memory.size * q
 
 const writes = (i: IrInstr, name: string) => (i.op === 'alu' || i.op === 'ldi') && i.dst.k === 'p' && i.dst.name === name;
 const readsVpm = (i: IrInstr) => i.op === 'alu' && ((i.a.k === 'p' && i.a.name === 'vpm') || (i.b.k === 'p' && i.b.name === 'vpm'));
-const isUniformRead = (i: IrInstr) => i.op === 'alu' && i.a.k === 'p' && i.a.name === 'unif';
+const isUniformRead = (i: IrInstr) => i.op === 'alu' && ((i.a.k === 'p' && i.a.name === 'unif') || (i.b.k === 'p' && i.b.name === 'unif'));
 
 /** The QPU the code runs on: the register holding its number (the first instruction's), and the QPU count. */
 interface QpuContext {

@@ -108,6 +108,13 @@ test('pairing: an add-ALU and a mul-ALU operation share a word when their ports 
   assert.equal(pair('ldtmu0', 'add ra1, rb2, r0'), 'add.ldtmu0 ra1, rb2, r0');
   assert.equal(pair('ldtmu0', 'add ra1, ra2, 1'), undefined);
   assert.equal(pair('ldtmu0', 'ldtmu0'), undefined);
+  // A uniform is address 32 of either file: its read moves to the port the other half leaves free
+  // (a stream's multiply beside the add of the step before: examples/sgemm.ts).
+  assert.equal(pair('fadd ra5, ra5, r3', 'fmul r3, r1, unif'), 'fadd ra5, ra5, r3; fmul r3, r1, unif');
+  assert.equal(pair('fadd rb5, rb5, r3', 'fmul r3, r1, unif'), 'fadd rb5, rb5, r3; fmul r3, r1, unif');
+  assert.equal(pair('fadd ra5, ra5, rb3', 'fmul r3, r1, unif'), undefined);
+  const m = pairInstrs(one('fadd ra5, ra5, r3'), one('fmul r3, r1, unif'));
+  assert.ok(m?.kind === 'alu' && m.raddrA === 5 && m.raddrB === 32, 'the uniform read through regfile B');
 });
 
 test('the scheduler pairs independent operations, and branches are aimed again after the run shrinks', () => {
