@@ -137,7 +137,7 @@ export function lowerStoreRun(l: RunEmitter, f: Frame, run: StoreRun): void {
   const last = stores[stores.length - 1]!;
   const values: Src[] = [];
   for (const s of stores) l.within(s, () => values.push(run.x === undefined ? l.expr(s.e) : materialize(l, l.expr(s.e))));
-  if (run.x === undefined) return l.within(last, () => transfer(l, f, values, l.expr(stores[0]!.ptr), l.word(encodeVdwStride((run.step - LANES) * WORD_BYTES))));
+  if (run.x === undefined) return l.within(last, () => transfer(l, f, values, l.expr(stores[0]!.ptr), () => l.word(encodeVdwStride((run.step - LANES) * WORD_BYTES))));
   const x = run.x;
   const lit = (n: number): Expr => ({ k: 'lit', ty: 'int', bits: n });
   const fits: Cond = { k: 'all', b: { k: 'and', a: { k: 'cmp', op: 'ge', ty: 'int', a: x, b: lit(LANES) }, b: { k: 'cmp', op: 'le', ty: 'int', a: x, b: lit(MAX_X) } } };
@@ -148,7 +148,7 @@ export function lowerStoreRun(l: RunEmitter, f: Frame, run: StoreRun): void {
     const stride = l.fresh();
     l.alu('shl', stride, l.expr(x), int(2));
     l.alu('add', stride, stride, l.word(encodeVdwStride(0) - LANES * WORD_BYTES));
-    transfer(l, f, values, l.expr(stores[0]!.ptr), stride);
+    transfer(l, f, values, l.expr(stores[0]!.ptr), () => stride);
     l.branch('always', done);
     l.emit({ op: 'label', name: oneByOne });
   });
@@ -164,8 +164,8 @@ function materialize(l: RunEmitter, x: Src): Src {
   return r;
 }
 
-/** The rows' values to the VPM from row 0 and one DMA store of them, each `stride` (a DMA stride setup) after the one before. */
-function transfer(l: RunEmitter, f: Frame, values: readonly Src[], ptr: Src, stride: Src): void {
+/** The rows' values to the VPM from row 0 and one DMA store of them, each `stride()` (a DMA stride setup, made where it is written) after the one before. */
+function transfer(l: RunEmitter, f: Frame, values: readonly Src[], ptr: Src, stride: () => Src): void {
   const vpm: VReg = l.fresh();
   l.alu('add', vpm, f.vpmSetup, l.word(VPM_WRITE_ROWS - VPM_WRITE_ROW));
   const dma: VReg = l.fresh();
@@ -173,7 +173,7 @@ function transfer(l: RunEmitter, f: Frame, values: readonly Src[], ptr: Src, str
   l.waitForStores(); // a store before may still be reading the store row
   l.mov(p('vw_setup'), vpm);
   for (const v of values) l.mov(p('vpm'), v);
-  l.mov(p('vw_setup'), stride);
+  l.mov(p('vw_setup'), stride());
   l.mov(p('vw_setup'), dma);
   l.mov(p('vw_addr'), ptr);
   l.waitForStores();
