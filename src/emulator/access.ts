@@ -11,7 +11,7 @@ import { readInfo, type RegFile, tmuOfWrite, W_ACC0, W_NOP, W_SFU_RECIP, W_TMU0_
 import { COND_ALWAYS, COND_NEVER, CONDITIONS, type Condition } from '../vc4/tables.ts';
 import { at, C, type Code, F, type InstrCode, js, N, R, set, Z } from './code.ts';
 import { constVal, exprVal, intOfFloat, regVal, type Val } from './inline.ts';
-import { ACC, REG_A, REG_B, SA, SB } from './layout.ts';
+import { ACC, REG_A, REG_B, SA, SB, UNIF } from './layout.ts';
 
 /** An instruction the emulator does not run: translated into a statement that throws this error. */
 export class Unsupported extends Error {
@@ -65,7 +65,8 @@ export function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, l
       break;
     case 'uniform': {
       const u = `u${file}${pc}`;
-      c.pre.push(js`const ${u} = q.readUniform();`);
+      // Also to the UNIF word, where a SIMD function reads it (wasm/lanes.ts: a uniform read starts a group, blocks.ts).
+      c.pre.push(js`const ${u} = ${set(R(UNIF))} = q.readUniform();`);
       v = { int: [u], float: [`f${u}`], floatDef: js`const f${u} = toF(${u});` };
       break;
     }

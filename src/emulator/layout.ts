@@ -30,6 +30,8 @@ export const STMP = SMUL + LANES;
 export const SROT = STMP + 2 * LANES;
 /** One word where generated code stores a float to read its rounded pattern back. */
 export const FSCR = SROT + LANES;
+/** The uniform an instruction read, for its SIMD function to spread over the lanes (access.ts, wasm/lanes.ts). */
+export const UNIF = FSCR + 1;
 /** The words above: the registers as the R and F views see them. */
 export const R_WORDS = FSCR + 4;
 /** The flags, 0 or 1 a lane. */
@@ -54,6 +56,7 @@ const SCRATCH: readonly [number, string][] = [
   [FLAG_N, 'N'],
   [FLAG_C, 'C'],
   [WSCR, 'wscr'],
+  [UNIF, 'unif'],
 ];
 
 /** Each word's name (wordName), worked out once: translation asks for one at every reference. */

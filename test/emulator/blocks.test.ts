@@ -99,8 +99,8 @@ test('after the program ends, pc is its last instruction in both ways', () => {
   assert.equal(b.qpu(0).pc, 4);
 });
 
-// Random programs: ALU instructions over the accumulators, SFU writes, r4 reads, uniform reads
-// (some past the end of the stream), load immediates and relative branches anywhere, including
+// Random programs: ALU instructions over the accumulators (adds and multiplies), SFU writes, r4
+// reads, uniform reads (some past the end of the stream, some by both ports at once), load immediates and relative branches anywhere, including
 // in delay slots; non-strict, so that every placement runs, and strict, where the first broken
 // rule stops both the same way.
 const acc = (n: number) => 32 + n;
@@ -131,6 +131,13 @@ const arbInstr = (n: number): fc.Arbitrary<Instr> =>
           condAdd: cond,
           sf,
         })),
+    },
+    {
+      // Multiplies, some of a uniform (a stream's multiply-add: its SIMD function reads the uniform JavaScript read).
+      weight: 2,
+      arbitrary: fc
+        .record({ dst: fc.constantFrom(acc(0), acc(1), acc(2), acc(3)), a: fc.constantFrom(0, 1, 6), b: fc.constantFrom(0, 2, 6, 7), raddrA: fc.constantFrom(0, 32), raddrB: fc.constantFrom(1, 32) })
+        .map(({ dst, a, b, raddrA, raddrB }): AluInstr => ({ ...nopInstr(), sig: 1, opMul: 1, mulA: a, mulB: b, raddrA, raddrB, waddrMul: dst, condMul: 1 })),
     },
     { weight: 1, arbitrary: fc.constantFrom(52, 53, 54, 55).map((w): AluInstr => ({ ...nopInstr(), opAdd: 21, addA: 0, addB: 0, waddrAdd: w, condAdd: 1 })) },
     { weight: 1, arbitrary: fc.integer({ min: -3, max: 40 }).map((v) => ldiInstr(v, { waddrAdd: acc(0), sf: 1 })) },

@@ -230,6 +230,15 @@ export class FunctionBuilder {
     this.line(`v128.load offset=${offset}${what ? ` ;; ${what}` : ''}`);
     return this;
   }
+  /** v128.load32_splat: the 32-bit word at the address on the stack plus `offset`, in all four lanes. */
+  load32Splat(offset: number, what = ''): this {
+    this.code.push(0xfd);
+    uleb(this.code, 0x09);
+    uleb(this.code, 2); // alignment hint 2^2
+    uleb(this.code, offset);
+    this.line(`v128.load32_splat offset=${offset}${what ? ` ;; ${what}` : ''}`);
+    return this;
+  }
   store(offset: number, what = ''): this {
     this.code.push(0xfd);
     uleb(this.code, 0x0b);

@@ -9,11 +9,11 @@
 
 import * as arith from '../../vc4/arith.ts';
 import type { AluInstr, Instr, LoadImmInstr } from '../../vc4/instr.ts';
-import { addWriteFile, mulWriteFile, R_ELEM_NUM, R_NOP, type RegFile, W_ACC0, W_ACC5, W_DMA_ADDR, W_HOST_INT, W_MUTEX, W_NOP, W_SFU_LOG, W_SFU_RECIP, W_TMU_NOSWAP, W_TMU0_S, W_TMU1_S, W_UNIF_ADDR, W_VPM, W_VPM_SETUP } from '../../vc4/registers.ts';
+import { addWriteFile, mulWriteFile, R_ELEM_NUM, R_NOP, R_UNIF, type RegFile, W_ACC0, W_ACC5, W_DMA_ADDR, W_HOST_INT, W_MUTEX, W_NOP, W_SFU_LOG, W_SFU_RECIP, W_TMU_NOSWAP, W_TMU0_S, W_TMU1_S, W_UNIF_ADDR, W_VPM, W_VPM_SETUP } from '../../vc4/registers.ts';
 import { SIG_SMALL_IMM as SMALL_IMM } from '../../vc4/fields.ts';
 import { ADD_OPS, type AddOpName, COND_ALWAYS, COND_NEVER, LDI_MODE_32, LDI_MODE_SIGNED, LDI_MODE_UNSIGNED, MUL_OPS, type MulOpName, MUX_A, MUX_B, MUX_R4, perElementValues, SIG_LOAD_TMU0, SIG_LOAD_TMU1, SIG_NONE, SIG_PROG_END, SMALL_IMM_ROTATE_R5, smallImmValue } from '../../vc4/tables.ts';
 import { ADD_IDENTITY, MUL_IDENTITY } from '../inline.ts';
-import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, SADD, SMUL, wordName, WSCR } from '../layout.ts';
+import { ACC, FLAG_C, FLAG_N, FLAG_Z, REG_A, REG_B, SADD, SMUL, UNIF, wordName, WSCR } from '../layout.ts';
 import { type FunctionBuilder, type ImportedFunction, type SimdOp } from './encoder.ts';
 import { emitFaddSub, emitFmul, emitFtoi, emitItof } from './float.ts';
 
@@ -95,7 +95,8 @@ export function supported(ins: Instr): boolean {
   const readsA = muxes.includes(MUX_A);
   const readsB = muxes.includes(MUX_B) && ins.sig !== SMALL_IMM;
   // Register-file reads with effects or values from elsewhere: uniforms, VPM, DMA, the mutex, the nop register.
-  const plainRead = (addr: number, used: boolean) => addr < REGFILE_WORDS || addr === R_ELEM_NUM || (addr === R_NOP && !used);
+  // A uniform: JavaScript reads it before the function runs, into the UNIF word (access.ts).
+  const plainRead = (addr: number, used: boolean) => addr < REGFILE_WORDS || addr === R_ELEM_NUM || addr === R_UNIF || (addr === R_NOP && !used);
   return plainRead(ins.raddrA, readsA) && (ins.sig === SMALL_IMM || plainRead(ins.raddrB, readsB));
 }
 
@@ -344,8 +345,9 @@ class Emitter {
   /** The local holding what reading `addr` of a register file gives: a register, elem_num (A) or qpu_num (B). */
   private readFile(addr: number, file: number, slot: number, c: number): number {
     if (addr < REGFILE_WORDS) return this.reg(file + 16 * addr);
-    const t = this.tmp(slot, file === REG_A ? 'elem_num' : 'qpu_num');
-    if (file === REG_A) this.f.v128i32([4 * c, 4 * c + 1, 4 * c + 2, 4 * c + 3]);
+    const t = this.tmp(slot, addr === R_UNIF ? 'unif' : file === REG_A ? 'elem_num' : 'qpu_num');
+    if (addr === R_UNIF) this.f.get(this.base).load32Splat(4 * UNIF, 'unif');
+    else if (file === REG_A) this.f.v128i32([4 * c, 4 * c + 1, 4 * c + 2, 4 * c + 3]);
     else this.f.get(this.qpu).simd('i32x4.splat');
     this.f.set(t);
     return t;
