@@ -8,7 +8,7 @@
 // after column (ap[bi][kk][r] = A[32 bi + r][kk]), in 16x16 tiles turned round in registers.
 // Checked bit for bit against plain TypeScript with the QPU's rounding, and timed: the cycle
 // model's Pi time of both kernels and the GFLOPS it stands for (2 m n k floating-point
-// operations): 15.0 in the cycle model at 1024x1024 on 12 QPUs (docs/comparisons.md), where
+// operations): 15.75 in the cycle model at 1024x1024 on 12 QPUs (docs/comparisons.md), where
 // py-videocore's runs at about 8 on a Pi.
 // Run: npx tsx examples/sgemm.ts [--size N] [--qpus 1,12]
 import { Float, type FloatVar, For, gather, index, Int, kernel, me, numQPUs, Ptr, receive, rotate, SharedArray, stream, Where } from 'qpu-ts';
