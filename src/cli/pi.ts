@@ -16,7 +16,7 @@ import { piSession } from '../pi/session.ts';
 import { DEFAULT_TIMEOUT_MS, MAILBOX_LIMIT_MS, MAX_TIMEOUT_MS, runOnPi } from '../pi/target.ts';
 import { formatSeconds } from '../runtime/progress.ts';
 import { type Command, CliError, EXIT, exitHelp, onePositional, parse, parseCount, piModelOption, SYNTAX_OPTION, syntaxOf } from './io.ts';
-import type { PiModelName } from '../emulator/models.ts';
+import { modelOfBoard, type PiModelName } from '../emulator/models.ts';
 import { writeDump } from './dump.ts';
 import { allocBuffers, type BufferSpec, fillBuffer, LAUNCH_OPTIONS, parseBuffers, parseDumps, parseUniformLists, readRunnable } from './launch-args.ts';
 
@@ -39,7 +39,8 @@ allocates and gives back after the run, also when it fails.
 options:
   --qpus N, --buffer, --uniforms, --dump, --syntax   as for qpu emu
   --stats              print the time measured on the QPUs and the cycle model's estimate
-  --model M            the Pi the estimate is for: zero, 1, 2, 3, 3b+ or zero2 (default 1)
+  --model M            the Pi the estimate is for: zero, 1, 2, 3, 3b+ or zero2 (default: this
+                       Pi, from /proc/device-tree/model; 1 where it is none of them)
   --timeout MS         how long to wait for the QPUs (1-${MAX_TIMEOUT_MS}, default ${DEFAULT_TIMEOUT_MS}); above
                        ${DEFAULT_TIMEOUT_MS} ms (under Linux's 1 s limit on a mailbox call) the job goes through the
                        V3D's registers, as GPU_FFT's short jobs do
@@ -62,7 +63,7 @@ example (the SHA-256 series' hello world):
     const path = onePositional(positionals, 'program');
     syntaxOf(values.syntax);
     const qpus = parseCount(values.qpus, 1, 1, MAX_QPUS, '--qpus');
-    const model = piModelOption(values.model);
+    piModelOption(values.model); // refused before anything runs
     const timeoutMs = parseCount(values.timeout, DEFAULT_TIMEOUT_MS, 1, MAX_TIMEOUT_MS, '--timeout');
     const specs = parseBuffers(values.buffer, MAX_BUFFER_BYTES);
     const uniforms = parseUniformLists(values.uniforms, qpus, specs);
@@ -76,6 +77,8 @@ example (the SHA-256 series' hello world):
     } catch (e) {
       throw new CliError((e as Error).message, EXIT.USAGE);
     }
+    // The estimate is for this Pi unless --model says otherwise (the default model where it is none of them).
+    const model = piModelOption(values.model) ?? modelOfBoard(session.device.board.model);
     const estimate = values['no-check'] ? undefined : check(program, qpus, specs, uniforms, model);
     // Through the firmware the job ends at the host interrupt: without exactly one, it times out (and may wedge the GPU).
     if (estimate && timeoutMs <= MAILBOX_LIMIT_MS && estimate.total.hostInterrupts !== 1)

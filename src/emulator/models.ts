@@ -66,3 +66,24 @@ export function piModel(name: string): PiModel {
   if (!isPiModel(name)) throw new RangeError(`no Pi model '${name}': the models are ${PI_MODEL_NAMES.join(', ')}`);
   return PI_MODELS[name];
 }
+
+/**
+ * The model of the board a device tree names (/proc/device-tree/model: "Raspberry Pi 3 Model B
+ * Rev 1.2", as the firmware sets it from the board's revision code), or undefined for a board no
+ * model here stands for (a Compute Module: its clocks are set by its carrier's config.txt) or
+ * no Raspberry Pi. The strings' forms: Raspberry Pi's device trees (linux, arch/arm/boot/dts:
+ * bcm2835-rpi-*.dts, bcm2836-rpi-2-b.dts, bcm2837-rpi-3-*.dts, bcm2837-rpi-zero-2-w.dts).
+ */
+export function modelOfBoard(deviceTreeModel: string): PiModelName | undefined {
+  const m = /^Raspberry Pi (.*)$/.exec(deviceTreeModel.trim());
+  if (!m) return undefined;
+  const name = m[1]!;
+  if (/^Compute Module/.test(name)) return undefined;
+  if (/^Zero 2/.test(name)) return 'zero2';
+  if (/^Zero\b/.test(name)) return 'zero';
+  if (/^2 Model B\b/.test(name)) return '2';
+  if (/^3 Model [AB] Plus\b/.test(name)) return '3b+';
+  if (/^3 Model B\b/.test(name)) return '3';
+  if (/^Model [AB]\b/.test(name)) return '1'; // Model A, B, A+, B+ (BCM2835)
+  return undefined;
+}

@@ -196,3 +196,23 @@ test('the real environment is read without throwing', () => {
   const found = detectBoard();
   assert.equal(typeof found.ok, 'boolean');
 });
+
+test('modelOfBoard: the cycle model a board\'s device-tree name stands for; none for a Compute Module or another machine', async () => {
+  const { modelOfBoard } = await import('../../src/emulator/models.ts');
+  const cases: [string, string | undefined][] = [
+    ['Raspberry Pi Model B Rev 2', '1'],
+    ['Raspberry Pi Model B Plus Rev 1.2', '1'],
+    ['Raspberry Pi Model A Plus Rev 1.1', '1'],
+    ['Raspberry Pi Zero Rev 1.3', 'zero'],
+    ['Raspberry Pi Zero W Rev 1.1', 'zero'],
+    ['Raspberry Pi 2 Model B Rev 1.1', '2'],
+    ['Raspberry Pi 3 Model B Rev 1.2', '3'],
+    ['Raspberry Pi 3 Model B Plus Rev 1.3', '3b+'],
+    ['Raspberry Pi 3 Model A Plus Rev 1.0', '3b+'],
+    ['Raspberry Pi Zero 2 W Rev 1.0', 'zero2'],
+    ['Raspberry Pi Compute Module 3 Rev 1.0', undefined],
+    ['Raspberry Pi 4 Model B Rev 1.4', undefined],
+    ['QEMU Virtual Machine', undefined],
+  ];
+  for (const [tree, want] of cases) assert.equal(modelOfBoard(tree), want, tree);
+});
