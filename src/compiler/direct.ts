@@ -80,10 +80,19 @@ export function directWrites(code: readonly IrInstr[], nregs: number): IrInstr[]
 /** What a copy out of may be read in place: r4 (the SFU's and TMU's results), r5 (a broadcast) and a uniform (a stream's next element). */
 const IN_PLACE = new Set(['r4', 'r5', 'unif']);
 
-/** Whether an instruction reads a uniform or moves the uniform stream (a write of unif_addr): a uniform read moves past none. */
-const touchesUniforms = (i: IrInstr): boolean =>
-  (i.op === 'alu' && ((i.a.k === 'p' && i.a.name === 'unif') || (i.b.k === 'p' && i.b.name === 'unif') || (i.dst.k === 'p' && i.dst.name === 'unif_addr'))) ||
-  (i.op === 'ldi' && i.dst.k === 'p' && i.dst.name === 'unif_addr');
+/** Registers an instruction may write that a uniform read may move past: registers and r0-r3. */
+const PLAIN_WRITES: ReadonlySet<string> = new Set(['r0', 'r1', 'r2', 'r3', 'nop']);
+
+/**
+ * Whether a uniform read may not move past an instruction: one that reads a uniform, or does
+ * anything besides computing into registers (a write of unif_addr moves the stream; a DMA
+ * store may overwrite the word; a semaphore may let another QPU do so; a wait, a signal).
+ */
+const touchesUniforms = (i: IrInstr): boolean => {
+  if (i.op !== 'alu' && i.op !== 'ldi') return true;
+  if (i.dst.k === 'p' && !PLAIN_WRITES.has(i.dst.name)) return true;
+  return i.op === 'alu' && [i.a, i.b].some((s) => s.k === 'p' && readKind(s) === 'effect');
+};
 
 /**
  * Reads in place: a copy `mov %t, r4` (or r5) of a virtual register defined only there and read
@@ -118,10 +127,12 @@ function readsInPlace(code: IrInstr[], nregs: number): IrInstr[] {
       if (i.op === 'label' || i.op === 'branch' || i.op === 'end') break;
       const reads = i.op === 'alu' && [i.a, i.b].some((s) => s.k === 'v' && s.id === t);
       if (reads) {
-        const once = acc.name !== 'unif' || ([i.a, i.b].filter((s) => s.k === 'v' && s.id === t).length === 1 && !touchesUniforms(i));
+        // A uniform into an operation that reads no other I/O register, in one operand (two would read the stream twice).
+        const once = acc.name !== 'unif' || ([i.a, i.b].filter((s) => s.k === 'v' && s.id === t).length === 1 && ![i.a, i.b].some((s) => s.k === 'p' && readKind(s) === 'effect'));
         if (once && i.rot === undefined && !isUnpack(i.code) && !isColour(i.code) && !(i.dst.k === 'v' && i.dst.id === t)) {
           const r = (s: Src): Src => (s.k === 'v' && s.id === t ? acc : s);
-          out[k] = { ...i, a: r(i.a), b: r(i.b) };
+          // A stream's read keeps its statement, which a fault there names (the operation is on the same line).
+          out[k] = { ...i, a: r(i.a), b: r(i.b), ...(acc.name === 'unif' && c.stmt ? { stmt: c.stmt } : {}) };
           out[m] = undefined;
         }
         break;

@@ -83,8 +83,9 @@ function writeIo(r: RegInfo): number {
       return IO_SFU;
     case 'vpm':
     case 'vpm_setup':
-    case 'dma_addr':
       return IO_VPM;
+    case 'dma_addr': // a DMA transfer reaches memory, which a stream's uniform reads read: they keep their order
+      return IO_VPM | IO_UNIF;
     case 'unif_addr':
       return IO_UNIF;
     default:

@@ -42,7 +42,7 @@ export function inKernel(ast: KernelAst, c: Compiled, e: EmulatorError): Emulato
 }
 
 /** Rules about memory requests (rules.ts): their statement is the one that reads or writes memory. */
-const MEMORY_RULES = /^(dma|tmu|vpm)-|race/;
+const MEMORY_RULES = /^(dma|tmu|vpm|stream)-|race/;
 
 /**
  * What a broken rule usually means in a compiled kernel, where the rule's own advice (in terms

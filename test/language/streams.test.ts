@@ -113,3 +113,35 @@ test('a stream is refused where it cannot work, naming the kernel and the line',
   assert.throws(() => kernel([Ptr(Float)], function inFunc(p) { const f = func([Float], (x) => { stream(p); return x; }); f(Float(1)); }), /kernel inFunc .*stream inside func/);
   assert.throws(() => kernel([Ptr(Float)], function none() { stream(3 as never); }), /kernel none .*stream needs a Ptr, not 3/);
 });
+
+test('a stream\'s read stays before a store that overwrites its word, at every level (the scheduler and direct keep it there)', () => {
+  // A review's repro: read p[3], then store over p[0..15]; v used once (direct) and twice (the scheduler).
+  const once = kernel([Ptr(Int), Ptr(Int)], function once(p, out) {
+    const v = stream(p.add(3)).next();
+    p.store(index().add(1000));
+    out.store(v.add(1));
+  });
+  const twice = kernel([Ptr(Int), Ptr(Int)], function twice(p, out) {
+    const v = stream(p.add(3)).next();
+    p.store(index().add(1000));
+    out.store(v.shl(index()).add(v));
+  });
+  const args = () => [SharedArray.from(Array.from({ length: 64 }, (_, i) => i), 'int32'), SharedArray.int32(16)] as [Int32Array, Int32Array];
+  assert.deepEqual(Array.from(onAll(once, args)[1]), new Array(16).fill(4));
+  assert.deepEqual(Array.from(onAll(twice, args)[1]), Array.from({ length: 16 }, (_, l) => (3 << l) + 3));
+});
+
+test('a compiled stream that runs past its array names the stream\'s statement, as the interpreter does', () => {
+  const past = kernel([Ptr(Float), Ptr(Float), Int], function past(p, out, n) {
+    const s = stream(p.add(14));
+    const acc = Float(0);
+    const i = Int(0);
+    For(i.lt(n), () => i.set(i.add(1)), () => acc.set(acc.add(s.next().mul(index().toFloat()))));
+    out.store(acc);
+  });
+  const args = () => [floats(16, (i) => i), SharedArray.float32(16), 4] as never;
+  assert.throws(() => past.interpretSync(args()), /`next@\d+:\d+ = next\(\)`\): a stream's read at/);
+  for (const O of [0, 2] as const)
+    assert.throws(() => past.setOptLevel(O).emulateSync(args()), (e: Error) => /kernel past in .*streams\.test\.ts:\d+:\d+ `next@\d+:\d+ = next\(\)`: QPU 0, pc \d+ .*uniform read at/.test(e.message));
+});
+

@@ -85,6 +85,9 @@ test('direct: a uniform (a stream\'s next element) copied and read once is read 
   // Another uniform read, or a write of unif_addr, between: the copy stays where it was read.
   assertPass(streamed, `mov %0, unif\nmov %1, unif\nfadd %2, %0, %1\nmov vpm, %2\nfmul %3, %1, %1\nmov vpm, %3\nnop.tend`, `mov %0, unif\nmov %1, unif\nfadd vpm, %0, %1\nfmul vpm, %1, %1\nnop.tend`);
   assertUnchanged(streamed, `ldi %5, 0x3\nmov %0, unif\nmov unif_addr, %5\nfmul %2, %0, %5\nmov vpm, %2\nfmul %3, %2, %2\nnop.tend`);
+  // Past a DMA store (which may overwrite the word), a semaphore or another I/O access: it stays.
+  assertUnchanged(streamed, `ldi %5, 0x3\nmov %0, unif\nmov vw_addr, %5\nfmul %2, %5, %0\nmov tmu0_s, %2\nmov vpm, %2\nnop.tend`);
+  assertUnchanged(streamed, `ldi %5, 0x3\nmov %0, unif\nsema up, 1\nfmul %2, %5, %0\nmov tmu0_s, %2\nmov vpm, %2\nnop.tend`);
   // Read in both operands: one read of the stream would become two.
   assertPass(streamed, `mov %0, unif\nfmul %2, %0, %0\nmov vpm, %2\nnop.tend`, `mov %0, unif\nfmul vpm, %0, %0\nnop.tend`);
 });
