@@ -64,10 +64,9 @@ export function genRead(file: RegFile, addr: number, pc: number, c: InstrCode, l
       v = regVal(base + LANES * addr);
       break;
     case 'uniform': {
-      const u = `u${file}${pc}`;
-      // Also to the UNIF word, where a SIMD function reads it (wasm/lanes.ts: a uniform read starts a group, blocks.ts).
-      c.pre.push(js`const ${u} = ${set(R(UNIF))} = q.readUniform();`);
-      v = { int: [u], float: [`f${u}`], floatDef: js`const f${u} = toF(${u});` };
+      // Into the UNIF word, which every lane reads, as a SIMD function does (wasm/lanes.ts; a uniform read starts a group, blocks.ts).
+      c.pre.push(js`${set(R(UNIF))} = q.readUniform();`);
+      v = { int: [R(UNIF)], float: ['flushF(', F(UNIF), ')'], fref: F(UNIF) };
       break;
     }
     case 'varying':
