@@ -19,6 +19,8 @@ export abstract class MemoryGenerator extends FuncGenerator {
   protected abstract readonly slots: number;
   /** The stream statements made so far: the next one's number. */
   private streams = 0;
+  /** Variables a stream's read goes into that one operation reads, and nothing else (not even the final stores). */
+  protected readonly readOnce = new Set<number>();
 
   /** An input pointer plus (e & mask): in bounds for every lane. */
   protected inPtr(base: VarRef, mask: number, depth = 1): Expr {
@@ -58,7 +60,17 @@ export abstract class MemoryGenerator extends FuncGenerator {
     const id = this.streams++;
     const at = this.inPtr(this.params[ty === 'int' ? 0 : 1]!, 31);
     const start: Stmt = { k: 'stream', ptr: { k: 'lane', ty: at.ty, a: at, n: lit('int', 0) }, id };
-    const reads = (n: number): Stmt[] => Array.from({ length: n }, () => ({ k: 'next', v: this.pick(vs), stream: id }));
+    // A read into a variable, or (as `v.set(v.add(s.next()))` is built) into a new one that one
+    // operation reads: what the compiler reads in place, straight from the stream (direct.ts).
+    const read = (): Stmt[] => {
+      const v = this.pick(vs);
+      if (!this.chance(0.4)) return [{ k: 'next', v, stream: id }];
+      const t = this.newVar(ty);
+      this.readOnce.add(t.id);
+      const op = this.pick(ty === 'int' ? (['add', 'sub', 'mul', 'xor'] as const) : (['add', 'sub', 'mul'] as const));
+      return [{ k: 'next', v: t, stream: id }, { k: 'assign', v, e: { k: 'bin', op, ty, a: v, b: t } }];
+    };
+    const reads = (n: number): Stmt[] => Array.from({ length: n }, read).flat();
     const form = this.int(3);
     if (form === 1) {
       const then = reads(1 + this.int(3));

@@ -112,7 +112,7 @@ class Generator extends MemoryGenerator {
     // neither read nor assign a function's (dsl/funcs.ts checkFuncVariables).
     const other = (id: number) => this.func !== undefined && id < this.func.floor;
     return this.vars
-      .filter((v) => v.ty === ty && v.id >= 6 && !p?.hidden.has(v.id) && !this.funcVars.has(v.id) && !(assignable && (this.protectedVars.has(v.id) || this.isInfra(v.id) || (p && v.id < p.floor) || other(v.id))))
+      .filter((v) => v.ty === ty && v.id >= 6 && !p?.hidden.has(v.id) && !this.funcVars.has(v.id) && !this.readOnce.has(v.id) && !(assignable && (this.protectedVars.has(v.id) || this.isInfra(v.id) || (p && v.id < p.floor) || other(v.id))))
       .map((v) => ({ k: 'var', id: v.id, ty: v.ty }) as VarRef);
   }
   /**
@@ -161,8 +161,8 @@ class Generator extends MemoryGenerator {
     body.push(...this.block(0, false));
     // Every int and float variable to this QPU's output slots: one after another, or now and
     // then every second or third slot (runs of stores a step apart, pass `rows`).
-    const ints = this.vars.filter((v) => v.ty === 'int' && !this.funcVars.has(v.id));
-    const floats = this.vars.filter((v) => v.ty === 'float' && !this.funcVars.has(v.id));
+    const ints = this.vars.filter((v) => v.ty === 'int' && !this.funcVars.has(v.id) && !this.readOnce.has(v.id));
+    const floats = this.vars.filter((v) => v.ty === 'float' && !this.funcVars.has(v.id) && !this.readOnce.has(v.id));
     const step = this.chance(0.3) ? this.pick([2, 3]) : 1;
     const room = Math.ceil(STORE_SLOTS / step);
     // Now and then the slots a variable's number of words apart, known only at run time (pass
