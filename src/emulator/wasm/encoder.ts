@@ -223,20 +223,19 @@ export class FunctionBuilder {
   }
   /** v128.load of the 16 bytes at the address on the stack plus `offset`. */
   load(offset: number, what = ''): this {
-    this.code.push(0xfd);
-    uleb(this.code, 0x00);
-    uleb(this.code, 4); // alignment hint 2^4
-    uleb(this.code, offset);
-    this.line(`v128.load offset=${offset}${what ? ` ;; ${what}` : ''}`);
-    return this;
+    return this.memory(0x00, 4, 'v128.load', offset, what);
   }
   /** v128.load32_splat: the 32-bit word at the address on the stack plus `offset`, in all four lanes. */
   load32Splat(offset: number, what = ''): this {
+    return this.memory(0x09, 2, 'v128.load32_splat', offset, what);
+  }
+  /** A SIMD memory instruction: its opcode, alignment hint (a power of 2) and offset. */
+  private memory(op: number, align: number, name: string, offset: number, what: string): this {
     this.code.push(0xfd);
-    uleb(this.code, 0x09);
-    uleb(this.code, 2); // alignment hint 2^2
+    uleb(this.code, op);
+    uleb(this.code, align);
     uleb(this.code, offset);
-    this.line(`v128.load32_splat offset=${offset}${what ? ` ;; ${what}` : ''}`);
+    this.line(`${name} offset=${offset}${what ? ` ;; ${what}` : ''}`);
     return this;
   }
   store(offset: number, what = ''): this {
