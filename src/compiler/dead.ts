@@ -19,11 +19,14 @@ export function removeDeadCode(code: readonly IrInstr[], nregs: number): IrInstr
   for (;;) {
     const dead = new Uint8Array(out.length);
     let any = false;
+    // What a dead instruction reads is not made live by it: a chain of dead values in a block
+    // goes in one walk (one across blocks takes another round).
     walkLive(liveness(out, nregs), (k, live) => {
       const i = out[k]!;
       const d = def(i);
-      if (!d || live.has(d.id)) return;
-      if (i.op === 'ldi' || (i.op === 'alu' && !i.setf && pure(i.a) && pure(i.b))) (dead[k] = 1), (any = true);
+      if (!d || live.has(d.id)) return false;
+      if (i.op === 'ldi' || (i.op === 'alu' && !i.setf && pure(i.a) && pure(i.b))) return (dead[k] = 1), (any = true);
+      return false;
     });
     out.forEach((i, k) => {
       if (i.op === 'branch' && toNext(out, k)) for (let t = k; t <= k + BRANCH_DELAY_SLOTS; t++) (dead[t] = 1), (any = true);

@@ -174,9 +174,10 @@ function callSummaries(code: readonly IrInstr[], blocks: readonly Block[], W: nu
 
 /**
  * Calls `visit(k, live)` for every instruction k with the set live on its exit, walking each
- * block backwards. `live` is shared: read it during the call only.
+ * block backwards. `live` is shared: read it during the call only. When `visit` returns true,
+ * the instruction counts as gone: what it reads is not made live (dead.ts removes it).
  */
-export function walkLive(l: Liveness, visit: (k: number, live: SparseSet) => void): void {
+export function walkLive(l: Liveness, visit: (k: number, live: SparseSet) => boolean | void): void {
   const W = (l.nregs + 31) >>> 5;
   const live = new SparseSet(l.nregs);
   l.blocks.forEach((b, bi) => {
@@ -192,10 +193,10 @@ export function walkLive(l: Liveness, visit: (k: number, live: SparseSet) => voi
     }
     for (let k = b.last; k >= b.first; k--) {
       const i = l.code[k]!;
-      visit(k, live);
+      const gone = visit(k, live);
       const d = def(i);
       if (d) live.delete(d.id);
-      for (const u of uses(i)) live.add(u.id);
+      if (!gone) for (const u of uses(i)) live.add(u.id);
     }
   });
 }
