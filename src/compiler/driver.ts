@@ -47,6 +47,7 @@ import { checkKernel } from '../source/check.ts';
 import { printKernel } from '../source/print.ts';
 import { allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { accumulatorValues } from './accumulators.ts';
+import { lendScratch } from './scratch.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 import { spillRowsPerQpu } from './vpm-rows.ts';
 import { MAX_RUN_ROWS } from './lower-store-rows.ts';
@@ -94,6 +95,7 @@ export const PIPELINE = [
   { name: 'liveness', shows: 'the IR with the registers live after each instruction' },
   { name: 'acc', level: 1, does: 'short-lived values in r1-r3 (in allocation)' },
   { name: 'coalesce', level: 1, does: 'a copy whose two values never interfere goes (in allocation)' },
+  { name: 'scratch', level: 1, does: "values in r0 where emit needs no scratch copy (after allocation)" },
   { name: 'alloc', shows: 'where each virtual register went (r1-r3, ra/rb, or a spill)' },
   { name: 'emit', shows: 'the assembly before scheduling and hardware-rule spacing' },
   { name: 'schedule', level: 1, does: 'each straight run reordered to cover latencies', shows: 'the assembly after scheduling, before spacing across labels' },
@@ -362,6 +364,7 @@ function allocateRegisters(
     const r = allocate(code, adj, st.nregs, st.unspillable, passOn(opts, 'acc') ? accumulatorValues(live, adj, passOn(opts, 'pair')) : undefined, passOn(opts, 'coalesce'), passOn(opts, 'pair'));
     if (r.ok) {
       const place = r.place;
+      if (passOn(opts, 'scratch')) lendScratch(code, live, adj, place);
       dumps.set('liveness', () => printLiveness(live, irText));
       dumps.set('alloc', () => allocDump(place, st));
       return { code, place, st, pressure };

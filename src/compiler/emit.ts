@@ -144,13 +144,10 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
           break;
         }
         const same = srcKey(i.a) === srcKey(i.b);
-        const copy = (x: Src) => {
-          put({ op: 'alu', code: 'mov', dst: p('r0'), a: x, b: x }, stmt);
-          return p('r0');
-        };
-        // A rotation across all 16 lanes reads r0-r3 (Guide p. 20).
-        if (i.rot !== undefined && !(a.k === 'p' && rotatable(a.name))) a = copy(a);
-        else if (!same && !portsFit(a, b)) a = copy(a);
+        if (copiesFirst(i, a, b)) {
+          put({ op: 'alu', code: 'mov', dst: p('r0'), a, b: a }, stmt);
+          a = p('r0');
+        }
         put({ ...i, dst: dst as typeof i.dst, a, b: same ? a : b }, stmt);
         break;
       }
@@ -237,6 +234,20 @@ function selfMoveIsNothing(name: string): boolean {
   const unit = writeInfo(d.file === 'either' ? 'a' : d.file, d.addr).unit;
   return unit === 'regfile' || unit === 'acc';
 }
+
+/**
+ * Whether emit() copies an operation's first operand to r0 before it, its operands placed as `a`
+ * and `b`: a rotation's input outside r0-r3 (only those rotate across all 16 lanes, Guide p. 20),
+ * or two operands that need one read port (p. 17). An operation that unpacks a byte outside
+ * regfile A writes r0 too (unpack()), and so does the IR where it names r0.
+ */
+export function copiesFirst(i: Extract<IrInstr, { op: 'alu' }>, a: Src, b: Src): boolean {
+  if (i.rot !== undefined) return !(a.k === 'p' && rotatable(a.name));
+  return srcKey(a) !== srcKey(b) && !portsFit(a, b);
+}
+
+/** Whether an unpack of `a` is done through r0: it is everywhere but in regfile A (Guide p. 31). */
+export const unpacksThroughScratch = (a: Src): boolean => !inFileA(a);
 
 /** Whether a rotation reads a register across all 16 lanes: r0-r3 (Guide p. 20). */
 function rotatable(name: string): boolean {

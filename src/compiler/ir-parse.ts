@@ -7,7 +7,7 @@
 // a CompileError naming the line.
 
 import { CompileError } from './errors.ts';
-import { type AluCode, type IrInstr, p, parseImm, type PRegName, type Reg, type Src, v, type WriteCond } from './ir.ts';
+import { type AluCode, COLOURS, INSERTS, type IrInstr, p, parseImm, type PRegName, type Reg, type Src, UNPACKS, v, type WriteCond } from './ir.ts';
 import { READ_A, READ_B, WRITE_A, WRITE_B } from '../vc4/registers.ts';
 import { ADD_OP_BY_NAME, BRANCH_CONDITIONS, type BranchCondition, CONDITIONS, MUL_OP_BY_NAME } from '../vc4/tables.ts';
 
@@ -20,7 +20,7 @@ export interface ParsedIr {
 // The names the tables give, as the IR's types allow them.
 const CONDS: ReadonlySet<string> = new Set(CONDITIONS.filter((c) => c !== 'always'));
 const BRANCH_CONDS: ReadonlySet<string> = new Set(BRANCH_CONDITIONS.filter((c) => c !== undefined));
-const ALU_CODES: ReadonlySet<string> = new Set(['mov', ...ADD_OP_BY_NAME.keys(), ...MUL_OP_BY_NAME.keys()]);
+const ALU_CODES: ReadonlySet<string> = new Set(['mov', ...ADD_OP_BY_NAME.keys(), ...MUL_OP_BY_NAME.keys(), ...Object.keys(UNPACKS), ...Object.keys(INSERTS), ...Object.keys(COLOURS)]);
 const REGISTERS: ReadonlySet<string> = new Set(['r0', 'r1', 'r2', 'r3', 'r4', 'r5', ...[READ_A, READ_B, WRITE_A, WRITE_B].flatMap((t) => t.map((r) => r.name))]);
 
 export function parseIr(text: string): ParsedIr {

@@ -22,7 +22,7 @@
 // tie is broken by what neighbouring instructions on the other ALU read (pairing-files.ts), and
 // the values rotations read are coloured first.
 
-import { lookupSource } from '../vc4/asm/names.ts';
+import { lookupDest, lookupSource } from '../vc4/asm/names.ts';
 import { Neighbours, PAIRING_WEIGHT, type Partner } from './pairing-files.ts';
 import { type Accumulator, type IrInstr, isColour, isInsert, type PRegName, type Src } from './ir.ts';
 import { loops } from './cfg.ts';
@@ -92,10 +92,10 @@ function fixedFile(s: Src): RegFile | undefined {
 }
 
 /** A copy inside a loop costs this many outside it (it runs on every iteration). */
-const LOOP_WEIGHT = 8;
+export const LOOP_WEIGHT = 8;
 
 /** How many loops (a label and a later branch back to it) hold each instruction. */
-function loopDepths(code: readonly IrInstr[]): Int32Array {
+export function loopDepths(code: readonly IrInstr[]): Int32Array {
   const diff = new Int32Array(code.length + 1);
   for (const [top, end] of loops(code)) (diff[top]!++, diff[end - 2]!--);
   const depth = new Int32Array(code.length);
@@ -195,6 +195,28 @@ interface Uses {
   readonly weight: Float64Array;
   /** The registers in the order they are coloured in: the code's first mention of each (with pairing, the values rotations read first). */
   readonly order: number[];
+  /** With pairing: the file each value leans to for its writes (copiedOut). */
+  readonly writeLean: (RegFile | undefined)[];
+}
+
+/**
+ * A value a loop changes and copies to an I/O register only one file can write (`mov vw_addr, p`
+ * and `add p, p, inc`: vw_ and vr_ registers, Guide p. 37): the scheduler shares a word between
+ * the copy and the change, which must then write different files (p. 27), so the value leans to
+ * the other file. Its partners placed before it see it there already (chooseRegister).
+ */
+function copiedOut(code: readonly IrInstr[], depth: Int32Array, nregs: number): (RegFile | undefined)[] {
+  const lean: (RegFile | undefined)[] = new Array(nregs).fill(undefined);
+  const changed = new Uint8Array(nregs);
+  code.forEach((i, n) => {
+    if (i.op === 'alu' && i.dst.k === 'v' && depth[n]! > 0) changed[i.dst.id] = 1;
+  });
+  for (const i of code) {
+    if (i.op !== 'alu' || i.code !== 'mov' || i.dst.k !== 'p' || i.a.k !== 'v' || !changed[i.a.id]) continue;
+    const d = lookupDest(i.dst.name);
+    if (d && d.file !== 'either') lean[i.a.id] = otherFile(d.file);
+  }
+  return lean;
 }
 
 /** Who is read beside whom, and who is copied to whom. */
@@ -237,7 +259,8 @@ function usesOf(code: readonly IrInstr[], nregs: number, coalesce: boolean, pair
   // rotation, whose amount takes regfile B's port, so they want regfile A before it fills.
   const rotated = pairing ? rotationInputs(code) : new Set<number>();
   const first = order.filter((id) => rotated.has(id));
-  return { partners, nearby, copies, weight, order: first.length ? [...first, ...order.filter((id) => !rotated.has(id))] : order };
+  const writeLean = pairing ? copiedOut(code, depth, nregs) : new Array<RegFile | undefined>(nregs).fill(undefined);
+  return { partners, nearby, copies, weight, order: first.length ? [...first, ...order.filter((id) => !rotated.has(id))] : order, writeLean };
 }
 
 const otherFile = (f: RegFile): RegFile => (f === 'a' ? 'b' : 'a');
@@ -301,11 +324,11 @@ class Files {
   }
 }
 
-/** The weights of partners in each file (the unplaced and the accumulators weigh nothing). */
-function fileWeights(partners: readonly Partner[], place: readonly (Placement | undefined)[]): { a: number; b: number } {
+/** The weights of partners in each file (the accumulators, and the unplaced with no `lean`, weigh nothing). */
+function fileWeights(partners: readonly Partner[], place: readonly (Placement | undefined)[], lean?: readonly (RegFile | undefined)[]): { a: number; b: number } {
   const w = { a: 0, b: 0 };
   for (const { other, weight } of partners) {
-    const f = other.k === 'v' ? place[other.id]?.file : fixedFile(other);
+    const f = other.k === 'v' ? (place[other.id]?.file ?? lean?.[other.id]) : fixedFile(other);
     if (f && f !== 'acc') w[f] += weight;
   }
   return w;
@@ -319,12 +342,13 @@ function fileWeights(partners: readonly Partner[], place: readonly (Placement | 
 function chooseRegister(id: number, files: Files, uses: Uses, coalesce: boolean): { first: RegFile; at?: FilePlace } {
   // Conflicts in one instruction cost a copy and decide; those with neighbours, which the
   // scheduler may or may not pair, only break a tie.
-  const conflicts = fileWeights(uses.partners[id]!, files.place);
+  const conflicts = fileWeights(uses.partners[id]!, files.place, uses.writeLean);
   const nearby = fileWeights(uses.nearby[id]!, files.place);
   const lean = conflicts.a !== conflicts.b ? conflicts : nearby;
   const onlyA = files.onlyA.has(id);
   const even = lean.a === lean.b;
-  const first: RegFile = onlyA || (even && files.leanA.has(id)) ? 'a' : !even ? (lean.a < lean.b ? 'a' : 'b') : files.count.a <= files.count.b ? 'a' : 'b';
+  const own = uses.writeLean[id] ?? (files.leanA.has(id) ? 'a' : undefined);
+  const first: RegFile = onlyA ? 'a' : !even ? (lean.a < lean.b ? 'a' : 'b') : (own ?? (files.count.a <= files.count.b ? 'a' : 'b'));
   let file = first;
   let n = files.freeIn(id, first);
   const shared = coalesce ? copyTarget(id, uses.copies[id]!, files.place, files.adj) : undefined;

@@ -9,7 +9,7 @@ import { runQpu } from '../helpers/cli.ts';
 const IR_PASSES = PIPELINE.filter((r) => 'ir' in r).map((r) => r.name);
 
 test('the passes and stages, in the order they run', () => {
-  assert.deepEqual(Object.keys(PASS_LEVEL), ['pipeline', 'induction', 'invert', 'flags', 'ranges', 'rows', 'dead', 'fold', 'cse', 'direct', 'hoist', 'strength', 'acc', 'coalesce', 'schedule', 'pair']);
+  assert.deepEqual(Object.keys(PASS_LEVEL), ['pipeline', 'induction', 'invert', 'flags', 'ranges', 'rows', 'dead', 'fold', 'cse', 'direct', 'hoist', 'strength', 'acc', 'coalesce', 'scratch', 'schedule', 'pair']);
   assert.deepEqual(STAGES, ['pipeline', 'induction', 'ir', 'dead', 'fold', 'cse', 'direct', 'hoist', 'strength', 'liveness', 'alloc', 'emit', 'schedule', 'asm', 'code']);
   assert.deepEqual(IR_PASSES, ['dead', 'fold', 'cse', 'direct', 'hoist', 'strength']);
   assert.equal(new Set(PIPELINE.map((r) => r.name)).size, PIPELINE.length, 'one row a name');
