@@ -52,6 +52,8 @@ export function accumulatorValues(live: Liveness, adj: readonly (readonly number
     });
   });
   const out = new Map<number, number>();
+  // Each value's accumulator as it is chosen (0: none), for the neighbours' look-ups.
+  const held = new Uint8Array(nregs);
   // A value a byte or half-word is unpacked from stays out (only regfile A unpacks, emit.ts), and
   // so do those only regfile A can hold and the words inserts change (which share the insert's
   // register when coalesced).
@@ -67,8 +69,16 @@ export function accumulatorValues(live: Liveness, adj: readonly (readonly number
   const first = (id: number) => (rotates.has(id) ? 0 : 1);
   const order = [...range.keys()].filter((id) => range[id]! > 0 && !unpacked.has(id)).sort((x, y) => first(x) - first(y) || range[x]! - range[y]! || x - y);
   for (const id of order) {
-    const x = VALUE_ACCUMULATORS.findIndex((n, x) => !busy[x]![id] && !adj[id]!.some((o) => out.get(o) === n));
-    if (x >= 0) out.set(id, VALUE_ACCUMULATORS[x]!);
+    let free = 0;
+    VALUE_ACCUMULATORS.forEach((n, x) => {
+      if (!busy[x]![id]) free |= 1 << n;
+    });
+    if (!free) continue;
+    for (const o of adj[id]!) free &= ~(1 << held[o]!);
+    const n = VALUE_ACCUMULATORS.find((n) => free & (1 << n));
+    if (n === undefined) continue;
+    out.set(id, n);
+    held[id] = n;
   }
   return out;
 }

@@ -87,11 +87,15 @@ export function portsFit(a: Src, b: Src): boolean {
 }
 
 export function emit(code: readonly IrInstr[], place: readonly (Placement | undefined)[], kernel: string): AsmLine[] {
+  // One operand object per virtual register, made once.
+  const physOf: Src[] = [];
   const phys = (s: Src): Src => {
     if (s.k !== 'v') return s;
+    const known = physOf[s.id];
+    if (known) return known;
     const pl = place[s.id];
     if (!pl) throw new Error(`internal: %${s.id} has no register`);
-    return p(placeName(pl));
+    return (physOf[s.id] = p(placeName(pl)));
   };
   const out: AsmLine[] = [];
   // A return jumps through its register, not to its label (which names the function it leaves).
@@ -148,7 +152,8 @@ export function emit(code: readonly IrInstr[], place: readonly (Placement | unde
           put({ op: 'alu', code: 'mov', dst: p('r0'), a, b: a }, stmt);
           a = p('r0');
         }
-        put({ ...i, dst: dst as typeof i.dst, a, b: same ? a : b }, stmt);
+        // One shape for every operation (no spread of the IR's own fields: its statement stays out).
+        put({ op: 'alu', code: i.code, dst: dst as typeof i.dst, a, b: same ? a : b, cond: i.cond, setf: i.setf, rot: i.rot, unpack: i.unpack, pack: i.pack }, stmt);
         break;
       }
       case 'branch': {
@@ -283,7 +288,11 @@ export function aimBranches(lines: readonly AsmLine[]): AsmLine[] {
 }
 
 /** The instructions of the lines, in order. */
-export const instrsOf = (lines: readonly AsmLine[]): Instr[] => lines.flatMap((l) => ('label' in l ? [] : [l.instr]));
+export function instrsOf(lines: readonly AsmLine[]): Instr[] {
+  const out: Instr[] = [];
+  for (const l of lines) if (!('label' in l)) out.push(l.instr);
+  return out;
+}
 
 /** The lines as an assembly program. */
 export function asmText(lines: readonly AsmLine[]): string {

@@ -44,19 +44,25 @@ const B_PORT: Src = { k: 'imm', code: 0 };
  */
 export class Neighbours {
   private recent: { alu: 'add' | 'mul'; reads: number[] }[] = [];
+  /** One operand object per register, shared by all its partners' lists. */
+  private readonly srcs: Src[] = [];
+  private src(id: number): Src {
+    return (this.srcs[id] ??= { k: 'v', id });
+  }
   see(i: Extract<IrInstr, { op: 'alu' }>, weight: number, partners: Partner[][]): void {
     const alu = aluOf(i);
     if (!alu) return;
     const rotates = i.rot !== undefined;
     if (rotates && i.a.k === 'v') partners[i.a.id]!.push({ other: B_PORT, weight });
-    const reads = rotates ? [] : [i.a, i.b].flatMap((s) => (s.k === 'v' ? [s.id] : []));
+    const reads: number[] = [];
+    if (!rotates) for (const s of [i.a, i.b]) if (s.k === 'v') reads.push(s.id);
     for (const r of this.recent) {
       if (r.alu === alu) continue;
       for (const x of reads)
         for (const y of r.reads) {
           if (x === y) continue;
-          partners[x]!.push({ other: { k: 'v', id: y }, weight });
-          partners[y]!.push({ other: { k: 'v', id: x }, weight });
+          partners[x]!.push({ other: this.src(y), weight });
+          partners[y]!.push({ other: this.src(x), weight });
         }
     }
     this.recent.push({ alu, reads });
