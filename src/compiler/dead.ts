@@ -6,10 +6,11 @@
 // a branch whose target comes right after its delay slots (an If whose body went) and its delay
 // slots' nops; and without an instruction that only sets flags (it writes `nop`) where the next
 // flag-setting instruction comes on its one path before anything reads them. Repeated until none
-// is left, so that a chain of dead values goes at once.
+// is left, so that a chain of dead values goes at once (a chain inside a block in one walk; another
+// walk only when what went read a value live across blocks, or a test, a branch or a conditional write went).
 
-import { def, type IrInstr, readKind, type Src } from './ir.ts';
-import { liveness, walkLive } from './liveness.ts';
+import { def, type IrInstr, readKind, type Src, uses } from './ir.ts';
+import { type Liveness, liveness, walkLive } from './liveness.ts';
 import { BRANCH_DELAY_SLOTS } from '../vc4/flow.ts';
 
 const pure = (s: Src) => readKind(s) !== 'effect';
@@ -19,22 +20,48 @@ export function removeDeadCode(code: readonly IrInstr[], nregs: number): IrInstr
   for (;;) {
     const dead = new Uint8Array(out.length);
     let any = false;
+    // Registers that what goes read: another round is needed only if one of them may die in
+    // another block (it is live out of a block), or when a test, a branch or a conditional write goes.
+    let again = false;
+    const read = new Uint8Array(nregs);
     // What a dead instruction reads is not made live by it: a chain of dead values in a block
-    // goes in one walk (one across blocks takes another round).
-    walkLive(liveness(out, nregs), (k, live) => {
+    // goes in one walk.
+    const live = liveness(out, nregs);
+    walkLive(live, (k, set) => {
       const i = out[k]!;
       const d = def(i);
-      if (!d || live.has(d.id)) return false;
-      if (i.op === 'ldi' || (i.op === 'alu' && !i.setf && pure(i.a) && pure(i.b))) return (dead[k] = 1), (any = true);
-      return false;
+      if (!d || set.has(d.id)) return false;
+      if (!(i.op === 'ldi' || (i.op === 'alu' && !i.setf && pure(i.a) && pure(i.b)))) return false;
+      for (const u of uses(i)) read[u.id] = 1;
+      // A conditional write gone may leave a test whose flags nothing reads any more.
+      if (i.cond) again = true;
+      return (dead[k] = 1), (any = true);
     });
     out.forEach((i, k) => {
-      if (i.op === 'branch' && toNext(out, k)) for (let t = k; t <= k + BRANCH_DELAY_SLOTS; t++) (dead[t] = 1), (any = true);
-      if (i.op === 'alu' && i.setf && !i.cond && i.dst.k === 'p' && i.dst.name === 'nop' && pure(i.a) && pure(i.b) && flagsUnread(out, k)) (dead[k] = 1), (any = true);
+      // A branch gone may leave a test whose flags nothing reads any more: another round.
+      if (i.op === 'branch' && toNext(out, k)) for (let t = k; t <= k + BRANCH_DELAY_SLOTS; t++) (dead[t] = 1), (any = true), (again = true);
+      if (i.op === 'alu' && i.setf && !i.cond && i.dst.k === 'p' && i.dst.name === 'nop' && pure(i.a) && pure(i.b) && flagsUnread(out, k))
+        (dead[k] = 1), (any = true), (again = true);
     });
     if (!any) return out;
     out = out.filter((_, k) => !dead[k]);
+    if (!again && !liveOutOfABlock(live, read)) return out;
   }
+}
+
+/** Whether any of the registers marked in `regs` is live out of some block. */
+function liveOutOfABlock(l: Liveness, regs: Uint8Array): boolean {
+  const W = (l.nregs + 31) >>> 5;
+  for (let b = 0; b < l.blocks.length; b++)
+    for (let w = 0; w < W; w++) {
+      let x = l.blockOut[b * W + w]!;
+      while (x) {
+        const low = x & -x;
+        if (regs[w * 32 + 31 - Math.clz32(low)]) return true;
+        x = (x ^ low) >>> 0;
+      }
+    }
+  return false;
 }
 
 /** Whether the branch at k goes where it would have gone anyway: its delay slots are nops and only labels follow them before its own. */

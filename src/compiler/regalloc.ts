@@ -291,15 +291,16 @@ class Files {
 
   /** A register of `file` no neighbour of `id` holds: one in use elsewhere first (keeps the files compact). */
   freeIn(id: number, file: RegFile): number | undefined {
-    const taken = new Uint8Array(REGS_PER_FILE);
+    // The registers of `file` its neighbours hold, as bits.
+    let taken = 0;
     for (const o of this.adj[id]!) {
       const p = this.place[o];
-      if (p && p.file === file) taken[p.n] = 1;
+      if (p && p.file === file) taken |= 1 << p.n;
     }
     let fresh: number | undefined;
     const step = this.even.has(id) ? 2 : 1;
     for (let n = 0; n < REGS_PER_FILE; n += step) {
-      if (taken[n]) continue;
+      if (taken & (1 << n)) continue;
       if (this.used[file][n]) return n;
       fresh ??= n;
     }
