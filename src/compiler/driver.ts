@@ -48,6 +48,7 @@ import { printKernel } from '../source/print.ts';
 import { allocate, type Placement, placeName, pressureSpills } from './regalloc.ts';
 import { accumulatorValues } from './accumulators.ts';
 import { lendScratch } from './scratch.ts';
+import { slotsFromLoopHeads } from './loop-slots.ts';
 import { scratchBytes, type SpillState, spillRegisters } from './spill.ts';
 import { spillRowsPerQpu } from './vpm-rows.ts';
 import { MAX_RUN_ROWS } from './lower-store-rows.ts';
@@ -236,7 +237,8 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
   if (st.memory.size && lowered.storeRows) return compileStages(ast, { ...opts, runRows: Math.max(1, lowered.storeRows + 1 - st.memory.size) });
   const lines: AsmLine[] = emit(code, place, ast.name);
   dumps.set('emit', () => asmText(lines));
-  const scheduled = passOn(opts, 'schedule') ? scheduleLines(lines, passOn(opts, 'pair')) : undefined;
+  const ordered = passOn(opts, 'schedule') ? scheduleLines(lines, passOn(opts, 'pair')) : undefined;
+  const scheduled = ordered && passOn(opts, 'pair') ? slotsFromLoopHeads(ordered) : ordered;
   dumps.set('schedule', () => (scheduled ? asmText(scheduled) : '# scheduling is off (-O0): the emitted order stands\n'));
   const spacing = spaceForRules(scheduled ?? lines, ast.name);
   const spaced = withinSizeLimit(ast.name, () => assertRules(spacing.lines, ast.name));

@@ -39,7 +39,7 @@ import { REGFILE_LOCATIONS, type RegInfo, W_NOP } from '../vc4/registers.ts';
 const GAP = nopInstr();
 
 /** What one instruction reads and writes, as resource numbers, and the I/O it does (IO_* bits). */
-interface Footprint {
+export interface Footprint {
   readonly reads: number[];
   readonly writes: number[];
   readonly io: number;
@@ -53,8 +53,8 @@ interface Footprint {
 // B's 32-63, the accumulators r0-r5 64-69, the flags 70.
 const RES_A = 0;
 const RES_B = RES_A + REGFILE_LOCATIONS;
-const RES_ACC = RES_B + REGFILE_LOCATIONS;
-const RES_FLAGS = RES_ACC + ACCUMULATORS;
+export const RES_ACC = RES_B + REGFILE_LOCATIONS;
+export const RES_FLAGS = RES_ACC + ACCUMULATORS;
 const RESOURCES = RES_FLAGS + 1;
 
 // I/O by the unit it reaches: two instructions keep their order when they reach one unit.
@@ -115,7 +115,7 @@ function readIo(r: RegInfo): number {
 /** Footprints of the instructions met so far (instructions are values, never changed once built). */
 const footprints = new WeakMap<Instr, Footprint>();
 
-function footprint(i: Instr): Footprint {
+export function footprint(i: Instr): Footprint {
   let f = footprints.get(i);
   if (!f) footprints.set(i, (f = computeFootprint(i)));
   return f;
@@ -167,7 +167,7 @@ export interface Slot {
 }
 
 /** A plain nop: no operation, no write, no signal (what lowering puts in delay slots). */
-function isNop(i: Instr): boolean {
+export function isNop(i: Instr): boolean {
   return i.kind === 'alu' && i.opAdd === ADD_NOP && i.opMul === MUL_NOP && i.waddrAdd === W_NOP && i.waddrMul === W_NOP && i.sig === SIG_NONE;
 }
 

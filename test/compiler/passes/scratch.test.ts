@@ -91,7 +91,7 @@ test("scratch: rot3D v2's loop test reads r0 and shares a word, 17 instructions 
 
 test("write lean: rot3D v3's pointers change in regfile A beside their copies to vw_addr", () => {
   const on = loopOf(rot3D_3);
-  assert.ok(on.length <= 18, on.join('\n'));
+  assert.equal(on.length, 17, on.join('\n'));
   const shared = on.filter((l) => /^\s*add ra\d+, ra\d+, r[b0-3]\w*; mov vw_addr, ra\d+/.test(l));
   assert.equal(shared.length, 2, on.join('\n'));
 });
