@@ -7,7 +7,8 @@
 // slots' nops; and without an instruction that only sets flags (it writes `nop`) where the next
 // flag-setting instruction comes on its one path before anything reads them. Repeated until none
 // is left, so that a chain of dead values goes at once (a chain inside a block in one walk; another
-// walk only when what went read a value live across blocks, or a test, a branch or a conditional write went).
+// walk only when what went read a value live across blocks, a test, a branch or a conditional
+// write went, or a branch now goes where it would have gone anyway).
 
 import { def, type IrInstr, readKind, type Src, uses } from './ir.ts';
 import { type Liveness, liveness, walkLive } from './liveness.ts';
@@ -45,7 +46,8 @@ export function removeDeadCode(code: readonly IrInstr[], nregs: number): IrInstr
     });
     if (!any) return out;
     out = out.filter((_, k) => !dead[k]);
-    if (!again && !liveOutOfABlock(live, read)) return out;
+    // What went may also have stood between a branch's slots and its target.
+    if (!again && !liveOutOfABlock(live, read) && !out.some((i, k) => i.op === 'branch' && toNext(out, k))) return out;
   }
 }
 

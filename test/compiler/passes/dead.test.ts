@@ -109,3 +109,25 @@ test('dead: an If whose body went leaves no branch to the next instruction, nor 
     nop.tend`,
   );
 });
+
+test('dead: a body that only a dead value made goes, and then the branch over it and its test (to the fixpoint in one call)', () => {
+  assertPass(
+    removeDeadCode,
+    `
+    mov %0, unif
+    max.setf nop, %0, 3
+    brr.allnc -, else0
+    nop
+    nop
+    nop
+    ldi %1, 5              # y = 5, never read: it goes first, then the branch, then the test
+    else0:
+    mov vpm, %0
+    nop.tend`,
+    `
+    mov %0, unif
+    else0:
+    mov vpm, %0
+    nop.tend`,
+  );
+});
