@@ -6,10 +6,10 @@
 // latency (Guide p. 17). What that buys is a port: a loop's bound in r0 frees regfile B's port
 // for the `read vw_wait` beside the test against it (rot3D's loops).
 // Needs: the IR, its liveness and interference, and a placement (regalloc.ts) in which every
-// value has a place. Guarantees: a value moved to r0 is live at no instruction that writes r0,
-// the IR's own writes of r0 (from each to the last read of it) and emit.ts's copies alike, and
-// interferes with no other value moved there; only regfile values move, and never one that
-// only regfile A can hold, one a byte is unpacked from, or one an insert changes.
+// value has a place. Guarantees: a value moved to r0 is live at no instruction before which
+// emit.ts writes r0, and interferes with no other value moved there; nothing moves when the IR
+// names r0 itself (no lowering does); only regfile values move, and never one that only regfile
+// A can hold, one a byte is unpacked from, or one an insert changes.
 
 import { def, type IrInstr, isUnpack, p, type Src, uses } from './ir.ts';
 import { type Liveness, walkLive } from './liveness.ts';
@@ -20,6 +20,7 @@ const SCRATCH = 'r0';
 
 /** Moves values from the regfiles into r0 (in `place`), the most read inside loops first; returns how many moved. */
 export function lendScratch(code: readonly IrInstr[], live: Liveness, adj: readonly (readonly number[])[], place: (Placement | undefined)[]): number {
+  if (namesScratch(code)) return 0;
   const busy = scratchBusy(code, live, place);
   const depth = loopDepths(code);
   // A loop's test goes between the last write of what it tests and the branch, three delay
@@ -48,7 +49,7 @@ export function lendScratch(code: readonly IrInstr[], live: Liveness, adj: reado
   return moved;
 }
 
-/** The values live where r0 is written: by the IR itself (from a write to its last read) or by emit.ts's copies. */
+/** The values live where emit.ts writes r0 (a copy just before the instruction). */
 function scratchBusy(code: readonly IrInstr[], live: Liveness, place: readonly (Placement | undefined)[]): Uint8Array {
   const inside = writesOfScratch(code, place);
   const busy = new Uint8Array(live.nregs);
@@ -63,26 +64,21 @@ function scratchBusy(code: readonly IrInstr[], live: Liveness, place: readonly (
   return busy;
 }
 
-/** The instructions at which r0 holds something other than a value: emit.ts's copies, and the IR's writes of r0 up to their last read. */
+/** The instructions at which emit.ts copies something to r0. */
 function writesOfScratch(code: readonly IrInstr[], place: readonly (Placement | undefined)[]): Uint8Array {
   const inside = new Uint8Array(code.length);
   const phys = (s: Src): Src => (s.k === 'v' && place[s.id] ? p(placeName(place[s.id]!)) : s);
-  const writesR0 = (i: IrInstr) => (i.op === 'alu' || i.op === 'ldi') && i.dst.k === 'p' && i.dst.name === SCRATCH;
-  const readsR0 = (i: IrInstr) => i.op === 'alu' && [i.a, i.b].some((s) => s.k === 'p' && s.name === SCRATCH);
   for (let k = 0; k < code.length; k++) {
     const i = code[k]!;
     if (i.op === 'alu' && needsScratch(i, phys)) inside[k] = 1;
-    if (!writesR0(i)) continue;
-    let last = k;
-    for (let j = k + 1; j < code.length; j++) {
-      const c = code[j]!;
-      if (c.op === 'label' || c.op === 'branch') break;
-      if (readsR0(c)) last = j;
-      if (writesR0(c)) break;
-    }
-    for (let j = k; j <= last; j++) inside[j] = 1;
   }
   return inside;
+}
+
+/** Whether the IR itself names r0 (no lowering does): then r0 is left alone. */
+function namesScratch(code: readonly IrInstr[]): boolean {
+  const r0 = (s: Src) => s.k === 'p' && s.name === SCRATCH;
+  return code.some((i) => (i.op === 'alu' && (r0(i.dst) || r0(i.a) || r0(i.b))) || (i.op === 'ldi' && r0(i.dst)));
 }
 
 /** Whether emit.ts writes r0 for this operation under the placement. */
