@@ -17,6 +17,8 @@ import { EMULATOR_STEPS } from '../common/budget.ts';
 import { inKernel } from '../runtime/kernel-errors.ts';
 import { ACCUMULATORS, LANES } from '../vc4/chip.ts';
 import { REGFILE_LOCATIONS } from '../vc4/registers.ts';
+import { effectsOf } from '../vc4/effects.ts';
+import type { Instr } from '../vc4/instr.ts';
 import { funcsOf, type ReplayCall } from './interpreter-replay.ts';
 import { type Lanes, lineOf, type QpuSnapshot, type Snapshot, type StepEvent, Stop, type StopAt } from './snapshot.ts';
 
@@ -33,7 +35,7 @@ interface Layout {
   readonly stmt: readonly (Stmt | undefined)[];
   /** A number for each source line (-1: none), so that steps compare lines without strings. */
   readonly line: Int32Array;
-  /** For each instruction, pairs (register index, virtual register) of the values it writes. */
+  /** For each instruction, pairs (register index, virtual register) of the values it writes; -1 for a register it writes with none of them. */
   readonly writes: readonly Int32Array[];
   /** For each instruction, pairs of the values its register holds as it starts (a copy left out). */
   readonly holds: readonly Int32Array[];
@@ -45,6 +47,15 @@ interface Layout {
 }
 const layouts = new WeakMap<Compiled, Layout>();
 const REGISTER_INDEX = new Map(REGISTERS.map(([name], i) => [name, i]));
+
+/** The REGISTERS an instruction writes (regfile locations, r0-r3, r5), by index. */
+function registersWritten(i: Instr): number[] {
+  const e = effectsOf(i);
+  return [...e.writesA.map((n) => `ra${n}`), ...e.writesB.map((n) => `rb${n}`), ...e.accWrites.map((n) => `r${n}`)].flatMap((name) => {
+    const r = REGISTER_INDEX.get(name);
+    return r === undefined ? [] : [r];
+  });
+}
 
 function layoutOf(ast: KernelAst, c: Compiled): Layout {
   let l = layouts.get(c);
@@ -58,12 +69,19 @@ function layoutOf(ast: KernelAst, c: Compiled): Layout {
     return lines.get(key)!;
   });
   const pairs = (vregs: readonly number[]) =>
-    Int32Array.from(vregs.flatMap((vreg) => {
+    vregs.flatMap((vreg) => {
       const reg = c.debug.registerOf(vreg);
       return reg === undefined ? [] : [REGISTER_INDEX.get(reg)!, vreg];
-    }));
-  const writes = c.instrs.map((_, pc) => pairs(c.debug.defs[pc] ?? []));
-  const holds = c.instrs.map((_, pc) => pairs(c.debug.aliases[pc] ?? []));
+    });
+  // A register an instruction writes with no value of the kernel's (emit.ts's copy to r0, the
+  // barrier's counter in r3) holds none of them afterwards: -1 first, then the values written.
+  const writes = c.instrs.map((instr, pc) => {
+    const values = pairs(c.debug.defs[pc] ?? []);
+    const mine = new Set(values.filter((_, k) => k % 2 === 0));
+    const others = registersWritten(instr).filter((r) => !mine.has(r)).flatMap((r) => [r, -1]);
+    return Int32Array.from([...others, ...values]);
+  });
+  const holds = c.instrs.map((_, pc) => Int32Array.from(pairs(c.debug.aliases[pc] ?? [])));
   const ids = new Map<Stmt, number>();
   const stmtId = Int32Array.from(stmt, (st) => (st === undefined ? -1 : (ids.get(st) ?? ids.set(st, ids.size).get(st)!)));
   const funcs = funcsOf(ast);
@@ -88,7 +106,7 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
   const note = (q: number, w: Int32Array) => {
     for (let i = 0; i < w.length; i += 2) {
       writer[q]![w[i]!] = w[i + 1]!;
-      written[q]!.add(w[i + 1]!);
+      if (w[i + 1]! >= 0) written[q]!.add(w[i + 1]!);
     }
   };
   const applyPrevious = (q: number) => {

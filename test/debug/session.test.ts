@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { barrier, For, func, Int, index, kernel, me, Ptr, SharedArray, Where, While, any } from '../../src/index.ts';
+import { barrier, For, func, Int, index, kernel, me, Ptr, rotate, SharedArray, Where, While, any } from '../../src/index.ts';
 import { debug, type DebugSession } from '../../src/debug/session.ts';
 import { DebugConsole } from '../../src/debug/commands.ts';
 import { QPU_PROCESS } from '../helpers/cli.ts';
@@ -232,5 +232,31 @@ test('on the emulator at -O0 a line stops once a pass, as on the interpreter', (
       return n;
     });
     assert.deepEqual(hits, [6, 6], `line ${line}`);
+  }
+});
+
+// n lives in r0 (pass scratch) until the rotations, whose inputs emit.ts copies to r0 first.
+const inR0 = kernel([Int, Ptr(Int), Ptr(Int)], function inR0(n, p, q) {
+  const s = Int(p.load());
+  const t = Int(p.add(16).load());
+  const i = Int(0);
+  For(i.lt(n), () => i.set(i.add(1)), () => (s.set(s.add(t)), t.set(t.sub(s))));
+  const w = Int(rotate(s, 1));
+  const x = Int(rotate(t, 2));
+  q.store(w.add(x));
+  q.add(16).store(x.add(t));
+});
+const IN_R0_LINE = { last: 247 };
+
+test('emulator: a variable whose register an instruction wrote with something else (a copy to r0) is not read from it', () => {
+  const p = SharedArray.int32(64);
+  p.set(Array.from({ length: 64 }, (_, i) => i * 3 + 1));
+  for (const target of ['interpreter', 'emulator'] as const) {
+    const s = debug(inR0, [5, p, SharedArray.int32(64)], { target, qpus: 1 });
+    s.break(`${THIS}:${IN_R0_LINE.last}`);
+    assert.equal(s.continue().reason, 'breakpoint');
+    const n = s.variables().find((v) => v.name === 'n')!;
+    if (target === 'interpreter') assert.deepEqual(n.lanes, Array(16).fill(5));
+    else assert.equal(n.unavailable, 'not in a register here (r0 holds another value now)');
   }
 });
