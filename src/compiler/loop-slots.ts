@@ -27,69 +27,81 @@ const SEARCH = 512;
 
 /** The lines, each loop's back branch given its head's first instructions in its empty delay slots. */
 export function slotsFromLoopHeads(lines: readonly AsmLine[]): AsmLine[] {
-  let out = [...lines];
-  let n = 0;
-  for (;;) {
-    const p = Program.of(out);
-    if (n >= p.instrs.length) return aimBranches(out);
-    const edited = fill(p, n, out);
-    if (edited) out = edited;
-    n++;
-  }
+  // Edits keep every instruction where it is (a slot's nop becomes a copy, a branch changes its
+  // label) and only add labels: the program is changed in place and its lines made once at the end.
+  const p = Program.of(lines);
+  let edited = false;
+  for (let b = 0; b < p.instrs.length; b++) edited = fill(p, b) || edited;
+  return edited ? aimBranches(p.lines()) : [...lines];
 }
 
-/** The instructions of the lines, where labels stand, and where each instruction's line is. */
+/** The instructions, and the labels before each (a label's place is the instruction after it). */
 class Program {
   private constructor(
     readonly instrs: InstrLine[],
-    readonly line: number[],
+    /** The labels before each instruction (and, at instrs.length, those at the end). */
+    readonly labels: string[][],
     readonly labelAt: Map<string, number>,
-    readonly labelled: Set<number>,
   ) {}
   static of(lines: readonly AsmLine[]): Program {
     const instrs: InstrLine[] = [];
-    const line: number[] = [];
+    const labels: string[][] = [[]];
     const labelAt = new Map<string, number>();
-    const labelled = new Set<number>();
-    lines.forEach((l, k) => {
+    for (const l of lines) {
       if ('label' in l) {
         labelAt.set(l.label, instrs.length);
-        labelled.add(instrs.length);
+        labels[instrs.length]!.push(l.label);
       } else {
         instrs.push(l);
-        line.push(k);
+        labels.push([]);
       }
-    });
-    return new Program(instrs, line, labelAt, labelled);
+    }
+    return new Program(instrs, labels, labelAt);
   }
   at(pc: number): Instr | undefined {
     return this.instrs[pc]?.instr;
   }
+  labelled(pc: number): boolean {
+    return (this.labels[pc]?.length ?? 0) > 0;
+  }
+  addLabel(name: string, pc: number): void {
+    this.labelAt.set(name, pc);
+    this.labels[pc]!.push(name);
+  }
+  lines(): AsmLine[] {
+    const out: AsmLine[] = [];
+    this.instrs.forEach((l, pc) => {
+      for (const label of this.labels[pc]!) out.push({ label });
+      out.push(l);
+    });
+    for (const label of this.labels[this.instrs.length]!) out.push({ label });
+    return out;
+  }
 }
 
-/** When instruction b is a loop's back branch with empty slots that its head can fill: the lines with them filled. */
-function fill(p: Program, b: number, lines: readonly AsmLine[]): AsmLine[] | undefined {
+/** When instruction b is a loop's back branch with empty slots that its head can fill: fills them (in `p`) and says so. */
+function fill(p: Program, b: number): boolean {
   const br = p.instrs[b]!;
   const i = br.instr;
-  if (i.kind !== 'branch' || br.target === undefined || i.reg || !i.rel || i.waddrAdd !== W_NOP || i.waddrMul !== W_NOP) return undefined;
+  if (i.kind !== 'branch' || br.target === undefined || i.reg || !i.rel || i.waddrAdd !== W_NOP || i.waddrMul !== W_NOP) return false;
   const head = p.labelAt.get(br.target);
-  if (head === undefined || head > b) return undefined;
+  if (head === undefined || head > b) return false;
   // The empty slots: the last ones, nops, with no label among them.
+  if ([1, 2, 3].some((k) => p.labelled(b + k) || !p.at(b + k))) return false;
   let free = 0;
-  while (free < BRANCH_DELAY_SLOTS && isNop(p.at(b + BRANCH_DELAY_SLOTS - free)!) && !p.labelled.has(b + BRANCH_DELAY_SLOTS - free)) free++;
-  if (free === 0 || [1, 2, 3].some((k) => p.labelled.has(b + k) || !p.at(b + k))) return undefined;
+  while (free < BRANCH_DELAY_SLOTS && isNop(p.at(b + BRANCH_DELAY_SLOTS - free)!)) free++;
+  if (free === 0) return false;
   const exit = b + BRANCH_DELAY_SLOTS + 1;
   let take = 0;
-  while (take < free && head + take < b && (take === 0 || !p.labelled.has(head + take)) && harmless(p, p.at(head + take)!, exit)) take++;
+  while (take < free && head + take < b && (take === 0 || !p.labelled(head + take)) && harmless(p, p.at(head + take)!, exit)) take++;
   for (; take > 0; take--) if (spaced(p, b, head, take)) break;
-  if (take === 0) return undefined;
-  const out = [...lines];
+  if (take === 0) return false;
   const first = b + 1 + BRANCH_DELAY_SLOTS - take;
-  for (let k = 0; k < take; k++) out[p.line[first + k]!] = copyOf(p.instrs[head + k]!);
+  for (let k = 0; k < take; k++) p.instrs[first + k] = copyOf(p.instrs[head + k]!);
   const name = labelName(p, br.target, take);
-  out[p.line[b]!] = { ...br, target: name };
-  if (!p.labelAt.has(name)) out.splice(p.line[head + take]!, 0, { label: name });
-  return out;
+  if (!p.labelAt.has(name)) p.addLabel(name, head + take);
+  p.instrs[b] = { ...br, target: name };
+  return true;
 }
 
 /** A head instruction's line for a slot: the same instruction and statement, no label, no branch target. */
@@ -100,8 +112,8 @@ function copyOf(l: InstrLine): InstrLine {
 
 /** A label for the head past its first `take` instructions, new unless one stands there already. */
 function labelName(p: Program, label: string, take: number): string {
-  const at = p.labelAt.get(label)! + take;
-  for (const [name, pc] of p.labelAt) if (pc === at) return name;
+  const here = p.labels[p.labelAt.get(label)! + take]!;
+  if (here.length) return here[0]!;
   let name = `${label}_${take}`;
   for (let k = 2; p.labelAt.has(name); k++) name = `${label}_${take}_${k}`;
   return name;
