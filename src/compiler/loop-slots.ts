@@ -17,7 +17,7 @@ import { effectsOf } from '../vc4/effects.ts';
 import { BRANCH_DELAY_SLOTS, END_DELAY_SLOTS } from '../vc4/flow.ts';
 import { sequenceViolations } from '../vc4/rules.ts';
 import type { Instr } from '../vc4/instr.ts';
-import { BRANCH_ALWAYS, COND_ALWAYS, COND_NEVER, NO_PACK } from '../vc4/tables.ts';
+import { ADD_NOP, BRANCH_ALWAYS, COND_ALWAYS, COND_NEVER, NO_PACK } from '../vc4/tables.ts';
 import { W_NOP } from '../vc4/registers.ts';
 import { aimBranches, type AsmLine, type InstrLine } from './emit.ts';
 import { footprint, isNop, RES_ACC, RES_FLAGS } from './schedule.ts';
@@ -85,7 +85,8 @@ function fill(p: Program, b: number): boolean {
   const i = br.instr;
   if (i.kind !== 'branch' || br.target === undefined || i.reg || !i.rel || i.waddrAdd !== W_NOP || i.waddrMul !== W_NOP) return false;
   const head = p.labelAt.get(br.target);
-  if (head === undefined || head > b) return false;
+  // A label on the branch would let other paths reach its slots, with other instructions before them.
+  if (head === undefined || head > b || p.labelled(b)) return false;
   // The empty slots: the last ones, nops, with no label among them.
   if ([1, 2, 3].some((k) => p.labelled(b + k) || !p.at(b + k))) return false;
   let free = 0;
@@ -104,10 +105,10 @@ function fill(p: Program, b: number): boolean {
   return true;
 }
 
-/** A head instruction's line for a slot: the same instruction and statement, no label, no branch target. */
+/** A head instruction's line for a slot: the same instruction and statement, no branch target, marked as the next pass's work (the debugger counts its writes only once the branch jumps). */
 function copyOf(l: InstrLine): InstrLine {
   const { target: _target, ...rest } = l;
-  return rest;
+  return { ...rest, ahead: true };
 }
 
 /** A label for the head past its first `take` instructions, new unless one stands there already. */
@@ -172,7 +173,7 @@ function readOnWayOut(p: Program, r: number, pc: number): boolean {
   return false;
 }
 
-/** What an instruction does to resource r: reads it (a conditional or partial write keeps it, so reads it too), overwrites it whole, or neither. */
+/** What an instruction does to resource r: reads it (a conditional or partial write keeps it, so reads it too; so does a semaphore's or a load immediate's flag write, or a mul's), overwrites it whole, or neither. */
 function touches(i: Instr, r: number): 'reads' | 'kills' | undefined {
   if (i.kind === 'branch') return r === RES_FLAGS && i.cond !== BRANCH_ALWAYS ? 'reads' : undefined;
   const f = footprint(i);
@@ -180,7 +181,10 @@ function touches(i: Instr, r: number): 'reads' | 'kills' | undefined {
   if (!f.writes.includes(r)) return undefined;
   if (i.kind === 'sema') return 'reads';
   const whole = (c: number) => c === COND_ALWAYS || c === COND_NEVER;
-  if (!whole(i.condAdd) || !whole(i.condMul) || ('pack' in i && i.pack !== NO_PACK)) return 'reads';
+  if (!whole(i.condAdd) || !whole(i.condMul) || i.pack !== NO_PACK) return 'reads';
+  // The flags come from the add ALU's result (the mul ALU's when the add does nothing), in the
+  // lanes its condition lets write: under `never`, in none. Only an add's are taken as whole.
+  if (r === RES_FLAGS && (i.kind !== 'alu' || i.opAdd === ADD_NOP || i.condAdd !== COND_ALWAYS)) return 'reads';
   return 'kills';
 }
 

@@ -112,8 +112,12 @@ test('loop slots: what goes and what stays, instruction by instruction', () => {
     ['sub.setf nop, r1, 1', 'mov.zs r3, 0', 'the way out reads the flags'],
     ['add r2, r1, 1', 'brr -, far\nnop\nnop\nnop\nfar:\nmov vpm, r2', 'a path through another branch reads r2'],
     ['mov tmu0_s, r1', 'mov r2, 0', 'a TMU request is I/O'],
+    ['sub.setf nop, r1, 1', 'sub.never.setf nop, r1, 5\nmov.zs r3, 0', 'a test under condition never sets no flag: the way out reads the loop\'s'],
   ])
     assert.ok(!slotted(loop(head!, after!)).some((l) => /^loop_\d+:$/.test(l)), why);
+  // A label on the branch: other paths reach its slots after other instructions.
+  const labelled = loop('add r2, r1, 1', 'mov r2, 0').replace('brr.anynz -, loop', 'again:\n  brr.anynz -, loop');
+  assert.ok(!slotted(labelled).some((l) => /^loop_\d+:$/.test(l)), labelled);
   // A path that overwrites r2 in a branch's delay slot: dead there.
   assert.ok(slotted(loop('add r2, r1, 1', 'brr -, far\nmov r2, 5\nnop\nnop\nfar:\nmov vpm, r2')).includes('loop_2:'));
 });
