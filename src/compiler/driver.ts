@@ -96,7 +96,7 @@ export const PIPELINE = [
   { name: 'liveness', shows: 'the IR with the registers live after each instruction' },
   { name: 'acc', level: 1, does: 'short-lived values in r1-r3 (in allocation)' },
   { name: 'coalesce', level: 1, does: 'a copy whose two values never interfere goes (in allocation)' },
-  { name: 'scratch', level: 1, does: "values in r0 where emit needs no scratch copy (after allocation)" },
+  { name: 'scratch', level: 1, does: 'values in r0 where emit copies nothing there (after allocation)' },
   { name: 'alloc', shows: 'where each virtual register went (r1-r3, ra/rb, or a spill)' },
   { name: 'emit', shows: 'the assembly before scheduling and hardware-rule spacing' },
   { name: 'schedule', level: 1, does: 'each straight run reordered to cover latencies', shows: 'the assembly after scheduling, before spacing across labels' },
@@ -168,6 +168,8 @@ export interface Compiled {
     readonly defs: readonly (readonly number[])[];
     /** For each instruction, the virtual registers that hold their register's value as it starts (copies left out). */
     readonly aliases: readonly (readonly number[])[];
+    /** For each instruction, whether it is a loop head's in the slot of the branch back (loop-slots.ts): its writes count only if the branch jumps. */
+    readonly ahead: readonly boolean[];
   };
   /** For each instruction, whether it is spill code: a store or reload of a spilled register (spill.ts). */
   readonly spill: readonly boolean[];
@@ -276,6 +278,7 @@ function compileStages(ast: KernelAst, opts: CompileOptions): Compiled {
       spilledTo: (vreg: number) => (st.slots.has(vreg) ? 'vpm' : st.memory.has(vreg) ? 'memory' : st.remat.has(vreg) ? 'constant' : undefined),
       defs: instrLines.map((l) => l.defs ?? []),
       aliases: instrLines.map((l) => l.aliases ?? []),
+      ahead: instrLines.map((l) => !!l.ahead),
     },
     uniformsBeforeArgs: st.scratch || lowered.scratch ? 3 : 2,
     scratchBytes: lowered.recordBytes + lowered.logBytes + scratchBytes(st, qpus),

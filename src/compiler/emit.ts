@@ -56,6 +56,8 @@ export type AsmLine =
       readonly defs?: readonly number[];
       /** Virtual registers a copy the emitter left out (both in one register) gave their register before it starts. */
       readonly aliases?: readonly number[];
+      /** A copy of a loop head's instruction in the delay slot of the branch back (loop-slots.ts): the next pass's work, done before the branch is known to jump. */
+      readonly ahead?: true;
     };
 export type InstrLine = Extract<AsmLine, { instr: Instr }>;
 

@@ -43,6 +43,8 @@ interface Layout {
   readonly stmtId: Int32Array;
   /** The func whose body each instruction is in (-1: the kernel's own). */
   readonly func: Int32Array;
+  /** 1 for a loop head's instruction in the slot of the branch back (loop-slots.ts). */
+  readonly ahead: Uint8Array;
   readonly statements: number;
 }
 const layouts = new WeakMap<Compiled, Layout>();
@@ -86,7 +88,8 @@ function layoutOf(ast: KernelAst, c: Compiled): Layout {
   const stmtId = Int32Array.from(stmt, (st) => (st === undefined ? -1 : (ids.get(st) ?? ids.set(st, ids.size).get(st)!)));
   const funcs = funcsOf(ast);
   const func = Int32Array.from(stmt, (st) => (st === undefined ? -1 : (funcs.get(st) ?? -1)));
-  layouts.set(c, (l = { stmt, line, writes, holds, stmtId, statements: ids.size, func }));
+  const ahead = Uint8Array.from(c.instrs, (_, pc) => (c.debug.ahead[pc] ? 1 : 0));
+  layouts.set(c, (l = { stmt, line, writes, holds, stmtId, statements: ids.size, func, ahead }));
   return l;
 }
 
@@ -109,9 +112,30 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
       if (w[i + 1]! >= 0) written[q]!.add(w[i + 1]!);
     }
   };
-  const applyPrevious = (q: number) => {
+  // Per QPU: the loop-head copies run in a branch's slots since the last instruction that was not one.
+  const pending = Array.from({ length: qpus }, () => [] as number[]);
+  const clobber = (q: number, w: Int32Array) => {
+    for (let i = 0; i < w.length; i += 2) writer[q]![w[i]!] = -1;
+  };
+  // A loop head's copies wrote the next pass's values: they count once the branch has jumped
+  // (`now` is not the instruction after the slots); on the way out their registers hold none.
+  // A stop at such a copy waits for the branch too: kept, then made if the branch jumped, dropped if not.
+  const stopAhead: (Snapshot | undefined)[] = new Array(qpus).fill(undefined);
+  const settle = (q: number, now: number) => {
+    const p = pending[q]!;
+    if (!p.length) return;
+    const out = now === p[p.length - 1]! + 1;
+    for (const pc of p) (out ? clobber : note)(q, layout.writes[pc]!);
+    p.length = 0;
+    const stop = stopAhead[q];
+    stopAhead[q] = undefined;
+    if (stop && !out) throw new Stop(stop);
+  };
+  const applyPrevious = (q: number, now = -1) => {
     const pc = previous[q]!;
-    if (pc >= 0) note(q, layout.writes[pc]!);
+    if (pc >= 0 && layout.ahead[pc]) pending[q]!.push(pc);
+    else if (pc >= 0) note(q, layout.writes[pc]!);
+    if (now < 0 || !layout.ahead[now]) settle(q, now);
   };
   const read = (R: Int32Array, writers: Int32Array, v: VarInfo, done: ReadonlySet<number>): Lanes => {
     const vreg = c.debug.homes.get(v.id);
@@ -144,18 +168,21 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
     const count = machine()[q]!.count;
     if (counted[q] === count && previous[q] === pc) return;
     counted[q] = count;
-    applyPrevious(q);
+    applyPrevious(q, pc);
     note(q, layout.holds[pc]!);
     const before = previous[q]!;
     event.entersStatement = before < 0 || layout.stmt[before] !== layout.stmt[pc];
     // A jump back (a loop's next pass) enters its line again, even when the loop is all on one line.
     // The scheduler mixes statements' instructions: coming back to a statement further on in
     // the same pass is not entering its line again (only from its first instruction of the pass on).
-    event.entersLine = before < 0 || layout.line[before] !== layout.line[pc] || pc < before;
+    // A loop head's copy in the branch's slots starts the next pass; the jump after it goes on with
+    // that pass (its line entered again only if it is another line).
+    const fromAhead = before >= 0 && layout.ahead[before] === 1;
+    event.entersLine = before < 0 || layout.line[before] !== layout.line[pc] || (pc < before && !fromAhead);
     const id = layout.stmtId[pc]!;
     if (event.entersLine && id >= 0) {
       // A jump back within the kernel or one func is a loop's next pass; back from a func's body, a return.
-      const pass = before >= 0 && pc < before && layout.func[pc] === layout.func[before];
+      const pass = before >= 0 && layout.func[pc] === layout.func[before] && (layout.ahead[pc] === 1 ? !fromAhead : pc < before && !fromAhead);
       const first = entered[q]![id]!;
       if (first >= 0 && pc > first && !pass) event.entersLine = false;
       else entered[q]![id] = pc;
@@ -166,7 +193,9 @@ export function replayEmulator(ast: KernelAst, c: Compiled, call: ReplayCall & {
     event.qpu = q;
     event.stmt = layout.stmt[pc];
     event.pc = pc;
-    if (stopAt(event)) throw new Stop(capture(event.n, q, false));
+    if (!stopAt(event)) return;
+    if (layout.ahead[pc]) stopAhead[q] ??= capture(event.n, q, false);
+    else throw new Stop(capture(event.n, q, false));
   };
   const capture = (event: number, qpu: number, ended: boolean, error?: string): Snapshot => {
     const qs = machine();

@@ -56,7 +56,7 @@ test('qpu compile prints the assembly, each stage with --dump, and writes machin
   assert.equal(onlySchedule.out, compile(gcd.ast, { qpus: 1, opt: 0, passes: { schedule: true, hoist: false } }).asm);
   const unknownPass = await runQpu('compile', 'examples/gcd.ts', '--kernel', 'gcd', '--passes', 'fast');
   assert.equal(unknownPass.code, 2);
-  assert.match(unknownPass.err, /--passes: unknown pass 'fast': the passes are pipeline, induction, invert, flags, ranges, rows, dead, fold, cse, direct, hoist, strength, acc, coalesce, schedule, pair/);
+  assert.match(unknownPass.err, /--passes: unknown pass 'fast': the passes are pipeline, induction, invert, flags, ranges, rows, dead, fold, cse, direct, hoist, strength, acc, coalesce, scratch, schedule, pair/);
 });
 
 test('qpu compile explains what is wrong: several kernels, unknown kernel, bad stage or QPU count, no module', async () => {

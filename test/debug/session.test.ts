@@ -260,3 +260,35 @@ test('emulator: a variable whose register an instruction wrote with something el
     else assert.equal(n.unavailable, 'not in a register here (r0 holds another value now)');
   }
 });
+
+// At -O2, t = i + 7 goes into the delay slots of the loop's branch back (loop-slots.ts).
+const ahead = kernel([Ptr(Int), Int], function ahead(out, n) {
+  const i = Int(0);
+  const s = Int(0);
+  const t = Int(0);
+  While(any(i.lt(n)), () => {
+    t.set(i.add(7));
+    s.set(s.add(t));
+    i.set(i.add(1));
+  });
+  out.store(s.add(i));
+});
+const AHEAD_LINE = { head: 270, after: 274 };
+
+test("emulator: a loop head's instruction in the branch's slots stops once a pass, as on the interpreter, and counts only if the branch jumps", () => {
+  const hits = (target: 'interpreter' | 'emulator') => {
+    const s = debug(ahead, [SharedArray.int32(16), 5], { target, qpus: 1 });
+    s.break(`${THIS}:${AHEAD_LINE.head}`);
+    const seen: number[] = [];
+    while (s.continue().reason === 'breakpoint') seen.push(lanes(s, 'i')![0]!);
+    return seen;
+  };
+  assert.match(ahead.code().asm, /loop0_1:/);
+  assert.deepEqual(hits('emulator'), hits('interpreter'));
+  const s = debug(ahead, [SharedArray.int32(16), 5], { target: 'emulator', qpus: 1 });
+  s.break(`${THIS}:${AHEAD_LINE.after}`);
+  assert.equal(s.continue().reason, 'breakpoint');
+  assert.deepEqual(lanes(s, 'i'), Array(16).fill(5));
+  // The copy ran once more on the way out: t's register holds no value of the kernel's now.
+  assert.match(s.variables().find((v) => v.name === 't')!.unavailable ?? '', /holds another value now/);
+});
