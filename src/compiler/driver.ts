@@ -96,7 +96,7 @@ export const PIPELINE = [
   { name: 'liveness', shows: 'the IR with the registers live after each instruction' },
   { name: 'acc', level: 1, does: 'short-lived values in r1-r3 (in allocation)' },
   { name: 'coalesce', level: 1, does: 'a copy whose two values never interfere goes (in allocation)' },
-  { name: 'scratch', level: 1, does: 'values in r0 where emit copies nothing there (after allocation)' },
+  { name: 'scratch', level: 1, does: 'values in r0 where emit copies nothing (after allocation)' },
   { name: 'alloc', shows: 'where each virtual register went (r1-r3, ra/rb, or a spill)' },
   { name: 'emit', shows: 'the assembly before scheduling and hardware-rule spacing' },
   { name: 'schedule', level: 1, does: 'each straight run reordered to cover latencies', shows: 'the assembly after scheduling, before spacing across labels' },
