@@ -93,7 +93,7 @@ export class MemoryPath {
   fetch(q: Requester, line: number, after: number): void {
     const T = this.host.timing;
     if (T.instructionCacheBytes === 0) return;
-    const ready = this.want(this.icache, q, (this.host.codeBase >>> LINE_SHIFT) + line, q.time + after, T.icacheFillCycles);
+    const ready = this.want(this.icache, q, (this.host.codeBase >>> LINE_SHIFT) + line, q.time + after);
     if (ready > q.time + after) q.stall(ready - after, 'icache');
   }
 
@@ -109,26 +109,26 @@ export class MemoryPath {
     if (T.uniformsCacheBytes === 0) return;
     const line = addr >>> LINE_SHIFT;
     const ahead = (addr + UNIFORM_FIFO * 4) >>> LINE_SHIFT;
-    const ready = this.want(this.ucache, q, line, q.time, T.uniformsFillCycles);
-    if (ahead !== line) this.want(this.ucache, q, ahead, q.time, T.uniformsFillCycles);
+    const ready = this.want(this.ucache, q, line, q.time);
+    if (ahead !== line) this.want(this.ucache, q, ahead, q.time);
     if (!start && ready > q.time) q.stall(ready, 'uniforms');
   }
 
   /**
    * When `line` (a bus address over 64) is in `q`'s slice's `cache`, asked at `now`: a line the
    * slice holds, or one another QPU of the slice started fetching before `now`, when it arrives;
-   * else a miss, fetched now through the L2 cache (`fill` cycles) and, when that misses too, from
-   * memory first (a fill's time; not queued at the L2 cache's port). Fetches are not steps in time
-   * order across QPUs (a QPU runs ahead through code that uses no shared unit: machine.ts), so a
-   * line another QPU fetched later in time counts as this QPU's own miss, as it would have been
-   * in time order.
+   * else a miss, fetched now through the L2 cache with the latencies a TMU's lookup has: an L2
+   * hit's, or when the L2 cache misses too, memory's (not queued at the L2 cache's port). Fetches
+   * are not steps in time order across QPUs (a QPU runs ahead through code that uses no shared
+   * unit: machine.ts), so a line another QPU fetched later in time counts as this QPU's own miss,
+   * as it would have been in time order.
    */
-  private want(cache: SliceCaches, q: Requester, line: number, now: number, fill: number): number {
+  private want(cache: SliceCaches, q: Requester, line: number, now: number): number {
     const slice = (q.id / QPUS_PER_SLICE) | 0;
     const held = cache.has(slice, line);
     if (held >= 0 && cache.fetchedAt(slice, line) <= now) return held;
-    const fromMemory = held >= 0 || this.caches.fromL2(line) === HIT_L2 ? 0 : this.host.timing.memoryFillCycles;
-    const ready = now + fromMemory + fill;
+    const T = this.host.timing;
+    const ready = now + (held >= 0 || this.caches.fromL2(line) === HIT_L2 ? T.l2Latency : T.memoryLatency);
     cache.put(slice, line, ready, now);
     return ready;
   }

@@ -52,18 +52,17 @@ export interface Timing {
   readonly tmuCyclesPerLine: number;
   /** Cycles from a request's start to its data when every line is in the TMU's cache... */
   readonly tmuHitLatency: number;
-  /** ... when the slowest line comes from the shared L2 cache ... */
+  /**
+   * ... when the slowest line comes from the shared L2 cache (also what an instruction-cache or
+   * uniforms-cache miss waits when the L2 cache holds the line) ...
+   */
   readonly l2Latency: number;
-  /** ... and when it comes from memory (SDRAM). */
+  /** ... and when it comes from memory (SDRAM; also an instruction or uniforms line the L2 cache misses). */
   readonly memoryLatency: number;
   /** Bytes of each slice's instruction cache (4 KiB); 0: none modelled, every fetch hits (to pin other figures without it). */
   readonly instructionCacheBytes: number;
-  /** Cycles an instruction-cache miss stalls its QPU when the L2 cache holds the line (from memory: memoryFillCycles more). */
-  readonly icacheFillCycles: number;
   /** Bytes of each slice's uniforms cache (a guess: 4 KiB, as its instruction cache); 0: none modelled, every uniform read hits. */
   readonly uniformsCacheBytes: number;
-  /** Cycles a uniforms-cache line takes to arrive when the L2 cache holds it (from memory: memoryFillCycles more). */
-  readonly uniformsFillCycles: number;
   /** Cycles the L2 cache's port spends fetching one line from memory (SDRAM), one line at a time. */
   readonly memoryFillCycles: number;
   /** Bytes the SDRAM moves a cycle at most, for the L2 cache's fills and both DMA engines together (0: no limit). */
@@ -89,9 +88,7 @@ const V3D_FIGURES = {
   tmuHitLatency: 20,
   l2Latency: 60,
   instructionCacheBytes: ICACHE_BYTES,
-  icacheFillCycles: 12,
   uniformsCacheBytes: ICACHE_BYTES,
-  uniformsFillCycles: 12,
   dmaLoadBaseCycles: 50,
   dmaLoadCyclesPerRow: 5,
   dmaLoadCyclesPerWord: 1.45,

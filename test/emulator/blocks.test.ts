@@ -55,7 +55,7 @@ test('a fused run across instruction-cache lines stalls for each line where it w
   for (const qpus of [1, 4]) {
     const [a, b] = bothWays(src, { qpus, timing: PI_TIMING });
     assert.deepEqual(a.result.qpus.map((q) => [q.cycles, q.stalls.icache]), b.result.qpus.map((q) => [q.cycles, q.stalls.icache]));
-    assert.equal(a.result.qpus[0]!.stalls.icache, 6 * (PI_TIMING.memoryFillCycles + PI_TIMING.icacheFillCycles));
+    assert.equal(a.result.qpus[0]!.stalls.icache, 6 * PI_TIMING.memoryLatency);
   }
 });
 

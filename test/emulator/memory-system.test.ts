@@ -141,10 +141,10 @@ test('a loop that fits the instruction cache misses on its first pass only; one 
   const small = loopOf(480, 10).r; // 61 lines: fits the 64
   const large = loopOf(640, 10).r; // 81 lines: 4-way sets of 16 lines, LRU, missed in turn
   const lines = (n: number) => Math.ceil((n + 1) / 8);
-  // The small one: each line once, from memory (cold L2 cache): its fill and the fetch from L2.
-  assert.equal(small.total.stalls.icache, lines(480 + 6) * (T.memoryFillCycles + T.icacheFillCycles));
+  // The small one: each line once, from memory (cold L2 cache), as long as a TMU's lookup from memory.
+  assert.equal(small.total.stalls.icache, lines(480 + 6) * T.memoryLatency);
   // The large one: the first pass from memory, then every line of every later pass from the L2 cache.
-  assert.ok(large.total.stalls.icache >= lines(640) * (10 - 1) * T.icacheFillCycles, `${large.total.stalls.icache}`);
+  assert.ok(large.total.stalls.icache >= lines(640) * (10 - 1) * T.l2Latency, `${large.total.stalls.icache}`);
   const perInstr = (r: typeof small) => r.cycles / r.total.instructions;
   assert.ok(perInstr(large) > 1.3 * perInstr(small), `${perInstr(small)} and ${perInstr(large)} cycles an instruction`);
 });
@@ -166,7 +166,7 @@ test('the four QPUs of a slice share its instruction cache; each slice has its o
   const { m, program, uniforms } = loopOf(200, 1);
   assert.equal(m.run(program, uniforms, { warmCode: true }).total.stalls.icache, 0);
   assert.equal(m.run(program, uniforms).total.stalls.icache, one, 'cold again without it');
-  assert.ok(T.icacheFillCycles > 0);
+  assert.ok(T.l2Latency > 0);
 });
 
 test('a QPU reading a long uniform stream waits for its slice\'s uniforms cache a line at a time, its FIFO two words ahead', () => {
@@ -175,9 +175,10 @@ test('a QPU reading a long uniform stream waits for its slice\'s uniforms cache 
   const T: Timing = { ...FETCH_FREE, uniformsCacheBytes: PI_TIMING.uniformsCacheBytes };
   const r = runAsm(src, { uniforms: Array.from({ length: 64 }, (_, i) => i), timing: T }).result;
   // The first line is asked for when the thread starts and read at once: its whole fill, from
-  // memory (the L2 cache is cold). Each later line is asked for two reads before its first word
-  // (the FIFO's prefetch): its fill less those two instructions' 8 cycles.
-  const fill = T.memoryFillCycles + T.uniformsFillCycles;
+  // memory (the L2 cache is cold), as long as a TMU's lookup from memory. Each later line is
+  // asked for two reads before its first word (the FIFO's prefetch): its fill less those two
+  // instructions' 8 cycles.
+  const fill = T.memoryLatency;
   assert.equal(r.total.stalls.uniforms, fill + 3 * (fill - 8));
   assert.equal(r.cycles, 67 * 4 + r.total.stalls.uniforms);
   // Without the uniforms cache (a Timing's 0), reads cost nothing more than their instruction.

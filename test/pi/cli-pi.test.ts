@@ -21,9 +21,9 @@ test('qpu pi runs the hello world on the QPUs: the emulator\'s dump, the measure
   assert.equal(pi.out.split('\n').slice(1, 3).join('\n'), emu.out.split('\n').slice(1, 3).join('\n'), 'the same words');
   assert.match(pi.out, /^out \(16 words at 0x[0-9a-f]{8}, as i32\):\n4760( 4760){7}\n4760( 4760){7}\n/);
   // The test device is a Pi 3 Model B (its device tree's name): the estimate is for that Pi (300 MHz), unless --model says.
-  assert.match(pi.out, /estimated time on a Pi: 0\.903 us \(the Raspberry Pi 3 B, 271 cycles at 300 MHz/);
+  assert.match(pi.out, /estimated time on a Pi: 1\.470 us \(the Raspberry Pi 3 B, 441 cycles at 300 MHz/);
   const one = await runQpu('pi', ...args, '--stats', '--model', '1');
-  assert.match(one.out, /estimated time on a Pi: 1\.060 us \(the Raspberry Pi 1, 265 cycles/);
+  assert.match(one.out, /estimated time on a Pi: 1\.604 us \(the Raspberry Pi 1, 401 cycles/);
   assert.match(pi.out, /measured on the QPUs: [\d.]+ (us|ms)/);
   assert.equal(d.held, 0, 'the buffers, code, uniforms and job list given back');
   assert.deepEqual(endPiSession(), []);
