@@ -37,6 +37,11 @@ export interface EmulateOptions {
   readonly profile?: Profiler;
   /** Called before every instruction (Machine.run's trace: the debugger's hook). */
   readonly trace?: MachineRunOptions['trace'];
+  /**
+   * The instruction caches as this target's last run left them, as for a later job of a batch
+   * in one launch (Machine.run's warmCode); a Pi's host clears them before every launch.
+   */
+  readonly warmCode?: boolean;
 }
 
 /** An array a kernel is given: the parameter's name, and where the array is. */
@@ -116,9 +121,9 @@ export class EmulatorTarget {
     this.printed = [];
     let result: RunResult;
     try {
-      const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu, profile, trace, model } = opts;
+      const { maxSteps, strict = true, onProgress, raiseWith, interleave, sfu, profile, trace, model, warmCode } = opts;
       // Strict runs hold a kernel to the language's whole aligned words, as the interpreter does.
-      result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict, profile, trace, model });
+      result = this.machine.run(prog, addrs, { maxSteps, strict, onProgress, raiseWith, interleave, sfu, aligned: strict, profile, trace, model, warmCode });
     } catch (e) {
       // Not the run's error: a debugger's hook stopping the run (debug/emulator-replay.ts).
       if (!(e instanceof Error)) throw e;

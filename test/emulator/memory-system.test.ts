@@ -13,6 +13,7 @@ import { PI_TIMING, timingFor, type Timing } from '../../src/emulator/timing.ts'
 import { DEFAULT_MODEL, PI_MODEL_NAMES, PI_MODELS } from '../../src/emulator/models.ts';
 import { Machine } from '../../src/emulator/machine.ts';
 import { GpuMemory } from '../../src/common/memory.ts';
+import { EmulatorTarget } from '../../src/runtime/emulate.ts';
 import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { FETCH_FREE, runAsm } from '../helpers/emu.ts';
 
@@ -167,6 +168,21 @@ test('the four QPUs of a slice share its instruction cache; each slice has its o
   assert.equal(m.run(program, uniforms, { warmCode: true }).total.stalls.icache, 0);
   assert.equal(m.run(program, uniforms).total.stalls.icache, one, 'cold again without it');
   assert.ok(T.l2Latency > 0);
+});
+
+test('a kernel target\'s warmCode runs a kernel with its code as the last run left it in the instruction caches', () => {
+  const k = kernel([Ptr(Int)], function fill(p) {
+    const i = Int(0);
+    For(i.lt(4), () => i.set(i.add(1)), () => p.add(i.shl(4)).store(Int(index()).add(i)));
+  });
+  const memory = new GpuMemory(1 << 20);
+  const target = new EmulatorTarget(memory);
+  const p = memory.alloc(256, 'p');
+  const run = (warmCode?: boolean) => target.run(k.code(), [p.address | 0], [{ name: 'p', address: p.address, bytes: 256 }], { warmCode }).total.stalls.icache;
+  const cold = run();
+  assert.ok(cold > 0);
+  assert.equal(run(true), 0, 'the code cached by the run before');
+  assert.equal(run(), cold, 'cold again without it');
 });
 
 test('a QPU reading a long uniform stream waits for its slice\'s uniforms cache a line at a time, its FIFO two words ahead', () => {
