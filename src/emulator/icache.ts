@@ -3,8 +3,8 @@
 // cache"; p. 17: it serves them in turn), 4 KiB in 64 lines of 8 instructions, 4 ways, as
 // vc4asm's addendum found testing chips (Terminus-IMRC also measured 512 instructions and
 // 64-byte fills from the L2 cache). A miss fetches the line through the L2 cache; what that
-// costs has not been published, so the model takes VC4C's emulator's guess for a line the L2
-// cache holds, and the memory system's fill for one it does not (machine.ts, fetch).
+// costs has not been published, so the model gives it a TMU lookup's latencies on the same
+// path: an L2 hit's, or memory's when the L2 cache misses too (memory-path.ts, want).
 // Only which lines are held is modelled, least recently used replaced. Each slice's uniforms
 // cache (Guide p. 13, "Uniforms Cache [QUC]"; p. 14: it fetches "via the common L2C" as the
 // instruction cache does) is modelled with the same class: its size, ways and lines have not
