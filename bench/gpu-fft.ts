@@ -255,14 +255,15 @@ export interface GpuFftFigures {
 /**
  * GPU_FFT's 2^log2n shader on hello_fft's test signal (0.5 at points 1 and N - 1; its transform
  * cos(2 pi i / N)), scored as hello_fft scores it, and on a pseudo-random one against float64;
- * a WrongResult when either is beyond rounding (a wrong emulation or setup).
+ * a WrongResult when either is beyond rounding (a wrong emulation or setup): any error above
+ * `check.wrong` (WRONG_FFT unless said; `check.name` names the shaders in the message).
  */
-export function runGpuFft(dir: string, log2n: number): GpuFftFigures {
+export function runGpuFft(dir: string, log2n: number, check: { name: string; wrong: number } = { name: 'GPU_FFT', wrong: WRONG_FFT }): GpuFftFigures {
   const hello = transform(dir, log2n, helloSignal, helloTransform(2 ** log2n));
   const random = transform(dir, log2n, randomSignal);
   const figures = { piSeconds: hello.r.seconds, warmSeconds: hello.warm.seconds, cycles: hello.r.cycles, instructions: hello.r.total.instructions, qpus: hello.r.qpus.length, relRms: hello.relRms, worst: hello.worst, random: { relRms: random.relRms, worst: random.worst } };
-  if ([hello.relRms, hello.worst, random.relRms, random.worst].some((e) => !(e <= WRONG_FFT)))
-    throw new WrongResult(`GPU_FFT 2^${log2n}: wrong result (hello_fft test: rel RMS ${hello.relRms}, worst ${hello.worst}; random input: rel RMS ${random.relRms}, worst ${random.worst})`);
+  if ([hello.relRms, hello.worst, random.relRms, random.worst].some((e) => !(e <= check.wrong)))
+    throw new WrongResult(`${check.name} 2^${log2n}: wrong result (hello_fft test: rel RMS ${hello.relRms}, worst ${hello.worst}; random input: rel RMS ${random.relRms}, worst ${random.worst})`);
   return figures;
 }
 
@@ -275,6 +276,17 @@ export const PUBLISHED_MS: Readonly<Record<number, number>> = {
 
 /** gpu_fft.txt (release 3.0): the same, in batches of 10 transforms a launch (the table stops at 2^15). */
 export const PUBLISHED_BATCH10_MS: Readonly<Record<number, number>> = { 8: 0.017, 9: 0.029, 10: 0.049, 11: 0.11, 12: 0.27, 13: 0.66, 14: 1.2, 15: 3.3 };
+
+/**
+ * GPU_FFT's release 2.0 (raspberrypi/userland commit 8f542a1, 2014-12-29): other shaders for
+ * every size (2^8 to 2^21; the same host code as 3.0's, word for word where it matters: the
+ * buffers, uniforms, twiddle tables and launch), and its own gpu_fft.txt's times in ms on a Pi 1,
+ * in batches of 1 (2^8 to 2^21) and 10 (2^8 to 2^15), host overhead included.
+ */
+export const PUBLISHED_2_0_MS: Readonly<Record<number, number>> = {
+  8: 0.036, 9: 0.051, 10: 0.07, 11: 0.11, 12: 0.24, 13: 0.58, 14: 1.2, 15: 3.3, 16: 6.8, 17: 16, 18: 42, 19: 95, 20: 190, 21: 380,
+};
+export const PUBLISHED_2_0_BATCH10_MS: Readonly<Record<number, number>> = { 8: 0.016, 9: 0.027, 10: 0.045, 11: 0.095, 12: 0.25, 13: 0.61, 14: 1.2, 15: 3.2 };
 
 interface Row extends GpuFftFigures {
   log2n: number;
