@@ -4,7 +4,7 @@
 // transfer of several rows, from this QPU's store row and the spill rows above it
 // (vpm-rows.ts), where each store would have been a transfer of its own. Every DMA store costs
 // the one store engine that all QPUs share a fixed amount besides its words (docs/timing.md:
-// 70 cycles, then 5 a row and 0.9 a word), so on many QPUs the stores at a kernel's end queue
+// 26 cycles, then 7.75 a row and 0.9 a word), so on many QPUs the stores at a kernel's end queue
 // for it: SHA-256 writes its 8 hash words as 8 stores.
 //
 // Needs: the statements of a block, the frame's setups, and how many rows a run may take

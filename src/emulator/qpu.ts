@@ -18,7 +18,7 @@ import { newStats, type QpuStats, type StallCause } from './report.ts';
 import { FIRST_LINE, gatherAfterStore, streamAfterStore } from './stored.ts';
 import { CYCLES_PER_INSTR } from './timing.ts';
 import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
-import { dmaElementBytes as elementBytes } from '../vc4/vpm-setup.ts';
+import { decodeVdrPitch, decodeVdwStride, dmaElementBytes as elementBytes, readSetupKind, writeSetupKind } from '../vc4/vpm-setup.ts';
 
 /** What a QPU uses of its machine (qpu-host.ts). */
 export type { QpuHost } from './qpu-host.ts';
@@ -408,18 +408,19 @@ export class Qpu {
 
   /** A write to vr_setup: a VPM read setup, a DMA load setup or the load's extended pitch. */
   readSetup(v: number): void {
-    if (v >>> 28 === 9) this.vdrPitch = v & 0x1fff;
-    else if (v >>> 31) this.vdr = decodeVdrSetup(v);
-    else if (v >>> 30 === 0) this.vpmReadSetup(v);
+    const kind = readSetupKind(v);
+    if (kind === 'pitch') this.vdrPitch = decodeVdrPitch(v);
+    else if (kind === 'dma') this.vdr = decodeVdrSetup(v);
+    else if (kind === 'vpm') this.vpmReadSetup(v);
     else throw ioError('unsupported', `vr_setup value ${hex(v)} is no setup format the guide defines (Tables 33, 36, 37)`);
   }
 
   /** A write to vw_setup: a VPM write setup, a DMA store setup or the store's stride. */
   writeSetup(v: number): void {
-    const id = v >>> 30;
-    if (id === 0) this.vpmWriteSetup(v);
-    else if (id === 2) this.vdw = vdwPlan(v);
-    else if (id === 3) this.vdwStride = v & 0xffff; // 16 bits wide (vc4asm's addendum)
+    const kind = writeSetupKind(v);
+    if (kind === 'vpm') this.vpmWriteSetup(v);
+    else if (kind === 'dma') this.vdw = vdwPlan(v);
+    else if (kind === 'stride') this.vdwStride = decodeVdwStride(v); // 16 bits wide (vc4asm's addendum)
     else throw ioError('unsupported', `vw_setup value ${hex(v)} (ID 1) is not a format the emulator runs`);
   }
 

@@ -75,7 +75,11 @@ export interface Timing {
   readonly dmaLoadBaseCycles: number;
   readonly dmaLoadCyclesPerRow: number;
   readonly dmaLoadCyclesPerWord: number;
-  /** A DMA store (VPM to memory): a fixed cost, a cost per memory row, and per word. */
+  /**
+   * A DMA store (VPM to memory): a fixed cost, a cost per memory row, and per word. A 16-row
+   * store's fixed and row costs together are pinned by QPULib's times (150); how they split, by
+   * GPU_FFT's single-row stores at 2^20 points (docs/timing.md).
+   */
   readonly dmaStoreBaseCycles: number;
   readonly dmaStoreCyclesPerRow: number;
   readonly dmaStoreCyclesPerWord: number;
@@ -92,8 +96,8 @@ const V3D_FIGURES = {
   dmaLoadBaseCycles: 50,
   dmaLoadCyclesPerRow: 5,
   dmaLoadCyclesPerWord: 1.45,
-  dmaStoreBaseCycles: 70,
-  dmaStoreCyclesPerRow: 5,
+  dmaStoreBaseCycles: 26,
+  dmaStoreCyclesPerRow: 7.75,
   dmaStoreCyclesPerWord: 0.9,
 } as const;
 

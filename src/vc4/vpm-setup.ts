@@ -3,7 +3,7 @@
 // (compiler/lower-words.ts), the emulator reads what programs write with the decoders
 // (emulator/vpm.ts), so the two cannot disagree about a bit. Source: Broadcom, "VideoCore IV 3D
 // Architecture Reference Guide" (2013), section 7, Tables 32-37 (pp. 57-59); vc4asm's addendum
-// for the 16-bit width of the VDW stride.
+// for the 16-bit width of the VDW stride; Idein's qmkl on Pis for the 14-bit load pitch.
 //
 // Which format a word is in is told by its top bits (the ID): vr_setup takes a VPM read setup
 // (ID 0), a DMA load setup (bit 31 set) or the load's extended pitch (bits 31:28 = 9); vw_setup
@@ -216,7 +216,15 @@ const VDR = {
   x: f(0, 4),
 } as const;
 const VDR_ID = 1;
-const VDR_PITCH = { id: f(28, 4), pitch: f(0, 13) } as const;
+/**
+ * The extended pitch is 14 bits on chips, not the Guide's 13 (Table 37). Idein's qmkl SGEMM
+ * loads C's rows with it, the pitch a row of C: its example (R = 3072, so 12,288 bytes, with
+ * beta = 1, so the rows loaded count) gives right results on Pis, which needs bit 13; at R =
+ * 4608 (18,432 bytes, bit 14) and 15,360 it went wrong on a Pi 3B (Idein/qmkl issue 42, where
+ * its author calls the chip's limit larger than documented and unknown; its later code loads
+ * row by row past 8,192 bytes). 14 bits is the one width both agree with; docs/emulator.md.
+ */
+const VDR_PITCH = { id: f(28, 4), pitch: f(0, 14) } as const;
 const VDR_PITCH_ID = 9;
 
 /** A DMA load from memory to the VPM: `rows` rows of `rowLength` words. */

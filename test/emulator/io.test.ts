@@ -111,6 +111,26 @@ test('DMA: a load to the VPM and a store back, horizontal and vertical, with pit
   assert.equal(r.result.total.dmaStoreBytes, 128);
   assert.ok(r.result.total.stalls.dma > 0);
 
+  // The extended load pitch is 14 bits on chips (the Guide says 13; src/vc4/vpm-setup.ts has the
+  // sources): 12,288 bytes (bit 13 set, qmkl's SGEMM at R = 3072) steps 12,288 bytes, and
+  // 16,384 + 64 (bit 14, where qmkl went wrong at R = 4608) steps 64.
+  const pitched = (pitch: number) => `
+    mov ra0, unif
+    mov ra1, unif
+    ldi vr_setup, 0x${(0x90000000 + pitch).toString(16)}  # extended pitch
+    ldi vr_setup, 0x80021000  # DMA load: 32-bit, extended pitch, 2 rows of 16 words to VPM rows 0, 1
+    mov vr_addr, ra0
+    read vr_wait
+    ldi vw_setup, 0x81104000  # DMA store: 2 rows of 16 words, horizontal, from row 0
+    mov vw_addr, ra1
+    read vw_wait
+    ${END}`;
+  const big = Array.from({ length: 3072 + 16 }, (_, i) => i);
+  const far = runAsm(pitched(12_288), { buffers: { in: big, out: 32 }, uniforms: ['@in', '@out'] }).read('out');
+  assert.deepEqual(far, [...big.slice(0, 16), ...big.slice(3072, 3088)]);
+  const wrapped = runAsm(pitched(16_384 + 64), { buffers: { in: big, out: 32 }, uniforms: ['@in', '@out'] }).read('out');
+  assert.deepEqual(wrapped, big.slice(0, 32));
+
   // A vertical load goes down one VPM column; a vertical store reads columns back as rows.
   const vsrc = `
     mov ra0, unif
