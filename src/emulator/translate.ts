@@ -15,6 +15,7 @@ import type { AluInstr, BranchInstr, Instr, LoadImmInstr, SemaInstr } from '../v
 import { LANES } from '../vc4/chip.ts';
 import { BRANCH_SETS_FLAGS, SIG_SMALL_IMM } from '../vc4/fields.ts';
 import { BRANCH_DELAY_SLOTS, linkOffset } from '../vc4/flow.ts';
+import { addNopKeepsAccumulator } from '../vc4/effects.ts';
 import { addWriteFile, mulWriteFile, R_MUTEX, R_UNIF, type RegFile, W_NOP, writeInfo } from '../vc4/registers.ts';
 import {
   ADD_OPS,
@@ -166,7 +167,9 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   const mul = mulInfo.name as MulOpName;
   // An ALU with opcode nop still writes when its write address and condition say so: the mul
   // ALU its last result of elements 12-15 (vc4asm's addendum, "Secret access to previous MUL
-  // ALU result"), the add ALU something undocumented. Not modelled, so never silently dropped.
+  // ALU result"), the add ALU something undocumented. Not modelled, so never silently dropped;
+  // but an add nop that gives an accumulator what it reads from it (py-videocore's nop) keeps it.
+  if (addNopKeepsAccumulator(i)) i = { ...i, waddrAdd: W_NOP };
   if (add === 'nop' && i.waddrAdd !== W_NOP && i.condAdd !== COND_NEVER)
     throw new Unsupported('unsupported', `the add ALU's opcode is nop but it writes address ${i.waddrAdd}: what that writes is not documented`);
   if (mul === 'nop' && i.waddrMul !== W_NOP && i.condMul !== COND_NEVER)

@@ -5,6 +5,7 @@
 // come from the rows of the register, signal and opcode tables (registers.ts, tables.ts).
 
 import type { AluInstr, Instr } from './instr.ts';
+import { packOnAdd } from './canonical.ts';
 import {
   addWriteFile,
   mulWriteFile,
@@ -21,6 +22,7 @@ import {
   THREAD_END_RESERVED_ADDR,
   type Unit,
   W_DMA_ADDR,
+  W_ACC0,
   W_NOP,
   W_TLB_Z,
   W_TMU_NOSWAP,
@@ -40,6 +42,7 @@ import {
   MUL_NOP,
   MUX_A,
   MUX_B,
+  MUX_R0,
   MUX_R4,
   SIG_NONE,
   SIG_SMALL_IMM,
@@ -239,9 +242,24 @@ function irregularWrites(d: Draft, i: Exclude<Instr, { kind: 'branch' }>): void 
   if (same && i.condAdd !== COND_NEVER && i.condMul !== COND_NEVER && !exclusiveAccWrite(add, i.condAdd, i.condMul))
     d.doubleWrite = `both ALUs write ${writeInfo('a', a).name}${isAccumulator(add) ? ' under conditions that can both hold' : ''}`;
   if (i.kind !== 'alu') return;
-  if (i.opAdd === ADD_NOP && i.waddrAdd !== W_NOP && i.condAdd !== COND_NEVER) d.nopOpcodeWrite = `the add ALU (write address ${i.waddrAdd})`;
+  if (i.opAdd === ADD_NOP && i.waddrAdd !== W_NOP && i.condAdd !== COND_NEVER && !addNopKeepsAccumulator(i)) d.nopOpcodeWrite = `the add ALU (write address ${i.waddrAdd})`;
   else if (i.opMul === MUL_NOP && i.waddrMul !== W_NOP && i.condMul !== COND_NEVER) d.nopOpcodeWrite = `the mul ALU (write address ${i.waddrMul})`;
 }
+
+/**
+ * An add-ALU nop that writes an accumulator r0-r3 and reads only that accumulator, as
+ * py-videocore's `nop()` does (its encoding.py gives nop the operands r0, r0, r0, with condition
+ * always). It leaves the accumulator as it was on chips: py-videocore's SGEMM counts its threads
+ * down in r0 across one, in a loop's delay slots (`sema down; nop; add.setf r0, r0, -1`), and
+ * runs right on Pis. Whether an add nop writes nothing or passes its operand through (neither
+ * is documented), this one changes nothing, so the emulator runs it as writing nothing.
+ */
+export function addNopKeepsAccumulator(i: AluInstr): boolean {
+  const acc = i.waddrAdd - W_ACC0;
+  return i.opAdd === ADD_NOP && acc >= 0 && acc < KEPT_ACCUMULATORS && i.addA === MUX_R0 + acc && i.addB === MUX_R0 + acc && !packOnAdd(i);
+}
+/** r0-r3: r4 is read-only and a write to r5 replicates, so only these keep what they are given. */
+const KEPT_ACCUMULATORS = 4;
 
 /** An ALU instruction's reads: its two read addresses (the second a small immediate with sig 13), the muxes its ALUs use, its signal. */
 function aluReads(d: Draft, i: AluInstr): void {

@@ -155,4 +155,11 @@ test('an ALU whose opcode is nop but which writes is not run, in either mode (ad
   }
   // With condition never (what the assembler gives `nop ra1, r0, r0`) nothing is written.
   assert.deepEqual(runAsm(`nop ra1, r0, r0\nnop${END}`).reg(0, 'ra1'), new Array(16).fill(0));
+  // py-videocore's nop gives r0 what it reads from r0, and its SGEMM relies on r0 staying as it
+  // was (a countdown across one in delay slots; effects.ts): it runs, keeping r0.
+  for (const strict of [true, false]) {
+    const kept = runAsm(`mov r0, elem_num\nnop.always r0, r0, r0\nadd r1, r0, 1${END}`, { strict });
+    assert.deepEqual(kept.reg(0, 'r1'), Array.from({ length: 16 }, (_, l) => l + 1));
+    assert.match(fails(`nop.always r1, r0, r0${END}`, { strict }).message, /add ALU's opcode is nop but it writes address 33/);
+  }
 });

@@ -132,6 +132,9 @@ test('an ALU whose opcode is nop but which writes: a warning (the write happens;
   assert.deepEqual(check('nop.always tmu0_s, elem_num, elem_num\nnop.ldtmu0'), ['0 nop-opcode-write']);
   assert.deepEqual(check('nop; nop.always r2, r0, r0'), ['0 nop-opcode-write']);
   clean('nop ra1, r0, r0\nnop; nop r2, r0, r0'); // condition never: no write
+  // py-videocore's nop gives r0 what it reads from r0: it changes nothing either way (effects.ts).
+  clean('nop.always r0, r0, r0\nnop.always r3, r3, r3');
+  assert.deepEqual(check('nop.always r1, r0, r0'), ['0 nop-opcode-write']);
 });
 
 test('every rule has a severity, a summary and a source', () => {
