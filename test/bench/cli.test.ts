@@ -25,6 +25,13 @@ function refused(args: string[], message: RegExp, env?: Record<string, string>):
   assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/);
 }
 
+test('bench:published refuses a bad command line in one line, exit status 2', () => {
+  refused(['bench/published.ts'], /usage: npm run bench:published/);
+  refused(['bench/published.ts', '--gpu-fft-2', '/tmp'], /--gpu-fft-2 needs --gpu-fft too/);
+  refused(['bench/published.ts', '--py-videocore', '/nonexistent'], /cannot read \/nonexistent\/sgemm\.bin: ENOENT \(python3 bench\/py-videocore\/assemble\.py/);
+  refused(['bench/published.ts', '--gpu-fft', '/nonexistent'], /--gpu-fft \/nonexistent: no such directory/);
+});
+
 test('bench:fft, bench:gpu-fft and bench:experts refuse a bad command line in one line, exit status 2', () => {
   refused(['bench/fft.ts', '--sizes', '99'], /--sizes 99: sizes from 8 to 20/);
   refused(['bench/fft.ts', '--qpus', '1,2'], /--qpus 1,2: one QPU count/);
