@@ -277,17 +277,6 @@ export const PUBLISHED_MS: Readonly<Record<number, number>> = {
 /** gpu_fft.txt (release 3.0): the same, in batches of 10 transforms a launch (the table stops at 2^15). */
 export const PUBLISHED_BATCH10_MS: Readonly<Record<number, number>> = { 8: 0.017, 9: 0.029, 10: 0.049, 11: 0.11, 12: 0.27, 13: 0.66, 14: 1.2, 15: 3.3 };
 
-/**
- * GPU_FFT's release 2.0 (raspberrypi/userland commit 8f542a1, 2014-12-29): other shaders for
- * every size (2^8 to 2^21; the same host code as 3.0's, word for word where it matters: the
- * buffers, uniforms, twiddle tables and launch), and its own gpu_fft.txt's times in ms on a Pi 1,
- * in batches of 1 (2^8 to 2^21) and 10 (2^8 to 2^15), host overhead included.
- */
-export const PUBLISHED_2_0_MS: Readonly<Record<number, number>> = {
-  8: 0.036, 9: 0.051, 10: 0.07, 11: 0.11, 12: 0.24, 13: 0.58, 14: 1.2, 15: 3.3, 16: 6.8, 17: 16, 18: 42, 19: 95, 20: 190, 21: 380,
-};
-export const PUBLISHED_2_0_BATCH10_MS: Readonly<Record<number, number>> = { 8: 0.016, 9: 0.027, 10: 0.045, 11: 0.095, 12: 0.25, 13: 0.61, 14: 1.2, 15: 3.2 };
-
 interface Row extends GpuFftFigures {
   log2n: number;
   publishedMs: number;

@@ -2,7 +2,8 @@
 // the Pi"): other people's machine code, run on the emulator as its own host program runs it,
 // its results checked, its modelled time set beside the published one.
 //
-//   npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR]] [--json out.json]
+//   npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR]] [--gpu-fft-1 DIR]
+//     [--py-videocore DIR] [--json out.json]
 //
 // --qpulib DIR: rot3d_v1.bin, rot3d_v2.bin, rot3d_v3.bin and heat_step.bin, QPULib's own code for
 //   its Rot3D and HeatMap examples (bench/qpulib/dump.cpp writes them). Published (QPULib's
@@ -24,6 +25,11 @@
 //   for the paths to the peripherals, so it runs the same way, with 3.0's launch (and needs
 //   --gpu-fft for it). Published (its gpu_fft.txt, Pi 1): 2^8 to 2^21 in batches of 1, 2^8 to
 //   2^15 in batches of 10. None is fitted: 22 predictions.
+// --gpu-fft-1 DIR: GPU_FFT's release 1.0, hello_fft's directory at raspberrypi/userland commit
+//   5c34cc2 (2014-01-30): 2.0's shaders, word for word, and 3.0's host code up to 2^17 points,
+//   but launched through the mailbox, whose 100 us its gpu_fft.txt publishes. Published there: 2^8 to 2^17 in
+//   batches of 1, 2, 5, 10, 20 and 50, on a Pi 1. None is fitted: 60 predictions
+//   (bench/published-gpu-fft.ts).
 // --py-videocore DIR: py-videocore's SGEMM, DIR/sgemm.bin as bench/py-videocore/assemble.py
 //   writes it (bench/py-videocore.ts runs it). Published: 8.32 GFLOPS for 96x363 by 363x3072 on
 //   12 QPUs (its author's Qiita article, quoted in doe300/VC4CL issue 91; the README says 8), on
@@ -43,21 +49,11 @@ import { PI_TIMING } from '../src/emulator/timing.ts';
 import { DEFAULT_MODEL, PI_MODELS } from '../src/emulator/models.ts';
 import { parseArgs } from 'node:util';
 import { BadInput, outputFile, runBenchMain } from './cli.ts';
-import { checkGpuFftDir, PUBLISHED_2_0_BATCH10_MS, PUBLISHED_2_0_MS, PUBLISHED_BATCH10_MS, PUBLISHED_MS, runGpuFft } from './gpu-fft.ts';
+import { checkGpuFftDir } from './gpu-fft.ts';
+import { type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, RELEASE_1_0, RELEASE_2_0, RELEASE_3_0, type Release, releaseSizes } from './published-gpu-fft.ts';
 import { assemble } from '../src/vc4/asm/assembler.ts';
-import { WRONG_FFT } from '../examples/lib/fft-reference.ts';
 import { readSgemm, runSgemm, SGEMM_FLOPS } from './py-videocore.ts';
 
-interface Figure {
-  name: string;
-  published: string;
-  modelled: string;
-  /** Modelled over published, of times (a rate's ratio is inverted so that above 1 is slower). */
-  ratio: number;
-  /** Whether a parameter of the model was fitted to this figure. */
-  fitted: boolean;
-  detail: string;
-}
 
 const bits = (x: number) => new Int32Array(new Float32Array([x]).buffer)[0]!;
 const words = (file: string) => {
@@ -199,68 +195,7 @@ function sha256(file: string): Figure {
   };
 }
 
-// ---------------------------------------------------------------- GPU_FFT
-
-/** A release of GPU_FFT: its published times per size in batches of 1 and of 10. */
-interface Release {
-  name: string;
-  /** The error (relative RMS or worst point, examples/lib/fft-reference.ts) above which a result is wrong. */
-  wrong: number;
-  batch1: Readonly<Record<number, number>>;
-  batch10: Readonly<Record<number, number>>;
-}
-const RELEASE_3_0: Release = { name: 'GPU_FFT', wrong: WRONG_FFT, batch1: PUBLISHED_MS, batch10: PUBLISHED_BATCH10_MS };
-// Release 2.0 is less accurate: its gpu_fft.txt publishes 70 ppm RMS at 2^17, doubling each size
-// to 720 ppm at 2^21 (3.0 reworked it). Here 2^17 measures 87 ppm RMS and 125 ppm at its worst
-// point; 5e-3 is well above 2.0's error at 2^21 and far below a wrong emulation's, of order 1.
-const RELEASE_2_0: Release = { name: 'GPU_FFT 2.0', wrong: 5e-3, batch1: PUBLISHED_2_0_MS, batch10: PUBLISHED_2_0_BATCH10_MS };
-/** The sizes run of a release: every one with a published time, up to 2^21 (3.0's 2^21 and 2^22 take minutes each and add nothing 2.0's 2^21 does not). */
-const sizes = (r: Release) => Object.keys(r.batch1).map(Number).filter((k) => k <= (r === RELEASE_3_0 ? 20 : 21));
-
-/**
- * A batch of `batch` transforms in one launch, per transform in us: the launch's share, the
- * first transform with the caches cold (the host clears them before a launch), the others warm.
- */
-const perTransform = (launchUs: number, batch: number, g: { piSeconds: number; warmSeconds: number }) => launchUs / batch + ((g.piSeconds + (batch - 1) * g.warmSeconds) * 1e6) / batch;
-
-/** The launch and its host work in us, fitted to release 3.0's published times at 2^8 in batches of 1 and 10 (2^8's modelled `g`). */
-function launchUs(g: { piSeconds: number; warmSeconds: number }): number {
-  // published1 = L + cold, published10 = L / 10 + (cold + 9 warm) / 10: solve for L with both, by least squares.
-  const [p1, p10] = [PUBLISHED_MS[8]! * 1e3, PUBLISHED_BATCH10_MS[8]! * 1e3];
-  const [r1, r10] = [p1 - perTransform(0, 1, g), p10 - perTransform(0, 10, g)];
-  return Math.max(0, (r1 + r10 / 10) / (1 + 1 / 100));
-}
-
-/**
- * `release`'s figures, run from hello_fft's directory `dir`. The launch is the host's (the same
- * code in both releases), fitted to 3.0's 2^8 (`fitDir`, 3.0's directory): those two figures are
- * the only ones fitted.
- */
-function gpuFft(dir: string, release: Release, fitDir: string): Figure[] {
-  const launch = launchUs(runGpuFft(fitDir, 8));
-  return sizes(release).flatMap((log2n) => {
-    const g = runGpuFft(dir, log2n, release);
-    const row = (batch: number, publishedMs: number): Figure => {
-      const modelled = perTransform(launch, batch, g);
-      return {
-        name: `${release.name} 2^${log2n} points, batch ${batch}`,
-        published: `${publishedMs} ms`,
-        modelled: `${(modelled / 1e3).toPrecision(3)} ms`,
-        ratio: modelled / 1e3 / publishedMs,
-        // 3.0's 2^8 fits the launch; its 2^20 how a DMA store's cost splits between its fixed part and its rows (docs/timing.md).
-        fitted: release === RELEASE_3_0 && (log2n === 8 || log2n === 20),
-        detail: `${g.instructions} instructions on ${g.qpus} QPUs, ${(g.piSeconds * 1e3).toPrecision(3)} ms on the QPUs (${(g.warmSeconds * 1e3).toPrecision(3)} warm) + ${(launch / batch).toFixed(1)} us launch`,
-      };
-    };
-    const b10 = release.batch10[log2n];
-    return [row(1, release.batch1[log2n]!), ...(b10 === undefined ? [] : [row(10, b10)])];
-  });
-}
-
 // ---------------------------------------------------------------- py-videocore's SGEMM
-
-/** What a launch through the mailbox costs, in us: "a 100us overhead on every call" (gpu_fft.txt, releases 1.0 and 2.0). */
-const MAILBOX_LAUNCH_US = 100;
 
 function pyVideocore(dir: string): Figure {
   const r = runSgemm(readSgemm(dir), DEFAULT_MODEL);
@@ -282,32 +217,40 @@ function pyVideocore(dir: string): Figure {
 const WITHIN = 0.25;
 const within = (f: Figure) => Math.abs(f.ratio - 1) <= WITHIN;
 
-const USAGE = 'usage: npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR]] [--py-videocore DIR] [--json out.json]  (see the top of bench/published.ts)';
+const USAGE =
+  'usage: npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR]] [--gpu-fft-1 DIR] [--py-videocore DIR] [--json out.json]  (see the top of bench/published.ts)';
+
+type Option = 'qpulib' | 'sha256' | 'gpu-fft' | 'gpu-fft-2' | 'gpu-fft-1' | 'py-videocore' | 'json';
+
+/** GPU_FFT's releases: the option that names each one's hello_fft directory. */
+const RELEASES: readonly (readonly [Option, Release])[] = [
+  ['gpu-fft', RELEASE_3_0],
+  ['gpu-fft-2', RELEASE_2_0],
+  ['gpu-fft-1', RELEASE_1_0],
+];
 
 function main(argv: string[]): void {
-  let v: { qpulib?: string; sha256?: string; 'gpu-fft'?: string; 'gpu-fft-2'?: string; 'py-videocore'?: string; json?: string };
+  let v: Partial<Record<Option, string>>;
   try {
     const string = { type: 'string' } as const;
-    const options = { qpulib: string, sha256: string, 'gpu-fft': string, 'gpu-fft-2': string, 'py-videocore': string, json: string };
+    const options = { qpulib: string, sha256: string, 'gpu-fft': string, 'gpu-fft-2': string, 'gpu-fft-1': string, 'py-videocore': string, json: string };
     v = parseArgs({ args: argv, options }).values;
   } catch (e) {
     throw new BadInput(`${(e as Error).message}; ${USAGE}`);
   }
-  const { qpulib: dir, sha256: sha, 'gpu-fft': fftDir, 'gpu-fft-2': fft2Dir, 'py-videocore': pyvcDir } = v;
+  const { qpulib: dir, sha256: sha, 'gpu-fft': fftDir, 'py-videocore': pyvcDir } = v;
   const json = outputFile('--json', v.json);
-  if (fft2Dir && !fftDir) throw new BadInput(`--gpu-fft-2 needs --gpu-fft too: GPU_FFT's launch is fitted to release 3.0's times; ${USAGE}`);
-  if (!dir && !sha && !fftDir && !pyvcDir) throw new BadInput(USAGE);
+  if (v['gpu-fft-2'] && !fftDir) throw new BadInput(`--gpu-fft-2 needs --gpu-fft too: GPU_FFT's launch is fitted to release 3.0's times; ${USAGE}`);
+  const releases = RELEASES.flatMap(([option, release]) => (v[option] ? [{ dir: checkGpuFftDir(`--${option} ${v[option]}`, v[option]!, releaseSizes(release)), release }] : []));
+  if (!dir && !sha && !pyvcDir && !releases.length) throw new BadInput(USAGE);
   if (pyvcDir) readSgemm(pyvcDir);
-  if (fftDir) checkGpuFftDir(`--gpu-fft ${fftDir}`, fftDir, sizes(RELEASE_3_0));
-  if (fft2Dir) checkGpuFftDir(`--gpu-fft-2 ${fft2Dir}`, fft2Dir, sizes(RELEASE_2_0));
   const figures: Figure[] = [];
   if (dir) {
     figures.push(rot3D(dir, 1, 1, 40), rot3D(dir, 2, 1, 18), rot3D(dir, 3, 2, 16));
     for (const [qpus, s] of [[1, 49.34], [2, 24.91], [4, 20.36]] as const) figures.push(heat(dir, qpus, s));
   }
   if (sha) figures.push(sha256(sha));
-  if (fftDir) figures.push(...gpuFft(fftDir, RELEASE_3_0, fftDir));
-  if (fft2Dir && fftDir) figures.push(...gpuFft(fft2Dir, RELEASE_2_0, fftDir));
+  for (const { dir: at, release } of releases) figures.push(...gpuFftFigures(at, release, fftDir));
   if (pyvcDir) figures.push(pyVideocore(pyvcDir));
   console.log(`The cycle model (${PI_MODELS[DEFAULT_MODEL].board}) against published times\n`);
   console.log('| program | published | modelled | modelled time / published | fitted to it | within 25% | detail |\n|---|---:|---:|---:|:-:|:-:|---|');

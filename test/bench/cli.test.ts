@@ -30,6 +30,7 @@ test('bench:published refuses a bad command line in one line, exit status 2', ()
   refused(['bench/published.ts', '--gpu-fft-2', '/tmp'], /--gpu-fft-2 needs --gpu-fft too/);
   refused(['bench/published.ts', '--py-videocore', '/nonexistent'], /cannot read \/nonexistent\/sgemm\.bin: ENOENT \(python3 bench\/py-videocore\/assemble\.py/);
   refused(['bench/published.ts', '--gpu-fft', '/nonexistent'], /--gpu-fft \/nonexistent: no such directory/);
+  refused(['bench/published.ts', '--gpu-fft-1', '/nonexistent'], /--gpu-fft-1 \/nonexistent: no such directory/);
 });
 
 test('bench:fft, bench:gpu-fft and bench:experts refuse a bad command line in one line, exit status 2', () => {

@@ -1,0 +1,119 @@
+// GPU_FFT's published times beside the cycle model's, for bench:published (bench/published.ts):
+// three releases of Andrew Holme's shaders, each run from its own hello_fft directory by
+// bench/gpu-fft.ts, each with the times its own gpu_fft.txt publishes for a Pi 1 (ms or us per
+// transform, the host's launch included). The releases share their host code where it matters
+// here (the buffers, uniforms and twiddle tables, word for word up to 2^17 points; raspberrypi/
+// userland's history): what differs is the shaders and the launch.
+// - 3.0 (master) and 2.0 (commit 8f542a1, 2014-12-29) poke the V3D's registers for short batches:
+//   a launch fitted here to 3.0's two times at 2^8 points.
+// - 1.0 (commit 5c34cc2, 2014-01-30) has 2.0's shaders, word for word, up to 2^17 points, timed
+//   a year earlier in batches of 1 to 50, and always goes through the mailbox: "a kernel ioctl
+//   call which adds 100us overhead", its gpu_fft.txt says, so that figure is its launch; nothing
+//   is fitted to 1.0. Its call asks the firmware not to flush the caches (noflush = 1); the
+//   model starts each launch with them cold all the same.
+import { PUBLISHED_BATCH10_MS, PUBLISHED_MS, runGpuFft } from './gpu-fft.ts';
+import { WRONG_FFT } from '../examples/lib/fft-reference.ts';
+
+export interface Figure {
+  name: string;
+  published: string;
+  modelled: string;
+  /** Modelled over published, of times (a rate's ratio is inverted so that above 1 is slower). */
+  ratio: number;
+  /** Whether a parameter of the model was fitted to this figure. */
+  fitted: boolean;
+  detail: string;
+}
+
+/** A release of GPU_FFT: its published times, in ms per transform, by batch size and log2 N. */
+export interface Release {
+  name: string;
+  /** The error (relative RMS or worst point, examples/lib/fft-reference.ts) above which a result is wrong. */
+  wrong: number;
+  times: Readonly<Record<number, Readonly<Record<number, number>>>>;
+  /** The largest size run. */
+  maxLog2n: number;
+  /** Its launch in us, published; undefined: 3.0's fitted one. */
+  launchUs?: number;
+}
+
+export const RELEASE_3_0: Release = { name: 'GPU_FFT', wrong: WRONG_FFT, times: { 1: PUBLISHED_MS, 10: PUBLISHED_BATCH10_MS }, maxLog2n: 20 };
+
+// Release 2.0 is less accurate: its gpu_fft.txt publishes 70 ppm RMS at 2^17, doubling each size
+// to 720 ppm at 2^21 (3.0 reworked it). Here 2^17 measures 87 ppm RMS and 125 ppm at its worst
+// point; 5e-3 is well above 2.0's error at 2^21 and far below a wrong emulation's, of order 1.
+export const RELEASE_2_0: Release = {
+  name: 'GPU_FFT 2.0',
+  wrong: 5e-3,
+  times: {
+    1: { 8: 0.036, 9: 0.051, 10: 0.07, 11: 0.11, 12: 0.24, 13: 0.58, 14: 1.2, 15: 3.3, 16: 6.8, 17: 16, 18: 42, 19: 95, 20: 190, 21: 380 },
+    10: { 8: 0.016, 9: 0.027, 10: 0.045, 11: 0.095, 12: 0.25, 13: 0.61, 14: 1.2, 15: 3.2 },
+  },
+  maxLog2n: 21,
+};
+
+/** Release 1.0's table, in us per transform, batches of 1 to 50 (its gpu_fft.txt). */
+const US_1_0: Record<number, number[]> = {
+  1: [112, 125, 136, 180, 298, 689, 1274, 3397, 6978, 16734],
+  2: [56, 74, 85, 133, 285, 663, 1227, 3362, 6759, 16179],
+  5: [31, 75, 61, 113, 274, 631, 1188, 3228, 6693, 16180],
+  10: [22, 37, 54, 107, 256, 624, 1167, 3225, 6703, 16110],
+  20: [19, 31, 52, 101, 252, 615, 1138, 3202, 6684, 16181],
+  50: [16, 26, 45, 93, 240, 608, 1131, 3196, 6674, 16171],
+};
+/** The mailbox's launch, "100us overhead" (gpu_fft.txt, releases 1.0 and 2.0). */
+export const MAILBOX_LAUNCH_US = 100;
+// Its errors are 2.0's up to 2^17 (the same table of ppm in both gpu_fft.txt files).
+export const RELEASE_1_0: Release = {
+  name: 'GPU_FFT 1.0',
+  wrong: 5e-3,
+  times: Object.fromEntries(Object.entries(US_1_0).map(([batch, us]) => [batch, Object.fromEntries(us.map((t, i) => [8 + i, t / 1e3]))])),
+  maxLog2n: 17,
+  launchUs: MAILBOX_LAUNCH_US,
+};
+
+/** The sizes run of a release: every one with a published time in batches of 1, up to its largest. */
+export const releaseSizes = (r: Release) => Object.keys(r.times[1]!).map(Number).filter((k) => k <= r.maxLog2n);
+
+/**
+ * A batch of `batch` transforms in one launch, per transform in us: the launch's share, the
+ * first transform with the caches cold (the host clears them before a launch), the others with
+ * the code in the instruction caches (each job runs the same code on other buffers).
+ */
+const perTransform = (launchUs: number, batch: number, g: { piSeconds: number; warmSeconds: number }) => launchUs / batch + ((g.piSeconds + (batch - 1) * g.warmSeconds) * 1e6) / batch;
+
+/** The launch and its host work in us, fitted to release 3.0's published times at 2^8 in batches of 1 and 10 (2^8's modelled `g`). */
+function fittedLaunchUs(g: { piSeconds: number; warmSeconds: number }): number {
+  // published1 = L + cold, published10 = L / 10 + (cold + 9 warm) / 10: solve for L with both, by least squares.
+  const [p1, p10] = [PUBLISHED_MS[8]! * 1e3, PUBLISHED_BATCH10_MS[8]! * 1e3];
+  const [r1, r10] = [p1 - perTransform(0, 1, g), p10 - perTransform(0, 10, g)];
+  return Math.max(0, (r1 + r10 / 10) / (1 + 1 / 100));
+}
+
+/**
+ * `release`'s figures, run from hello_fft's directory `dir`. A release without a launch of its
+ * own takes the one fitted to 3.0's 2^8 (`fitDir`, 3.0's directory). Fitted: 3.0's 2^8 (the
+ * launch) and its 2^20 (how a DMA store's cost splits between its fixed part and its rows,
+ * docs/timing.md).
+ */
+export function gpuFftFigures(dir: string, release: Release, fitDir: string | undefined): Figure[] {
+  if (release.launchUs === undefined && fitDir === undefined) throw new Error(`${release.name}: its launch is fitted to release 3.0's times`);
+  const launch = release.launchUs ?? fittedLaunchUs(runGpuFft(fitDir!, 8));
+  return releaseSizes(release).flatMap((log2n) => {
+    const g = runGpuFft(dir, log2n, release);
+    return Object.entries(release.times)
+      .filter(([, t]) => t[log2n] !== undefined)
+      .map(([b, t]) => {
+        const [batch, publishedMs] = [Number(b), t[log2n]!];
+        const modelled = perTransform(launch, batch, g);
+        return {
+          name: `${release.name} 2^${log2n} points, batch ${batch}`,
+          published: `${publishedMs} ms`,
+          modelled: `${(modelled / 1e3).toPrecision(3)} ms`,
+          ratio: modelled / 1e3 / publishedMs,
+          fitted: release === RELEASE_3_0 && (log2n === 8 || log2n === 20),
+          detail: `${g.instructions} instructions on ${g.qpus} QPUs, ${(g.piSeconds * 1e3).toPrecision(3)} ms on the QPUs (${(g.warmSeconds * 1e3).toPrecision(3)} warm) + ${(launch / batch).toFixed(1)} us launch`,
+        };
+      });
+  });
+}
