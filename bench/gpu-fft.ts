@@ -143,7 +143,7 @@ export function readShader(file: string): Uint32Array {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new BadInput(`cannot read GPU_FFT's shader ${file}: ${code ?? (e as Error).message}${code === 'ENOENT' ? ' (--gpu-fft names the hello_fft directory, which holds hex/)' : ''}`);
+    throw new BadInput(`cannot read GPU_FFT's shader ${file}: ${code ?? (e as Error).message}${code === 'ENOENT' ? ' (name the hello_fft directory, which holds hex/)' : ''}`);
   }
   const words: number[] = [];
   text.split('\n').forEach((line, i) => {

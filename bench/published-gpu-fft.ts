@@ -11,7 +11,9 @@
 //   call which adds 100us overhead", its gpu_fft.txt says, so that figure is its launch; nothing
 //   is fitted to 1.0. Its call asks the firmware not to flush the caches (noflush = 1); the
 //   model starts each launch with them cold all the same.
-import { PUBLISHED_BATCH10_MS, PUBLISHED_MS, runGpuFft } from './gpu-fft.ts';
+import { createHash } from 'node:crypto';
+import { checkGpuFftDir, PUBLISHED_BATCH10_MS, PUBLISHED_MS, readShader, runGpuFft, shaderFile } from './gpu-fft.ts';
+import { BadInput } from './cli.ts';
 import { WRONG_FFT } from '../examples/lib/fft-reference.ts';
 
 export interface Figure {
@@ -28,6 +30,10 @@ export interface Figure {
 /** A release of GPU_FFT: its published times, in ms per transform, by batch size and log2 N. */
 export interface Release {
   name: string;
+  /** Where its hello_fft directory comes from (raspberrypi/userland's host_applications/linux/apps/hello_pi/hello_fft). */
+  source: string;
+  /** The first 16 hex digits of the SHA-256 of its 2^8 shader's words, which tell the releases apart (1.0's and 2.0's are the same). */
+  shader256: string;
   /** The error (relative RMS or worst point, examples/lib/fft-reference.ts) above which a result is wrong. */
   wrong: number;
   times: Readonly<Record<number, Readonly<Record<number, number>>>>;
@@ -37,13 +43,24 @@ export interface Release {
   launchUs?: number;
 }
 
-export const RELEASE_3_0: Release = { name: 'GPU_FFT', wrong: WRONG_FFT, times: { 1: PUBLISHED_MS, 10: PUBLISHED_BATCH10_MS }, maxLog2n: 20 };
+const HELLO_FFT = 'raspberrypi/userland, host_applications/linux/apps/hello_pi/hello_fft';
+
+export const RELEASE_3_0: Release = {
+  name: 'GPU_FFT 3.0',
+  source: `${HELLO_FFT}, at master`,
+  shader256: '36189b7c9c095406',
+  wrong: WRONG_FFT,
+  times: { 1: PUBLISHED_MS, 10: PUBLISHED_BATCH10_MS },
+  maxLog2n: 20,
+};
 
 // Release 2.0 is less accurate: its gpu_fft.txt publishes 70 ppm RMS at 2^17, doubling each size
 // to 720 ppm at 2^21 (3.0 reworked it). Here 2^17 measures 87 ppm RMS and 125 ppm at its worst
 // point; 5e-3 is well above 2.0's error at 2^21 and far below a wrong emulation's, of order 1.
 export const RELEASE_2_0: Release = {
   name: 'GPU_FFT 2.0',
+  source: `${HELLO_FFT}, at commit 8f542a1`,
+  shader256: '536b91c2ea2e9c39',
   wrong: 5e-3,
   times: {
     1: { 8: 0.036, 9: 0.051, 10: 0.07, 11: 0.11, 12: 0.24, 13: 0.58, 14: 1.2, 15: 3.3, 16: 6.8, 17: 16, 18: 42, 19: 95, 20: 190, 21: 380 },
@@ -66,6 +83,8 @@ export const MAILBOX_LAUNCH_US = 100;
 // Its errors are 2.0's up to 2^17 (the same table of ppm in both gpu_fft.txt files).
 export const RELEASE_1_0: Release = {
   name: 'GPU_FFT 1.0',
+  source: `${HELLO_FFT}, at commit 5c34cc2`,
+  shader256: '536b91c2ea2e9c39',
   wrong: 5e-3,
   times: Object.fromEntries(Object.entries(US_1_0).map(([batch, us]) => [batch, Object.fromEntries(us.map((t, i) => [8 + i, t / 1e3]))])),
   maxLog2n: 17,
@@ -74,6 +93,14 @@ export const RELEASE_1_0: Release = {
 
 /** The sizes run of a release: every one with a published time in batches of 1, up to its largest. */
 export const releaseSizes = (r: Release) => Object.keys(r.times[1]!).map(Number).filter((k) => k <= r.maxLog2n);
+
+/** Checks that `dir`, given with `--option`, holds `release`'s shaders; returns it. */
+export function checkRelease(option: string, dir: string, release: Release): string {
+  checkGpuFftDir(`--${option} ${dir}`, dir, releaseSizes(release));
+  const digest = createHash('sha256').update(new Uint8Array(readShader(shaderFile(dir, 8)).buffer)).digest('hex').slice(0, 16);
+  if (digest !== release.shader256) throw new BadInput(`--${option} ${dir}: its shaders are not ${release.name}'s, which are in ${release.source}`);
+  return dir;
+}
 
 /**
  * A batch of `batch` transforms in one launch, per transform in us: the launch's share, the

@@ -49,15 +49,22 @@ import { PI_TIMING } from '../src/emulator/timing.ts';
 import { DEFAULT_MODEL, PI_MODELS } from '../src/emulator/models.ts';
 import { parseArgs } from 'node:util';
 import { BadInput, outputFile, runBenchMain } from './cli.ts';
-import { checkGpuFftDir } from './gpu-fft.ts';
-import { type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, RELEASE_1_0, RELEASE_2_0, RELEASE_3_0, type Release, releaseSizes } from './published-gpu-fft.ts';
+import { checkRelease, type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, RELEASE_1_0, RELEASE_2_0, RELEASE_3_0, type Release } from './published-gpu-fft.ts';
 import { assemble } from '../src/vc4/asm/assembler.ts';
 import { readSgemm, runSgemm, SGEMM_FLOPS } from './py-videocore.ts';
 
 
 const bits = (x: number) => new Int32Array(new Float32Array([x]).buffer)[0]!;
+/** A file the user named, read; a BadInput when it cannot be. */
+function input(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new BadInput(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
 const words = (file: string) => {
-  const b = readFileSync(file);
+  const b = input(file);
   return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
 };
 
@@ -145,7 +152,7 @@ const K = (() => {
 })();
 
 function sha256(file: string): Figure {
-  const program = file.endsWith('.bin') ? words(file) : assemble(readFileSync(file, 'utf8'), { syntax: 'series', file }).words;
+  const program = file.endsWith('.bin') ? words(file) : assemble(input(file).toString('utf8'), { syntax: 'series', file }).words;
   const [qpus, perQpu] = [12, 16];
   // 192 messages of 10 to 55 bytes, each padded into one 512-bit block.
   const messages = Array.from({ length: qpus * perQpu }, (_, i) => Buffer.from(`message ${i} `.padEnd(10 + (i % 46), 'x')));
@@ -240,18 +247,18 @@ function main(argv: string[]): void {
   }
   const { qpulib: dir, sha256: sha, 'gpu-fft': fftDir, 'py-videocore': pyvcDir } = v;
   const json = outputFile('--json', v.json);
-  if (v['gpu-fft-2'] && !fftDir) throw new BadInput(`--gpu-fft-2 needs --gpu-fft too: GPU_FFT's launch is fitted to release 3.0's times; ${USAGE}`);
-  const releases = RELEASES.flatMap(([option, release]) => (v[option] ? [{ dir: checkGpuFftDir(`--${option} ${v[option]}`, v[option]!, releaseSizes(release)), release }] : []));
-  if (!dir && !sha && !pyvcDir && !releases.length) throw new BadInput(USAGE);
-  if (pyvcDir) readSgemm(pyvcDir);
+  if (v['gpu-fft-2'] !== undefined && fftDir === undefined) throw new BadInput(`--gpu-fft-2 needs --gpu-fft too: GPU_FFT's launch is fitted to release 3.0's times; ${USAGE}`);
+  const releases = RELEASES.flatMap(([option, release]) => (v[option] !== undefined ? [{ dir: checkRelease(option, v[option]!, release), release }] : []));
+  if (dir === undefined && sha === undefined && pyvcDir === undefined && !releases.length) throw new BadInput(USAGE);
+  if (pyvcDir !== undefined) readSgemm(pyvcDir);
   const figures: Figure[] = [];
-  if (dir) {
+  if (dir !== undefined) {
     figures.push(rot3D(dir, 1, 1, 40), rot3D(dir, 2, 1, 18), rot3D(dir, 3, 2, 16));
     for (const [qpus, s] of [[1, 49.34], [2, 24.91], [4, 20.36]] as const) figures.push(heat(dir, qpus, s));
   }
-  if (sha) figures.push(sha256(sha));
+  if (sha !== undefined) figures.push(sha256(sha));
   for (const { dir: at, release } of releases) figures.push(...gpuFftFigures(at, release, fftDir));
-  if (pyvcDir) figures.push(pyVideocore(pyvcDir));
+  if (pyvcDir !== undefined) figures.push(pyVideocore(pyvcDir));
   console.log(`The cycle model (${PI_MODELS[DEFAULT_MODEL].board}) against published times\n`);
   console.log('| program | published | modelled | modelled time / published | fitted to it | within 25% | detail |\n|---|---:|---:|---:|:-:|:-:|---|');
   for (const f of figures) console.log(`| ${f.name} | ${f.published} | ${f.modelled} | ${f.ratio.toFixed(2)} | ${f.fitted ? 'yes' : ''} | ${within(f) ? 'yes' : '**no**'} | ${f.detail} |`);

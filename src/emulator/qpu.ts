@@ -18,7 +18,7 @@ import { newStats, type QpuStats, type StallCause } from './report.ts';
 import { FIRST_LINE, gatherAfterStore, streamAfterStore } from './stored.ts';
 import { CYCLES_PER_INSTR } from './timing.ts';
 import { blockField, decodeBlockSetup, first32, step32, decodeVdrSetup, type VdrSetup, type VdwPlan, vdwPlan, type VpmBlock, VPM_READ_SETUP_INSTRS, type VpmWordSet } from './vpm.ts';
-import { decodeVdrPitch, decodeVdwStride, dmaElementBytes as elementBytes, readSetupKind, writeSetupKind } from '../vc4/vpm-setup.ts';
+import { decodeVdrPitch, decodeVdwStride, dmaElementBytes as elementBytes, readSetupKind, vdrPitchExcess, writeSetupKind } from '../vc4/vpm-setup.ts';
 
 /** What a QPU uses of its machine (qpu-host.ts). */
 export type { QpuHost } from './qpu-host.ts';
@@ -409,6 +409,9 @@ export class Qpu {
   /** A write to vr_setup: a VPM read setup, a DMA load setup or the load's extended pitch. */
   readSetup(v: number): void {
     const kind = readSetupKind(v);
+    // Strict runs (dmaWords set) refuse a pitch past its 14 bits: the chip drops the rest (vpm-setup.ts).
+    if (kind === 'pitch' && this.dmaWords && vdrPitchExcess(v))
+      throw ioError('rule', `DMA load pitch word ${hex(v)} sets bits ${hex(vdrPitchExcess(v))} past its 14-bit pitch: a chip keeps only ${decodeVdrPitch(v)} bytes of it; load row by row past 16,383 bytes`, 'dma-pitch-width');
     if (kind === 'pitch') this.vdrPitch = decodeVdrPitch(v);
     else if (kind === 'dma') this.vdr = decodeVdrSetup(v);
     else if (kind === 'vpm') this.vpmReadSetup(v);

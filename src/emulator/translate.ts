@@ -168,7 +168,8 @@ function genAlu(i: AluInstr, pc: number, c: InstrCode, opts: TranslateOptions): 
   // An ALU with opcode nop still writes when its write address and condition say so: the mul
   // ALU its last result of elements 12-15 (vc4asm's addendum, "Secret access to previous MUL
   // ALU result"), the add ALU something undocumented. Not modelled, so never silently dropped;
-  // but an add nop that gives an accumulator what it reads from it (py-videocore's nop) keeps it.
+  // but an add nop that gives an accumulator what it reads from it (py-videocore's nop) keeps it
+  // (effects.ts says why).
   if (addNopKeepsAccumulator(i)) i = { ...i, waddrAdd: W_NOP };
   if (add === 'nop' && i.waddrAdd !== W_NOP && i.condAdd !== COND_NEVER)
     throw new Unsupported('unsupported', `the add ALU's opcode is nop but it writes address ${i.waddrAdd}: what that writes is not documented`);

@@ -43,6 +43,7 @@ import {
   MUX_A,
   MUX_B,
   MUX_R0,
+  MUX_R3,
   MUX_R4,
   SIG_NONE,
   SIG_SMALL_IMM,
@@ -248,18 +249,20 @@ function irregularWrites(d: Draft, i: Exclude<Instr, { kind: 'branch' }>): void 
 
 /**
  * An add-ALU nop that writes an accumulator r0-r3 and reads only that accumulator, as
- * py-videocore's `nop()` does (its encoding.py gives nop the operands r0, r0, r0, with condition
- * always). It leaves the accumulator as it was on chips: py-videocore's SGEMM counts its threads
- * down in r0 across one, in a loop's delay slots (`sema down; nop; add.setf r0, r0, -1`), and
- * runs right on Pis. Whether an add nop writes nothing or passes its operand through (neither
- * is documented), this one changes nothing, so the emulator runs it as writing nothing.
+ * py-videocore's `nop()` does (its encoding.py gives nop the operands r0, r0, r0, and its
+ * assembler.py the condition always). What an add nop writes is not documented; three readings
+ * come to mind: nothing, its operand (here the accumulator's own value), or, as the mul ALU's nop
+ * does (vc4asm's addendum), its last result of elements 12-15 in each quad. py-videocore's own
+ * tests, run on Pis, rule out the third for this form: tests/test_alu.py's vector_rotation loads
+ * 16 random words into r0, puts a nop between that and each of 32 rotations of r0, and checks
+ * every rotation against numpy, which elements 12-15 in every quad would fail. Its SGEMM also
+ * counts its threads down in r0 across one (`sema down; nop; add.setf r0, r0, -1`). Under the
+ * other two readings this form changes nothing, so the emulator runs it as writing nothing.
  */
 export function addNopKeepsAccumulator(i: AluInstr): boolean {
-  const acc = i.waddrAdd - W_ACC0;
-  return i.opAdd === ADD_NOP && acc >= 0 && acc < KEPT_ACCUMULATORS && i.addA === MUX_R0 + acc && i.addB === MUX_R0 + acc && !packOnAdd(i);
+  const mux = i.waddrAdd - W_ACC0 + MUX_R0;
+  return i.opAdd === ADD_NOP && mux >= MUX_R0 && mux <= MUX_R3 && i.addA === mux && i.addB === mux && !packOnAdd(i);
 }
-/** r0-r3: r4 is read-only and a write to r5 replicates, so only these keep what they are given. */
-const KEPT_ACCUMULATORS = 4;
 
 /** An ALU instruction's reads: its two read addresses (the second a small immediate with sig 13), the muxes its ALUs use, its signal. */
 function aluReads(d: Draft, i: AluInstr): void {

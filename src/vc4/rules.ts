@@ -159,7 +159,8 @@ export const RULES = {
   },
   'nop-opcode-write': {
     severity: 'warning',
-    summary: 'an ALU whose opcode is nop writes a register: the mul ALU writes its last result of elements 12-15, the add ALU something undocumented; the emulator does not run it',
+    summary:
+      "an ALU whose opcode is nop writes a register: the mul ALU writes its last result of elements 12-15, the add ALU something undocumented; the emulator does not run it (but for an add nop that gives r0-r3 what it reads from it, py-videocore's nop, which changes nothing)",
     source: "vc4asm's addendum, \"Secret access to previous MUL ALU result\"",
   },
   'fragment-only': {

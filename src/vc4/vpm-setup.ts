@@ -217,12 +217,14 @@ const VDR = {
 } as const;
 const VDR_ID = 1;
 /**
- * The extended pitch is 14 bits on chips, not the Guide's 13 (Table 37). Idein's qmkl SGEMM
- * loads C's rows with it, the pitch a row of C: its example (R = 3072, so 12,288 bytes, with
- * beta = 1, so the rows loaded count) gives right results on Pis, which needs bit 13; at R =
- * 4608 (18,432 bytes, bit 14) and 15,360 it went wrong on a Pi 3B (Idein/qmkl issue 42, where
- * its author calls the chip's limit larger than documented and unknown; its later code loads
- * row by row past 8,192 bytes). 14 bits is the one width both agree with; docs/emulator.md.
+ * The extended pitch is taken as 14 bits, not the Guide's 13 (Table 37): inferred from programs
+ * run on Pis, not measured. Idein's qmkl SGEMM and py-videocore's load C's rows with it, the
+ * pitch a row of C: their example's R = 3072 (12,288 bytes, bit 13; beta = 1, so the rows
+ * loaded count) gives right results on Pis, while qmkl at R = 4608 (18,432 bytes, bit 14) and
+ * R = 15,360 (61,440 bytes) went wrong on a Pi 3B (Idein/qmkl issue 42, where its author calls
+ * the chip's limit larger than documented and unknown, and its later code loads row by row past
+ * 8,191 bytes). 14 bits is the one width both agree with; the bits above are ignored, as the
+ * Guide's unused bits are. Nothing is known of the Pi 1's chip. docs/emulator.md.
  */
 const VDR_PITCH = { id: f(28, 4), pitch: f(0, 14) } as const;
 const VDR_PITCH_ID = 9;
@@ -287,6 +289,11 @@ export function encodeVdrPitch(bytes: number): number {
 const [PITCH_SHIFT, PITCH_MASK] = [shiftOf(VDR_PITCH.pitch), maskOf(VDR_PITCH.pitch)];
 export function decodeVdrPitch(v: number): number {
   return (v >>> PITCH_SHIFT) & PITCH_MASK;
+}
+/** The bits of an extended pitch word between its pitch and its ID, which the chip ignores (and with them a program's loads go wrong): 0 when none is set. */
+const PITCH_UNUSED = ((1 << VDR_PITCH.id.lo) - 1) & ~(PITCH_MASK << PITCH_SHIFT);
+export function vdrPitchExcess(v: number): number {
+  return v & PITCH_UNUSED;
 }
 
 // ---- Which format a setup word is in

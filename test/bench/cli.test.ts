@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BadInput, outputFile, WrongResult } from '../../bench/cli.ts';
-import { checkGpuFftDir } from '../../bench/gpu-fft.ts';
+import { checkGpuFftDir, shaderFile } from '../../bench/gpu-fft.ts';
+import { checkRelease, RELEASE_1_0 } from '../../bench/published-gpu-fft.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -31,6 +32,8 @@ test('bench:published refuses a bad command line in one line, exit status 2', ()
   refused(['bench/published.ts', '--py-videocore', '/nonexistent'], /cannot read \/nonexistent\/sgemm\.bin: ENOENT \(python3 bench\/py-videocore\/assemble\.py/);
   refused(['bench/published.ts', '--gpu-fft', '/nonexistent'], /--gpu-fft \/nonexistent: no such directory/);
   refused(['bench/published.ts', '--gpu-fft-1', '/nonexistent'], /--gpu-fft-1 \/nonexistent: no such directory/);
+  refused(['bench/published.ts', '--qpulib', '/nonexistent'], /cannot read \/nonexistent\/rot3d_v1\.bin: ENOENT/);
+  refused(['bench/published.ts', '--sha256', ''], /cannot read : ENOENT/);
 });
 
 test('bench:fft, bench:gpu-fft and bench:experts refuse a bad command line in one line, exit status 2', () => {
@@ -52,6 +55,10 @@ test("a hello_fft directory without a size's shader, or with one that is not a s
     writeFileSync(join(dir, 'hex/shader_256.hex'), 'not a shader\n');
     assert.throws(() => checkGpuFftDir(`--gpu-fft ${dir}`, dir, [8]), BadInput);
     refused(['bench/gpu-fft.ts', '--gpu-fft', dir, '--sizes', '8'], /shader_256\.hex/);
+    // Shaders of every size, but not a release bench:published knows: refused, naming where the release's are.
+    for (let log2n = 8; log2n <= 20; log2n++) writeFileSync(shaderFile(dir, log2n), '0x00000000, 0x00000000, // not GPU_FFT\n');
+    assert.throws(() => checkRelease('gpu-fft-1', dir, RELEASE_1_0), (e) => e instanceof BadInput && /its shaders are not GPU_FFT 1\.0's, which are in raspberrypi\/userland, .* at commit 5c34cc2/.test(e.message));
+    refused(['bench/published.ts', '--gpu-fft', dir], /its shaders are not GPU_FFT 3\.0's/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bits, END, float, lanes, runAsm } from '../helpers/emu.ts';
+import { encodeVdrPitch } from '../../src/vc4/vpm-setup.ts';
 
 test('TMU: 16 per-lane addresses, results in order through r4, the FIFO depth and the latency stall', () => {
   const src = `
@@ -114,10 +115,10 @@ test('DMA: a load to the VPM and a store back, horizontal and vertical, with pit
   // The extended load pitch is 14 bits on chips (the Guide says 13; src/vc4/vpm-setup.ts has the
   // sources): 12,288 bytes (bit 13 set, qmkl's SGEMM at R = 3072) steps 12,288 bytes, and
   // 16,384 + 64 (bit 14, where qmkl went wrong at R = 4608) steps 64.
-  const pitched = (pitch: number) => `
+  const pitched = (setup: number) => `
     mov ra0, unif
     mov ra1, unif
-    ldi vr_setup, 0x${(0x90000000 + pitch).toString(16)}  # extended pitch
+    ldi vr_setup, 0x${(setup >>> 0).toString(16)}  # extended pitch
     ldi vr_setup, 0x80021000  # DMA load: 32-bit, extended pitch, 2 rows of 16 words to VPM rows 0, 1
     mov vr_addr, ra0
     read vr_wait
@@ -126,10 +127,15 @@ test('DMA: a load to the VPM and a store back, horizontal and vertical, with pit
     read vw_wait
     ${END}`;
   const big = Array.from({ length: 3072 + 16 }, (_, i) => i);
-  const far = runAsm(pitched(12_288), { buffers: { in: big, out: 32 }, uniforms: ['@in', '@out'] }).read('out');
+  const far = runAsm(pitched(encodeVdrPitch(12_288)), { buffers: { in: big, out: 32 }, uniforms: ['@in', '@out'] }).read('out');
   assert.deepEqual(far, [...big.slice(0, 16), ...big.slice(3072, 3088)]);
-  const wrapped = runAsm(pitched(16_384 + 64), { buffers: { in: big, out: 32 }, uniforms: ['@in', '@out'] }).read('out');
+  const wrapped = runAsm(pitched(encodeVdrPitch(64) | (1 << 14)), { buffers: { in: big, out: 32 }, uniforms: ['@in', '@out'], strict: false }).read('out');
   assert.deepEqual(wrapped, big.slice(0, 32));
+  // Strict runs refuse it (rule dma-pitch-width): on a chip such loads went wrong.
+  assert.throws(
+    () => runAsm(pitched(encodeVdrPitch(64) | (1 << 14)), { buffers: { in: big, out: 32 }, uniforms: ['@in', '@out'] }),
+    (e: Error & { rule?: string }) => e.rule === 'dma-pitch-width' && /pitch word 0x90004040 sets bits 0x00004000 past its 14-bit pitch: a chip keeps only 64 bytes/.test(e.message),
+  );
 
   // A vertical load goes down one VPM column; a vertical store reads columns back as rows.
   const vsrc = `
