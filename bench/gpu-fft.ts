@@ -55,13 +55,13 @@ const BLOCK_COMPLEX = 16;
 
 // ---------------------------------------------------------------- what the host prepares
 
-type Radix = 16 | 32 | 64;
+export type Radix = 16 | 32 | 64;
 /**
  * One size's twiddles: a base table of radix `base` at angle 0; step tables, each of a radix and
  * an angle step of `factor` x 2 pi / N; and for each QPU q a base table of radix `unique` at
  * angle q x 2 pi / N. A table of radix R is R / 16 blocks. Also the size's passes.
  */
-interface Plan {
+export interface Plan {
   readonly passes: number;
   readonly base: Radix;
   readonly steps: readonly (readonly [Radix, number])[];
@@ -92,12 +92,13 @@ const codeletM = (i: number) => (i ? i - (1 << (31 - Math.clz32(i))) : 0);
 
 /**
  * A base table of angles: radix 16 is the codelet's (turn / 16 x k x m + theta x k in lane i); a
- * larger radix R has R / 2 entries turn / R x i + theta, then radix R / 2 at 2 theta. Radix 64
- * is only used at angle 0 and adds no theta, which keeps sin's -0 of a forward turn (bit-exact).
+ * larger radix R has R / 2 entries turn / R x i + theta, then radix R / 2 at 2 theta. GPU_FFT's
+ * radix 64 is only used at angle 0 and adds no theta, which keeps sin's -0 of a forward turn
+ * (bit-exact); `theta64` adds it, as vc4asm's host does (bench/vc4asm-fft.ts).
  */
-function baseTable(turn: number, radix: number, theta: number): number[] {
+function baseTable(turn: number, radix: number, theta: number, theta64 = false): number[] {
   if (radix === BLOCK_COMPLEX) return Array.from({ length: BLOCK_COMPLEX }, (_, i) => (turn / 16) * codeletK(i) * codeletM(i) + theta * codeletK(i));
-  const angle = (i: number) => (radix === 64 ? (turn / radix) * i : (turn / radix) * i + theta);
+  const angle = (i: number) => (radix === 64 && !theta64 ? (turn / radix) * i : (turn / radix) * i + theta);
   return [...Array.from({ length: radix / 2 }, (_, i) => angle(i)), ...baseTable(turn, radix / 2, 2 * theta)];
 }
 
@@ -107,17 +108,16 @@ function stepTable(radix: number, theta: number): number[] {
   return [...Array.from({ length: radix / 2 }, () => theta), ...stepTable(radix / 2, 2 * theta)];
 }
 
-/** The twiddles as GPU_FFT lays them out: the shared tables, then each QPU's; float32 pairs. Also the shared and per-QPU sizes in blocks. */
-export function twiddles(log2n: number, inverse: boolean): { data: Float32Array; shared: number; unique: number } {
-  const plan = PLANS[log2n]!;
+/** The twiddles as GPU_FFT lays them out (its `plan`, PLANS unless given): the shared tables, then each QPU's; float32 pairs. Also the shared and per-QPU sizes in blocks. */
+export function twiddles(log2n: number, inverse: boolean, plan: Plan = PLANS[log2n]!, theta64 = false): { data: Float32Array; shared: number; unique: number } {
   const turn = (inverse ? 2 : -2) * Math.PI;
   const step = turn / 2 ** log2n;
   const cis = (a: number) => [Math.cos(a), Math.sin(a)];
   const recurrence = (d: number) => [2 * Math.sin(d / 2) ** 2, Math.sin(d)];
   const pairs = [
-    ...baseTable(turn, plan.base, 0).map(cis),
+    ...baseTable(turn, plan.base, 0, theta64).map(cis),
     ...plan.steps.flatMap(([radix, factor]) => stepTable(radix, step * factor).map(recurrence)),
-    ...Array.from({ length: GPU_FFT_QPUS }, (_, q) => baseTable(turn, plan.unique, step * q).map(cis)).flat(),
+    ...Array.from({ length: GPU_FFT_QPUS }, (_, q) => baseTable(turn, plan.unique, step * q, theta64).map(cis)).flat(),
   ];
   const shared = (plan.base + plan.steps.reduce((s, [radix]) => s + radix, 0)) / BLOCK_COMPLEX;
   return { data: new Float32Array(pairs.flat()), shared, unique: plan.unique / BLOCK_COMPLEX };
@@ -221,9 +221,12 @@ function interleave(into: Float32Array, { re, im }: { re: Float32Array; im: Floa
   for (let i = 0; i < re.length; i++) [into[2 * i], into[2 * i + 1]] = [re[i]!, im[i]!];
 }
 
+/** How a host prepares one transform of 2^log2n points from hello_fft's directory: prepareGpuFft, or another host's (bench/vc4asm-fft.ts). */
+export type Prepare = (dir: string, log2n: number) => GpuFft;
+
 /** Runs GPU_FFT forward on a signal (examples/lib/fft-reference.ts) and measures its output against `want` (or a float64 FFT of the input). */
-function transform(dir: string, log2n: number, signal: (re: Float32Array, im: Float32Array) => void, want?: { re: Float64Array; im: Float64Array }) {
-  const fft = prepareGpuFft(dir, log2n);
+function transform(prepare: Prepare, dir: string, log2n: number, signal: (re: Float32Array, im: Float32Array) => void, want?: { re: Float64Array; im: Float64Array }) {
+  const fft = prepare(dir, log2n);
   const x = { re: new Float32Array(2 ** log2n), im: new Float32Array(2 ** log2n) };
   signal(x.re, x.im);
   interleave(fft.input, x);
@@ -256,11 +259,13 @@ export interface GpuFftFigures {
  * GPU_FFT's 2^log2n shader on hello_fft's test signal (0.5 at points 1 and N - 1; its transform
  * cos(2 pi i / N)), scored as hello_fft scores it, and on a pseudo-random one against float64;
  * a WrongResult when either is beyond rounding (a wrong emulation or setup): any error above
- * `check.wrong` (WRONG_FFT unless said; `check.name` names the shaders in the message).
+ * `check.wrong` (WRONG_FFT unless said; `check.name` names the shaders in the message). The
+ * host is GPU_FFT's own (prepareGpuFft) unless `check.prepare` says otherwise.
  */
-export function runGpuFft(dir: string, log2n: number, check: { name: string; wrong: number } = { name: 'GPU_FFT', wrong: WRONG_FFT }): GpuFftFigures {
-  const hello = transform(dir, log2n, helloSignal, helloTransform(2 ** log2n));
-  const random = transform(dir, log2n, randomSignal);
+export function runGpuFft(dir: string, log2n: number, check: { name: string; wrong: number; prepare?: Prepare } = { name: 'GPU_FFT', wrong: WRONG_FFT }): GpuFftFigures {
+  const prepare = check.prepare ?? prepareGpuFft;
+  const hello = transform(prepare, dir, log2n, helloSignal, helloTransform(2 ** log2n));
+  const random = transform(prepare, dir, log2n, randomSignal);
   const figures = { piSeconds: hello.r.seconds, warmSeconds: hello.warm.seconds, cycles: hello.r.cycles, instructions: hello.r.total.instructions, qpus: hello.r.qpus.length, relRms: hello.relRms, worst: hello.worst, random: { relRms: random.relRms, worst: random.worst } };
   if ([hello.relRms, hello.worst, random.relRms, random.worst].some((e) => !(e <= check.wrong)))
     throw new WrongResult(`${check.name} 2^${log2n}: wrong result (hello_fft test: rel RMS ${hello.relRms}, worst ${hello.worst}; random input: rel RMS ${random.relRms}, worst ${random.worst})`);

@@ -12,7 +12,8 @@
 //   is fitted to 1.0. Its call asks the firmware not to flush the caches (noflush = 1); the
 //   model starts each launch with them cold all the same.
 import { createHash } from 'node:crypto';
-import { checkGpuFftDir, PUBLISHED_BATCH10_MS, PUBLISHED_MS, readShader, runGpuFft, shaderFile } from './gpu-fft.ts';
+import { checkGpuFftDir, type Prepare, PUBLISHED_BATCH10_MS, PUBLISHED_MS, readShader, runGpuFft, shaderFile } from './gpu-fft.ts';
+import { BUSY_WAIT_LIMIT, prepareVc4asmFft } from './vc4asm-fft.ts';
 import { BadInput } from './cli.ts';
 import { WRONG_FFT } from '../examples/lib/fft-reference.ts';
 
@@ -39,8 +40,10 @@ export interface Release {
   times: Readonly<Record<number, Readonly<Record<number, number>>>>;
   /** The largest size run. */
   maxLog2n: number;
-  /** Its launch in us, published; undefined: 3.0's fitted one. */
-  launchUs?: number;
+  /** Its launch in us for a batch of `points` in all, published; undefined: 3.0's fitted one. Undefined: always 3.0's. */
+  launchUs?: (points: number) => number | undefined;
+  /** Its host, when not GPU_FFT's own (bench/gpu-fft.ts). */
+  prepare?: Prepare;
 }
 
 const HELLO_FFT = 'raspberrypi/userland, host_applications/linux/apps/hello_pi/hello_fft';
@@ -88,7 +91,24 @@ export const RELEASE_1_0: Release = {
   wrong: 5e-3,
   times: Object.fromEntries(Object.entries(US_1_0).map(([batch, us]) => [batch, Object.fromEntries(us.map((t, i) => [8 + i, t / 1e3]))])),
   maxLog2n: 17,
-  launchUs: MAILBOX_LAUNCH_US,
+  launchUs: () => MAILBOX_LAUNCH_US,
+};
+
+/**
+ * vc4asm's optimised hello_fft (bench/vc4asm-fft.ts), its sample at maazl/vc4asm commit
+ * 6e64cfd, timed by a user on a stock Pi 1 B with its profile.pl (medians of 20 runs, batches
+ * of 1; maazl/vc4asm issue 5, 2015-09-23). Its launch is 3.0's way up to BUSY_WAIT_LIMIT points,
+ * the mailbox beyond.
+ */
+export const RELEASE_VC4ASM: Release = {
+  name: "vc4asm's GPU_FFT",
+  source: 'maazl/vc4asm, sample/hello_fft at commit 6e64cfd, hex/ assembled from its qasm/ with that commit\'s vc4asm',
+  shader256: '801816fbec597a22',
+  wrong: WRONG_FFT,
+  times: { 1: { 8: 0.019, 9: 0.031, 10: 0.047, 11: 0.089, 12: 0.233, 13: 0.631, 14: 1.275, 15: 2.753, 16: 5.391 } },
+  maxLog2n: 16,
+  launchUs: (points) => (points <= BUSY_WAIT_LIMIT ? undefined : MAILBOX_LAUNCH_US),
+  prepare: prepareVc4asmFft,
 };
 
 /** The sizes run of a release: every one with a published time in batches of 1, up to its largest. */
@@ -124,14 +144,20 @@ function fittedLaunchUs(g: { piSeconds: number; warmSeconds: number }): number {
  * docs/timing.md).
  */
 export function gpuFftFigures(dir: string, release: Release, fitDir: string | undefined): Figure[] {
-  if (release.launchUs === undefined && fitDir === undefined) throw new Error(`${release.name}: its launch is fitted to release 3.0's times`);
-  const launch = release.launchUs ?? fittedLaunchUs(runGpuFft(fitDir!, 8));
+  let fitted: number | undefined;
+  const launchUs = (points: number) => {
+    const own = release.launchUs?.(points);
+    if (own !== undefined) return own;
+    if (fitDir === undefined) throw new Error(`${release.name}: its launch is fitted to release 3.0's times`);
+    return (fitted ??= fittedLaunchUs(runGpuFft(fitDir, 8)));
+  };
   return releaseSizes(release).flatMap((log2n) => {
     const g = runGpuFft(dir, log2n, release);
     return Object.entries(release.times)
       .filter(([, t]) => t[log2n] !== undefined)
       .map(([b, t]) => {
         const [batch, publishedMs] = [Number(b), t[log2n]!];
+        const launch = launchUs(batch << log2n);
         const modelled = perTransform(launch, batch, g);
         return {
           name: `${release.name} 2^${log2n} points, batch ${batch}`,

@@ -2,8 +2,8 @@
 // the Pi"): other people's machine code, run on the emulator as its own host program runs it,
 // its results checked, its modelled time set beside the published one.
 //
-//   npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR]] [--gpu-fft-1 DIR]
-//     [--py-videocore DIR] [--json out.json]
+//   npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR] [--vc4asm-fft DIR]]
+//     [--gpu-fft-1 DIR] [--py-videocore DIR] [--json out.json]
 //
 // --qpulib DIR: rot3d_v1.bin, rot3d_v2.bin, rot3d_v3.bin and heat_step.bin, QPULib's own code for
 //   its Rot3D and HeatMap examples (bench/qpulib/dump.cpp writes them). Published (QPULib's
@@ -30,6 +30,11 @@
 //   but launched through the mailbox, whose 100 us its gpu_fft.txt publishes. Published there: 2^8 to 2^17 in
 //   batches of 1, 2, 5, 10, 20 and 50, on a Pi 1. None is fitted: 60 predictions
 //   (bench/published-gpu-fft.ts).
+// --vc4asm-fft DIR: vc4asm's optimised hello_fft, maazl/vc4asm's sample/hello_fft at commit
+//   6e64cfd (2015-09-20) with hex/ assembled from its qasm/ by that commit's vc4asm (`vc4asm -V -c
+//   hex/shader_256.hex ../../share/vc4.qinc qasm/gpu_fft_256.qasm`, and so on); bench/vc4asm-fft.ts
+//   runs it. Published: a user's medians on a stock Pi 1 B, 2^8 to 2^16 points in batches of 1
+//   (maazl/vc4asm issue 5). Its launch below 2^15 points is 3.0's (needs --gpu-fft). 9 predictions.
 // --py-videocore DIR: py-videocore's SGEMM, DIR/sgemm.bin as bench/py-videocore/assemble.py
 //   writes it (bench/py-videocore.ts runs it). Published: 8.32 GFLOPS for 96x363 by 363x3072 on
 //   12 QPUs (its author's Qiita article, quoted in doe300/VC4CL issue 91; the README says 8), on
@@ -49,7 +54,7 @@ import { PI_TIMING } from '../src/emulator/timing.ts';
 import { DEFAULT_MODEL, PI_MODELS } from '../src/emulator/models.ts';
 import { parseArgs } from 'node:util';
 import { BadInput, outputFile, runBenchMain } from './cli.ts';
-import { checkRelease, type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, RELEASE_1_0, RELEASE_2_0, RELEASE_3_0, type Release } from './published-gpu-fft.ts';
+import { checkRelease, type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, RELEASE_1_0, RELEASE_2_0, RELEASE_3_0, RELEASE_VC4ASM, type Release } from './published-gpu-fft.ts';
 import { assemble } from '../src/vc4/asm/assembler.ts';
 import { readSgemm, runSgemm, SGEMM_FLOPS } from './py-videocore.ts';
 
@@ -225,29 +230,31 @@ const WITHIN = 0.25;
 const within = (f: Figure) => Math.abs(f.ratio - 1) <= WITHIN;
 
 const USAGE =
-  'usage: npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR]] [--gpu-fft-1 DIR] [--py-videocore DIR] [--json out.json]  (see the top of bench/published.ts)';
+  'usage: npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR] [--vc4asm-fft DIR]] [--gpu-fft-1 DIR] [--py-videocore DIR] [--json out.json]  (see the top of bench/published.ts)';
 
-type Option = 'qpulib' | 'sha256' | 'gpu-fft' | 'gpu-fft-2' | 'gpu-fft-1' | 'py-videocore' | 'json';
+type Option = 'qpulib' | 'sha256' | 'gpu-fft' | 'gpu-fft-2' | 'gpu-fft-1' | 'vc4asm-fft' | 'py-videocore' | 'json';
 
 /** GPU_FFT's releases: the option that names each one's hello_fft directory. */
 const RELEASES: readonly (readonly [Option, Release])[] = [
   ['gpu-fft', RELEASE_3_0],
   ['gpu-fft-2', RELEASE_2_0],
   ['gpu-fft-1', RELEASE_1_0],
+  ['vc4asm-fft', RELEASE_VC4ASM],
 ];
 
 function main(argv: string[]): void {
   let v: Partial<Record<Option, string>>;
   try {
     const string = { type: 'string' } as const;
-    const options = { qpulib: string, sha256: string, 'gpu-fft': string, 'gpu-fft-2': string, 'gpu-fft-1': string, 'py-videocore': string, json: string };
+    const options = { qpulib: string, sha256: string, 'gpu-fft': string, 'gpu-fft-2': string, 'gpu-fft-1': string, 'vc4asm-fft': string, 'py-videocore': string, json: string };
     v = parseArgs({ args: argv, options }).values;
   } catch (e) {
     throw new BadInput(`${(e as Error).message}; ${USAGE}`);
   }
   const { qpulib: dir, sha256: sha, 'gpu-fft': fftDir, 'py-videocore': pyvcDir } = v;
   const json = outputFile('--json', v.json);
-  if (v['gpu-fft-2'] !== undefined && fftDir === undefined) throw new BadInput(`--gpu-fft-2 needs --gpu-fft too: GPU_FFT's launch is fitted to release 3.0's times; ${USAGE}`);
+  for (const option of ['gpu-fft-2', 'vc4asm-fft'] as const)
+    if (v[option] !== undefined && fftDir === undefined) throw new BadInput(`--${option} needs --gpu-fft too: GPU_FFT's launch is fitted to release 3.0's times; ${USAGE}`);
   const releases = RELEASES.flatMap(([option, release]) => (v[option] !== undefined ? [{ dir: checkRelease(option, v[option]!, release), release }] : []));
   if (dir === undefined && sha === undefined && pyvcDir === undefined && !releases.length) throw new BadInput(USAGE);
   if (pyvcDir !== undefined) readSgemm(pyvcDir);

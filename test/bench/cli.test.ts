@@ -29,6 +29,7 @@ function refused(args: string[], message: RegExp, env?: Record<string, string>):
 test('bench:published refuses a bad command line in one line, exit status 2', () => {
   refused(['bench/published.ts'], /usage: npm run bench:published/);
   refused(['bench/published.ts', '--gpu-fft-2', '/tmp'], /--gpu-fft-2 needs --gpu-fft too/);
+  refused(['bench/published.ts', '--vc4asm-fft', '/tmp'], /--vc4asm-fft needs --gpu-fft too/);
   refused(['bench/published.ts', '--py-videocore', '/nonexistent'], /cannot read \/nonexistent\/sgemm\.bin: ENOENT \(python3 bench\/py-videocore\/assemble\.py/);
   refused(['bench/published.ts', '--gpu-fft', '/nonexistent'], /--gpu-fft \/nonexistent: no such directory/);
   refused(['bench/published.ts', '--gpu-fft-1', '/nonexistent'], /--gpu-fft-1 \/nonexistent: no such directory/);
