@@ -1,19 +1,23 @@
-// GPU_FFT's published times beside the cycle model's, for bench:published (bench/published.ts):
-// three releases of Andrew Holme's shaders, each run from its own hello_fft directory by
-// bench/gpu-fft.ts, each with the times its own gpu_fft.txt publishes for a Pi 1 (ms or us per
-// transform, the host's launch included). The releases share their host code where it matters
-// here (the buffers, uniforms and twiddle tables, word for word up to 2^17 points; raspberrypi/
-// userland's history): what differs is the shaders and the launch.
-// - 3.0 (master) and 2.0 (commit 8f542a1, 2014-12-29) poke the V3D's registers for short batches:
-//   a launch fitted here to 3.0's two times at 2^8 points.
+// FFTs' published times beside the cycle model's, for bench:published (bench/published.ts): three
+// releases of Andrew Holme's GPU_FFT and vc4asm's optimised version of it, each run from its own
+// hello_fft directory by bench/gpu-fft.ts, each with the times published for it on a Pi 1 (ms or
+// us per transform, the host's launch included). GPU_FFT's releases share their host code where
+// it matters here (the buffers, uniforms and twiddle tables, word for word up to 2^17 points;
+// raspberrypi/userland's history): what differs is the shaders and the launch.
+// - 3.0 (master) and 2.0 (commit 8f542a1, 2014-12-29) poke the V3D's registers for a batch of up
+//   to BUSY_WAIT_LIMIT points (a launch fitted here to 3.0's two times at 2^8 points) and go
+//   through the mailbox for more (gpu_fft.c's GPU_FFT_BUSY_WAIT_LIMIT).
 // - 1.0 (commit 5c34cc2, 2014-01-30) has 2.0's shaders, word for word, up to 2^17 points, timed
 //   a year earlier in batches of 1 to 50, and always goes through the mailbox: "a kernel ioctl
-//   call which adds 100us overhead", its gpu_fft.txt says, so that figure is its launch; nothing
-//   is fitted to 1.0. Its call asks the firmware not to flush the caches (noflush = 1); the
-//   model starts each launch with them cold all the same.
+//   call which adds 100us overhead", its gpu_fft.txt says, so that figure is every mailbox
+//   launch here; nothing is fitted to 1.0. All three ask the firmware not to flush the caches
+//   (noflush = 1); the model starts each launch with them cold all the same.
+// - vc4asm's (bench/vc4asm-fft.ts) launches as 3.0 does, but its mailbox call asks for a flush,
+//   whose cost no one has published: its launch beyond BUSY_WAIT_LIMIT points is taken as 100 us
+//   all the same.
 import { createHash } from 'node:crypto';
 import { checkGpuFftDir, type Prepare, PUBLISHED_BATCH10_MS, PUBLISHED_MS, readShader, runGpuFft, shaderFile } from './gpu-fft.ts';
-import { BUSY_WAIT_LIMIT, prepareVc4asmFft } from './vc4asm-fft.ts';
+import { prepareVc4asmFft } from './vc4asm-fft.ts';
 import { BadInput } from './cli.ts';
 import { WRONG_FFT } from '../examples/lib/fft-reference.ts';
 
@@ -40,11 +44,18 @@ export interface Release {
   times: Readonly<Record<number, Readonly<Record<number, number>>>>;
   /** The largest size run. */
   maxLog2n: number;
-  /** Its launch in us for a batch of `points` in all, published; undefined: 3.0's fitted one. Undefined: always 3.0's. */
-  launchUs?: (points: number) => number | undefined;
+  /** Its launch in us for a batch of `points` in all: a published figure, or undefined for the one fitted to 3.0's times. */
+  launchUs: (points: number) => number | undefined;
   /** Its host, when not GPU_FFT's own (bench/gpu-fft.ts). */
   prepare?: Prepare;
 }
+
+/** The mailbox's launch, "100us overhead" (gpu_fft.txt, releases 1.0 and 2.0). */
+export const MAILBOX_LAUNCH_US = 100;
+/** Batches of up to this many points in all launch through the V3D's registers, larger ones through the mailbox (GPU_FFT_BUSY_WAIT_LIMIT in 2.0's, 3.0's and vc4asm's gpu_fft.c). */
+export const BUSY_WAIT_LIMIT = 5 << 12;
+/** 3.0's, 2.0's and vc4asm's launch: the fitted one up to BUSY_WAIT_LIMIT points, the mailbox's beyond. */
+const registersOrMailbox = (points: number) => (points <= BUSY_WAIT_LIMIT ? undefined : MAILBOX_LAUNCH_US);
 
 const HELLO_FFT = 'raspberrypi/userland, host_applications/linux/apps/hello_pi/hello_fft';
 
@@ -55,6 +66,7 @@ export const RELEASE_3_0: Release = {
   wrong: WRONG_FFT,
   times: { 1: PUBLISHED_MS, 10: PUBLISHED_BATCH10_MS },
   maxLog2n: 20,
+  launchUs: registersOrMailbox,
 };
 
 // Release 2.0 is less accurate: its gpu_fft.txt publishes 70 ppm RMS at 2^17, doubling each size
@@ -70,6 +82,7 @@ export const RELEASE_2_0: Release = {
     10: { 8: 0.016, 9: 0.027, 10: 0.045, 11: 0.095, 12: 0.25, 13: 0.61, 14: 1.2, 15: 3.2 },
   },
   maxLog2n: 21,
+  launchUs: registersOrMailbox,
 };
 
 /** Release 1.0's table, in us per transform, batches of 1 to 50 (its gpu_fft.txt). */
@@ -81,8 +94,6 @@ const US_1_0: Record<number, number[]> = {
   20: [19, 31, 52, 101, 252, 615, 1138, 3202, 6684, 16181],
   50: [16, 26, 45, 93, 240, 608, 1131, 3196, 6674, 16171],
 };
-/** The mailbox's launch, "100us overhead" (gpu_fft.txt, releases 1.0 and 2.0). */
-export const MAILBOX_LAUNCH_US = 100;
 // Its errors are 2.0's up to 2^17 (the same table of ppm in both gpu_fft.txt files).
 export const RELEASE_1_0: Release = {
   name: 'GPU_FFT 1.0',
@@ -96,9 +107,9 @@ export const RELEASE_1_0: Release = {
 
 /**
  * vc4asm's optimised hello_fft (bench/vc4asm-fft.ts), its sample at maazl/vc4asm commit
- * 6e64cfd, timed by a user on a stock Pi 1 B with its profile.pl (medians of 20 runs, batches
- * of 1; maazl/vc4asm issue 5, 2015-09-23). Its launch is 3.0's way up to BUSY_WAIT_LIMIT points,
- * the mailbox beyond.
+ * 6e64cfd, timed by a user on a Pi 1 B, not said to be overclocked, with its profile.pl
+ * (batches of 1; 20 runs, the first dropped, then those more than 5% from the median, then the
+ * median of the rest; maazl/vc4asm issue 5, 2015-09-23, a report of its failing from 2^17 up).
  */
 export const RELEASE_VC4ASM: Release = {
   name: "vc4asm's GPU_FFT",
@@ -107,7 +118,7 @@ export const RELEASE_VC4ASM: Release = {
   wrong: WRONG_FFT,
   times: { 1: { 8: 0.019, 9: 0.031, 10: 0.047, 11: 0.089, 12: 0.233, 13: 0.631, 14: 1.275, 15: 2.753, 16: 5.391 } },
   maxLog2n: 16,
-  launchUs: (points) => (points <= BUSY_WAIT_LIMIT ? undefined : MAILBOX_LAUNCH_US),
+  launchUs: registersOrMailbox,
   prepare: prepareVc4asmFft,
 };
 

@@ -14,9 +14,11 @@
 //   QPUs.
 // --gpu-fft DIR: Broadcom's GPU_FFT (hello_fft's directory; bench/gpu-fft.ts runs it). Published
 //   (gpu_fft.txt, release 3.0, Pi 1): each size from 2^8 to 2^20 points in batches of 1, and
-//   2^8 to 2^15 in batches of 10, the host's launch included. The launch's time is fitted
-//   here: to 2^8's two times, by least squares, with the model's times of a cold
-//   job and of one with the code cached (a batch's later jobs). 2^20 is fitted too: how a DMA
+//   2^8 to 2^15 in batches of 10, the host's launch included. The launch through the V3D's
+//   registers, for batches of up to 5 x 2^12 points, is fitted here: to 2^8's two times, by
+//   least squares, with the model's times of a cold job and of one with the code cached (a
+//   batch's later jobs); larger batches go through the mailbox, 100 us (bench/published-gpu-
+//   fft.ts). 2^20 is fitted too: how a DMA
 //   store's cost splits between its fixed part and its rows (QPULib's 16-row stores pin only the
 //   sum) was set by it. 2^21 and 2^22 are not run.
 // --gpu-fft-2 DIR: GPU_FFT's release 2.0, hello_fft's directory as raspberrypi/userland had it at
@@ -33,7 +35,7 @@
 // --vc4asm-fft DIR: vc4asm's optimised hello_fft, maazl/vc4asm's sample/hello_fft at commit
 //   6e64cfd (2015-09-20) with hex/ assembled from its qasm/ by that commit's vc4asm (`vc4asm -V -c
 //   hex/shader_256.hex ../../share/vc4.qinc qasm/gpu_fft_256.qasm`, and so on); bench/vc4asm-fft.ts
-//   runs it. Published: a user's medians on a stock Pi 1 B, 2^8 to 2^16 points in batches of 1
+//   runs it. Published: a user's medians on a Pi 1 B, 2^8 to 2^16 points in batches of 1
 //   (maazl/vc4asm issue 5). Its launch below 2^15 points is 3.0's (needs --gpu-fft). 9 predictions.
 // --py-videocore DIR: py-videocore's SGEMM, DIR/sgemm.bin as bench/py-videocore/assemble.py
 //   writes it (bench/py-videocore.ts runs it). Published: 8.32 GFLOPS for 96x363 by 363x3072 on

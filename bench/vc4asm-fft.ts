@@ -1,7 +1,7 @@
 // vc4asm's hello_fft on the emulator, for bench:published (bench/published.ts): Marcel Müller's
 // optimised GPU_FFT (maazl/vc4asm, sample/hello_fft, BSD-3, from Andrew Holme's release 3.0),
-// whose shaders are about 40% shorter than Broadcom's and whose host code prepares them its own
-// way. Its machine code is assembled with vc4asm from the sample's qasm (the directory's hex/);
+// whose shaders are 29-41% shorter than Broadcom's but at 2^12 points (11% longer: two radix-64
+// passes), and whose host code prepares them its own way. Its machine code is assembled with vc4asm from the sample's qasm (the directory's hex/);
 // what its host code does is written here anew from these facts of sample/hello_fft at vc4asm
 // commit 6e64cfd (2015-09-20; gpu_fft.c, gpu_fft_twiddles.c, gpu_fft_base.c):
 // - the passes and twiddle tables come from a list of stages per size, log2 of each pass's radix
@@ -16,8 +16,8 @@
 // - Memory: a 4 KiB header, the buffer (N complex floats, to a multiple of 4 KiB), the data,
 //   the code, the twiddles, the uniforms. GPU memory is mapped direct, past the VideoCore's
 //   128 KiB system cache (GPU_FFT_USE_VC4_L2_CACHE 0), so the model runs without it.
-// - The launch: the V3D's registers for a batch of up to 5 x 2^12 points (3.0's way, whose
-//   launch bench:published fits), the mailbox (100 us) for more.
+// - The launch: the V3D's registers for a batch of up to 5 x 2^12 points, the mailbox for more,
+//   as 3.0's (bench/published-gpu-fft.ts); its mailbox call asks the firmware to flush the caches.
 import { Machine } from '../src/emulator/machine.ts';
 import { footprint, GpuMemory } from '../src/common/memory.ts';
 import { WORD_BYTES } from '../src/vc4/chip.ts';
@@ -30,8 +30,6 @@ const STAGES: readonly (readonly number[])[] = [
   [4, 4], [5, 4], [5, 5], [6, 5], [6, 6], [5, 4, 4], [5, 5, 4], [5, 5, 5], [6, 5, 5], [6, 6, 5], [6, 6, 6], [5, 4, 5, 5], [5, 5, 5, 5], [6, 5, 5, 5], [6, 6, 5, 5],
 ];
 const FIRST_LOG2N = 8;
-/** Batches of up to this many points launch through the V3D's registers, larger ones through the mailbox (GPU_FFT_BUSY_WAIT_LIMIT). */
-export const BUSY_WAIT_LIMIT = 5 << 12;
 const HEADER_BYTES = 4096;
 const PAGE = 4096;
 const COMPLEX_BYTES = 8;
@@ -44,6 +42,16 @@ export function vc4asmPlan(log2n: number): Plan {
   const radix = (s: number) => (1 << s) as Radix;
   const steps = stages.slice(1).map((s, i, later) => [radix(s), i === later.length - 1 ? GPU_FFT_QPUS : later.slice(i + 1).reduce((p, t) => p << t, 1)] as const);
   return { passes: stages.length, base: radix(stages[0]!), steps, unique: radix(stages[stages.length - 1]!) };
+}
+
+/**
+ * A job's uniforms with one buffer beside the data (a batch of 1): where the first pass reads,
+ * each later pass's address twice (its source, the pass before's destination), and where the
+ * last pass writes. The passes go back and forth: data -> buffer -> data -> ...
+ */
+export function jobUniforms(passes: number, data: number, buffer: number): number[] {
+  const ends = Array.from({ length: passes + 1 }, (_, p) => (p % 2 ? buffer : data));
+  return [data, ...ends.slice(1, -1).flatMap((a) => [a, a]), ends[passes]!];
 }
 
 /** One transform of 2^log2n points (a batch of 1), prepared as vc4asm's gpu_fft_prepare does. */
@@ -62,12 +70,10 @@ export function prepareVc4asmFft(dir: string, log2n: number): GpuFft {
   const twid = m.memory.alloc(bytes[2]!, 'twiddles');
   m.memory.view(twid, Float32Array).set(tw.data);
   const [buffer, data] = [area.address + HEADER_BYTES, area.address + HEADER_BYTES + bufferBytes];
-  // The passes alternate between the data and the buffer: data -> buffer -> data -> ...
-  const ends = Array.from({ length: plan.passes + 1 }, (_, p) => (p % 2 ? buffer : data));
-  const passes = ends.slice(1, -1).flatMap((a) => [a, a]);
+  const job = jobUniforms(plan.passes, data, buffer);
   const unif = m.memory.alloc(bytes[3]!, 'uniforms');
   const unifs = Array.from({ length: GPU_FFT_QPUS }, (_, q) => {
-    const u = [twid.address, twid.address + BLOCK_BYTES * (tw.shared + q * tw.unique), q, data, ...passes, ends[plan.passes]!, 0];
+    const u = [twid.address, twid.address + BLOCK_BYTES * (tw.shared + q * tw.unique), q, ...job, 0];
     m.memory.view(unif, Int32Array).set(u, q * unifWords);
     return unif.address + WORD_BYTES * q * unifWords;
   });
@@ -76,7 +82,7 @@ export function prepareVc4asmFft(dir: string, log2n: number): GpuFft {
   return {
     log2n,
     input: at(data),
-    output: at(ends[plan.passes]!),
+    output: at(job[job.length - 1]!),
     // Not strict, as Broadcom's (bench/gpu-fft.ts): a pass reads by TMU what the one before stored.
     execute: (warmCode = false) => m.run(loaded, unifs, { maxSteps: Infinity, strict: false, warmCode }),
   };

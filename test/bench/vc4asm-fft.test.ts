@@ -2,7 +2,8 @@
 // Broadcom's host spells out where the two agree, and differ where vc4asm uses radix 64 passes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUSY_WAIT_LIMIT, vc4asmPlan } from '../../bench/vc4asm-fft.ts';
+import { jobUniforms, vc4asmPlan } from '../../bench/vc4asm-fft.ts';
+import { BUSY_WAIT_LIMIT } from '../../bench/published-gpu-fft.ts';
 import { BadInput } from '../../bench/cli.ts';
 
 test("vc4asm's plans: a base table, a step table for each later pass (the last at the QPU count), the last radix per QPU", () => {
@@ -14,4 +15,12 @@ test("vc4asm's plans: a base table, a step table for each later pass (the last a
   assert.deepEqual(vc4asmPlan(20), { passes: 4, base: 32, steps: [[32, 1024], [32, 32], [32, 8]], unique: 32 });
   assert.throws(() => vc4asmPlan(23), BadInput);
   assert.equal(BUSY_WAIT_LIMIT, 20_480);
+});
+
+test("vc4asm's job uniforms: the passes go back and forth between the data and the one buffer, as its gpu_fft_prepare writes them", () => {
+  const [D, B] = [0x1000, 0x2000];
+  // 4 + 2 x passes words a QPU: these, with 3 before and the closing 0.
+  assert.deepEqual(jobUniforms(2, D, B), [D, B, B, D]);
+  assert.deepEqual(jobUniforms(3, D, B), [D, B, B, D, D, B]);
+  assert.deepEqual(jobUniforms(4, D, B), [D, B, B, D, D, B, B, D]);
 });
