@@ -253,9 +253,10 @@ function irregularWrites(d: Draft, i: Exclude<Instr, { kind: 'branch' }>): void 
  * assembler.py the condition always). What an add nop writes is not documented; three readings
  * come to mind: nothing, its operand (here the accumulator's own value), or, as the mul ALU's nop
  * does (vc4asm's addendum), its last result of elements 12-15 in each quad. py-videocore's own
- * tests, run on Pis, rule out the third for this form: tests/test_alu.py's vector_rotation loads
- * 16 random words into r0, puts a nop between that and each of 32 rotations of r0, and checks
- * every rotation against numpy, which elements 12-15 in every quad would fail. Its SGEMM also
+ * tests, which run only on a Pi and which its author publishes as passing, rule out the third
+ * for this form: tests/test_alu.py's vector_rotation loads 16 random words into r0, puts a nop
+ * between that and each of 32 rotations of r0, and checks every rotation against numpy, which
+ * elements 12-15 in every quad would fail. No one here has run them on a chip. Its SGEMM also
  * counts its threads down in r0 across one (`sema down; nop; add.setf r0, r0, -1`). Under the
  * other two readings this form changes nothing, so the emulator runs it as writing nothing.
  */
