@@ -3,7 +3,7 @@
 // be, ends in one line and exit status 2; a wrong result (ours, a self-check's or another
 // project's program run here) or an emulator error in one line and status 1; anything else is a
 // bug and keeps its stack trace.
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { isMainModule, SelfCheckError } from '../examples/lib/report.ts';
 import { EmulatorError } from '../src/emulator/errors.ts';
@@ -22,6 +22,15 @@ export async function runBenchMain(url: string, main: (argv: string[]) => Promis
     if (!(e instanceof BadInput || e instanceof WrongResult || e instanceof SelfCheckError || e instanceof EmulatorError)) throw e;
     console.error(e.message);
     process.exitCode = e instanceof BadInput ? 2 : 1;
+  }
+}
+
+/** A file the user named, read; a BadInput saying which and why when it cannot be (`hint`: how to make it). */
+export function readInput(file: string, hint = ''): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new BadInput(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}${hint}`);
   }
 }
 

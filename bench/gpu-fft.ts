@@ -46,11 +46,11 @@ export const MAX_LOG2N = 22;
 /** The sizes run unless --sizes says otherwise: up to 2^20 (2^21 and 2^22 take minutes). */
 const DEFAULT_MAX_LOG2N = 20;
 /** gpu_fft.c's buffers: data_bytes = 1 + (8N | (GPU_FFT_ALIGN - 1)), the data and guard space to a multiple of 4096 bytes. */
-const GPU_FFT_ALIGN = 4096;
+export const GPU_FFT_ALIGN = 4096;
 /** Bytes of one complex float (re, im). */
-const COMPLEX_BYTES = 8;
+export const COMPLEX_BYTES = 8;
 /** Twiddles come in blocks of 16 complex floats (one per lane). */
-const BLOCK_COMPLEX = 16;
+export const BLOCK_COMPLEX = 16;
 
 
 // ---------------------------------------------------------------- what the host prepares

@@ -48,30 +48,22 @@
 // Each figure says whether it was used to fit the model's parameters (docs/timing.md says which
 // and how); the others are predictions, the test of the model. The goal: every figure within 25%.
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Machine, type RunResult } from '../src/emulator/machine.ts';
 import { type Allocation, GpuMemory } from '../src/common/memory.ts';
 import { STALL_CAUSES } from '../src/emulator/qpu.ts';
 import { PI_TIMING } from '../src/emulator/timing.ts';
 import { DEFAULT_MODEL, PI_MODELS } from '../src/emulator/models.ts';
 import { parseArgs } from 'node:util';
-import { BadInput, outputFile, runBenchMain } from './cli.ts';
+import { BadInput, outputFile, readInput, runBenchMain } from './cli.ts';
 import { checkRelease, type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, RELEASE_1_0, RELEASE_2_0, RELEASE_3_0, RELEASE_VC4ASM, type Release } from './published-gpu-fft.ts';
 import { assemble } from '../src/vc4/asm/assembler.ts';
+import { floatBits } from '../src/vc4/tables.ts';
 import { readSgemm, runSgemm, SGEMM_FLOPS } from './py-videocore.ts';
 
 
-const bits = (x: number) => new Int32Array(new Float32Array([x]).buffer)[0]!;
-/** A file the user named, read; a BadInput when it cannot be. */
-function input(file: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (e) {
-    throw new BadInput(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
 const words = (file: string) => {
-  const b = input(file);
+  const b = readInput(file);
   return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
 };
 
@@ -110,7 +102,7 @@ function rot3D(dir: string, v: number, qpus: number, publishedMs: number): Figur
       m.memory.floats[m.memory.index(x.address) + i] = i;
       m.memory.floats[m.memory.index(y.address) + i] = Math.fround(i / 2 - 1000);
     }
-    return (q) => [q, qpus, y.address, x.address, bits(s), bits(c), n];
+    return (q) => [q, qpus, y.address, x.address, floatBits(s), floatBits(c), n];
   });
   const err = worst(floats(m, x, n), (i) => i * c - (i / 2 - 1000) * s);
   if (err > 1e-5) throw new Error(`QPULib rot3D v${v}: wrong result (relative error ${err})`);
@@ -159,7 +151,7 @@ const K = (() => {
 })();
 
 function sha256(file: string): Figure {
-  const program = file.endsWith('.bin') ? words(file) : assemble(input(file).toString('utf8'), { syntax: 'series', file }).words;
+  const program = file.endsWith('.bin') ? words(file) : assemble(readInput(file).toString('utf8'), { syntax: 'series', file }).words;
   const [qpus, perQpu] = [12, 16];
   // 192 messages of 10 to 55 bytes, each padded into one 512-bit block.
   const messages = Array.from({ length: qpus * perQpu }, (_, i) => Buffer.from(`message ${i} `.padEnd(10 + (i % 46), 'x')));

@@ -16,11 +16,11 @@
 //   beta's bits, t, and the thread count. Thread 0 raises the host interrupt when all are done.
 // - The time published counts 2pqr + 3pr flops over the time of drv.execute: the mailbox's launch
 //   (about 100 us) and the kernel. The host flushes the caches first (noflush = 0).
-import { readFileSync } from 'node:fs';
 import { Machine, type RunResult } from '../src/emulator/machine.ts';
 import { footprint, GpuMemory } from '../src/common/memory.ts';
 import type { PiModelName } from '../src/emulator/models.ts';
-import { BadInput, WrongResult } from './cli.ts';
+import { floatBits } from '../src/vc4/tables.ts';
+import { BadInput, readInput, WrongResult } from './cli.ts';
 
 const [P, Q, R] = [96, 363, 3072];
 const [P_DIV, R_DIV] = [2, 6];
@@ -34,12 +34,7 @@ export const SGEMM_FLOPS = 2 * P * Q * R + 3 * P * R;
 /** Reads DIR/sgemm.bin, the kernel as py-videocore assembles it. */
 export function readSgemm(dir: string): Uint32Array {
   const file = `${dir}/sgemm.bin`;
-  let b: Buffer;
-  try {
-    b = readFileSync(file);
-  } catch (e) {
-    throw new BadInput(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message} (python3 bench/py-videocore/assemble.py TREE DIR writes it)`);
-  }
+  const b = readInput(file, ' (python3 bench/py-videocore/assemble.py TREE DIR writes it)');
   if (b.length === 0 || b.length % 8) throw new BadInput(`${file}: not 64-bit instructions (${b.length} bytes)`);
   return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
 }
@@ -64,7 +59,6 @@ export function runSgemm(program: Uint32Array, model: PiModelName): RunResult {
   floats.set(a, aAt);
   floats.set(b, bAt);
   const address = (word: number) => area.address + 4 * word;
-  const bits = (x: number) => new Int32Array(new Float32Array([x]).buffer)[0]!;
   const h = Math.ceil(P / (BLOCK_ROWS * P_DIV));
   const w = Math.ceil(R / (BLOCK_COLS * R_DIV));
   const starts: number[] = [];
@@ -75,7 +69,7 @@ export function runSgemm(program: Uint32Array, model: PiModelName): RunResult {
       const own = uAt + t * UNIFORMS;
       const rows = i === P_DIV - 1 ? (P - row) / BLOCK_ROWS : h;
       const cols = j === R_DIV - 1 ? (R - col) / BLOCK_COLS : w;
-      const u = [address(own), rows, Q, cols, address(aAt + row * Q), address(bAt + col), address(cAt + row * R + col), 4 * Q, 4 * R, 4 * R, bits(1), bits(1), t, THREADS];
+      const u = [address(own), rows, Q, cols, address(aAt + row * Q), address(bAt + col), address(cAt + row * R + col), 4 * Q, 4 * R, 4 * R, floatBits(1), floatBits(1), t, THREADS];
       u.forEach((x, k) => (words[own + k] = x | 0));
       starts.push(address(own));
     }

@@ -22,7 +22,7 @@ import { Machine } from '../src/emulator/machine.ts';
 import { footprint, GpuMemory } from '../src/common/memory.ts';
 import { WORD_BYTES } from '../src/vc4/chip.ts';
 import { PI_TIMING } from '../src/emulator/timing.ts';
-import { GPU_FFT_QPUS, type GpuFft, type Plan, type Radix, readShader, shaderFile, twiddles } from './gpu-fft.ts';
+import { BLOCK_COMPLEX, COMPLEX_BYTES, GPU_FFT_ALIGN, GPU_FFT_QPUS, type GpuFft, type Plan, type Radix, readShader, shaderFile, twiddles } from './gpu-fft.ts';
 import { BadInput } from './cli.ts';
 
 /** log2 of each pass's radix, by log2 N from 8 (gpu_fft_twiddles.c's `stages`). */
@@ -30,10 +30,8 @@ const STAGES: readonly (readonly number[])[] = [
   [4, 4], [5, 4], [5, 5], [6, 5], [6, 6], [5, 4, 4], [5, 5, 4], [5, 5, 5], [6, 5, 5], [6, 6, 5], [6, 6, 6], [5, 4, 5, 5], [5, 5, 5, 5], [6, 5, 5, 5], [6, 6, 5, 5],
 ];
 const FIRST_LOG2N = 8;
-const HEADER_BYTES = 4096;
-const PAGE = 4096;
-const COMPLEX_BYTES = 8;
-const BLOCK_BYTES = 16 * COMPLEX_BYTES;
+/** gpu_fft.c's header before the buffers: a page. */
+const HEADER_BYTES = GPU_FFT_ALIGN;
 
 /** A size's plan, in bench/gpu-fft.ts's terms. */
 export function vc4asmPlan(log2n: number): Plan {
@@ -61,7 +59,7 @@ export function prepareVc4asmFft(dir: string, log2n: number): GpuFft {
   const n = 2 ** log2n;
   const fftBytes = COMPLEX_BYTES * n;
   const tw = twiddles(log2n, false, plan, true);
-  const bufferBytes = Math.ceil(fftBytes / PAGE) * PAGE;
+  const bufferBytes = Math.ceil(fftBytes / GPU_FFT_ALIGN) * GPU_FFT_ALIGN;
   const unifWords = 4 + 2 * plan.passes;
   const bytes = [HEADER_BYTES + bufferBytes + fftBytes, program.length * WORD_BYTES, tw.data.length * WORD_BYTES, GPU_FFT_QPUS * unifWords * WORD_BYTES];
   const m = new Machine(new GpuMemory(bytes.reduce((s, b) => s + footprint(b), 0)), { ...PI_TIMING, systemCacheBytes: 0 });
@@ -73,7 +71,7 @@ export function prepareVc4asmFft(dir: string, log2n: number): GpuFft {
   const job = jobUniforms(plan.passes, data, buffer);
   const unif = m.memory.alloc(bytes[3]!, 'uniforms');
   const unifs = Array.from({ length: GPU_FFT_QPUS }, (_, q) => {
-    const u = [twid.address, twid.address + BLOCK_BYTES * (tw.shared + q * tw.unique), q, ...job, 0];
+    const u = [twid.address, twid.address + COMPLEX_BYTES * BLOCK_COMPLEX * (tw.shared + q * tw.unique), q, ...job, 0];
     m.memory.view(unif, Int32Array).set(u, q * unifWords);
     return unif.address + WORD_BYTES * q * unifWords;
   });

@@ -409,13 +409,18 @@ export class Qpu {
   /** A write to vr_setup: a VPM read setup, a DMA load setup or the load's extended pitch. */
   readSetup(v: number): void {
     const kind = readSetupKind(v);
-    // Strict runs (dmaWords set) refuse a pitch past its 14 bits: the chip drops the rest (vpm-setup.ts).
-    if (kind === 'pitch' && this.dmaWords && vdrPitchExcess(v))
-      throw ioError('rule', `DMA load pitch word ${hex(v)} sets bits ${hex(vdrPitchExcess(v))} past its 14-bit pitch: a chip keeps only ${decodeVdrPitch(v)} bytes of it; load row by row past 16,383 bytes`, 'dma-pitch-width');
-    if (kind === 'pitch') this.vdrPitch = decodeVdrPitch(v);
+    if (kind === 'pitch') this.vdrPitch = this.loadPitch(v);
     else if (kind === 'dma') this.vdr = decodeVdrSetup(v);
     else if (kind === 'vpm') this.vpmReadSetup(v);
     else throw ioError('unsupported', `vr_setup value ${hex(v)} is no setup format the guide defines (Tables 33, 36, 37)`);
+  }
+
+  /** An extended pitch word's pitch; strict runs (dmaWords set) refuse one past its 14 bits, which a chip drops (vpm-setup.ts). */
+  private loadPitch(v: number): number {
+    const excess = vdrPitchExcess(v);
+    if (excess && this.dmaWords)
+      throw ioError('rule', `DMA load pitch word ${hex(v)} sets bits ${hex(excess)} past its 14-bit pitch: a chip keeps only ${decodeVdrPitch(v)} bytes of it; load row by row past 16,383 bytes`, 'dma-pitch-width');
+    return decodeVdrPitch(v);
   }
 
   /** A write to vw_setup: a VPM write setup, a DMA store setup or the store's stride. */
