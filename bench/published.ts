@@ -42,6 +42,11 @@
 //   12 QPUs (its author's Qiita article, quoted in doe300/VC4CL issue 91; the README says 8), on
 //   a Pi before the Pi 3, launched through the mailbox (100 us, gpu_fft.txt 1.0 and 2.0). Not
 //   fitted; run on model 1 (model 2's time is the same: it does not use the system cache).
+// --mandel-qpu DIR (may be given again): aengelke/mandel-qpu's Mandelbrot, DIR/gpu_code.hex as
+//   the repository holds it at commit 2ad5a8b, 1f10f34 or later (bench/mandel-qpu.ts runs it and
+//   tells them apart). Published: 37.151 s at 2ad5a8b, 33.781 s from 1f10f34 on (its README), on a
+//   Pi 2 at 250 MHz, 90 launches through the mailbox. Not fitted; run on model 2, the launches
+//   shared among the machine's cores (about 23 billion instructions: many minutes).
 // None of the programs is part of qpu-ts: they are other projects' code (the series' has no
 // licence), so they are read from where the user put them.
 //
@@ -60,6 +65,7 @@ import { checkRelease, type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, RELEASE_1_
 import { assemble } from '../src/vc4/asm/assembler.ts';
 import { floatBits } from '../src/vc4/tables.ts';
 import { readSgemm, runSgemm, SGEMM_FLOPS } from './py-videocore.ts';
+import { HEIGHT, MANDEL_MODEL, MAX_ITERS, QPUS, readMandel, runMandel, WIDTH } from './mandel-qpu.ts';
 
 
 const words = (file: string) => {
@@ -217,6 +223,26 @@ function pyVideocore(dir: string): Figure {
   };
 }
 
+// ---------------------------------------------------------------- mandel-qpu
+
+async function mandelQpu(dir: string): Promise<Figure> {
+  const { program, release } = readMandel(dir);
+  const t0 = performance.now();
+  const launches = await runMandel(program, MANDEL_MODEL);
+  const qpuSeconds = launches.reduce((s, r) => s + r.seconds, 0);
+  const seconds = qpuSeconds + (launches.length * MAILBOX_LAUNCH_US) / 1e6;
+  const slowest = launches.reduce((a, b) => (b.seconds > a.seconds ? b : a));
+  const instructions = launches.reduce((s, r) => s + r.instructions, 0);
+  return {
+    name: `mandel-qpu at ${release.commit}, ${WIDTH}x${HEIGHT}, ${MAX_ITERS.toLocaleString('en')} iterations, ${QPUS} QPUs, on ${PI_MODELS[MANDEL_MODEL].short}`,
+    published: `${release.seconds} s`,
+    modelled: `${seconds.toFixed(3)} s`,
+    ratio: seconds / release.seconds,
+    fitted: false,
+    detail: `${release.note}; ${(instructions / 1e9).toFixed(2)}G instructions in ${launches.length} launches, ${qpuSeconds.toFixed(3)} s on the QPUs (the slowest launch, lines ${QPUS * slowest.y}-${QPUS * slowest.y + QPUS - 1}, ${slowest.seconds.toFixed(3)} s) + ${launches.length} x ${MAILBOX_LAUNCH_US} us launches; emulated in ${((performance.now() - t0) / 60e3).toFixed(1)} min`,
+  };
+}
+
 // ---------------------------------------------------------------- main
 
 /** How close a modelled time must be to the published one (issue 28's goal). */
@@ -224,9 +250,10 @@ const WITHIN = 0.25;
 const within = (f: Figure) => Math.abs(f.ratio - 1) <= WITHIN;
 
 const USAGE =
-  'usage: npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR] [--vc4asm-fft DIR]] [--gpu-fft-1 DIR] [--py-videocore DIR] [--json out.json]  (see the top of bench/published.ts)';
+  'usage: npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR] [--vc4asm-fft DIR]] [--gpu-fft-1 DIR] [--py-videocore DIR] [--mandel-qpu DIR ...] [--json out.json]  (see the top of bench/published.ts)';
 
 type Option = 'qpulib' | 'sha256' | 'gpu-fft' | 'gpu-fft-2' | 'gpu-fft-1' | 'vc4asm-fft' | 'py-videocore' | 'json';
+type Values = Partial<Record<Option, string>> & { 'mandel-qpu'?: string[] };
 
 /** GPU_FFT's releases: the option that names each one's hello_fft directory. */
 const RELEASES: readonly (readonly [Option, Release])[] = [
@@ -236,11 +263,11 @@ const RELEASES: readonly (readonly [Option, Release])[] = [
   ['vc4asm-fft', RELEASE_VC4ASM],
 ];
 
-function main(argv: string[]): void {
-  let v: Partial<Record<Option, string>>;
+async function main(argv: string[]): Promise<void> {
+  let v: Values;
   try {
     const string = { type: 'string' } as const;
-    const options = { qpulib: string, sha256: string, 'gpu-fft': string, 'gpu-fft-2': string, 'gpu-fft-1': string, 'vc4asm-fft': string, 'py-videocore': string, json: string };
+    const options = { qpulib: string, sha256: string, 'gpu-fft': string, 'gpu-fft-2': string, 'gpu-fft-1': string, 'vc4asm-fft': string, 'py-videocore': string, 'mandel-qpu': { type: 'string', multiple: true }, json: string } as const;
     v = parseArgs({ args: argv, options }).values;
   } catch (e) {
     throw new BadInput(`${(e as Error).message}; ${USAGE}`);
@@ -250,8 +277,10 @@ function main(argv: string[]): void {
   for (const option of ['gpu-fft-2', 'vc4asm-fft'] as const)
     if (v[option] !== undefined && fftDir === undefined) throw new BadInput(`--${option} needs --gpu-fft too: GPU_FFT's launch is fitted to release 3.0's times; ${USAGE}`);
   const releases = RELEASES.flatMap(([option, release]) => (v[option] !== undefined ? [{ dir: checkRelease(option, v[option]!, release), release }] : []));
-  if (dir === undefined && sha === undefined && pyvcDir === undefined && !releases.length) throw new BadInput(USAGE);
+  const mandelDirs = v['mandel-qpu'] ?? [];
+  if (dir === undefined && sha === undefined && pyvcDir === undefined && !releases.length && !mandelDirs.length) throw new BadInput(USAGE);
   if (pyvcDir !== undefined) readSgemm(pyvcDir);
+  for (const d of mandelDirs) readMandel(d);
   const figures: Figure[] = [];
   if (dir !== undefined) {
     figures.push(rot3D(dir, 1, 1, 40), rot3D(dir, 2, 1, 18), rot3D(dir, 3, 2, 16));
@@ -260,7 +289,8 @@ function main(argv: string[]): void {
   if (sha !== undefined) figures.push(sha256(sha));
   for (const { dir: at, release } of releases) figures.push(...gpuFftFigures(at, release, fftDir));
   if (pyvcDir !== undefined) figures.push(pyVideocore(pyvcDir));
-  console.log(`The cycle model (${PI_MODELS[DEFAULT_MODEL].board}) against published times\n`);
+  for (const d of mandelDirs) figures.push(await mandelQpu(d));
+  console.log(`The cycle model (${PI_MODELS[DEFAULT_MODEL].board}, but where a figure names another) against published times\n`);
   console.log('| program | published | modelled | modelled time / published | fitted to it | within 25% | detail |\n|---|---:|---:|---:|:-:|:-:|---|');
   for (const f of figures) console.log(`| ${f.name} | ${f.published} | ${f.modelled} | ${f.ratio.toFixed(2)} | ${f.fitted ? 'yes' : ''} | ${within(f) ? 'yes' : '**no**'} | ${f.detail} |`);
   const predicted = figures.filter((f) => !f.fitted);
