@@ -150,10 +150,12 @@ function fittedLaunchUs(g: { piSeconds: number; warmSeconds: number }): number {
 
 /**
  * `release`'s figures, run from hello_fft's directory `dir`. A release without a launch of its
- * own takes the one fitted to 3.0's 2^8 (`fitDir`, 3.0's directory). Fitted: 3.0's 2^8 (the
- * launch) and its 2^20 (how a DMA store's cost splits between its fixed part and its rows,
- * docs/timing.md).
+ * own takes the one fitted to 3.0's 2^8 (`fitDir`, 3.0's directory). Fitted (docs/timing.md):
+ * 3.0's 2^8 (the launch), its 2^20 (how a DMA store's cost splits between its fixed part and its
+ * rows) and its 2^13 and 2^14 in batches of 1 (a line's time from the system cache).
  */
+const fittedTo = (release: Release, log2n: number, batch: number) => release === RELEASE_3_0 && (log2n === 8 || log2n === 20 || (batch === 1 && (log2n === 13 || log2n === 14)));
+
 export function gpuFftFigures(dir: string, release: Release, fitDir: string | undefined): Figure[] {
   let fitted: number | undefined;
   const launchUs = (points: number) => {
@@ -175,7 +177,7 @@ export function gpuFftFigures(dir: string, release: Release, fitDir: string | un
           published: `${publishedMs} ms`,
           modelled: `${(modelled / 1e3).toPrecision(3)} ms`,
           ratio: modelled / 1e3 / publishedMs,
-          fitted: release === RELEASE_3_0 && (log2n === 8 || log2n === 20),
+          fitted: fittedTo(release, log2n, batch),
           detail: `${g.instructions} instructions on ${g.qpus} QPUs, ${(g.piSeconds * 1e3).toPrecision(3)} ms on the QPUs (${(g.warmSeconds * 1e3).toPrecision(3)} warm) + ${(launch / batch).toFixed(1)} us launch`,
         };
       });

@@ -2,20 +2,22 @@
 // memory system"): the SDRAM, which every unit shares, the V3D L2 cache's port to it, and on a
 // BCM2835 (Pi 1, Zero) the VideoCore's 128 KiB system cache in front of it.
 //
-// - The L2 cache fetches the lines TMU lookups miss from memory one at a time, each taking
-//   `memoryFillCycles` (a row cycle of the SDRAM and a burst of 64 bytes) when its SDRAM row is
-//   not the one its bank has open, and `burstFillCycles` (the burst alone) when it is. So
-//   lookups that scatter over memory are limited to about 0.8 GB/s on a Pi 1, however many QPUs
-//   and TMUs ask (GPU_FFT's published times from 2^15 points up show its lookups bound so),
-//   while a stream through consecutive lines moves up to a line a burst.
+// - The L2 cache fetches the lines TMU lookups miss from memory one at a time through its port,
+//   which each line holds for a 64-byte burst (`burstFillCycles`). A line in a row its SDRAM bank
+//   does not have open must also wait for that bank, which opens a row and bursts from it in a
+//   row cycle and a burst (`memoryFillCycles`); the 8 banks do so independently, as SDRAM banks
+//   do, so lines in other banks overlap. Lookups that keep landing in rows their bank does not
+//   have open (GPU_FFT's from 2^15 points up) are limited by the banks' row cycles, a stream
+//   through consecutive lines by the bursts.
 // - The SDRAM moves `sdramBytesPerCycle` at most (its peak: 8 bytes a memory clock) for the L2
 //   cache's fills and both DMA engines together: a transfer waits for the bus the others hold.
 // - The system cache (`systemCacheBytes`, 0 where GPU memory bypasses it: models.ts) keeps the
 //   lines DMA stores write and the L2 cache fetches, as it does for memory allocated through it
 //   (the mailbox's "L2 allocating" alias, which GPU_FFT and QPULib use on a Pi 1; gpu_fft.txt's
-//   times are "on a Pi 1 with L2 cache enabled"); a fill of a line it holds takes
-//   `burstFillCycles` instead. (Linux's vc4 driver maps its buffers otherwise: its comment
-//   in vc4_gem.c says the GPU's caches "are non-allocating in the L3".)
+//   times are "on a Pi 1 with L2 cache enabled"); a fill of a line it holds holds the port for
+//   `systemCacheFillCycles` (fitted to GPU_FFT: docs/timing.md) and needs no bank. (Linux's vc4
+//   driver maps its buffers otherwise: its comment in vc4_gem.c says the GPU's caches "are
+//   non-allocating in the L3".)
 // The order in which units reserve the bus is the order the emulator runs their instructions in,
 // within SLACK cycles of time order (machine.ts), so contention may move by that much.
 
@@ -78,8 +80,9 @@ export class Sdram {
   private readonly busWindow = new Float64Array(BUS_SLOTS).fill(-1);
   private readonly busRun = new Int32Array(BUS_SLOTS);
   private run = 0;
-  /** Each bank's open row (-1: none). */
+  /** Each bank's open row (-1: none), and when it can open another. */
   private readonly openRow = new Int32Array(BANKS).fill(-1);
+  private readonly bankFree = new Float64Array(BANKS);
   /** The system cache, where the model has one. */
   private system: LineCache | undefined;
   private systemBytes = -1;
@@ -98,29 +101,34 @@ export class Sdram {
     this.fillFree = this.fills = this.systemHits = 0;
     this.run = (this.run + 1) | 0;
     this.openRow.fill(-1);
+    this.bankFree.fill(0);
   }
 
   /**
    * The L2 cache fetches `line` from memory, asked at `time`: returns when its data reaches the
    * TMU, a memory latency after the fill starts (from the system cache, an L2 hit's latency and
-   * the fill's cycles: a guess, as no figure is published).
+   * the system cache's fill: a guess, as no figure is published).
    */
   fill(time: number, line: number): number {
     const T = this.host.timing;
-    const start = Math.max(time, this.fillFree);
     const cached = this.system?.take(line) ?? false;
     if (cached) this.systemHits++;
     else this.fills++;
-    // A line in the row its bank has open costs a burst; another row a row cycle too (and stays open).
+    let start = Math.max(time, this.fillFree);
+    // A line in the row its bank has open costs a burst; another row waits for the bank, which
+    // then spends a row cycle and the burst on it (and keeps the row open).
     const bank = (line >>> ROW_LINES_LOG2) & (BANKS - 1);
     const row = line >>> (ROW_LINES_LOG2 + BANKS_LOG2);
-    const open = cached || this.openRow[bank] === row;
-    if (!cached) this.openRow[bank] = row;
+    if (!cached && this.openRow[bank] !== row) {
+      start = Math.max(start, this.bankFree[bank]!);
+      this.openRow[bank] = row;
+      this.bankFree[bank] = start + T.memoryFillCycles;
+    }
     const end = cached ? start : this.bus(start, LINE_BYTES);
-    const occupied = Math.max(end, start + (open ? T.burstFillCycles : T.memoryFillCycles));
+    const occupied = Math.max(end, start + (cached ? T.systemCacheFillCycles : T.burstFillCycles));
     // A fill that takes no time leaves the port as it was (a Timing without the port: fills never wait).
     if (occupied > start) this.fillFree = occupied;
-    return Math.max(end, start + (cached ? T.l2Latency + T.burstFillCycles : T.memoryLatency));
+    return Math.max(end, start + (cached ? T.l2Latency + T.systemCacheFillCycles : T.memoryLatency));
   }
 
   /**

@@ -63,14 +63,16 @@ export interface Timing {
   readonly instructionCacheBytes: number;
   /** Bytes of each slice's uniforms cache (a guess: 4 KiB, as its instruction cache); 0: none modelled, every uniform read hits. */
   readonly uniformsCacheBytes: number;
-  /** Cycles the L2 cache's port spends fetching one line from memory (SDRAM), one line at a time. */
+  /** Cycles an SDRAM bank spends on a line from a row it does not have open: a row cycle and a burst (the banks work independently). */
   readonly memoryFillCycles: number;
   /** Bytes the SDRAM moves a cycle at most, for the L2 cache's fills and both DMA engines together (0: no limit). */
   readonly sdramBytesPerCycle: number;
   /** The system cache that keeps what DMA stores write (BCM2835), in bytes; 0: GPU memory bypasses it. */
   readonly systemCacheBytes: number;
-  /** Cycles the L2 cache's port spends fetching a line the system cache holds, or one in an SDRAM row already open: one 64-byte burst. */
+  /** Cycles the L2 cache's port spends on each line it fetches from the SDRAM: one 64-byte burst. */
   readonly burstFillCycles: number;
+  /** Cycles the port spends on a line the system cache holds (fitted to GPU_FFT at 2^13 and 2^14 points: docs/timing.md). */
+  readonly systemCacheFillCycles: number;
   /** A DMA load (memory to VPM): a fixed cost, a cost per memory row, and per word (about 690 MB/s measured on a Pi 2). */
   readonly dmaLoadBaseCycles: number;
   readonly dmaLoadCyclesPerRow: number;
@@ -107,6 +109,12 @@ const MEMORY_LATENCY_NS = 400;
 const SDRAM_ROW_CYCLE_NS = 60;
 /** The VideoCore's system cache (BCM2835): 128 KiB (Linux's vc4_gem.c, "the 128kb or so shared with the CPU"). */
 const SYSTEM_CACHE_BYTES = 128 * 1024;
+/**
+ * A line from the system cache, in ns: no figure is published. Fitted to GPU_FFT 3.0's times at
+ * 2^13 and 2^14 points in batches of 1, whose lines come from the system cache (docs/timing.md):
+ * 40 ns, 10 cycles at 250 MHz, 1.6 GB/s.
+ */
+const SYSTEM_CACHE_FILL_NS = 40;
 /** Bytes the SDRAM moves a memory clock at its peak: 32 bits, twice a clock. */
 const SDRAM_BYTES_PER_CLOCK = 8;
 
@@ -123,6 +131,7 @@ export function timingFor(name: PiModelName = DEFAULT_MODEL): Timing {
     sdramBytesPerCycle: (SDRAM_BYTES_PER_CLOCK * model.sdramHz) / model.v3dHz,
     systemCacheBytes: model.systemCache ? SYSTEM_CACHE_BYTES : 0,
     burstFillCycles: Math.max(1, cycles(burstNs)),
+    systemCacheFillCycles: cycles(SYSTEM_CACHE_FILL_NS),
   };
 }
 

@@ -60,20 +60,24 @@ test('TMU lookups that miss to memory share the L2 cache\'s one port: on 12 QPUs
   assert.ok(twelve.run.total.stalls.tmu > 0.7 * 12 * twelve.run.cycles, 'the QPUs mostly wait for the TMU');
 });
 
-test('the L2 cache\'s fills wait for one another; a fill of a line the system cache holds is shorter; the bus caps the bytes a cycle', () => {
-  const T: Timing = { ...PI_TIMING, memoryFillCycles: 20, burstFillCycles: 5, systemCacheBytes: 128 * 1024, sdramBytesPerCycle: 64 };
+test('the L2 cache\'s fills share its port a burst each; a row not open waits for its bank; a line the system cache holds needs no bank; the bus caps the bytes a cycle', () => {
+  const T: Timing = { ...PI_TIMING, memoryFillCycles: 20, burstFillCycles: 5, systemCacheFillCycles: 10, systemCacheBytes: 128 * 1024, sdramBytesPerCycle: 64 };
   const s = new Sdram({ timing: T });
   s.reset();
-  // Two fills asked at once: the second starts when the first is done.
+  // Two fills asked at once, in banks 7 and 6: the second waits for the port's burst alone.
   assert.equal(s.fill(0, 1000), T.memoryLatency);
-  assert.equal(s.fill(0, 2000), 20 + T.memoryLatency);
-  // A line a DMA store wrote is in the system cache: its fill takes 5 cycles, and reaches the TMU sooner.
+  assert.equal(s.fill(0, 2000), 5 + T.memoryLatency);
+  // Another row of bank 7 waits for the bank: its row cycle and burst, 20.
+  assert.equal(s.fill(0, 1256), 20 + T.memoryLatency);
+  // The next line of that row, open now, waits for the port alone.
+  assert.equal(s.fill(0, 1257), 25 + T.memoryLatency);
+  // A line a DMA store wrote is in the system cache: it holds the port 10 cycles, needs no bank, and reaches the TMU sooner.
   s.stored(3000 * LINE_BYTES, 3001 * LINE_BYTES);
-  assert.equal(s.fill(0, 3000), 40 + T.l2Latency + 5);
-  assert.equal(s.fill(0, 3001), 45 + T.memoryLatency);
+  assert.equal(s.fill(0, 3000), 30 + T.l2Latency + 10);
+  assert.equal(s.fill(0, 3001), 40 + T.memoryLatency);
   // A line fetched once is in the system cache too (memory allocated through it, as on a Pi 1).
-  assert.equal(s.fill(1000, 1000), 1000 + T.l2Latency + 5);
-  assert.deepEqual([s.fills, s.systemHits], [3, 2]);
+  assert.equal(s.fill(1000, 1000), 1000 + T.l2Latency + 10);
+  assert.deepEqual([s.fills, s.systemHits], [5, 2]);
   // The bus: 8 bytes a cycle, so a window of 64 cycles moves 512 bytes; what does not fit moves in the next.
   const slow = new Sdram({ timing: { ...T, sdramBytesPerCycle: 8 } });
   slow.reset();
@@ -88,7 +92,7 @@ test('the L2 cache\'s fills wait for one another; a fill of a line the system ca
   direct.reset();
   direct.stored(0, 4096);
   assert.equal(direct.fill(0, 0), T.memoryLatency);
-  assert.equal(direct.fill(0, 0), 20 + T.memoryLatency);
+  assert.equal(direct.fill(0, 0), 5 + T.memoryLatency, 'from memory again, in the row the first opened: a burst');
 });
 
 test('each Pi model has its clocks: the V3D\'s figures in cycles, the memory\'s from nanoseconds; the default is the Pi 1', () => {
