@@ -26,6 +26,7 @@ import { createHash } from 'node:crypto';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { Machine } from '../src/emulator/machine.ts';
+import { EmulatorError } from '../src/emulator/errors.ts';
 import { footprint, GpuMemory } from '../src/common/memory.ts';
 import type { PiModelName } from '../src/emulator/models.ts';
 import { fadd, fmul, fsub, negFlag } from '../src/vc4/arith.ts';
@@ -142,32 +143,34 @@ export function runLaunch(program: Uint32Array, y: number, model: PiModelName, m
   return { y, cycles: r.cycles, seconds: r.seconds, instructions: r.total.instructions };
 }
 
-/** Every launch of the published run on `model`, shared among `jobs` worker threads (each launch is a machine of its own). */
+/** What a worker posts: its launches, or why it stopped (`wrong`: a wrong result or an error the emulator reported, one line each). */
+type WorkerReply = { results: LaunchResult[] } | { error: string; wrong: boolean };
+
+/** Every launch of the published run on `model`, shared among `jobs` worker threads (each launch is a machine of its own); the first failure stops them all. */
 export async function runMandel(program: Uint32Array, model: PiModelName, jobs = availableParallelism(), maxIters = MAX_ITERS, launches = LAUNCHES): Promise<LaunchResult[]> {
   const entry = new URL('../src/cli/tsx-worker.mjs', import.meta.url);
   const share = (k: number) => Array.from({ length: launches }, (_, y) => y).filter((y) => y % jobs === k);
-  const parts = await Promise.all(
-    Array.from(
-      { length: Math.min(jobs, launches) },
-      (_, k) =>
-        new Promise<LaunchResult[]>((resolve, reject) => {
-          const w = new Worker(entry, { workerData: { module: import.meta.url, mandel: { program, model, maxIters, ys: share(k) } } });
-          w.once('message', (m: { results: LaunchResult[] } | { error: string; wrong: boolean }) =>
-            'results' in m ? resolve(m.results) : reject(m.wrong ? new WrongResult(m.error) : new Error(m.error)),
-          );
-          w.once('error', reject);
-        }),
-    ),
-  );
-  return parts.flat().sort((a, b) => a.y - b.y);
+  const workers = Array.from({ length: Math.min(jobs, launches) }, (_, k) => new Worker(entry, { workerData: { module: import.meta.url, mandel: { program, model, maxIters, ys: share(k) } } }));
+  const part = (w: Worker) =>
+    new Promise<LaunchResult[]>((resolve, reject) => {
+      w.once('message', (m: WorkerReply) => ('results' in m ? resolve(m.results) : reject(m.wrong ? new WrongResult(m.error) : new Error(m.error))));
+      w.once('error', reject);
+      w.once('exit', (code) => reject(new Error(`mandel-qpu: a worker stopped (exit code ${code}) before its launches were done`)));
+    });
+  try {
+    return (await Promise.all(workers.map(part))).flat().sort((a, b) => a.y - b.y);
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
 }
-
 
 if (!isMainThread && parentPort && (workerData as { mandel?: unknown } | undefined)?.mandel) {
   const { program, model, maxIters, ys } = (workerData as { mandel: { program: Uint32Array; model: PiModelName; maxIters: number; ys: number[] } }).mandel;
+  let reply: WorkerReply;
   try {
-    parentPort.postMessage({ results: ys.map((y) => runLaunch(program, y, model, maxIters)) });
+    reply = { results: ys.map((y) => runLaunch(program, y, model, maxIters)) };
   } catch (e) {
-    parentPort.postMessage({ error: (e as Error).message, wrong: e instanceof WrongResult });
+    reply = { error: (e as Error).message, wrong: e instanceof WrongResult || e instanceof EmulatorError };
   }
+  parentPort.postMessage(reply);
 }

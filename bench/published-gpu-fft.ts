@@ -148,14 +148,15 @@ function fittedLaunchUs(g: { piSeconds: number; warmSeconds: number }): number {
   return Math.max(0, (r1 + r10 / 10) / (1 + 1 / 100));
 }
 
+/** Whether a parameter of the model was fitted to `release`'s figure at 2^log2n points in batches of `batch` (docs/timing.md). */
+const fittedTo = (release: Release, log2n: number, batch: number) => release === RELEASE_3_0 && (log2n === 8 || log2n === 20 || (batch === 1 && (log2n === 13 || log2n === 14)));
+
 /**
  * `release`'s figures, run from hello_fft's directory `dir`. A release without a launch of its
  * own takes the one fitted to 3.0's 2^8 (`fitDir`, 3.0's directory). Fitted (docs/timing.md):
  * 3.0's 2^8 (the launch), its 2^20 (how a DMA store's cost splits between its fixed part and its
  * rows) and its 2^13 and 2^14 in batches of 1 (a line's time from the system cache).
  */
-const fittedTo = (release: Release, log2n: number, batch: number) => release === RELEASE_3_0 && (log2n === 8 || log2n === 20 || (batch === 1 && (log2n === 13 || log2n === 14)));
-
 export function gpuFftFigures(dir: string, release: Release, fitDir: string | undefined): Figure[] {
   let fitted: number | undefined;
   const launchUs = (points: number) => {

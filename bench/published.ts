@@ -46,7 +46,7 @@
 //   the repository holds it at commit 2ad5a8b, 1f10f34 or later (bench/mandel-qpu.ts runs it and
 //   tells them apart). Published: 37.151 s at 2ad5a8b, 33.781 s from 1f10f34 on (its README), on a
 //   Pi 2 at 250 MHz, 90 launches through the mailbox. Not fitted; run on model 2, the launches
-//   shared among the machine's cores (about 23 billion instructions: many minutes).
+//   shared among the machine's cores (23-26 billion instructions a release: 10-30 minutes).
 // None of the programs is part of qpu-ts: they are other projects' code (the series' has no
 // licence), so they are read from where the user put them.
 //

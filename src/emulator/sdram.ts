@@ -107,7 +107,10 @@ export class Sdram {
   /**
    * The L2 cache fetches `line` from memory, asked at `time`: returns when its data reaches the
    * TMU, a memory latency after the fill starts (from the system cache, an L2 hit's latency and
-   * the system cache's fill: a guess, as no figure is published).
+   * the system cache's fill, whose figure is fitted: no figure is published). A line in the row
+   * its bank has open waits for the port alone, even while the bank is still opening that row:
+   * reading an opened row needs tRCD (18 ns in the datasheets), less than the burst before it;
+   * and reads from an open row do not delay the bank's next row (a simplification).
    */
   fill(time: number, line: number): number {
     const T = this.host.timing;

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MANDEL_RELEASES, pixelIterations, readMandel } from '../../bench/mandel-qpu.ts';
-import { BadInput } from '../../bench/cli.ts';
+import { MANDEL_RELEASES, pixelIterations, readMandel, runMandel } from '../../bench/mandel-qpu.ts';
+import { BadInput, WrongResult } from '../../bench/cli.ts';
 import { floatBits } from '../../src/vc4/tables.ts';
 
 test("a pixel's iterations: those before |z|^2 - 4 >= 0, at most the cap", () => {
@@ -37,4 +37,9 @@ test('gpu_code.hex: a release it knows by its digest, a clear error otherwise', 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the launches run in worker threads: an error the emulator reports in one ends the run in one line, and no worker is left running', async () => {
+  // Words of zeros are instructions with the breakpoint signal: each launch stops at its first.
+  await assert.rejects(runMandel(new Uint32Array(16), '2', 2, 50, 4), (e) => e instanceof WrongResult && /^QPU 0, pc 0 .*a software breakpoint/.test(e.message));
 });

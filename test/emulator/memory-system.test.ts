@@ -1,6 +1,6 @@
 // The cycle model's memory system (src/emulator/sdram.ts, docs/timing.md "The memory system")
-// and its Pi models (models.ts): the L2 cache's one port to memory bounds TMU lookups that miss,
-// whatever the QPU count; the SDRAM's bus caps what the DMA engines and the fills move together;
+// and its Pi models (models.ts): TMU lookups that miss are bound by the SDRAM's banks and the
+// L2 cache's one port to memory, whatever the QPU count; the SDRAM's bus caps what the DMA engines and the fills move together;
 // the BCM2835's system cache keeps what DMA stores wrote and what was fetched; each slice's
 // instruction cache (icache.ts) makes code larger than it pay for misses, and its uniforms cache
 // a long uniform stream; each model has its
@@ -18,15 +18,16 @@ import { assemble } from '../../src/vc4/asm/assembler.ts';
 import { FETCH_FREE, runAsm } from '../helpers/emu.ts';
 
 /**
- * Per QPU, `n` gathers whose 16 lanes each read a line of their own, 16 KiB apart: 16 lines from
- * memory a request, each in another row of the SDRAM than the line before it.
+ * Per QPU, `n` gathers whose 16 lanes each read a line of their own, 4 << `shift` bytes apart
+ * (16 KiB: each in another row of one SDRAM bank; 2 KiB: a row each in the 8 banks in turn): 16
+ * lines from memory a request.
  */
-const scattered = kernel([Ptr(Int), Ptr(Int), Int], function scattered(src, dst, n) {
+const scattered = kernel([Ptr(Int), Ptr(Int), Int, Int], function scattered(src, dst, n, shift) {
   const sum = Int(0);
   const base = Int(me().shl(16));
   const i = Int(0);
   For(i.lt(n), () => i.set(i.add(1)), () => {
-    gather(src.add(base.add(i.shl(4)).add(index().shl(12))));
+    gather(src.add(base.add(i.shl(4)).add(index().shl(shift))));
     const v = Int(0);
     receive(v);
     sum.set(sum.add(v));
@@ -36,28 +37,36 @@ const scattered = kernel([Ptr(Int), Ptr(Int), Int], function scattered(src, dst,
 
 const N = 24;
 
-function runScattered(qpus: number, model?: (typeof PI_MODEL_NAMES)[number]) {
+/** Lanes a row of one bank apart (16 KiB), or a row of the next bank (2 KiB). */
+const [ONE_BANK, EVERY_BANK] = [12, 9];
+
+function runScattered(qpus: number, model?: (typeof PI_MODEL_NAMES)[number], shift = ONE_BANK) {
   const src = SharedArray.int32(12 << 16);
   const dst = SharedArray.int32(12 * 16);
   try {
     src.forEach((_, i) => (src[i] = i & 7));
-    return scattered.emulateSync([src, dst, N], { qpus, model });
+    return scattered.emulateSync([src, dst, N, shift], { qpus, model });
   } finally {
     SharedArray.free(src);
     SharedArray.free(dst);
   }
 }
 
-test('TMU lookups that miss to memory share the L2 cache\'s one port: on 12 QPUs they are bound by it, not by the QPUs', () => {
+test('TMU lookups that miss to memory in other rows of one SDRAM bank: on 12 QPUs the bank\'s row cycles bind, not the QPUs; spread over the 8 banks, the port\'s bursts', () => {
   const T = timingFor(DEFAULT_MODEL);
   const one = runScattered(1);
   const twelve = runScattered(12);
   const lines = 12 * N * 16;
-  // Every line comes from memory once, one fill at a time.
+  // Every line comes from memory once, a row cycle and a burst of bank 0's each.
   assert.ok(twelve.run.cycles >= lines * T.memoryFillCycles, `${twelve.run.cycles} cycles for ${lines} fills of ${T.memoryFillCycles}`);
-  // Each QPU does the same work as the one alone, yet the run takes far longer: the port, not the QPUs, sets the pace.
+  // Each QPU does the same work as the one alone, yet the run takes far longer: the bank, not the QPUs, sets the pace.
   assert.ok(twelve.run.cycles > 8 * one.run.cycles, `1 QPU ${one.run.cycles} cycles, 12 QPUs ${twelve.run.cycles}`);
   assert.ok(twelve.run.total.stalls.tmu > 0.7 * 12 * twelve.run.cycles, 'the QPUs mostly wait for the TMU');
+  // The same lookups a row of each bank in turn: the banks' row cycles overlap, and the L2
+  // cache's port, a burst a line, binds instead (8 banks' row cycles take 20 cycles, 8 bursts 40).
+  const spread = runScattered(12, undefined, EVERY_BANK);
+  assert.ok(spread.run.cycles >= lines * T.burstFillCycles, `${spread.run.cycles} cycles for ${lines} bursts of ${T.burstFillCycles}`);
+  assert.ok(spread.run.cycles < 0.5 * twelve.run.cycles, `every bank ${spread.run.cycles} cycles, one bank ${twelve.run.cycles}`);
 });
 
 test('the L2 cache\'s fills share its port a burst each; a row not open waits for its bank; a line the system cache holds needs no bank; the bus caps the bytes a cycle', () => {

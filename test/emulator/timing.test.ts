@@ -7,8 +7,8 @@ import type { Qpu } from '../../src/emulator/qpu.ts';
 import { CYCLES_PER_INSTR, PI_TIMING } from '../../src/emulator/timing.ts';
 import { END, type EmuOptions, FETCH_FREE, runAsm } from '../helpers/emu.ts';
 
-/** The TMUs alone: the L2 cache's port to memory and the SDRAM's bus never make a fill wait (memory-system.test.ts tests them). */
-const TMUS_ONLY = { ...FETCH_FREE, memoryFillCycles: 0, burstFillCycles: 0, sdramBytesPerCycle: 0 };
+/** The TMUs alone: the SDRAM's banks, the L2 cache's port to memory and the SDRAM's bus never make a fill wait (memory-system.test.ts tests them). */
+const TMUS_ONLY = { ...FETCH_FREE, memoryFillCycles: 0, burstFillCycles: 0, systemCacheFillCycles: 0, sdramBytesPerCycle: 0 };
 
 const nops = (n: number) => new Array<string>(n).fill('nop').join('\n');
 
@@ -36,8 +36,8 @@ test('TMU0 and TMU1 serve requests side by side', () => {
   const two = run('tmu0', 'tmu1');
   assert.equal(two.total.stalls.tmu, 28 + M - 44 + Math.max(0, 28 + busy - 36));
   assert.ok(two.cycles < one.cycles);
-  // With the L2 cache's port to memory, and the four lines 16 KiB apart (each in another SDRAM
-  // row of one bank): the fills, one at a time, bound the two TMUs (each later ldtmu waits a fill - 4 more).
+  // With the SDRAM's banks, and the four lines 16 KiB apart (each in another row of one bank): the
+  // bank's row cycles, one at a time, bound the two TMUs (each later ldtmu waits a fill - 4 more).
   const MF = PI_TIMING.memoryFillCycles;
   const rows = program('tmu0', 'tmu1').replace('ldi r3, 64', 'ldi r3, 16384');
   const ported = runAsm(rows, { buffers: { x: 12 * 16384 }, uniforms: ['@x'], timing: FETCH_FREE }).result;
@@ -145,10 +145,10 @@ test('TMU lookups: a line in the TMU cache is cheap, one in L2 dearer, one from 
   const spreadSrc = `mov r0, unif\nshl r1, elem_num, 6\nadd r0, r0, r1\nnop\n${lookup('r0')}${END}`;
   const spread = runAsm(spreadSrc, { buffers: { x: 256 }, uniforms: ['@x'], timing: TMUS_ONLY });
   assert.equal(spread.result.total.stalls.tmu, M + 15 * PI_TIMING.tmuCyclesPerLine - 4);
-  // Through the L2 cache's port: consecutive lines are one open SDRAM row, a burst each, so the TMU sets the pace;
+  // Through the SDRAM: consecutive lines are one open row, a burst each at the L2 cache's port, so the TMU sets the pace;
   const filled = runAsm(spreadSrc, { buffers: { x: 256 }, uniforms: ['@x'] });
   assert.equal(filled.result.total.stalls.tmu, M + 15 * PI_TIMING.tmuCyclesPerLine - 4);
-  // lines 16 KiB apart are a row each in one bank, a row cycle each, so the port does.
+  // lines 16 KiB apart are a row each in one bank, a row cycle each, so the bank does.
   const rowsSrc = spreadSrc.replace('shl r1, elem_num, 6', 'shl r1, elem_num, 14');
   const scattered = runAsm(rowsSrc, { buffers: { x: 16 * 4096 }, uniforms: ['@x'] });
   assert.equal(scattered.result.total.stalls.tmu, M + 15 * PI_TIMING.memoryFillCycles - 4);
