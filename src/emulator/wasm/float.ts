@@ -11,7 +11,8 @@
 // - results below the smallest normal become +0; toward zero, a result is below it exactly when
 //   the exact value is;
 // - lanes where the rounded result is not finite (NaN or infinite inputs, overflow) are marked
-//   `rare`: the caller recomputes those lanes with arith.ts.
+//   `rare`: the caller recomputes those lanes with arith.ts; a product only where it is NaN
+//   (its infinities, from infinite inputs or overflow, are arith.ts's already).
 // Needs: v128 locals holding the inputs' patterns. Guarantees: `out` holds the result of every
 // lane not marked in `rare` (all ones in a marked lane, zero elsewhere; rare is OR-ed into).
 
@@ -51,6 +52,19 @@ function flushInto(f: FunctionBuilder, v: number, name: string, clean = false): 
 function markNonFinite(f: FunctionBuilder, v: number, rare: number): void {
   f.get(rare);
   f.get(v).simd('f32x4.abs').v128i32(splat(INF_BITS)).simd('f32x4.lt').simd('v128.not');
+  f.simd('v128.or').set(rare);
+}
+
+/**
+ * rare |= lanes of `v` that are NaN. A product's only lanes arith.ts computes otherwise: an
+ * infinite input times a finite non-zero one is the infinity the binary64 product narrows to,
+ * and so is an overflow (from 2^128 on, toward zero an infinity, below it the largest single
+ * exactly); a zero or NaN input beside an infinity or a NaN makes a NaN here, +0 or an infinity
+ * there.
+ */
+function markNaN(f: FunctionBuilder, v: number, rare: number): void {
+  f.get(rare);
+  f.get(v).get(v).simd('f32x4.ne');
   f.simd('v128.or').set(rare);
 }
 
@@ -127,7 +141,7 @@ export function emitFmul(f: FunctionBuilder, a: number, b: number, out: number, 
   f.get(xh).get(yh).simd('f64x2.mul').set(xh);
   narrowTowardZero(f, xl, xh);
   f.set(out);
-  markNonFinite(f, out, rare);
+  markNaN(f, out, rare);
 }
 
 /** itof of the patterns in `a` into `out`: exact in binary64, narrowed toward zero (never rare). */
