@@ -143,17 +143,26 @@ export function runLaunch(program: Uint32Array, y: number, model: PiModelName, m
   return { y, cycles: r.cycles, seconds: r.seconds, instructions: r.total.instructions };
 }
 
-/** What a worker posts: its launches, or why it stopped (`wrong`: a wrong result or an error the emulator reported, one line each). */
-type WorkerReply = { results: LaunchResult[] } | { error: string; wrong: boolean };
+/** What a worker posts: a launch done, then its launches, or why it stopped (`wrong`: a wrong result or an error the emulator reported, one line each). */
+type WorkerReply = { done: number } | { results: LaunchResult[] } | { error: string; wrong: boolean };
 
-/** Every launch of the published run on `model`, shared among `jobs` worker threads (each launch is a machine of its own); the first failure stops them all. */
-export async function runMandel(program: Uint32Array, model: PiModelName, jobs = availableParallelism(), maxIters = MAX_ITERS, launches = LAUNCHES): Promise<LaunchResult[]> {
+/**
+ * Every launch of the published run on `model`, shared among `jobs` worker threads (each launch
+ * is a machine of its own); the first failure stops them all. `onLaunch` hears of each launch
+ * done (the launches done so far, of `launches`).
+ */
+export async function runMandel(program: Uint32Array, model: PiModelName, jobs = availableParallelism(), maxIters = MAX_ITERS, launches = LAUNCHES, onLaunch?: (done: number, of: number) => void): Promise<LaunchResult[]> {
+  let done = 0;
   const entry = new URL('../src/cli/tsx-worker.mjs', import.meta.url);
   const share = (k: number) => Array.from({ length: launches }, (_, y) => y).filter((y) => y % jobs === k);
   const workers = Array.from({ length: Math.min(jobs, launches) }, (_, k) => new Worker(entry, { workerData: { module: import.meta.url, mandel: { program, model, maxIters, ys: share(k) } } }));
   const part = (w: Worker) =>
     new Promise<LaunchResult[]>((resolve, reject) => {
-      w.once('message', (m: WorkerReply) => ('results' in m ? resolve(m.results) : reject(m.wrong ? new WrongResult(m.error) : new Error(m.error))));
+      w.on('message', (m: WorkerReply) => {
+        if ('done' in m) onLaunch?.(++done, launches);
+        else if ('results' in m) resolve(m.results);
+        else reject(m.wrong ? new WrongResult(m.error) : new Error(m.error));
+      });
       w.once('error', reject);
       w.once('exit', (code) => reject(new Error(`mandel-qpu: a worker stopped (exit code ${code}) before its launches were done`)));
     });
@@ -164,13 +173,20 @@ export async function runMandel(program: Uint32Array, model: PiModelName, jobs =
   }
 }
 
-if (!isMainThread && parentPort && (workerData as { mandel?: unknown } | undefined)?.mandel) {
+const port = parentPort;
+if (!isMainThread && port && (workerData as { mandel?: unknown } | undefined)?.mandel) {
   const { program, model, maxIters, ys } = (workerData as { mandel: { program: Uint32Array; model: PiModelName; maxIters: number; ys: number[] } }).mandel;
   let reply: WorkerReply;
   try {
-    reply = { results: ys.map((y) => runLaunch(program, y, model, maxIters)) };
+    reply = {
+      results: ys.map((y) => {
+        const r = runLaunch(program, y, model, maxIters);
+        port.postMessage({ done: y } satisfies WorkerReply);
+        return r;
+      }),
+    };
   } catch (e) {
     reply = { error: (e as Error).message, wrong: e instanceof WrongResult || e instanceof EmulatorError };
   }
-  parentPort.postMessage(reply);
+  port.postMessage(reply);
 }

@@ -228,7 +228,9 @@ function pyVideocore(dir: string): Figure {
 async function mandelQpu(dir: string): Promise<Figure> {
   const { program, release } = readMandel(dir);
   const t0 = performance.now();
-  const launches = await runMandel(program, MANDEL_MODEL);
+  // Minutes of work: a line every 10 launches on standard error, so that the run is seen to go on.
+  const progress = (done: number, of: number) => done % 10 === 0 && done < of && console.error(`mandel-qpu at ${release.commit}: ${done} of ${of} launches (${((performance.now() - t0) / 60e3).toFixed(1)} min)`);
+  const launches = await runMandel(program, MANDEL_MODEL, undefined, undefined, undefined, progress);
   const qpuSeconds = launches.reduce((s, r) => s + r.seconds, 0);
   const seconds = qpuSeconds + (launches.length * MAILBOX_LAUNCH_US) / 1e6;
   const slowest = launches.reduce((a, b) => (b.seconds > a.seconds ? b : a));
