@@ -34,6 +34,23 @@ export function readInput(file: string, hint = ''): Buffer {
   }
 }
 
+/**
+ * The words of a vc4asm-style hex listing, `text` of `file`: each line "0xLOW, 0xHIGH, // ..." is
+ * one instruction (blank lines and comments are skipped); a BadInput naming the line otherwise
+ * (`what`: whose listing it should be).
+ */
+export function hexWords(file: string, text: string, what: string): Uint32Array {
+  const words: number[] = [];
+  text.split('\n').forEach((line, i) => {
+    const code = line.split('//')[0]!.trim();
+    if (!code) return;
+    const m = /^(0x[0-9a-f]{1,8})\s*,\s*(0x[0-9a-f]{1,8})\s*,?$/i.exec(code);
+    if (!m) throw new BadInput(`${file}:${i + 1}: not an instruction of ${what} ("0xLOW, 0xHIGH, // ..."): ${line.trim().slice(0, 60)}`);
+    words.push(Number(m[1]), Number(m[2]));
+  });
+  return new Uint32Array(words);
+}
+
 /** Checks that a file the bench is asked to write (`--json FILE`) has a directory to go in; returns the path. */
 export function outputFile(flag: string, path: string | undefined): string | undefined {
   if (path !== undefined && !statSync(dirname(resolve(path)), { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`${flag} ${path}: no such directory to write it in`);

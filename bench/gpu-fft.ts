@@ -36,7 +36,7 @@ import { Machine, type RunResult } from '../src/emulator/machine.ts';
 import { footprint, GpuMemory } from '../src/common/memory.ts';
 import { WORD_BYTES } from '../src/vc4/chip.ts';
 import { PI_TIMING } from '../src/emulator/timing.ts';
-import { BadInput, outputFile, runBenchMain, WrongResult } from './cli.ts';
+import { BadInput, hexWords, outputFile, runBenchMain, WrongResult } from './cli.ts';
 import { fft64, fftErrors, helloSignal, helloTransform, randomSignal, WRONG_FFT } from '../examples/lib/fft-reference.ts';
 
 /** GPU_FFT runs on this many QPUs (GPU_FFT_QPUS). */
@@ -145,16 +145,9 @@ export function readShader(file: string): Uint32Array {
     const code = (e as NodeJS.ErrnoException).code;
     throw new BadInput(`cannot read GPU_FFT's shader ${file}: ${code ?? (e as Error).message}${code === 'ENOENT' ? ' (name the hello_fft directory, which holds hex/)' : ''}`);
   }
-  const words: number[] = [];
-  text.split('\n').forEach((line, i) => {
-    const code = line.split('//')[0]!.trim();
-    if (!code) return;
-    const m = /^(0x[0-9a-f]{1,8})\s*,\s*(0x[0-9a-f]{1,8})\s*,?$/i.exec(code);
-    if (!m) throw new BadInput(`${file}:${i + 1}: not an instruction of a GPU_FFT shader ("0xLOW, 0xHIGH, // ..."): ${line.trim().slice(0, 60)}`);
-    words.push(Number(m[1]), Number(m[2]));
-  });
+  const words = hexWords(file, text, 'a GPU_FFT shader');
   if (!words.length) throw new BadInput(`${file}: no instructions`);
-  return new Uint32Array(words);
+  return words;
 }
 
 // ---------------------------------------------------------------- running it

@@ -31,7 +31,7 @@ import { footprint, GpuMemory } from '../src/common/memory.ts';
 import type { PiModelName } from '../src/emulator/models.ts';
 import { fadd, fmul, fsub, negFlag } from '../src/vc4/arith.ts';
 import { floatBits } from '../src/vc4/tables.ts';
-import { BadInput, readInput, WrongResult } from './cli.ts';
+import { BadInput, hexWords, readInput, WrongResult } from './cli.ts';
 
 export const [WIDTH, HEIGHT, QPUS] = [1920, 1080, 12];
 const [RE_MIN, RE_MAX, IM_MIN] = [-2, 2, -1.125];
@@ -59,21 +59,16 @@ export const MANDEL_RELEASES: readonly MandelRelease[] = [
   { commit: '0cd9083', digest: 'eb8f53221f281285', seconds: 33.781, note: "1f10f34's kernel from a later vc4asm (two instructions encoded otherwise); the README's time, unchanged since 1f10f34" },
 ];
 
+/** A clone's kernel, read, and which release it is. */
+export interface MandelKernel {
+  readonly program: Uint32Array;
+  readonly release: MandelRelease;
+}
+
 /** Reads DIR/gpu_code.hex ("0xLOW, 0xHIGH," lines) and which release it is. */
-export function readMandel(dir: string): { program: Uint32Array; release: MandelRelease } {
+export function readMandel(dir: string): MandelKernel {
   const file = `${dir}/gpu_code.hex`;
-  const words: number[] = [];
-  readInput(file, ' (name a clone of aengelke/mandel-qpu)')
-    .toString('utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      const code = line.trim();
-      if (!code) return;
-      const m = /^(0x[0-9a-f]{1,8})\s*,\s*(0x[0-9a-f]{1,8})\s*,?$/i.exec(code);
-      if (!m) throw new BadInput(`${file}:${i + 1}: not an instruction ("0xLOW, 0xHIGH,"): ${code.slice(0, 60)}`);
-      words.push(Number(m[1]), Number(m[2]));
-    });
-  const program = new Uint32Array(words);
+  const program = hexWords(file, readInput(file, ' (name a clone of aengelke/mandel-qpu)').toString('utf8'), "mandel-qpu's kernel");
   const digest = createHash('sha256').update(new Uint8Array(program.buffer)).digest('hex').slice(0, 16);
   const release = MANDEL_RELEASES.find((r) => r.digest === digest);
   if (!release) throw new BadInput(`${file}: not one of mandel-qpu's published kernels (commits ${MANDEL_RELEASES.map((r) => r.commit).join(', ')}); its digest is ${digest}`);
@@ -146,12 +141,20 @@ export function runLaunch(program: Uint32Array, y: number, model: PiModelName, m
 /** What a worker posts: a launch done, then its launches, or why it stopped (`wrong`: a wrong result or an error the emulator reported, one line each). */
 type WorkerReply = { done: number } | { results: LaunchResult[] } | { error: string; wrong: boolean };
 
+/** How runMandel runs: its worker threads, and for tests fewer iterations and launches. */
+export interface MandelRun {
+  readonly jobs?: number;
+  readonly maxIters?: number;
+  readonly launches?: number;
+  /** Hears of each launch done: the launches done so far, of all. */
+  readonly onLaunch?: (done: number, of: number) => void;
+}
+
 /**
  * Every launch of the published run on `model`, shared among `jobs` worker threads (each launch
- * is a machine of its own); the first failure stops them all. `onLaunch` hears of each launch
- * done (the launches done so far, of `launches`).
+ * is a machine of its own; by default one a core); the first failure stops them all.
  */
-export async function runMandel(program: Uint32Array, model: PiModelName, jobs = availableParallelism(), maxIters = MAX_ITERS, launches = LAUNCHES, onLaunch?: (done: number, of: number) => void): Promise<LaunchResult[]> {
+export async function runMandel(program: Uint32Array, model: PiModelName, { jobs = availableParallelism(), maxIters = MAX_ITERS, launches = LAUNCHES, onLaunch }: MandelRun = {}): Promise<LaunchResult[]> {
   let done = 0;
   const entry = new URL('../src/cli/tsx-worker.mjs', import.meta.url);
   const share = (k: number) => Array.from({ length: launches }, (_, y) => y).filter((y) => y % jobs === k);

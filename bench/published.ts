@@ -65,7 +65,7 @@ import { checkRelease, type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, RELEASE_1_
 import { assemble } from '../src/vc4/asm/assembler.ts';
 import { floatBits } from '../src/vc4/tables.ts';
 import { readSgemm, runSgemm, SGEMM_FLOPS } from './py-videocore.ts';
-import { HEIGHT, MANDEL_MODEL, MAX_ITERS, QPUS, readMandel, runMandel, WIDTH } from './mandel-qpu.ts';
+import { HEIGHT, MANDEL_MODEL, type MandelKernel, MAX_ITERS, QPUS, readMandel, runMandel, WIDTH } from './mandel-qpu.ts';
 
 
 const words = (file: string) => {
@@ -225,12 +225,11 @@ function pyVideocore(dir: string): Figure {
 
 // ---------------------------------------------------------------- mandel-qpu
 
-async function mandelQpu(dir: string): Promise<Figure> {
-  const { program, release } = readMandel(dir);
+async function mandelQpu({ program, release }: MandelKernel): Promise<Figure> {
   const t0 = performance.now();
   // Minutes of work: a line every 10 launches on standard error, so that the run is seen to go on.
   const progress = (done: number, of: number) => done % 10 === 0 && done < of && console.error(`mandel-qpu at ${release.commit}: ${done} of ${of} launches (${((performance.now() - t0) / 60e3).toFixed(1)} min)`);
-  const launches = await runMandel(program, MANDEL_MODEL, undefined, undefined, undefined, progress);
+  const launches = await runMandel(program, MANDEL_MODEL, { onLaunch: progress });
   const qpuSeconds = launches.reduce((s, r) => s + r.seconds, 0);
   const seconds = qpuSeconds + (launches.length * MAILBOX_LAUNCH_US) / 1e6;
   const slowest = launches.reduce((a, b) => (b.seconds > a.seconds ? b : a));
@@ -282,7 +281,7 @@ async function main(argv: string[]): Promise<void> {
   const mandelDirs = v['mandel-qpu'] ?? [];
   if (dir === undefined && sha === undefined && pyvcDir === undefined && !releases.length && !mandelDirs.length) throw new BadInput(USAGE);
   if (pyvcDir !== undefined) readSgemm(pyvcDir);
-  for (const d of mandelDirs) readMandel(d);
+  const mandels = mandelDirs.map(readMandel);
   const figures: Figure[] = [];
   if (dir !== undefined) {
     figures.push(rot3D(dir, 1, 1, 40), rot3D(dir, 2, 1, 18), rot3D(dir, 3, 2, 16));
@@ -291,7 +290,7 @@ async function main(argv: string[]): Promise<void> {
   if (sha !== undefined) figures.push(sha256(sha));
   for (const { dir: at, release } of releases) figures.push(...gpuFftFigures(at, release, fftDir));
   if (pyvcDir !== undefined) figures.push(pyVideocore(pyvcDir));
-  for (const d of mandelDirs) figures.push(await mandelQpu(d));
+  for (const kernel of mandels) figures.push(await mandelQpu(kernel));
   console.log(`The cycle model (${PI_MODELS[DEFAULT_MODEL].board}, but where a figure names another) against published times\n`);
   console.log('| program | published | modelled | modelled time / published | fitted to it | within 25% | detail |\n|---|---:|---:|---:|:-:|:-:|---|');
   for (const f of figures) console.log(`| ${f.name} | ${f.published} | ${f.modelled} | ${f.ratio.toFixed(2)} | ${f.fitted ? 'yes' : ''} | ${within(f) ? 'yes' : '**no**'} | ${f.detail} |`);

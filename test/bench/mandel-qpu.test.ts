@@ -41,5 +41,5 @@ test('gpu_code.hex: a release it knows by its digest, a clear error otherwise', 
 
 test('the launches run in worker threads: an error the emulator reports in one ends the run in one line, and no worker is left running', async () => {
   // Words of zeros are instructions with the breakpoint signal: each launch stops at its first.
-  await assert.rejects(runMandel(new Uint32Array(16), '2', 2, 50, 4), (e) => e instanceof WrongResult && /^QPU 0, pc 0 .*a software breakpoint/.test(e.message));
+  await assert.rejects(runMandel(new Uint32Array(16), '2', { jobs: 2, maxIters: 50, launches: 4 }), (e) => e instanceof WrongResult && /^QPU 0, pc 0 .*a software breakpoint/.test(e.message));
 });
