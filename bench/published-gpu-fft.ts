@@ -9,9 +9,11 @@
 //   through the mailbox for more (gpu_fft.c's GPU_FFT_BUSY_WAIT_LIMIT).
 // - 1.0 (commit 5c34cc2, 2014-01-30) has 2.0's shaders, word for word, up to 2^17 points, timed
 //   a year earlier in batches of 1 to 50, and always goes through the mailbox: "a kernel ioctl
-//   call which adds 100us overhead", its gpu_fft.txt says, so that figure is every mailbox
-//   launch here; nothing is fitted to 1.0. All three ask the firmware not to flush the caches
-//   (noflush = 1); the model starts each launch with them cold all the same.
+//   call which adds 100us overhead", its gpu_fft.txt says, a round figure its own table belies
+//   (2^8 points take 112 us in batches of 1 and 2 x 56 in batches of 2), so 1.0's launch is
+//   fitted to its 2^8 in batches of 1; the other mailbox launches here take the text's 100 us.
+//   All three ask the firmware not to flush the caches (noflush = 1); the model starts each
+//   launch with them cold all the same.
 // - vc4asm's (bench/vc4asm-fft.ts) launches as 3.0 does, but its mailbox call asks for a flush,
 //   whose cost no one has published: its launch beyond BUSY_WAIT_LIMIT points is taken as 100 us
 //   all the same.
@@ -44,8 +46,10 @@ export interface Release {
   times: Readonly<Record<number, Readonly<Record<number, number>>>>;
   /** The largest size run. */
   maxLog2n: number;
-  /** Its launch in us for a batch of `points` in all: a published figure, or undefined for the one fitted to 3.0's times. */
+  /** Its launch in us for a batch of `points` in all: a published figure, or undefined for a fitted one (`ownLaunch`). */
   launchUs: (points: number) => number | undefined;
+  /** Whether its fitted launch is fitted to its own time at 2^8 points in batches of 1 (else to 3.0's two at 2^8). */
+  ownLaunch?: boolean;
   /** Its host, when not GPU_FFT's own (bench/gpu-fft.ts). */
   prepare?: Prepare;
 }
@@ -102,7 +106,8 @@ export const RELEASE_1_0: Release = {
   wrong: 5e-3,
   times: Object.fromEntries(Object.entries(US_1_0).map(([batch, us]) => [batch, Object.fromEntries(us.map((t, i) => [8 + i, t / 1e3]))])),
   maxLog2n: 17,
-  launchUs: () => MAILBOX_LAUNCH_US,
+  launchUs: () => undefined,
+  ownLaunch: true,
 };
 
 /**
@@ -148,20 +153,28 @@ function fittedLaunchUs(g: { piSeconds: number; warmSeconds: number }): number {
   return Math.max(0, (r1 + r10 / 10) / (1 + 1 / 100));
 }
 
+/** 1.0's mailbox launch in us, fitted to its own time at 2^8 points in batches of 1 (`g`, 2^8's modelled run): that time less the run, cold. */
+function ownLaunchUs(release: Release, g: { piSeconds: number }): number {
+  return Math.max(0, release.times[1]![8]! * 1e3 - g.piSeconds * 1e6);
+}
+
 /** Whether a parameter of the model was fitted to `release`'s figure at 2^log2n points in batches of `batch` (docs/timing.md). */
-const fittedTo = (release: Release, log2n: number, batch: number) => release === RELEASE_3_0 && (log2n === 8 || log2n === 20 || (batch === 1 && (log2n === 13 || log2n === 14)));
+const fittedTo = (release: Release, log2n: number, batch: number) =>
+  (release === RELEASE_3_0 && (log2n === 8 || log2n === 20 || (batch === 1 && (log2n === 13 || log2n === 14)))) || (release.ownLaunch === true && log2n === 8 && batch === 1);
 
 /**
  * `release`'s figures, run from hello_fft's directory `dir`. A release without a launch of its
- * own takes the one fitted to 3.0's 2^8 (`fitDir`, 3.0's directory). Fitted (docs/timing.md):
- * 3.0's 2^8 (the launch), its 2^20 (how a DMA store's cost splits between its fixed part and its
- * rows) and its 2^13 and 2^14 in batches of 1 (a line's time from the system cache).
+ * own takes the one fitted to 3.0's 2^8 (`fitDir`, 3.0's directory), or with `ownLaunch` one
+ * fitted to its own 2^8. Fitted (docs/timing.md): 3.0's 2^8 (the launch), its 2^20 (how a DMA
+ * store's cost splits between its fixed part and its rows) and its 2^13 and 2^14 in batches of
+ * 1 (a line's time from the system cache); 1.0's 2^8 in batches of 1 (its launch).
  */
 export function gpuFftFigures(dir: string, release: Release, fitDir: string | undefined): Figure[] {
   let fitted: number | undefined;
   const launchUs = (points: number) => {
-    const own = release.launchUs?.(points);
+    const own = release.launchUs(points);
     if (own !== undefined) return own;
+    if (release.ownLaunch) return (fitted ??= ownLaunchUs(release, runGpuFft(dir, 8, release)));
     if (fitDir === undefined) throw new Error(`${release.name}: its launch is fitted to release 3.0's times`);
     return (fitted ??= fittedLaunchUs(runGpuFft(fitDir, 8)));
   };

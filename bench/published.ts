@@ -29,8 +29,9 @@
 //   2^15 in batches of 10. None is fitted: 22 predictions.
 // --gpu-fft-1 DIR: GPU_FFT's release 1.0, hello_fft's directory at raspberrypi/userland commit
 //   5c34cc2 (2014-01-30): 2.0's shaders, word for word, and 3.0's host code up to 2^17 points,
-//   but launched through the mailbox, whose 100 us its gpu_fft.txt publishes. Published there: 2^8 to 2^17 in
-//   batches of 1, 2, 5, 10, 20 and 50, on a Pi 1. None is fitted: 60 predictions
+//   but launched through the mailbox, "100us" its gpu_fft.txt says, a round figure: the launch is
+//   fitted to its 2^8 in batches of 1 (that time less the model's cold run). Published there:
+//   2^8 to 2^17 in batches of 1, 2, 5, 10, 20 and 50, on a Pi 1: 1 fitted, 59 predictions
 //   (bench/published-gpu-fft.ts).
 // --vc4asm-fft DIR: vc4asm's optimised hello_fft, maazl/vc4asm's sample/hello_fft at commit
 //   6e64cfd (2015-09-20) with hex/ assembled from its qasm/ by that commit's vc4asm (`vc4asm -V -c
