@@ -18,7 +18,7 @@
 //   whose cost no one has published: its launch beyond BUSY_WAIT_LIMIT points is taken as 100 us
 //   all the same.
 import { createHash } from 'node:crypto';
-import { checkGpuFftDir, type Prepare, PUBLISHED_BATCH10_MS, PUBLISHED_MS, readShader, runGpuFft, shaderFile } from './gpu-fft.ts';
+import { checkGpuFftDir, type GpuFftFigures, type Prepare, PUBLISHED_BATCH10_MS, PUBLISHED_MS, readShader, runGpuFft, shaderFile } from './gpu-fft.ts';
 import { prepareVc4asmFft } from './vc4asm-fft.ts';
 import { BadInput } from './cli.ts';
 import { WRONG_FFT } from '../examples/lib/fft-reference.ts';
@@ -163,36 +163,65 @@ const fittedTo = (release: Release, log2n: number, batch: number) =>
   (release === RELEASE_3_0 && (log2n === 8 || log2n === 20 || (batch === 1 && (log2n === 13 || log2n === 14)))) || (release.ownLaunch === true && log2n === 8 && batch === 1);
 
 /**
- * `release`'s figures, run from hello_fft's directory `dir`. A release without a launch of its
- * own takes the one fitted to 3.0's 2^8 (`fitDir`, 3.0's directory), or with `ownLaunch` one
- * fitted to its own 2^8. Fitted (docs/timing.md): 3.0's 2^8 (the launch), its 2^20 (how a DMA
- * store's cost splits between its fixed part and its rows) and its 2^13 and 2^14 in batches of
- * 1 (a line's time from the system cache); 1.0's 2^8 in batches of 1 (its launch).
+ * `release` run from hello_fft's directory `dir`: each size's run, once, and the model's time
+ * per transform in a batch. A release without a launch of its own takes the one fitted to 3.0's
+ * 2^8 (3.0's own, or `fit`'s, release 3.0's model), or with `ownLaunch` one fitted to its own 2^8.
  */
-export function gpuFftFigures(dir: string, release: Release, fitDir: string | undefined): Figure[] {
-  let fitted: number | undefined;
-  const launchUs = (points: number) => {
-    const own = release.launchUs(points);
+export class ReleaseModel {
+  private readonly runs = new Map<number, GpuFftFigures>();
+  private fittedLaunch: number | undefined;
+
+  constructor(
+    readonly dir: string,
+    readonly release: Release,
+    private readonly fit: ReleaseModel | undefined,
+  ) {}
+
+  /** Its run at 2^log2n points (bench/gpu-fft.ts), checked against the transform. */
+  run(log2n: number): GpuFftFigures {
+    let g = this.runs.get(log2n);
+    if (!g) this.runs.set(log2n, (g = runGpuFft(this.dir, log2n, this.release)));
+    return g;
+  }
+
+  /** Its launch in us for a batch of `points` in all. */
+  launchUs(points: number): number {
+    const own = this.release.launchUs(points);
     if (own !== undefined) return own;
-    if (release.ownLaunch) return (fitted ??= ownLaunchUs(release, runGpuFft(dir, 8, release)));
-    if (fitDir === undefined) throw new Error(`${release.name}: its launch is fitted to release 3.0's times`);
-    return (fitted ??= fittedLaunchUs(runGpuFft(fitDir, 8)));
-  };
+    if (this.release.ownLaunch) return (this.fittedLaunch ??= ownLaunchUs(this.release, this.run(8)));
+    const fit = this.release === RELEASE_3_0 ? this : this.fit;
+    if (!fit) throw new Error(`${this.release.name}: its launch is fitted to release 3.0's times`);
+    return (this.fittedLaunch ??= fittedLaunchUs(fit.run(8)));
+  }
+
+  /** Its time per transform in us at 2^log2n points in batches of `batch`. */
+  perTransformUs(log2n: number, batch: number): number {
+    return perTransform(this.launchUs(batch << log2n), batch, this.run(log2n));
+  }
+}
+
+/**
+ * The release's published figures beside its model's. Fitted (docs/timing.md): 3.0's 2^8 (the
+ * launch), its 2^20 (how a DMA store's cost splits between its fixed part and its rows) and its
+ * 2^13 and 2^14 in batches of 1 (a line's time from the system cache); 1.0's 2^8 in batches of 1
+ * (its launch).
+ */
+export function gpuFftFigures(model: ReleaseModel): Figure[] {
+  const { release } = model;
   return releaseSizes(release).flatMap((log2n) => {
-    const g = runGpuFft(dir, log2n, release);
+    const g = model.run(log2n);
     return Object.entries(release.times)
       .filter(([, t]) => t[log2n] !== undefined)
       .map(([b, t]) => {
         const [batch, publishedMs] = [Number(b), t[log2n]!];
-        const launch = launchUs(batch << log2n);
-        const modelled = perTransform(launch, batch, g);
+        const modelled = model.perTransformUs(log2n, batch);
         return {
           name: `${release.name} 2^${log2n} points, batch ${batch}`,
           published: `${publishedMs} ms`,
           modelled: `${(modelled / 1e3).toPrecision(3)} ms`,
           ratio: modelled / 1e3 / publishedMs,
           fitted: fittedTo(release, log2n, batch),
-          detail: `${g.instructions} instructions on ${g.qpus} QPUs, ${(g.piSeconds * 1e3).toPrecision(3)} ms on the QPUs (${(g.warmSeconds * 1e3).toPrecision(3)} warm) + ${(launch / batch).toFixed(1)} us launch`,
+          detail: `${g.instructions} instructions on ${g.qpus} QPUs, ${(g.piSeconds * 1e3).toPrecision(3)} ms on the QPUs (${(g.warmSeconds * 1e3).toPrecision(3)} warm) + ${(model.launchUs(batch << log2n) / batch).toFixed(1)} us launch`,
         };
       });
   });

@@ -38,6 +38,9 @@
 //   hex/shader_256.hex ../../share/vc4.qinc qasm/gpu_fft_256.qasm`, and so on); bench/vc4asm-fft.ts
 //   runs it. Published: a user's medians on a Pi 1 B, 2^8 to 2^16 points in batches of 1
 //   (maazl/vc4asm issue 5). Its launch below 2^15 points is 3.0's (needs --gpu-fft). 9 predictions.
+//   With it, a second table: its time over 3.0's as maazl timed both on his own Pi, 2^8 to 2^16
+//   points in batches of 1 and 10, against the model's ratio (bench/published-same-pi.ts): 18
+//   predictions of another kind, which no Pi's clocks affect.
 // --py-videocore DIR: py-videocore's SGEMM, DIR/sgemm.bin as bench/py-videocore/assemble.py
 //   writes it (bench/py-videocore.ts runs it). Published: 8.32 GFLOPS for 96x363 by 363x3072 on
 //   12 QPUs (its author's Qiita article, quoted in doe300/VC4CL issue 91; the README says 8), on
@@ -62,7 +65,8 @@ import { PI_TIMING } from '../src/emulator/timing.ts';
 import { DEFAULT_MODEL, PI_MODELS } from '../src/emulator/models.ts';
 import { parseArgs } from 'node:util';
 import { BadInput, outputFile, readInput, runBenchMain } from './cli.ts';
-import { checkRelease, type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, RELEASE_1_0, RELEASE_2_0, RELEASE_3_0, RELEASE_VC4ASM, type Release } from './published-gpu-fft.ts';
+import { samePiFigures } from './published-same-pi.ts';
+import { checkRelease, type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, ReleaseModel, RELEASE_1_0, RELEASE_2_0, RELEASE_3_0, RELEASE_VC4ASM, type Release } from './published-gpu-fft.ts';
 import { assemble } from '../src/vc4/asm/assembler.ts';
 import { floatBits } from '../src/vc4/tables.ts';
 import { readSgemm, runSgemm, SGEMM_FLOPS } from './py-videocore.ts';
@@ -289,7 +293,9 @@ async function main(argv: string[]): Promise<void> {
     for (const [qpus, s] of [[1, 49.34], [2, 24.91], [4, 20.36]] as const) figures.push(heat(dir, qpus, s));
   }
   if (sha !== undefined) figures.push(sha256(sha));
-  for (const { dir: at, release } of releases) figures.push(...gpuFftFigures(at, release, fftDir));
+  const g3 = fftDir === undefined ? undefined : new ReleaseModel(fftDir, RELEASE_3_0, undefined);
+  const models = releases.map(({ dir: at, release }) => (release === RELEASE_3_0 ? g3! : new ReleaseModel(at, release, g3)));
+  for (const model of models) figures.push(...gpuFftFigures(model));
   if (pyvcDir !== undefined) figures.push(pyVideocore(pyvcDir));
   for (const kernel of mandels) figures.push(await mandelQpu(kernel));
   console.log(`The cycle model (${PI_MODELS[DEFAULT_MODEL].board}, but where a figure names another) against published times\n`);
@@ -299,7 +305,15 @@ async function main(argv: string[]): Promise<void> {
   console.log(
     `\n${figures.length} figures, ${figures.length - predicted.length} used for fitting; within 25%: ${figures.filter(within).length} of all, ${predicted.filter(within).length} of the ${predicted.length} predicted`,
   );
-  if (json) writeFileSync(json, JSON.stringify({ timing: PI_TIMING, figures }, null, 2) + '\n');
+  const vc = models.find((m) => m.release === RELEASE_VC4ASM);
+  const samePi = vc && g3 ? samePiFigures(vc, g3) : [];
+  if (samePi.length) {
+    console.log('\nTwo programs on one Pi: vc4asm\'s GPU_FFT over GPU_FFT 3.0, as maazl timed both (his Pi\'s clocks unknown), against the model\'s ratio (bench/published-same-pi.ts)\n');
+    console.log('| programs | published ratio | modelled ratio | modelled / published | within 25% | detail |\n|---|---:|---:|---:|:-:|---|');
+    for (const f of samePi) console.log(`| ${f.name} | ${f.published} | ${f.modelled} | ${f.ratio.toFixed(2)} | ${within(f) ? 'yes' : '**no**'} | ${f.detail} |`);
+    console.log(`\n${samePi.length} ratios, none used for fitting; within 25%: ${samePi.filter(within).length}`);
+  }
+  if (json) writeFileSync(json, JSON.stringify({ timing: PI_TIMING, figures, samePi }, null, 2) + '\n');
 }
 
 await runBenchMain(import.meta.url, main);
