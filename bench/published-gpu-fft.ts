@@ -46,7 +46,7 @@ export interface Release {
   times: Readonly<Record<number, Readonly<Record<number, number>>>>;
   /** The largest size run. */
   maxLog2n: number;
-  /** Its launch in us for a batch of `points` in all: a published figure, or undefined for a fitted one (`ownLaunch`). */
+  /** Its launch in us for a batch of `points` in all: a published figure, or undefined for a fitted one (to 3.0's 2^8, or with `ownLaunch` to its own). */
   launchUs: (points: number) => number | undefined;
   /** Whether its fitted launch is fitted to its own time at 2^8 points in batches of 1 (else to 3.0's two at 2^8). */
   ownLaunch?: boolean;
@@ -164,8 +164,9 @@ const fittedTo = (release: Release, log2n: number, batch: number) =>
 
 /**
  * `release` run from hello_fft's directory `dir`: each size's run, once, and the model's time
- * per transform in a batch. A release without a launch of its own takes the one fitted to 3.0's
- * 2^8 (3.0's own, or `fit`'s, release 3.0's model), or with `ownLaunch` one fitted to its own 2^8.
+ * per transform in a batch. Where its launch is not a published figure, it is fitted: to its own
+ * 2^8 in batches of 1 with `ownLaunch` (1.0), else to 3.0's two at 2^8 (3.0's own runs, or
+ * `fit`'s, which must be release 3.0's model).
  */
 export class ReleaseModel {
   private readonly runs = new Map<number, GpuFftFigures>();
@@ -190,7 +191,7 @@ export class ReleaseModel {
     if (own !== undefined) return own;
     if (this.release.ownLaunch) return (this.fittedLaunch ??= ownLaunchUs(this.release, this.run(8)));
     const fit = this.release === RELEASE_3_0 ? this : this.fit;
-    if (!fit) throw new Error(`${this.release.name}: its launch is fitted to release 3.0's times`);
+    if (fit?.release !== RELEASE_3_0) throw new Error(`${this.release.name}: its launch is fitted to release 3.0's times, which needs 3.0's model`);
     return (this.fittedLaunch ??= fittedLaunchUs(fit.run(8)));
   }
 

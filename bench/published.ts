@@ -40,7 +40,7 @@
 //   (maazl/vc4asm issue 5). Its launch below 2^15 points is 3.0's (needs --gpu-fft). 9 predictions.
 //   With it, a second table: its time over 3.0's as maazl timed both on his own Pi, 2^8 to 2^16
 //   points in batches of 1 and 10, against the model's ratio (bench/published-same-pi.ts): 18
-//   predictions of another kind, which no Pi's clocks affect.
+//   predictions of another kind, which a Pi's clocks move far less than its times.
 // --py-videocore DIR: py-videocore's SGEMM, DIR/sgemm.bin as bench/py-videocore/assemble.py
 //   writes it (bench/py-videocore.ts runs it). Published: 8.32 GFLOPS for 96x363 by 363x3072 on
 //   12 QPUs (its author's Qiita article, quoted in doe300/VC4CL issue 91; the README says 8), on
@@ -307,13 +307,16 @@ async function main(argv: string[]): Promise<void> {
   );
   const vc = models.find((m) => m.release === RELEASE_VC4ASM);
   const samePi = vc && g3 ? samePiFigures(vc, g3) : [];
-  if (samePi.length) {
-    console.log('\nTwo programs on one Pi: vc4asm\'s GPU_FFT over GPU_FFT 3.0, as maazl timed both (his Pi\'s clocks unknown), against the model\'s ratio (bench/published-same-pi.ts)\n');
-    console.log('| programs | published ratio | modelled ratio | modelled / published | within 25% | detail |\n|---|---:|---:|---:|:-:|---|');
-    for (const f of samePi) console.log(`| ${f.name} | ${f.published} | ${f.modelled} | ${f.ratio.toFixed(2)} | ${within(f) ? 'yes' : '**no**'} | ${f.detail} |`);
-    console.log(`\n${samePi.length} ratios, none used for fitting; within 25%: ${samePi.filter(within).length}`);
-  }
+  if (samePi.length) printSamePi(samePi);
   if (json) writeFileSync(json, JSON.stringify({ timing: PI_TIMING, figures, samePi }, null, 2) + '\n');
+}
+
+/** The second table: vc4asm's FFT over GPU_FFT 3.0 on maazl's Pi, his ratio and the model's. */
+function printSamePi(samePi: Figure[]): void {
+  console.log("\nTwo programs on one Pi: vc4asm's GPU_FFT over GPU_FFT 3.0, as maazl timed both (his Pi's clocks unknown), against the model's ratio (bench/published-same-pi.ts)\n");
+  console.log('| programs | published ratio | modelled ratio | modelled / published | within 25% | detail |\n|---|---:|---:|---:|:-:|---|');
+  for (const f of samePi) console.log(`| ${f.name} | ${f.published} | ${f.modelled} | ${f.ratio.toFixed(2)} | ${within(f) ? 'yes' : '**no**'} | ${f.detail} |`);
+  console.log(`\n${samePi.length} ratios, none used for fitting; within 25%: ${samePi.filter(within).length}`);
 }
 
 await runBenchMain(import.meta.url, main);

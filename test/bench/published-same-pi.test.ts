@@ -3,13 +3,15 @@
 // programs' directories.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { samePiFigures } from '../../bench/published-same-pi.ts';
-import type { ReleaseModel } from '../../bench/published-gpu-fft.ts';
+import { MAAZL_US, samePiFigures } from '../../bench/published-same-pi.ts';
+import { type Release, RELEASE_2_0, RELEASE_3_0, RELEASE_VC4ASM, type ReleaseModel } from '../../bench/published-gpu-fft.ts';
 
-const model = (us: (log2n: number, batch: number) => number) => ({ perTransformUs: us }) as unknown as ReleaseModel;
+const model = (release: Release, us: (log2n: number, batch: number) => number) => ({ release, perTransformUs: us }) as unknown as ReleaseModel;
+const vc = (us: (log2n: number, batch: number) => number) => model(RELEASE_VC4ASM, us);
+const g3 = (us: (log2n: number, batch: number) => number) => model(RELEASE_3_0, us);
 
 test("maazl's table: 2^8 to 2^16 points in batches of 1 and 10, ratios of vc4asm's time to 3.0's", () => {
-  const figures = samePiFigures(model(() => 50), model(() => 100));
+  const figures = samePiFigures(vc(() => 50), g3(() => 100));
   assert.equal(figures.length, 18);
   const at = (log2n: number, batch: number) => figures.find((f) => f.name === `vc4asm's GPU_FFT / GPU_FFT 3.0, 2^${log2n} points, batch ${batch}`)!;
   // 2^12 in batches of 1: 241 us against 230, 1.05; the stand-ins' 0.5 is 0.48 of it.
@@ -25,10 +27,13 @@ test("maazl's table: 2^8 to 2^16 points in batches of 1 and 10, ratios of vc4asm
 });
 
 test('a model that gives his times gives ratios of 1', () => {
-  const times: Record<string, number> = {};
   const figures = samePiFigures(
-    model((n, b) => (times[`v${n}:${b}`] ??= 10 * n + b)),
-    model((n, b) => (times[`g${n}:${b}`] ??= 10 * n + b)),
+    vc((n, b) => MAAZL_US[b]![n]![1]),
+    g3((n, b) => MAAZL_US[b]![n]![0]),
   );
-  assert.ok(figures.every((f) => f.modelled.startsWith('1.00 ')));
+  assert.ok(figures.every((f) => Math.abs(f.ratio - 1) < 1e-12 && f.modelled.split(' ')[0] === f.published.split(' ')[0]));
+});
+
+test('it takes only the two programs it compares', () => {
+  assert.throws(() => samePiFigures(model(RELEASE_2_0, () => 1), g3(() => 1)), /needs vc4asm's and GPU_FFT 3\.0's models, not GPU_FFT 2\.0's/);
 });
