@@ -51,6 +51,11 @@
 //   tells them apart). Published: 37.151 s at 2ad5a8b, 33.781 s from 1f10f34 on (its README), on a
 //   Pi 2 at 250 MHz, 90 launches through the mailbox. Not fitted; run on model 2, the launches
 //   shared among the machine's cores (23-26 billion instructions a release: 10-30 minutes).
+// --v3dlib DIR: V3DLib's Rot3D (kernels 1 and 2) and HeatMap, DIR/rot3d_kernel1.bin,
+//   rot3d_kernel2.bin and heatmap_vector.bin as bench/v3dlib/dump.cpp writes them (bench/v3dlib.ts
+//   runs them). Published: wimrijnders/V3DLib's Doc/Examples.md, on a Pi 3 Model B: Rot3D of
+//   192,000 vertices, kernel 1 on 1 QPU and kernel 2 on 1, 4, 8 and 12; HeatMap, 1,500 steps of
+//   512 x 506 on 1, 2, 4, 8 and 12. Not fitted; run on model 3: 10 predictions.
 // None of the programs is part of qpu-ts: they are other projects' code (the series' has no
 // licence), so they are read from where the user put them.
 //
@@ -66,6 +71,7 @@ import { DEFAULT_MODEL, PI_MODELS } from '../src/emulator/models.ts';
 import { parseArgs } from 'node:util';
 import { BadInput, outputFile, readInput, runBenchMain } from './cli.ts';
 import { samePiFigures } from './published-same-pi.ts';
+import { V3DLIB_FILES, v3dlibFigures } from './v3dlib.ts';
 import { checkRelease, type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, ReleaseModel, RELEASE_1_0, RELEASE_2_0, RELEASE_3_0, RELEASE_VC4ASM, type Release } from './published-gpu-fft.ts';
 import { assemble } from '../src/vc4/asm/assembler.ts';
 import { floatBits } from '../src/vc4/tables.ts';
@@ -256,9 +262,9 @@ const WITHIN = 0.25;
 const within = (f: Figure) => Math.abs(f.ratio - 1) <= WITHIN;
 
 const USAGE =
-  'usage: npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR] [--vc4asm-fft DIR]] [--gpu-fft-1 DIR] [--py-videocore DIR] [--mandel-qpu DIR ...] [--json out.json]  (see the top of bench/published.ts)';
+  'usage: npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR] [--vc4asm-fft DIR]] [--gpu-fft-1 DIR] [--py-videocore DIR] [--mandel-qpu DIR ...] [--v3dlib DIR] [--json out.json]  (see the top of bench/published.ts)';
 
-type Option = 'qpulib' | 'sha256' | 'gpu-fft' | 'gpu-fft-2' | 'gpu-fft-1' | 'vc4asm-fft' | 'py-videocore' | 'json';
+type Option = 'qpulib' | 'sha256' | 'gpu-fft' | 'gpu-fft-2' | 'gpu-fft-1' | 'vc4asm-fft' | 'py-videocore' | 'v3dlib' | 'json';
 type Values = Partial<Record<Option, string>> & { 'mandel-qpu'?: string[] };
 
 /** GPU_FFT's releases: the option that names each one's hello_fft directory. */
@@ -273,19 +279,20 @@ async function main(argv: string[]): Promise<void> {
   let v: Values;
   try {
     const string = { type: 'string' } as const;
-    const options = { qpulib: string, sha256: string, 'gpu-fft': string, 'gpu-fft-2': string, 'gpu-fft-1': string, 'vc4asm-fft': string, 'py-videocore': string, 'mandel-qpu': { type: 'string', multiple: true }, json: string } as const;
+    const options = { qpulib: string, sha256: string, 'gpu-fft': string, 'gpu-fft-2': string, 'gpu-fft-1': string, 'vc4asm-fft': string, 'py-videocore': string, v3dlib: string, 'mandel-qpu': { type: 'string', multiple: true }, json: string } as const;
     v = parseArgs({ args: argv, options }).values;
   } catch (e) {
     throw new BadInput(`${(e as Error).message}; ${USAGE}`);
   }
-  const { qpulib: dir, sha256: sha, 'gpu-fft': fftDir, 'py-videocore': pyvcDir } = v;
+  const { qpulib: dir, sha256: sha, 'gpu-fft': fftDir, 'py-videocore': pyvcDir, v3dlib } = v;
   const json = outputFile('--json', v.json);
   for (const option of ['gpu-fft-2', 'vc4asm-fft'] as const)
     if (v[option] !== undefined && fftDir === undefined) throw new BadInput(`--${option} needs --gpu-fft too: GPU_FFT's launch is fitted to release 3.0's times; ${USAGE}`);
   const releases = RELEASES.flatMap(([option, release]) => (v[option] !== undefined ? [{ dir: checkRelease(option, v[option]!, release), release }] : []));
   const mandelDirs = v['mandel-qpu'] ?? [];
-  if (dir === undefined && sha === undefined && pyvcDir === undefined && !releases.length && !mandelDirs.length) throw new BadInput(USAGE);
+  if (dir === undefined && sha === undefined && pyvcDir === undefined && v3dlib === undefined && !releases.length && !mandelDirs.length) throw new BadInput(USAGE);
   if (pyvcDir !== undefined) readSgemm(pyvcDir);
+  if (v3dlib !== undefined) for (const file of V3DLIB_FILES) readInput(`${v3dlib}/${file}`, ' (bench/v3dlib/dump.cpp writes it)');
   const mandels = mandelDirs.map(readMandel);
   const figures: Figure[] = [];
   if (dir !== undefined) {
@@ -297,6 +304,7 @@ async function main(argv: string[]): Promise<void> {
   const models = releases.map(({ dir: at, release }) => (release === RELEASE_3_0 ? g3! : new ReleaseModel(at, release, g3)));
   for (const model of models) figures.push(...gpuFftFigures(model));
   if (pyvcDir !== undefined) figures.push(pyVideocore(pyvcDir));
+  if (v3dlib !== undefined) figures.push(...v3dlibFigures(v3dlib, stalls));
   for (const kernel of mandels) figures.push(await mandelQpu(kernel));
   console.log(`The cycle model (${PI_MODELS[DEFAULT_MODEL].board}, but where a figure names another) against published times\n`);
   console.log('| program | published | modelled | modelled time / published | fitted to it | within 25% | detail |\n|---|---:|---:|---:|:-:|:-:|---|');

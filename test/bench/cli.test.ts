@@ -36,6 +36,7 @@ test('bench:published refuses a bad command line in one line, exit status 2', ()
   refused(['bench/published.ts', '--qpulib', '/nonexistent'], /cannot read \/nonexistent\/rot3d_v1\.bin: ENOENT/);
   refused(['bench/published.ts', '--sha256', ''], /cannot read : ENOENT/);
   refused(['bench/published.ts', '--mandel-qpu', '/nonexistent'], /cannot read \/nonexistent\/gpu_code\.hex: ENOENT \(name a clone of aengelke\/mandel-qpu\)/);
+  refused(['bench/published.ts', '--v3dlib', '/nonexistent'], /cannot read \/nonexistent\/rot3d_kernel1\.bin: ENOENT \(bench\/v3dlib\/dump\.cpp writes it\)/);
 });
 
 test('bench:fft, bench:gpu-fft and bench:experts refuse a bad command line in one line, exit status 2', () => {
