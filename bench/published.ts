@@ -3,7 +3,7 @@
 // its results checked, its modelled time set beside the published one.
 //
 //   npm run bench:published -- [--qpulib DIR] [--sha256 FILE] [--gpu-fft DIR [--gpu-fft-2 DIR] [--vc4asm-fft DIR]]
-//     [--gpu-fft-1 DIR] [--py-videocore DIR] [--json out.json]
+//     [--gpu-fft-1 DIR] [--py-videocore DIR] [--mandel-qpu DIR ...] [--v3dlib DIR] [--json out.json]
 //
 // --qpulib DIR: rot3d_v1.bin, rot3d_v2.bin, rot3d_v3.bin and heat_step.bin, QPULib's own code for
 //   its Rot3D and HeatMap examples (bench/qpulib/dump.cpp writes them). Published (QPULib's

@@ -3,7 +3,8 @@
 // (bench/v3dlib.ts runs them). Build it in V3DLib's emulation mode (QPU=0: its vc4 code
 // generator and encoder are built in every mode), against the trees the published Pi 3 times
 // come with: d26c712 for Rot3D, 991f42e for HeatMap. V3DLib's Makefile wants its CmdParameter
-// beside it (wimrijnders/CmdParameter, a commit of the same days: 1a09b80 and 02703c2).
+// beside it (wimrijnders/CmdParameter at a commit of the same days: 1a09b80 beside d26c712,
+// 02703c2 beside 991f42e).
 //   (cd CmdParameter && make obj/libCmdParameter.a)
 //   (cd V3DLib && make QPU=0 obj/mesa/bin/libmesa.a; make QPU=0 Rot3D)     # or HeatMap at 991f42e
 //   g++ -std=c++11 -DNDEBUG -ffp-contract=off -DDUMP_ROT3D -DEXAMPLE_SRC='"V/Examples/Rot3D.cpp"' \
@@ -19,14 +20,16 @@
 // first. Built on x86 as it is, V3DLib numbers its variables otherwise and reverses the kernel's
 // arguments in the uniforms, so bench/v3dlib.ts, which passes them in declaration order as the
 // Pi did, finds a wrong result and says so. Build on a Pi, or make those call sites evaluate
-// first to last (2026-11-27: with them so made, the words' register choices differ from the
-// plain x86 build's, and each build's words, run with its own uniform order, take the same time
-// to within 0.1%).
+// first to last on x86: at d26c712, Kernel.h:225 (the tuple of mkArg<ts>()), :269 (passParam)
+// and Support/assign.h:21 (the by-value copies, including Int's and Float's copy constructors,
+// which must create their variables in the ARM's order); at 991f42e, Kernel.h:98 and :120. That
+// the ARM evaluates first to last is inferred from GCC's sources (arm.h leaves PUSH_ARGS_REVERSED
+// 0), not checked on a Pi. So made (2026-11-27), the words' SHA-256s begin bf519155 (kernel 1,
+// 153 instructions), 79db0c95 (kernel 2, 151) and 5064d63c (HeatMap, 286); the plain x86 build's
+// HeatMap has 284, and each build's words, run with its own uniform order, take the same time to
+// within 0.1%.
 //
 ///////////////////////////////////////////////////////////////////////////////
-// dump.cpp - write the vc4 (VideoCore IV) machine code that V3DLib generates
-//            for the kernels of its Rot3D and HeatMap examples.
-//
 // This is a standalone tool. It contains no V3DLib code; it is compiled
 // against a V3DLib source tree and links with that tree's library.
 // The example's own source file is #included (with its main() renamed), so
@@ -37,7 +40,7 @@
 //   -DDUMP_ROT3D   -DEXAMPLE_SRC='"<tree>/Examples/Rot3D.cpp"'    (tree at d26c712)
 //   -DDUMP_HEATMAP -DEXAMPLE_SRC='"<tree>/Examples/HeatMap.cpp"'  (tree at 991f42e)
 //
-// Usage: dump <outdir> [--emulate=<heatmap steps>]
+// Usage: dump <outdir> [--emulate[=<heatmap steps>]]
 //
 // Output, per kernel <name>:
 //   <outdir>/<name>.bin           8 bytes per instruction, low 32-bit word first
@@ -193,7 +196,7 @@ void write_uniforms(std::string const &name, K &k, std::vector<std::string> cons
 
 
 /**
- * Compile kernel function `f` in a fresh process state, once per QPU count,
+ * Compile kernel function `f` once per QPU count (each job runs in a process of its own),
  * and check that the machine code does not depend on the QPU count.
  */
 template <typename... ts>
@@ -279,8 +282,7 @@ void rot3d_emulate(char const *name, K &k, int n) {
 void run_job(int job, bool emulate) {
   switch (job) {
   case 0: {
-    auto w = compile_and_dump("rot3d_kernel1", rot3D_1, {1});
-    (void) w;
+    compile_and_dump("rot3d_kernel1", rot3D_1, {1});
     DumpKernel<Int, Float, Float, Ptr<Float>, Ptr<Float>> k(rot3D_1);
     SharedArray<float> x(SIZE), y(SIZE);
     k.load(SIZE, cosf(THETA), sinf(THETA), &x, &y);
@@ -414,7 +416,7 @@ void run_job(int job, bool emulate) {
            " sum(mapB)=%.6f\n", n, g_emulate_steps, diff, 2 * N, total);
   }
 
-  // Model only: the full 1500-step run, for reference
+  // Model only: the full 1500-step run, a reference for checking a whole run's maps
   {
     std::vector<float> ma = a, mb = b;
     for (int i = 0; i < settings.num_steps; i++) {
