@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assemble } from '../../src/vc4/asm/assembler.ts';
+import { Machine } from '../../src/emulator/machine.ts';
+import { floatBits } from '../../src/vc4/tables.ts';
 import { WrongResult } from '../../bench/cli.ts';
 import { heatStep, rot3D, V3DLIB_FILES } from '../../bench/v3dlib.ts';
 
@@ -30,4 +32,27 @@ test('a Rot3D kernel that leaves its vertices as they were is a wrong result, at
 test('a HeatMap step that writes nothing is a wrong result, at the first cell it should have written, either way between the maps', () =>
   withKernels((dir) => {
     for (const odd of [false, true]) assert.throws(() => heatStep(dir, 1, odd), (e) => e instanceof WrongResult && /^V3DLib HeatMap on 1 QPU: cell \(1, 1\) is 0, not \d/.test(e.message));
+  }));
+
+test("each QPU's uniforms are V3DLib's: its index, the QPU count, the kernel's arguments in declaration order, then 0", () =>
+  withKernels((dir) => {
+    const seen: number[][] = [];
+    const run = Machine.prototype.run;
+    Machine.prototype.run = function (this: Machine, ...args: Parameters<Machine['run']>) {
+      const [, starts] = args;
+      for (const at of starts as readonly number[]) seen.push(Array.from({ length: 8 }, (_, i) => this.memory.readWord(at + 4 * i)));
+      return run.apply(this, args);
+    };
+    try {
+      assert.throws(() => rot3D(dir, 2, 3), WrongResult);
+    } finally {
+      Machine.prototype.run = run;
+    }
+    const [cos, sin] = [floatBits(Math.fround(Math.cos(Math.fround(3.14159)))), floatBits(Math.fround(Math.sin(Math.fround(3.14159))))];
+    assert.equal(seen.length, 3);
+    seen.forEach((u, q) => {
+      assert.deepEqual(u.slice(0, 5), [q, 3, 192_000, cos | 0, sin | 0]);
+      assert.equal(u[6]! - u[5]!, 4 * 192_000); // y right after x in V3DLib's heap
+      assert.equal(u[7], 0);
+    });
   }));
