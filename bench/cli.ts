@@ -51,6 +51,16 @@ export function hexWords(file: string, text: string, what: string): Uint32Array 
   return new Uint32Array(words);
 }
 
+/**
+ * The words of a binary of 64-bit instructions, `file` (little-endian, low word first), read; a
+ * BadInput when it cannot be read (`hint`: how to make it) or is not whole instructions.
+ */
+export function binWords(file: string, hint = ''): Uint32Array {
+  const b = readInput(file, hint);
+  if (b.length === 0 || b.length % 8) throw new BadInput(`${file}: not 64-bit instructions (${b.length} bytes)`);
+  return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
+}
+
 /** Checks that a file the bench is asked to write (`--json FILE`) has a directory to go in; returns the path. */
 export function outputFile(flag: string, path: string | undefined): string | undefined {
   if (path !== undefined && !statSync(dirname(resolve(path)), { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`${flag} ${path}: no such directory to write it in`);

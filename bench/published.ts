@@ -69,7 +69,7 @@ import { STALL_CAUSES } from '../src/emulator/qpu.ts';
 import { PI_TIMING } from '../src/emulator/timing.ts';
 import { DEFAULT_MODEL, PI_MODELS } from '../src/emulator/models.ts';
 import { parseArgs } from 'node:util';
-import { BadInput, outputFile, readInput, runBenchMain } from './cli.ts';
+import { BadInput, binWords, outputFile, readInput, runBenchMain } from './cli.ts';
 import { samePiFigures } from './published-same-pi.ts';
 import { V3DLIB_FILES, v3dlibFigures } from './v3dlib.ts';
 import { checkRelease, type Figure, gpuFftFigures, MAILBOX_LAUNCH_US, ReleaseModel, RELEASE_1_0, RELEASE_2_0, RELEASE_3_0, RELEASE_VC4ASM, type Release } from './published-gpu-fft.ts';
@@ -78,11 +78,6 @@ import { floatBits } from '../src/vc4/tables.ts';
 import { readSgemm, runSgemm, SGEMM_FLOPS } from './py-videocore.ts';
 import { HEIGHT, MANDEL_MODEL, type MandelKernel, MAX_ITERS, QPUS, readMandel, runMandel, WIDTH } from './mandel-qpu.ts';
 
-
-const words = (file: string) => {
-  const b = readInput(file);
-  return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
-};
 
 /** Runs `program` on `qpus` QPUs, QPU q reading `uniforms(q)`, after `setup` has filled memory. */
 function launch(program: Uint32Array, qpus: number, setup: (m: Machine) => (q: number) => number[], strict = true) {
@@ -112,7 +107,7 @@ function rot3D(dir: string, v: number, qpus: number, publishedMs: number): Figur
   let x!: Allocation, y!: Allocation;
   // QPULib's uniforms: the QPU's index, the QPU count, then the arguments in reverse order
   // (rot3D(n, cos, sin, x, y)). Its v2 and v3 prefetch one vector past the end: 64 words spare.
-  const { m, r } = launch(words(`${dir}/rot3d_v${v}.bin`), qpus, (m) => {
+  const { m, r } = launch(binWords(`${dir}/rot3d_v${v}.bin`), qpus, (m) => {
     x = m.memory.alloc(4 * (n + 64), 'x');
     y = m.memory.alloc(4 * (n + 64), 'y');
     for (let i = 0; i < n; i++) {
@@ -131,7 +126,7 @@ function heat(dir: string, qpus: number, published2000: number): Figure {
   const [w, h, pitch] = [496, 504, 512];
   let map!: Allocation, out!: Allocation;
   const init = (i: number) => ((i * 2654435761) >>> 0) % 1000;
-  const { m, r } = launch(words(`${dir}/heat_step.bin`), qpus, (m) => {
+  const { m, r } = launch(binWords(`${dir}/heat_step.bin`), qpus, (m) => {
     // Rows 0 and h + 1 are borders; the kernel reads a vector past the last row: 64 words spare.
     map = m.memory.alloc(4 * ((h + 2) * pitch + 64), 'map');
     out = m.memory.alloc(4 * ((h + 2) * pitch + 64), 'mapOut');
@@ -168,7 +163,7 @@ const K = (() => {
 })();
 
 function sha256(file: string): Figure {
-  const program = file.endsWith('.bin') ? words(file) : assemble(readInput(file).toString('utf8'), { syntax: 'series', file }).words;
+  const program = file.endsWith('.bin') ? binWords(file) : assemble(readInput(file).toString('utf8'), { syntax: 'series', file }).words;
   const [qpus, perQpu] = [12, 16];
   // 192 messages of 10 to 55 bytes, each padded into one 512-bit block.
   const messages = Array.from({ length: qpus * perQpu }, (_, i) => Buffer.from(`message ${i} `.padEnd(10 + (i % 46), 'x')));

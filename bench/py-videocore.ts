@@ -20,7 +20,7 @@ import { Machine, type RunResult } from '../src/emulator/machine.ts';
 import { footprint, GpuMemory } from '../src/common/memory.ts';
 import type { PiModelName } from '../src/emulator/models.ts';
 import { floatBits } from '../src/vc4/tables.ts';
-import { BadInput, readInput, WrongResult } from './cli.ts';
+import { binWords, WrongResult } from './cli.ts';
 
 const [P, Q, R] = [96, 363, 3072];
 const [P_DIV, R_DIV] = [2, 6];
@@ -33,10 +33,7 @@ export const SGEMM_FLOPS = 2 * P * Q * R + 3 * P * R;
 
 /** Reads DIR/sgemm.bin, the kernel as py-videocore assembles it. */
 export function readSgemm(dir: string): Uint32Array {
-  const file = `${dir}/sgemm.bin`;
-  const b = readInput(file, ' (python3 bench/py-videocore/assemble.py TREE DIR writes it)');
-  if (b.length === 0 || b.length % 8) throw new BadInput(`${file}: not 64-bit instructions (${b.length} bytes)`);
-  return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
+  return binWords(`${dir}/sgemm.bin`, ' (python3 bench/py-videocore/assemble.py TREE DIR writes it)');
 }
 
 /** Deterministic values in [-1, 1): the example uses a normal distribution; the time does not depend on them. */

@@ -23,7 +23,7 @@ import { GpuMemory } from '../src/common/memory.ts';
 import { floatBits } from '../src/vc4/tables.ts';
 import type { PiModelName } from '../src/emulator/models.ts';
 import { MAILBOX_LAUNCH_US, type Figure } from './published-gpu-fft.ts';
-import { readInput, WrongResult } from './cli.ts';
+import { binWords, WrongResult } from './cli.ts';
 
 /** The Pi V3DLib's times were taken on. */
 const V3DLIB_MODEL: PiModelName = '3';
@@ -34,15 +34,10 @@ const HEAP_BYTES = 8 << 20;
 /** A float's bytes. */
 const FLOAT = 4;
 
-const words = (dir: string, file: string) => {
-  const b = readInput(`${dir}/${file}`);
-  return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
-};
-
 /** A machine for one launch: `file`'s words loaded, and V3DLib's heap, from which its arrays come one after another. */
 function machine(dir: string, file: string) {
   const m = new Machine(new GpuMemory(2 * HEAP_BYTES));
-  const loaded = m.load(words(dir, file), 'V3DLib kernel');
+  const loaded = m.load(binWords(`${dir}/${file}`), 'V3DLib kernel');
   return { m, loaded, heap: m.memory.alloc(HEAP_BYTES, 'heap').address };
 }
 
