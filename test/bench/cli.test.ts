@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BadInput, outputFile, WrongResult } from '../../bench/cli.ts';
+import { BadInput, binWords, outputFile, WrongResult } from '../../bench/cli.ts';
 import { checkGpuFftDir, shaderFile } from '../../bench/gpu-fft.ts';
 import { checkRelease, RELEASE_1_0 } from '../../bench/published-gpu-fft.ts';
 
@@ -72,4 +72,20 @@ test('outputFile passes a path with a directory to go in and refuses one without
   assert.equal(outputFile('--json', join(tmpdir(), 'x.json')), join(tmpdir(), 'x.json'));
   assert.throws(() => outputFile('--json', '/nonexistent/x.json'), BadInput);
   assert.ok(!(new WrongResult('x') instanceof BadInput));
+});
+
+test('binWords reads whole 64-bit instructions, low word first, and refuses a file that is not', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'binwords-'));
+  try {
+    const file = join(dir, 'k.bin');
+    writeFileSync(file, new Uint8Array([1, 0, 0, 0, 2, 0, 0, 0]));
+    assert.deepEqual(Array.from(binWords(file)), [1, 2]);
+    for (const bytes of [[], [1, 2, 3, 4, 5]]) {
+      writeFileSync(file, new Uint8Array(bytes));
+      assert.throws(() => binWords(file), (e) => e instanceof BadInput && e.message === `${file}: not 64-bit instructions (${bytes.length} bytes)`);
+    }
+    assert.throws(() => binWords(join(dir, 'none.bin'), ' (make it so)'), (e) => e instanceof BadInput && /none\.bin: ENOENT \(make it so\)$/.test(e.message));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
